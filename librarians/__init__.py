@@ -1,0 +1,1 @@
+"""librarians layer of litnav."""

@@ -1,0 +1,252 @@
+"""Query-side records: checklists, workflows, evidence, judgements, results and sessions.
+
+Shared by librarians, scorer, reranker and navigator; they import only ``corpus.records``.
+Every record serialises to JSON (``model_dump(mode="json")``) and back, so a session file
+holds the whole search.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timezone
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+CheckpointKind = Literal["topic", "method", "application", "data", "metadata", "exclusion"]
+CONTENT_KINDS: tuple[str, ...] = ("topic", "method", "application", "data")
+MetadataField = Literal["year", "venue", "publication_type", "author"]
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class MetadataPredicate(_Record):
+    """A machine-checkable constraint on tier-1 metadata.
+
+    - ``year``: ``start``/``end`` are inclusive dates (``end=2025-10-31`` for "to Oct 2025");
+      a paper with only a year passes when any day of that year lies in the range.
+    - ``venue``: ``values`` are normalised venue names from the corpus vocabulary.
+    - ``publication_type``: ``values`` such as ``"survey"``, ``"empirical"``.
+    - ``author``: ``values`` are author names (matched case-insensitively on surname).
+    ``negate`` inverts the test ("not surveys", "excluding ACL").
+    """
+
+    field: MetadataField
+    values: list[str] = Field(default_factory=list)
+    start: date | None = None
+    end: date | None = None
+    negate: bool = False
+
+
+class Checkpoint(_Record):
+    """One verifiable requirement of the intent.
+
+    ``weight`` scales the checkpoint in the mean score (see ``scorer``); ``terms`` are the
+    key phrases used for retrieval and term coverage; ``predicate`` is set for ``metadata``.
+    """
+
+    id: str
+    kind: CheckpointKind
+    text: str
+    weight: float = Field(1.0, ge=0.0)
+    terms: list[str] = Field(default_factory=list)
+    predicate: MetadataPredicate | None = None
+    source: Literal["intent", "reflection", "user", "llm"] = "intent"
+
+
+class Checklist(_Record):
+    """The verification checklist of an intent."""
+
+    intent: str
+    checkpoints: list[Checkpoint] = Field(default_factory=list)
+
+    def get(self, checkpoint_id: str) -> Checkpoint:
+        """Return the checkpoint with that id; raises ``KeyError`` naming it."""
+        for c in self.checkpoints:
+            if c.id == checkpoint_id:
+                return c
+        raise KeyError(f"no checkpoint {checkpoint_id!r} in checklist")
+
+
+class Node(_Record):
+    """One operator invocation in a workflow: ``op`` names an operator of the library in
+    ``librarians.operators``; ``params`` are validated against that operator's parameter model;
+    ``inputs`` are ids of upstream nodes."""
+
+    id: str
+    op: str
+    params: dict[str, Any] = Field(default_factory=dict)
+    inputs: list[str] = Field(default_factory=list)
+    note: str | None = Field(None, description="Why this node is here (shown to the user).")
+
+
+class Workflow(_Record):
+    """A retrieval strategy: an acyclic graph of typed operator nodes; ``output`` is the node
+    whose result is the round's ranked list."""
+
+    nodes: list[Node] = Field(default_factory=list)
+    output: str
+
+    def node(self, node_id: str) -> Node:
+        """Return the node with that id; raises ``KeyError`` naming it."""
+        for n in self.nodes:
+            if n.id == node_id:
+                return n
+        raise KeyError(f"no node {node_id!r} in workflow")
+
+
+class FoundBy(_Record):
+    """How a candidate was found: channel (semantic, lexical, citation, web), round, node,
+    the channel's score and rank, and for web hits the provider."""
+
+    channel: str
+    round: int
+    node_id: str
+    score: float | None = None
+    rank: int | None = None
+    provider: str | None = None
+
+
+class Candidate(_Record):
+    """A paper in the candidate pool."""
+
+    corpus_id: str
+    found_by: list[FoundBy] = Field(default_factory=list)
+
+
+class Evidence(_Record):
+    """A located evidence chunk for one (paper, checkpoint), with its cosine similarity.
+    Offsets index into ``Corpus.full_text(corpus_id)``."""
+
+    chunk_id: str
+    corpus_id: str
+    section: str
+    char_start: int
+    char_end: int
+    text: str
+    similarity: float
+
+
+class Judgement(_Record):
+    """The scorer's verdict on one checkpoint for one paper.
+
+    ``score`` is 0–5; ``quote`` is a verbatim substring of ``evidence[quote_index].text``
+    (None for metadata checkpoints, whose rationale names the field and value).
+    ``engine`` names what produced it, e.g. ``"metadata"``, ``"student:logreg-scifact-v1"``,
+    ``"llm:Qwen/Qwen3-8B"``.
+    """
+
+    checkpoint_id: str
+    kind: CheckpointKind
+    text: str
+    score: float = Field(ge=0.0, le=5.0)
+    rationale: str
+    quote: str | None = None
+    quote_chunk_id: str | None = None
+    quote_start: int | None = Field(None, description="Offset into the full text.")
+    quote_end: int | None = None
+    evidence: list[Evidence] = Field(default_factory=list)
+    engine: str
+
+
+class ScoredPaper(_Record):
+    """A candidate with all its judgements, its holistic probability and final score."""
+
+    corpus_id: str
+    judgements: list[Judgement]
+    probability: float = Field(ge=0.0, le=1.0)
+    final_score: float = Field(ge=0.0, le=1.0)
+    probability_engine: str = "student"
+
+
+class Result(_Record):
+    """One returned paper. Every metadata field is re-read from the corpus before output."""
+
+    rank: int
+    corpus_id: str
+    title: str
+    year: int | None = None
+    venue: str | None = None
+    authors: list[str] = Field(default_factory=list)
+    final_score: float
+    probability: float
+    checkpoints: list[Judgement]
+    found_by: list[FoundBy] = Field(default_factory=list)
+
+
+class Change(_Record):
+    """One edit made by reflection or by the user, with its reason."""
+
+    target: Literal["checklist", "workflow", "stop"]
+    action: str
+    detail: str
+    reason: str
+
+
+class OperatorRun(_Record):
+    """The record of one node's execution: inputs, outputs with channel scores, time."""
+
+    node_id: str
+    op: str
+    params: dict[str, Any]
+    inputs: list[str]
+    outputs: list[tuple[str, float]] = Field(default_factory=list, description="(corpus_id, score)")
+    seconds: float
+    engine: str = "local"
+    note: str | None = None
+
+
+class Usage(_Record):
+    """Token accounting for LLM calls (per call, per role, per query)."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+    cache_hits: int = 0
+    cost_usd: float = 0.0
+
+    def add(self, other: "Usage") -> "Usage":
+        """Return the field-wise sum."""
+        return Usage(**{k: getattr(self, k) + getattr(other, k) for k in Usage.model_fields})
+
+
+class Round(_Record):
+    """One navigator round: the plan it ran, what it found, and what changed after it."""
+
+    index: int
+    checklist: Checklist
+    workflow: Workflow
+    operator_runs: list[OperatorRun] = Field(default_factory=list)
+    candidates: int = 0
+    new_above_threshold: list[str] = Field(default_factory=list)
+    changes: list[Change] = Field(default_factory=list)
+    seconds: float = 0.0
+
+
+class Clarification(_Record):
+    """A question the navigator asked, the options, and the answer taken."""
+
+    question: str
+    options: list[str]
+    answer: str
+    interactive: bool
+
+
+class Session(_Record):
+    """Everything needed to audit or replay one search (the session file)."""
+
+    version: int = 1
+    intent: str
+    corpus: str
+    corpus_fingerprint: str | None = None
+    created_at: datetime = Field(default_factory=lambda: datetime.now(timezone.utc))
+    settings: dict[str, Any] = Field(default_factory=dict)
+    clarifications: list[Clarification] = Field(default_factory=list)
+    rounds: list[Round] = Field(default_factory=list)
+    results: list[Result] = Field(default_factory=list)
+    engines: dict[str, str] = Field(default_factory=dict, description="role -> engine")
+    usage: dict[str, Usage] = Field(default_factory=dict, description="role -> usage")
+    timings: dict[str, float] = Field(default_factory=dict, description="stage -> seconds")
+    stop_reason: str | None = None

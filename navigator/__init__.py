@@ -1,0 +1,1 @@
+"""navigator layer of litnav."""

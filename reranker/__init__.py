@@ -1,0 +1,1 @@
+"""reranker layer of litnav."""

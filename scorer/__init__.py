@@ -1,0 +1,1 @@
+"""scorer layer of litnav."""
