@@ -221,6 +221,9 @@ class Round(_Record):
     operator_runs: list[OperatorRun] = Field(default_factory=list)
     candidates: int = 0
     new_above_threshold: list[str] = Field(default_factory=list)
+    ranking: list[tuple[str, float]] = Field(
+        default_factory=list, description="(corpus_id, final_score) after this round, best first."
+    )
     changes: list[Change] = Field(default_factory=list)
     seconds: float = 0.0
 
