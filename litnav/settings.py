@@ -80,6 +80,7 @@ class LibrarianSettings(_Group):
     pool_size: int = Field(60, ge=1, description="Candidates passed to evidence location and scoring.")
     evidence_k: int = Field(2, ge=1, description="Evidence chunks per (paper, checkpoint).")
     max_workers: int = Field(4, ge=1, description="Librarians run concurrently.")
+    citation_expansion: bool = Field(True, description="Expand from seed papers along citations.")
 
 
 class WebSettings(_Group):
@@ -98,6 +99,7 @@ class WebSettings(_Group):
 class ScorerSettings(_Group):
     """Checkpoint scoring."""
 
+    enabled: bool = Field(True, description="False: rank by the fused retrieval score (ablation).")
     student: str | None = Field(None, description="Path to a student model; None = the bundled default.")
     teacher: bool = Field(False, description="Grade with the LLM role `llm.scorer` (teacher) instead of the student.")
 
