@@ -1,1 +1,11 @@
-"""librarians layer of litnav."""
+"""Librarians: the operator library and the swarm that executes a workflow over the corpus."""
+
+from librarians.operators import REGISTRY, RunContext, WorkflowError
+from librarians.pool import EvidencePool, Pool, ScoredPool
+from librarians.swarm import run_workflow
+from librarians.workflow import load_workflow, validate_workflow
+
+__all__ = [
+    "REGISTRY", "RunContext", "WorkflowError", "Pool", "EvidencePool", "ScoredPool",
+    "run_workflow", "validate_workflow", "load_workflow",
+]

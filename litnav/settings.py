@@ -12,7 +12,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from corpus.settings import CorpusSettings
 
@@ -41,6 +41,13 @@ class EndpointSettings(_Group):
     price_prompt_per_mtok: float = Field(0.0, ge=0, description="USD per million prompt tokens.")
     price_completion_per_mtok: float = Field(0.0, ge=0, description="USD per million completion tokens.")
     price_cached_per_mtok: float = Field(0.0, ge=0, description="USD per million cached prompt tokens.")
+    backoff_initial_s: float = Field(0.5, ge=0, description="First retry wait (exponential, with jitter).")
+    backoff_max_s: float = Field(20.0, ge=0, description="Cap on any retry wait, Retry-After included.")
+    extra_body: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Extra request fields (openai backend), e.g. "
+        '{"chat_template_kwargs": {"enable_thinking": false}} for Qwen3 on vllm serve.',
+    )
 
 
 class LLMSettings(_Group):
@@ -57,6 +64,15 @@ class LLMSettings(_Group):
         False, description="If true, a failing LLM role falls back to the no-LLM engine (recorded)."
     )
     cache_dir: str | None = Field(None, description="On-disk response cache; None = ~/.cache/litnav/llm.")
+    cache: bool = Field(True, description="Reuse cached replies (a hit costs no tokens).")
+
+    @model_validator(mode="after")
+    def _roles_name_endpoints(self) -> "LLMSettings":
+        for role in ("navigator", "reflection", "scorer", "reranker"):
+            name = getattr(self, role)
+            if name is not None and name not in self.endpoints:
+                raise ValueError(f"llm.{role} = {name!r} names no endpoint in llm.endpoints {sorted(self.endpoints)}")
+        return self
 
 
 class NavigatorSettings(_Group):
@@ -68,6 +84,9 @@ class NavigatorSettings(_Group):
         0.6, ge=0, le=1, description="A round that adds no new paper with final score above this stops the loop."
     )
     interactive: bool = Field(False, description="Ask a clarifying question on ambiguous intents.")
+    grow_checklist: bool = Field(
+        True, description="Reflection may add low-weight checkpoints that all best papers' evidence implies."
+    )
 
 
 class LibrarianSettings(_Group):
@@ -94,6 +113,18 @@ class WebSettings(_Group):
     cache_dir: str | None = Field(None, description="None = ~/.cache/litnav/web.")
     match_threshold: float = Field(90.0, ge=0, le=100, description="Fuzzy title score to accept a match.")
     mailto: str | None = Field(None, description="Contact for polite pools (OpenAlex, Crossref).")
+    s2_api_key_env: str = Field(
+        "SEMANTIC_SCHOLAR_API_KEY", description="Environment variable holding the S2 API key (x-api-key)."
+    )
+    backoff_initial_s: float = Field(1.0, ge=0, description="First retry wait; doubles per retry.")
+    backoff_max_s: float = Field(30.0, ge=0, description="Cap on one retry wait (and on Retry-After).")
+    cache: bool = Field(True, description="Cache provider responses on disk.")
+    cache_ttl_days: float | None = Field(30.0, gt=0, description="Cache entry lifetime; None = forever.")
+    min_confidence: float = Field(0.9, ge=0, le=1, description="Match confidence needed to verify a record.")
+    year_tolerance: int = Field(
+        1, ge=0, description="Years a record may differ from the corpus (preprint vs published)."
+    )
+    per_provider_limit: int = Field(20, ge=1, description="Records asked of each provider per query.")
 
 
 class ScorerSettings(_Group):

@@ -1,0 +1,120 @@
+"""Venue normalisation for ACL-family venues, ACL Anthology id parsing, and the
+title rule that marks surveys as ``Review``.
+
+ACL Anthology ids come in two styles (https://aclanthology.org/info/ids/):
+
+- new style ``{year}.{venue}-{volume}.{number}``, e.g. ``2020.acl-main.207`` -> 2020, ACL;
+- old style ``{letter}{yy}-{number}``, e.g. ``N18-3011`` -> 2018, NAACL, where the letter names
+  the venue (P=ACL, N=NAACL, D=EMNLP, E=EACL, C=COLING, Q=TACL, J=CL, W=workshop, S=SemEval/*SEM,
+  K=CoNLL, L=LREC, ...) and ``yy`` < 50 means 20yy, else 19yy.
+"""
+
+from __future__ import annotations
+
+import re
+
+OLD_STYLE_LETTERS: dict[str, str] = {
+    "A": "ANLP", "C": "COLING", "D": "EMNLP", "E": "EACL", "H": "HLT", "I": "IJCNLP",
+    "J": "CL", "K": "CoNLL", "L": "LREC", "N": "NAACL", "P": "ACL", "Q": "TACL",
+    "R": "RANLP", "S": "SemEval", "W": "WS", "Y": "PACLIC",
+}
+"""Old-style Anthology id letter -> normalised venue."""
+
+NEW_STYLE_VENUES: dict[str, str] = {
+    "acl": "ACL", "emnlp": "EMNLP", "naacl": "NAACL", "eacl": "EACL", "aacl": "AACL",
+    "coling": "COLING", "conll": "CoNLL", "tacl": "TACL", "cl": "CL", "lrec": "LREC",
+    "findings": "Findings", "semeval": "SemEval", "starsem": "*SEM", "ijcnlp": "IJCNLP",
+    "ranlp": "RANLP", "paclic": "PACLIC", "hlt": "HLT", "anlp": "ANLP", "ws": "WS",
+}
+"""New-style Anthology venue code -> normalised venue (other codes are workshops: ``WS``)."""
+
+# Order matters: the first pattern that matches a raw venue string wins (Findings and workshops
+# before the main conference they are attached to).
+VENUE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(p, re.IGNORECASE), v)
+    for p, v in [
+        (r"\bfindings\b", "Findings"),
+        (r"\bsemeval\b|semantic evaluation", "SemEval"),
+        (r"\*sem\b|joint conference on lexical and computational semantics", "*SEM"),
+        (r"\bworkshops?\b|\bws\b", "WS"),
+        (r"transactions of the association for computational linguistics|\btacl\b", "TACL"),
+        (r"\bconll\b|computational natural language learning", "CoNLL"),
+        (r"\bemnlp\b|empirical methods in natural language processing", "EMNLP"),
+        (r"\bnaacl\b|north american chapter", "NAACL"),
+        (r"\beacl\b|european chapter of the association", "EACL"),
+        (r"\baacl\b|asia-pacific chapter", "AACL"),
+        (r"\bcoling\b|international conference on computational linguistics", "COLING"),
+        (r"\blrec\b|language resources and evaluation", "LREC"),
+        (r"\bacl\b|annual meeting of the association for computational linguistics", "ACL"),
+        (r"^\s*(the\s+)?computational linguistics\s*$|^\s*comput(\.|ational)\s+linguist(\.|ics)\s*$", "CL"),
+    ]
+]
+
+_NEW_STYLE = re.compile(r"^(\d{4})\.([a-z0-9]+)-([a-z0-9]+)\.(\d+)$", re.IGNORECASE)
+_OLD_STYLE = re.compile(r"^([A-Z])(\d{2})-(\d{4})$")
+
+
+def parse_acl_id(acl_id: str | None) -> tuple[int | None, str | None]:
+    """Year and normalised venue of an ACL Anthology id, ``(None, None)`` when it is not one.
+
+    ``'2020.acl-main.207'`` -> ``(2020, 'ACL')``; ``'N18-3011'`` -> ``(2018, 'NAACL')``;
+    ``'2020.repl4nlp-1.1'`` -> ``(2020, 'WS')``; ``'2021.findings-acl.1'`` -> ``(2021, 'Findings')``.
+    """
+    if not acl_id:
+        return None, None
+    text = acl_id.strip()
+    if m := _NEW_STYLE.match(text):
+        code = m.group(2).lower()
+        return int(m.group(1)), NEW_STYLE_VENUES.get(code, "WS")
+    if m := _OLD_STYLE.match(text):
+        yy = int(m.group(2))
+        return (2000 + yy if yy < 50 else 1900 + yy), OLD_STYLE_LETTERS.get(m.group(1))
+    return None, None
+
+
+def is_acl_id(value: str | None) -> bool:
+    """True when ``value`` has the shape of an ACL Anthology id (either style)."""
+    return bool(value) and bool(_NEW_STYLE.match(value.strip()) or _OLD_STYLE.match(value.strip()))
+
+
+def clean(value: object) -> str | None:
+    """Collapse whitespace; empty or non-string values become None."""
+    if not isinstance(value, str):
+        return None
+    text = " ".join(value.split())
+    return text or None
+
+
+def normalise_venue(raw: str | None, acl_id: str | None = None) -> str | None:
+    """Normalised venue: the ACL-family name the raw string names (first match of
+    ``VENUE_PATTERNS``), else the raw string with whitespace collapsed; without a raw venue,
+    the venue the ACL id names; None when there is neither."""
+    text = clean(raw)
+    if text:
+        for pattern, venue in VENUE_PATTERNS:
+            if pattern.search(text):
+                return venue
+        return text
+    return parse_acl_id(acl_id)[1]
+
+
+_REVIEW = [
+    re.compile(p, re.IGNORECASE)
+    for p in [
+        r"^\s*(an?\s+)?((brief|short|comprehensive|systematic|critical|concise|empirical)\s+)?(survey|review|overview)\b",
+        r"\b(survey|review|overview)\s+(of|on)\b",
+        r"[:\-–—]\s*(an?\s+)?(\w+\s+){0,2}(survey|review|overview)\s*$",
+        r"\b(an?|the)\s+(\w+\s+){0,2}survey\b",
+        r"\b(systematic|literature|scoping|narrative)\s+(literature\s+)?review\b",
+    ]
+]
+
+
+def looks_like_review(title: str | None) -> bool:
+    """True when the title clearly marks a survey/review/overview paper.
+
+    Used only when the source gives no publication types. Matches e.g. "A Survey of ...",
+    "... : A Review", "Overview of the ... Shared Task", "Systematic review ..."; does not match
+    "survey" used as a data source ("Using survey data ...").
+    """
+    return bool(title) and any(p.search(title) for p in _REVIEW)
