@@ -16,7 +16,7 @@ app = typer.Typer(
     add_completion=False,
 )
 
-COMMANDS: tuple[str, ...] = ()
+COMMANDS: tuple[str, ...] = ("eval",)
 
 
 def _register() -> None:

@@ -1,1 +1,5 @@
-"""navigator layer of litnav."""
+"""Navigator: plans the checklist and workflow, drives the self-refining loop, writes sessions."""
+
+from navigator.search import search
+
+__all__ = ["search"]

@@ -33,6 +33,21 @@ best_sim: the highest evidence cosine over the content checkpoints."""
 DEFAULT_MODEL = "default.json"
 
 
+def relevance_features(scores: np.ndarray, weights: np.ndarray, best_sim: float,
+                       metadata_pass: float = 1.0) -> np.ndarray:
+    """Aggregate one paper's content/exclusion judgement scores (0-5) into ``RELEVANCE_FEATURES``.
+
+    Without content judgements, ``content_mean``/``content_min`` fall back to ``metadata_pass``."""
+    if len(scores):
+        w = weights if weights.sum() > 0 else np.ones_like(scores)
+        mean = float(np.dot(w, scores) / w.sum()) / 5.0
+        low = float(scores.min()) / 5.0
+    else:
+        mean = low = metadata_pass
+    return np.array([mean, low, metadata_pass, best_sim], dtype=np.float64)
+
+
+
 class StudentError(ValueError):
     """A student file is malformed or names unknown features; the message names file and field."""
 

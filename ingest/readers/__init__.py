@@ -7,8 +7,8 @@ valid but carry nothing to store, e.g. a citation whose cited paper has no corpu
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Union
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Union
 
 from corpus.records import Citation, Document, Reject
 
@@ -21,6 +21,18 @@ class Skipped:
 
 
 Item = Union[Document, Citation, Reject, Skipped]
+
+if TYPE_CHECKING:
+    from ingest.join import ContentStore
+
+
+@dataclass
+class ReadContext:
+    """What a reader needs beyond the file: the content store of the build (joins) and the
+    generic field mapping (``target -> source field``)."""
+
+    content: "ContentStore | None" = None
+    mapping: dict[str, str] = field(default_factory=dict)
 
 FORMATS: dict[str, str] = {
     "s2orc-metadata": "S2ORC 2020 release metadata_*.jsonl (joined with pdf_parses by paper_id)",

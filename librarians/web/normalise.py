@@ -46,11 +46,6 @@ _ARXIV_OLD = re.compile(r"([a-z\-]+(?:\.[a-z]{2})?/\d{7})(v\d+)?", re.I)
 
 
 def normalise_external_id(kind: str, value: str | int) -> str | None:
-    found = _lenient_id(kind, value)
-    return _corpus_normalise_id(kind, found) or None if found else None
-
-
-def _lenient_id(kind: str, value: str | int) -> str | None:
     """Normalise one external id for lookup; returns None when ``value`` is not such an id.
     More lenient than ``corpus.text.normalise_external_id`` (it finds the id inside a URL or
     a bibliography field), whose canonical form it finally applies:
@@ -60,6 +55,11 @@ def _lenient_id(kind: str, value: str | int) -> str | None:
     - ``s2``, ``pubmed``: the digits (``CorpusID:``/``PMID`` prefixes dropped).
     - ``acl``: the Anthology id as printed, trimmed (``P19-1001``, ``2020.acl-main.207``).
     """
+    found = _lenient_id(kind, value)
+    return (_corpus_normalise_id(kind, found) or None) if found else None
+
+
+def _lenient_id(kind: str, value: str | int) -> str | None:
     v = str(value).strip()
     if not v:
         return None

@@ -164,7 +164,7 @@ def check_system_names(names: Sequence[str]) -> list[str]:
         if name not in BASELINES and litnav_overrides(name) is None:
             known = ", ".join([*BASELINES, *ABLATIONS, "litnav-rounds-N"])
             raise ValueError(f"unknown system {name!r}; known: {known}")
-        if name == "litnav-rounds-0" or (name.startswith("litnav-rounds-") and int(name.rsplit("-", 1)[1]) < 1):
+        if name.startswith("litnav-rounds-") and int(name.rsplit("-", 1)[1]) < 1:
             raise ValueError(f"{name!r}: rounds must be >= 1")
         if name not in out:
             out.append(name)

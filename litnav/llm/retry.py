@@ -62,7 +62,7 @@ class BackoffWait:
     def __init__(self, endpoint: EndpointSettings) -> None:
         self.cap = endpoint.backoff_max_s
         self._exp = wait_exponential_jitter(
-            initial=endpoint.backoff_initial_s, max=endpoint.backoff_max_s, jitter=endpoint.backoff_initial_s
+            multiplier=endpoint.backoff_initial_s, max=endpoint.backoff_max_s, jitter=endpoint.backoff_initial_s
         )
 
     def __call__(self, state: RetryCallState) -> float:

@@ -1,0 +1,58 @@
+"""``litnav eval``: compare litnav, its ablations and plain baselines on a benchmark."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+
+def _csv(value: str) -> list[str]:
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``eval`` command to ``app``."""
+
+    @app.command("eval")
+    def eval_command(
+        corpus: Path = typer.Option(..., "--corpus", help="Corpus directory."),
+        bench: Optional[Path] = typer.Option(None, "--bench", help="Benchmark JSONL (qid, query, gold[, checklist])."),
+        queries: Optional[Path] = typer.Option(None, "--queries", help="BEIR queries.jsonl (with --qrels)."),
+        qrels: Optional[Path] = typer.Option(None, "--qrels", help="BEIR qrels.tsv (with --queries)."),
+        systems: str = typer.Option(
+            "bm25,dense,hybrid,litnav", "--systems",
+            help="Comma-separated: bm25, dense, hybrid, litnav, litnav-no-citations, litnav-no-reflection, "
+            "litnav-no-scorer, litnav-rounds-N.",
+        ),
+        k: str = typer.Option("5,10,20,50", "--k", help="Comma-separated cut-offs K."),
+        limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Evaluate only the first N queries."),
+        json_out: Optional[Path] = typer.Option(None, "--json", help="Write metrics, CIs and per-query values here."),
+        markdown: Optional[Path] = typer.Option(None, "--markdown", help="Write a Markdown report here."),
+        run_dir: Optional[Path] = typer.Option(None, "--run-dir", help="Write TREC run files DIR/<system>.run."),
+        plot: Optional[Path] = typer.Option(None, "--plot", help="PNG of recall per round (litnav systems)."),
+        set_: list[str] = typer.Option([], "--set", help="Settings override group.field=value (repeatable)."),
+        settings_file: Optional[Path] = typer.Option(None, "--settings", help="Settings file (JSON or TOML)."),
+        no_progress: bool = typer.Option(False, "--no-progress", help="Hide the progress bars."),
+    ) -> None:
+        """Measure systems against a benchmark: metrics with 95% bootstrap CIs, per-round recall."""
+        from litnav.evaluation.benchmark import BenchmarkError
+        from litnav.evaluation.run import Outputs, run_evaluation
+        from litnav.settings import SettingsError, load_settings
+
+        if (bench is None) == (queries is None and qrels is None) or (bench is None and (queries is None or qrels is None)):
+            raise typer.BadParameter("give --bench FILE, or both --queries FILE and --qrels FILE")
+        try:
+            ks = [int(x) for x in _csv(k)]
+        except ValueError as exc:
+            raise typer.BadParameter(f"--k {k!r}: expected comma-separated integers") from exc
+        try:
+            settings = load_settings(settings_file, set_)
+            run_evaluation(
+                corpus, bench=bench, queries=queries, qrels=qrels, systems=_csv(systems), ks=ks, limit=limit,
+                settings=settings, outputs=Outputs(json_out, markdown, run_dir, plot), progress=not no_progress,
+            )
+        except (BenchmarkError, SettingsError, ValueError) as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from exc

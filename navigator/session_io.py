@@ -1,0 +1,42 @@
+"""Reading and writing session files (JSON, written atomically)."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from litnav.records import Session
+
+
+class SessionFileError(ValueError):
+    """A session file cannot be read; the message names the file and the field."""
+
+
+def write_session(session: Session, path: str | Path) -> Path:
+    """Write ``session`` as indented JSON to ``path`` via a temporary file and rename."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(session.model_dump_json(indent=1))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def read_session(path: str | Path) -> Session:
+    """Load a session file; raises ``SessionFileError`` naming the file and field."""
+    path = Path(path)
+    try:
+        return Session.model_validate_json(path.read_bytes())
+    except OSError as exc:
+        raise SessionFileError(f"{path}: {exc.strerror or exc}") from None
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise SessionFileError(f"{path}: {'.'.join(map(str, err['loc']))}: {err['msg']}") from None

@@ -1,0 +1,83 @@
+"""Benchmark loading: litnav JSONL and BEIR formats, missing gold, bad lines."""
+
+from __future__ import annotations
+
+import pytest
+
+from litnav.evaluation.benchmark import BenchmarkError, load_benchmark
+
+
+def test_jsonl_graded_and_list_gold(fixtures):
+    b = load_benchmark(fixtures / "evaluation" / "tasks.jsonl")
+    assert [t.qid for t in b.tasks] == ["q1", "q2", "q3"]
+    assert b.tasks[0].gold == {"a": 2, "b": 1, "c": 1}
+    assert b.tasks[1].gold == {"d": 1, "zz-missing": 1}
+    assert b.tasks[1].checklist == ["mentions d"]
+    assert b.tasks[2].relevant == {"e"}
+    assert b.qrels()["q3"] == {"e": 1, "x": 0}
+    assert [t.qid for t in b.limit(2).tasks] == ["q1", "q2"]
+
+
+def test_beir_pair(fixtures):
+    d = fixtures / "evaluation"
+    b = load_benchmark(queries=d / "queries.jsonl", qrels=d / "qrels.tsv")
+    assert [(t.qid, t.query) for t in b.tasks] == [("1", "first claim"), ("2", "second claim")]
+    assert b.tasks[0].gold == {"a": 1, "b": 2}
+    assert b.skipped_queries == ["3"]
+
+
+def test_missing_gold_is_reported_not_dropped(fixtures):
+    b = load_benchmark(fixtures / "evaluation" / "tasks.jsonl")
+    missing = b.missing_gold({"a", "b", "c", "d", "e", "x"})
+    assert missing == {"q2": ["zz-missing"]}
+    assert "zz-missing" in b.qrels()["q2"]
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("{not json", "invalid JSON"),
+        ('{"qid": "q9", "query": "x"}', "missing field 'gold'"),
+        ('{"qid": "q9", "query": "x", "gold": {"a": -1}}', "grade -1"),
+        ('{"qid": "q9", "query": "", "gold": ["a"]}', "'query'"),
+        ('{"qid": "q9", "query": "x", "gold": {"a": 0}}', "no relevant id"),
+        ('{"qid": "q1", "query": "x", "gold": ["a"]}', "duplicate qid"),
+        ('{"qid": "q9", "query": "x", "gold": ["a"], "golds": 1}', "unknown field"),
+    ],
+)
+def test_bad_jsonl_line_names_file_and_line(tmp_path, line, message):
+    path = tmp_path / "bench.jsonl"
+    path.write_text('{"qid": "q1", "query": "ok", "gold": ["a"]}\n' + line + "\n")
+    with pytest.raises(BenchmarkError) as err:
+        load_benchmark(path)
+    assert f"{path}:2" in str(err.value)
+    assert message in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("row", "message"),
+    [("1\ta", "3 tab-separated columns"), ("1\ta\thigh", "not a number"), ("1\ta\t1", "duplicate judgement")],
+)
+def test_bad_qrels_line_names_file_and_line(tmp_path, row, message):
+    (tmp_path / "q.jsonl").write_text('{"_id": "1", "text": "t"}\n')
+    qrels = tmp_path / "qrels.tsv"
+    qrels.write_text("query-id\tcorpus-id\tscore\n1\ta\t1\n" + row + "\n")
+    with pytest.raises(BenchmarkError) as err:
+        load_benchmark(queries=tmp_path / "q.jsonl", qrels=qrels)
+    assert f"{qrels}:3" in str(err.value)
+    assert message in str(err.value)
+
+
+def test_qrels_header_and_orphan_queries(tmp_path):
+    (tmp_path / "q.jsonl").write_text('{"_id": "1", "text": "t"}\n')
+    (tmp_path / "noheader.tsv").write_text("1\ta\t1\n")
+    with pytest.raises(BenchmarkError, match=r"noheader.tsv:1: expected the header"):
+        load_benchmark(queries=tmp_path / "q.jsonl", qrels=tmp_path / "noheader.tsv")
+    (tmp_path / "orphan.tsv").write_text("query-id\tcorpus-id\tscore\n7\ta\t1\n")
+    with pytest.raises(BenchmarkError, match=r"not in"):
+        load_benchmark(queries=tmp_path / "q.jsonl", qrels=tmp_path / "orphan.tsv")
+
+
+def test_needs_one_format(tmp_path):
+    with pytest.raises(BenchmarkError, match="either"):
+        load_benchmark(queries=tmp_path / "q.jsonl")
