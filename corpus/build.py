@@ -20,7 +20,7 @@ from corpus.encoder import Encoder
 from corpus.errors import ModelMismatchError
 from corpus.lexical import BM25_DIR, build_bm25
 from corpus.schema import CHUNK_CACHE_DIR, INDEX_DIR
-from corpus.store import get_meta, set_meta
+from corpus.store import get_meta, register, set_meta, unregister
 from corpus.vectors import build_index, choose_kind, index_files_present, save_index
 
 if TYPE_CHECKING:
@@ -147,7 +147,7 @@ def _chunk(conn, chunker: Chunker, progress: bool) -> None:
     for i in range(0, len(todo), CHUNK_BATCH):
         batch = todo[i:i + CHUNK_BATCH]
         ids = pa.table({"corpus_id": batch})
-        conn.register("_ids", ids)
+        register(conn, "_ids", ids)
         abstracts = dict(conn.execute(
             "SELECT corpus_id, abstract FROM abstracts WHERE corpus_id IN (SELECT corpus_id FROM _ids)").fetchall())
         body: dict[str, list[tuple[str, str]]] = {}
@@ -177,12 +177,12 @@ def _chunk(conn, chunker: Chunker, progress: bool) -> None:
             ("corpus_id", pa.string()), ("ordinal", pa.int32()), ("section", pa.string()),
             ("paragraph", pa.int32()), ("char_start", pa.int32()), ("char_end", pa.int32()),
             ("text", pa.string())]))
-        conn.register("_staged", staged)
+        register(conn, "_staged", staged)
         conn.execute("INSERT INTO chunks BY NAME SELECT * FROM _staged")
         conn.execute("UPDATE papers SET chunked = true WHERE corpus_id IN (SELECT corpus_id FROM _ids)")
         conn.execute("COMMIT")
-        conn.unregister("_staged")
-        conn.unregister("_ids")
+        unregister(conn, "_staged")
+        unregister(conn, "_ids")
         bar.update(len(batch))
     bar.close()
 
@@ -206,11 +206,11 @@ def _embed_abstracts(conn, encoder: Encoder, progress: bool) -> int:
         vecs = encoder.encode([t for _, t, _ in batch])
         data = vector_table([c for c, _, _ in batch], vecs, text_hash=[h for _, _, h in batch])
         conn.execute("BEGIN TRANSACTION")
-        conn.register("_staged", data)
+        register(conn, "_staged", data)
         conn.execute("DELETE FROM vectors WHERE corpus_id IN (SELECT corpus_id FROM _staged)")
         conn.execute("INSERT INTO vectors BY NAME SELECT * FROM _staged")
         conn.execute("COMMIT")
-        conn.unregister("_staged")
+        unregister(conn, "_staged")
         bar.update(len(batch))
     bar.close()
     conn.execute("DELETE FROM vectors WHERE corpus_id NOT IN (SELECT corpus_id FROM papers)")
@@ -219,9 +219,7 @@ def _embed_abstracts(conn, encoder: Encoder, progress: bool) -> int:
 
 def load_vectors(conn, where: str = "", params: list | None = None) -> tuple[list[str], np.ndarray]:
     """``(ids, float32 [n, dim])`` from the vectors table, ordered by corpus_id."""
-    t = conn.execute(f"SELECT corpus_id, vec FROM vectors {where} ORDER BY corpus_id", params or []).arrow()
-    if hasattr(t, "read_all"):
-        t = t.read_all()
+    t = conn.sql(f"SELECT corpus_id, vec FROM vectors {where} ORDER BY corpus_id", params=params).to_arrow_table()
     ids = t.column("corpus_id").to_pylist()
     if not ids:
         return [], np.zeros((0, 0), dtype=np.float32)
@@ -253,10 +251,10 @@ def _embed_chunks(conn, encoder: Encoder, progress: bool) -> None:
         data = vector_table([c for c, _, _ in batch], vecs,
                             ordinal=pa.array([o for _, o, _ in batch], pa.int32()))
         conn.execute("BEGIN TRANSACTION")
-        conn.register("_staged", data)
+        register(conn, "_staged", data)
         conn.execute("INSERT INTO chunk_vectors BY NAME SELECT * FROM _staged")
         conn.execute("COMMIT")
-        conn.unregister("_staged")
+        unregister(conn, "_staged")
         bar.update(len(batch))
     bar.close()
 
@@ -265,5 +263,7 @@ def _build_bm25(w: CorpusWriter, progress: bool) -> None:
     rows = w.conn.execute(
         "SELECT p.corpus_id, coalesce(p.title, '') || ' ' || coalesce(a.abstract, '') "
         "FROM papers p LEFT JOIN abstracts a USING (corpus_id) ORDER BY p.corpus_id").fetchall()
+    if not rows:
+        return
     build_bm25(w.directory / INDEX_DIR, [r[0] for r in rows], [r[1] for r in rows], show_progress=progress)
     set_meta(w.conn, "bm25", {"n": len(rows), "dir": BM25_DIR})

@@ -43,20 +43,32 @@ def document_tables(docs: Sequence[Document]) -> dict[str, pa.Table]:
     rf: dict[str, list[Any]] = {k: [] for k in ("citing_id", "ordinal", "title", "norm_title", "year", "authors", "contexts")}
     ct: dict[str, list[Any]] = {k: [] for k in ("citing_id", "cited_id", "contexts", "intents", "method", "origin")}
     sep = len(PARAGRAPH_SEPARATOR)
+    au_name: list[str] = []
+    au_id: list[str | None] = []
+    au_off = [0]
+    ex_key: list[str] = []
+    ex_val: list[str] = []
+    ex_off = [0]
     for d in docs:
         p = d.paper
         cid = p.corpus_id
         p_cols["corpus_id"].append(cid)
         p_cols["title"].append(p.title)
         p_cols["norm_title"].append(normalise_title(p.title))
-        p_cols["authors"].append([{"name": a.name, "author_id": a.author_id} for a in p.authors])
+        for a in p.authors:
+            au_name.append(a.name)
+            au_id.append(a.author_id)
+        au_off.append(len(au_name))
         p_cols["year"].append(p.year)
         p_cols["publication_date"].append(p.publication_date)
         p_cols["venue"].append(p.venue)
         p_cols["venue_raw"].append(p.venue_raw)
         p_cols["publication_types"].append(p.publication_types)
         p_cols["fields_of_study"].append(p.fields_of_study)
-        p_cols["external_ids"].append(list(p.external_ids.items()))
+        for kind, value in p.external_ids.items():
+            ex_key.append(kind)
+            ex_val.append(value)
+        ex_off.append(len(ex_key))
         p_cols["citation_count"].append(p.citation_count)
         p_cols["reference_count"].append(p.reference_count)
         p_cols["is_open_access"].append(p.is_open_access)
@@ -87,6 +99,12 @@ def document_tables(docs: Sequence[Document]) -> dict[str, pa.Table]:
             idx += 1
         if d.references:
             _references(cid, d, rf, ct)
+    p_cols["authors"] = pa.ListArray.from_arrays(
+        pa.array(au_off, pa.int32()),
+        pa.StructArray.from_arrays([pa.array(au_name, pa.string()), pa.array(au_id, pa.string())],
+                                   fields=list(_AUTHOR)))
+    p_cols["external_ids"] = pa.MapArray.from_arrays(
+        pa.array(ex_off, pa.int32()), pa.array(ex_key, pa.string()), pa.array(ex_val, pa.string()))
     return {
         "papers": pa.table(p_cols, schema=PAPER_SCHEMA),
         "external_ids": pa.table({"corpus_id": ext_id, "kind": ext_kind, "value": ext_val}),

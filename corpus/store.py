@@ -9,7 +9,7 @@ from typing import Any
 import duckdb
 
 from corpus.errors import CorpusError
-from corpus.schema import DDL, INDEXES, SCHEMA_VERSION, db_path
+from corpus.schema import DDL, SCHEMA_VERSION, db_path
 
 
 def connect(directory: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
@@ -27,7 +27,6 @@ def connect(directory: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
         raise CorpusError(f"cannot open corpus database {path}: {e}") from e
     if not read_only:
         conn.execute(DDL)
-        conn.execute(INDEXES)
         if get_meta(conn, "schema_version") is None:
             set_meta(conn, "schema_version", SCHEMA_VERSION)
     version = get_meta(conn, "schema_version") if _has_meta(conn) else None
@@ -54,3 +53,15 @@ def set_meta(conn: duckdb.DuckDBPyConnection, key: str, value: Any) -> None:
     """Store ``value`` (JSON-encodable) as ``meta[key]``."""
     conn.execute("DELETE FROM meta WHERE key = ?", [key])
     conn.execute("INSERT INTO meta VALUES (?, ?)", [key, json.dumps(value, sort_keys=True)])
+
+
+def register(conn: duckdb.DuckDBPyConnection, name: str, table: Any) -> None:
+    """Register an arrow table as view ``name`` (finishing any pending result first)."""
+    conn.complete()
+    conn.register(name, table)
+
+
+def unregister(conn: duckdb.DuckDBPyConnection, name: str) -> None:
+    """Drop the view ``name`` made by :func:`register`."""
+    conn.complete()
+    conn.unregister(name)

@@ -16,7 +16,8 @@ import re
 import unicodedata
 
 _PUNCT = re.compile(r"[^\w\s]|_", re.UNICODE)
-_SPACE = re.compile(r"\s+")
+_ASCII_PUNCT = bytes(b if chr(b).isalnum() or chr(b).isspace() else 32 for b in range(256))
+_COMBINING = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 
 
 def normalise_title(s: str | None) -> str:
@@ -27,10 +28,10 @@ def normalise_title(s: str | None) -> str:
     """
     if not s:
         return ""
-    s = unicodedata.normalize("NFKD", s)
-    s = "".join(ch for ch in s if not unicodedata.combining(ch))
-    s = _PUNCT.sub(" ", s.lower())
-    return _SPACE.sub(" ", s).strip()
+    if s.isascii():
+        return " ".join(s.lower().encode("ascii").translate(_ASCII_PUNCT).decode("ascii").split())
+    s = _COMBINING.sub("", unicodedata.normalize("NFKD", s))
+    return " ".join(_PUNCT.sub(" ", s.lower()).split())
 
 
 _DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.IGNORECASE)

@@ -22,7 +22,7 @@ from corpus.lock import acquire_writer_lock
 from corpus.records import Citation, Document, Reject
 from corpus.schema import PER_PAPER_TABLES
 from corpus.settings import CorpusSettings
-from corpus.store import connect, get_meta, set_meta
+from corpus.store import connect, get_meta, register, set_meta, unregister
 
 
 class SourceTransaction:
@@ -40,11 +40,11 @@ class SourceTransaction:
 
     def _insert(self, table: str, data: pa.Table) -> None:
         if data.num_rows:
-            self._conn.register("_staged", data)
+            register(self._conn, "_staged", data)
             try:
                 self._conn.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _staged")
             finally:
-                self._conn.unregister("_staged")
+                unregister(self._conn, "_staged")
 
     def add_documents(self, docs: Sequence[Document]) -> None:
         """Upsert documents: a record for an existing corpus_id replaces the old one in every tier.
@@ -60,7 +60,7 @@ class SourceTransaction:
         latest = {d.paper.corpus_id: d for d in docs}
         tables = rows.document_tables(list(latest.values()))
         ids = tables["papers"].select(["corpus_id"])
-        self._conn.register("_ids", ids)
+        register(self._conn, "_ids", ids)
         try:
             existing = self._conn.execute(
                 "SELECT count(*) FROM papers WHERE corpus_id IN (SELECT corpus_id FROM _ids)").fetchone()[0]
@@ -71,7 +71,7 @@ class SourceTransaction:
                 self._conn.execute(
                     "DELETE FROM citations WHERE origin <> 'dump' AND citing_id IN (SELECT corpus_id FROM _ids)")
         finally:
-            self._conn.unregister("_ids")
+            unregister(self._conn, "_ids")
         for name, data in tables.items():
             self._insert(name, data)
         self.counts["documents"] += len(latest)
@@ -82,13 +82,13 @@ class SourceTransaction:
         if not citations:
             return
         data = rows.dump_citation_table(citations)
-        self._conn.register("_pairs", data.select(["citing_id", "cited_id"]))
+        register(self._conn, "_pairs", data.select(["citing_id", "cited_id"]))
         try:
             self._conn.execute(
                 "DELETE FROM citations c WHERE origin = 'dump' AND EXISTS (SELECT 1 FROM _pairs p "
                 "WHERE p.citing_id = c.citing_id AND p.cited_id = c.cited_id)")
         finally:
-            self._conn.unregister("_pairs")
+            unregister(self._conn, "_pairs")
         self._insert("citations", data)
         self.counts["citations"] += data.num_rows
 

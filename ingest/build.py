@@ -105,7 +105,7 @@ def read_file(path: str | Path, fmt: str | None = None, mapping: dict[str, str] 
     S2ORC 2020 pdf_parses and Datasets API abstracts/s2orc go through a join store holding
     only this file, so they yield what they yield without their metadata. Raises
     ``FormatError`` when the format is unsupported."""
-    units, unsupported = plan([Path(path).resolve()], fmt)
+    units, unsupported = plan([Path(path).resolve()], fmt or ("jsonl" if mapping else None))
     if unsupported:
         raise FormatError(f"{path}: not a format litnav ingests")
     with ContentStore() as store:
@@ -155,7 +155,8 @@ def build(
 ) -> BuildReport:
     """Ingest ``sources`` (files, directories, globs; plain/.gz/.zst) into ``corpus_dir``.
 
-    ``fmt`` forces one format for every file (else detected per file); ``settings`` is a
+    ``fmt`` forces one format for every file (else detected per file; a ``mapping`` implies
+    the generic ``jsonl`` format); ``settings`` is a
     ``CorpusSettings`` or a root ``Settings`` (its ``corpus`` group is used); ``mapping`` is the
     generic reader's ``target -> source field``. Units already in the manifest (same key, size
     and sha256) are skipped; each other unit is written in one transaction, so an interrupted
@@ -169,7 +170,7 @@ def build(
     report = BuildReport()
     t0 = time.perf_counter()
     paths = expand_sources(list(sources))
-    units, unsupported = plan(paths, fmt)
+    units, unsupported = plan(paths, fmt or ("jsonl" if mapping else None))
     report.files = len(paths)
     report.unsupported_files = [str(p) for p in unsupported]
     report.formats = dict(Counter(u.fmt for u in units))

@@ -15,7 +15,7 @@ import io
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, BinaryIO, TextIO
 
 import orjson
 
@@ -68,6 +68,24 @@ def open_text(path: Path) -> TextIO:
     return path.open("r", encoding="utf-8")
 
 
+def open_binary(path: Path) -> BinaryIO:
+    """Open ``path`` for reading bytes, decompressing ``.gz`` and ``.zst`` on the fly.
+
+    JSON records are parsed from bytes (``orjson`` decodes UTF-8 itself): skipping the text
+    layer saves a decode pass, and a line with invalid UTF-8 becomes that line's reject
+    instead of an exception that would end the file.
+    """
+    name = path.name.lower()
+    if name.endswith(".gz"):
+        return gzip.open(path, "rb")  # type: ignore[return-value]
+    if name.endswith(".zst"):
+        import zstandard
+
+        raw = path.open("rb")
+        return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw, closefd=True))
+    return path.open("rb")
+
+
 def base_name(path: Path) -> str:
     """File name without the data suffixes (``metadata_0.jsonl.gz`` -> ``metadata_0``)."""
     name = path.name
@@ -104,7 +122,7 @@ def combine(prints: list[Fingerprint]) -> Fingerprint:
     return Fingerprint(sum(p.size for p in prints), h.hexdigest())
 
 
-@dataclass
+@dataclass(slots=True)
 class RawRecord:
     """One parsed input record, or the reason it could not be parsed.
 
@@ -128,23 +146,28 @@ def iter_records(path: Path) -> Iterator[RawRecord]:
     holds one object per line is read as JSONL. Bad JSON yields a ``RawRecord`` with
     ``error`` set instead of raising, so one broken line never stops a build.
     """
-    with open_text(path) as fh:
+    with open_binary(path) as fh:
         if _is_single_object(path):
-            text = fh.read()
+            data = fh.read().removeprefix(_BOM)
             try:
-                yield RawRecord(1, orjson.loads(text))
+                yield RawRecord(1, orjson.loads(data))
                 return
             except orjson.JSONDecodeError:
-                lines = text.splitlines()
+                lines: Any = data.splitlines()
         else:
-            lines = fh  # type: ignore[assignment]
+            lines = fh
         for n, line in enumerate(lines, 1):
+            if n == 1:
+                line = line.removeprefix(_BOM)
             if not line.strip():
                 continue
             try:
                 yield RawRecord(n, orjson.loads(line))
             except orjson.JSONDecodeError as exc:
                 yield RawRecord(n, error=f"invalid JSON: {exc}")
+
+
+_BOM = b"\xef\xbb\xbf"
 
 
 def first_record(path: Path) -> Any:

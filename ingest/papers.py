@@ -62,7 +62,7 @@ def make_paper(
     corpus_id: str,
     title: str,
     *,
-    authors: list[Author] | None = None,
+    authors: list[Author] | list[dict[str, Any]] | None = None,
     year: int | None = None,
     publication_date: date | None = None,
     venue_raw: str | None = None,
@@ -80,17 +80,21 @@ def make_paper(
     - year: the given year, else the publication date's year, else the ACL id's year;
     - venue: ``normalise_venue(venue_raw, acl id)``;
     - publication_types: the given list, else ``["Review"]`` when ``looks_like_review(title)``.
+
+    ``authors`` may be ``Author`` records or ``{"name", "author_id"}`` dicts (cheaper: pydantic
+    builds them in its compiled validator). The arguments come from a reader's validated input
+    model; the ``Paper`` validation here is a compiled one-pass check (faster than
+    ``model_construct``) that raises ``pydantic.ValidationError`` only on a reader bug.
     """
     ids = dict(ids or {})
-    acl_year, _ = parse_acl_id(ids.get("acl"))
     if year is None and publication_date is not None:
         year = publication_date.year
     if year is None:
-        year = acl_year
+        year = parse_acl_id(ids.get("acl"))[0]
     types = list(publication_types or [])
     if not types and looks_like_review(title):
         types = ["Review"]
-    return Paper(
+    return Paper.model_validate(dict(
         corpus_id=corpus_id,
         title=" ".join(title.split()),
         authors=authors or [],
@@ -106,4 +110,4 @@ def make_paper(
         is_open_access=is_open_access,
         source_file=source_file,
         source_line=source_line,
-    )
+    ))

@@ -42,6 +42,18 @@ def _year(value: Any) -> Any:
     return value
 
 
+def parse_year(value: Any) -> int | None:
+    """A year from an int, an integral float or a string starting with four digits
+    (``"2011"``, ``"2011-11"``); None/``""`` give None. Raises ``ValueError("not a year: ...")``
+    for anything else (booleans included)."""
+    value = _year(value)
+    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    raise ValueError(f"not a year: {value!r}")
+
+
 def _null_list(value: Any) -> Any:
     return [] if value is None else value
 
@@ -196,21 +208,6 @@ class S2orcIn(In):
     corpusid: Id
     externalids: Annotated[dict[str, OptId], BeforeValidator(_null_dict)] = {}
     content: ContentIn
-
-
-class GenericIn(In):
-    """A generic paper after field mapping (see ``ingest.readers.generic``)."""
-
-    id: Id
-    title: str
-    abstract: OptStr = None
-    year: Year = None
-    venue: OptStr = None
-    publication_date: OptStr = None
-    authors: list[str] = []
-    publication_types: list[str] = []
-    fields_of_study: list[str] = []
-    external_ids: dict[str, str] = {}
 
 
 def reason(exc: ValidationError) -> str:

@@ -12,6 +12,7 @@ ACL Anthology ids come in two styles (https://aclanthology.org/info/ids/):
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 OLD_STYLE_LETTERS: dict[str, str] = {
     "A": "ANLP", "C": "COLING", "D": "EMNLP", "E": "EACL", "H": "HLT", "I": "IJCNLP",
@@ -89,25 +90,32 @@ def normalise_venue(raw: str | None, acl_id: str | None = None) -> str | None:
     """Normalised venue: the ACL-family name the raw string names (first match of
     ``VENUE_PATTERNS``), else the raw string with whitespace collapsed; without a raw venue,
     the venue the ACL id names; None when there is neither."""
+    venue = _venue_of_raw(raw) if isinstance(raw, str) else None
+    return venue if venue is not None else parse_acl_id(acl_id)[1]
+
+
+@lru_cache(maxsize=1 << 16)
+def _venue_of_raw(raw: str) -> str | None:
+    # Dumps repeat a few thousand venue strings; caching per raw string skips the regex scan.
     text = clean(raw)
-    if text:
-        for pattern, venue in VENUE_PATTERNS:
-            if pattern.search(text):
-                return venue
-        return text
-    return parse_acl_id(acl_id)[1]
+    if not text:
+        return None
+    for pattern, venue in VENUE_PATTERNS:
+        if pattern.search(text):
+            return venue
+    return text
 
 
-_REVIEW = [
-    re.compile(p, re.IGNORECASE)
-    for p in [
+_REVIEW = re.compile(
+    "|".join(f"(?:{p})" for p in [
         r"^\s*(an?\s+)?((brief|short|comprehensive|systematic|critical|concise|empirical)\s+)?(survey|review|overview)\b",
         r"\b(survey|review|overview)\s+(of|on)\b",
         r"[:\-–—]\s*(an?\s+)?(\w+\s+){0,2}(survey|review|overview)\s*$",
         r"\b(an?|the)\s+(\w+\s+){0,2}survey\b",
         r"\b(systematic|literature|scoping|narrative)\s+(literature\s+)?review\b",
-    ]
-]
+    ]),
+    re.IGNORECASE,
+)
 
 
 def looks_like_review(title: str | None) -> bool:
@@ -117,4 +125,10 @@ def looks_like_review(title: str | None) -> bool:
     "... : A Review", "Overview of the ... Shared Task", "Systematic review ..."; does not match
     "survey" used as a data source ("Using survey data ...").
     """
-    return bool(title) and any(p.search(title) for p in _REVIEW)
+    if not title:
+        return False
+    lower = title.lower()
+    # every pattern needs one of these words: a substring test skips the regex for most titles
+    if "survey" not in lower and "review" not in lower and "overview" not in lower:
+        return False
+    return _REVIEW.search(title) is not None

@@ -16,7 +16,7 @@ app = typer.Typer(
     add_completion=False,
 )
 
-COMMANDS: tuple[str, ...] = ("eval",)
+COMMANDS: tuple[str, ...] = ("build", "stats", "show", "search", "demo", "verify", "eval")
 
 
 def _register() -> None:

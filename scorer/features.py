@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from scorer.text import key_phrases, phrase_in, stem_set, stems
+from scorer.text import key_phrases, phrase_in, phrase_key, stem_set, stem_string, stems
 
 FEATURE_NAMES: tuple[str, ...] = (
     "sim_max", "sim_mean", "sim_x_cov", "term_cov_evidence", "term_cov_best", "term_cov_doc",
@@ -68,10 +68,10 @@ def is_front_section(section: str) -> bool:
 
 
 def checkpoint_terms(text: str, terms: list[str]) -> tuple[frozenset[str], list[str]]:
-    """(stemmed term set, phrases) of a checkpoint."""
+    """(stemmed term set, phrase keys for ``phrase_in``) of a checkpoint."""
     term_set = stem_set(" ".join([text, *terms]))
     phrases = list(terms) if terms else key_phrases(text)
-    return term_set, phrases
+    return term_set, [k for k in (phrase_key(p) for p in phrases) if k]
 
 
 def _cov(terms: frozenset[str], have: set[str] | frozenset[str]) -> float:
@@ -100,7 +100,7 @@ def features(item: FeatureInput, stem_cache: dict[str, list[str]] | None = None)
     title_stems = st(item.title)
     abs_stems = st(item.abstract) if item.abstract else []
     doc_set = ev_set | set(title_stems) | set(abs_stems)
-    doc_seq = title_stems + ["\x00"] + abs_stems + [t for s in ev_stems for t in ["\x00", *s]]
+    doc_str = stem_string([title_stems, abs_stems, *ev_stems])
     sim_max = float(sims.max()) if len(ev) else 0.0
     cov_ev = _cov(terms, ev_set)
     title_sim = item.title_sim if item.title_sim is not None and math.isfinite(item.title_sim) else math.nan
@@ -111,7 +111,7 @@ def features(item: FeatureInput, stem_cache: dict[str, list[str]] | None = None)
         cov_ev,
         _cov(terms, set(ev_stems[best])) if best >= 0 else 0.0,
         _cov(terms, doc_set),
-        (sum(phrase_in(p, doc_seq) for p in phrases) / len(phrases)) if phrases else 0.0,
+        (sum(phrase_in(p, doc_str) for p in phrases) / len(phrases)) if phrases else 0.0,
         _cov(terms, set(title_stems)),
         title_sim,
         1.0 if best >= 0 and is_front_section(ev[best].section) else 0.0,

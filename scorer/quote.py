@@ -9,10 +9,11 @@ sentence exactly as it appears in ``Evidence.text``; its full-text offsets are
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 
 from litnav.records import Evidence
-from scorer.text import phrase_in, sentence_spans, stems
+from scorer.text import phrase_in, sentence_spans, stem_offsets, stem_string
 
 
 @dataclass(frozen=True)
@@ -35,12 +36,17 @@ class Quote:
 
 
 def best_span(text: str, terms: frozenset[str], phrases: list[str], spans: list[tuple[int, int]]) -> tuple[int, int]:
-    """The span of ``spans`` (into ``text``) that best covers the checkpoint terms/phrases."""
+    """The span of ``spans`` (into ``text``) that best covers the checkpoint terms and phrase keys
+    (``checkpoint_terms``); ties go to the earlier span."""
+    if len(spans) == 1:
+        return spans[0]
+    st, starts = stem_offsets(text)
     best, best_score = spans[0], -1.0
     for s, e in spans:
-        st = stems(text[s:e])
-        cov = len(terms & set(st)) / len(terms) if terms else 0.0
-        ph = sum(phrase_in(p, st) for p in phrases) / len(phrases) if phrases else 0.0
+        sent = st[bisect_left(starts, s):bisect_left(starts, e)]
+        cov = len(terms.intersection(sent)) / len(terms) if terms else 0.0
+        hay = stem_string([sent])
+        ph = sum(phrase_in(p, hay) for p in phrases) / len(phrases) if phrases else 0.0
         score = cov + 0.5 * ph
         if score > best_score:
             best, best_score = (s, e), score

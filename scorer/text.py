@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-
 import Stemmer
 from bm25s.stopwords import STOPWORDS_EN_PLUS
 
-_TOKEN = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
+_TOKEN = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*", re.IGNORECASE)
 _STOP = frozenset(STOPWORDS_EN_PLUS)
 _STEMMER = Stemmer.Stemmer("english")
 # A sentence ends at . ! ? followed by whitespace and an upper-case letter, digit or bracket;
@@ -23,17 +22,25 @@ _SENT_END = re.compile(r"(?<=[.!?])([\"')\]]*)\s+(?=[A-Z0-9(\[\"'])")
 
 def tokens(text: str) -> list[str]:
     """Lower-cased word tokens of ``text`` (stop words kept, not stemmed)."""
-    return _TOKEN.findall(text.lower())
+    return [t.lower() for t in _TOKEN.findall(text)]
 
 
-@lru_cache(maxsize=65536)
-def _stem(word: str) -> str:
-    return _STEMMER.stemWord(word)
+@lru_cache(maxsize=16384)
+def _stems(text: str) -> tuple[str, ...]:
+    return tuple(_STEMMER.stemWords([t for t in tokens(text) if t not in _STOP]))
 
 
 def stems(text: str) -> list[str]:
-    """Stemmed content tokens of ``text``, in order (stop words removed)."""
-    return [_stem(t) for t in tokens(text) if t not in _STOP]
+    """Stemmed content tokens of ``text``, in order (stop words removed). Cached (LRU) by text,
+    since the same chunks are scored again in later rounds."""
+    return list(_stems(text))
+
+
+def stem_offsets(text: str) -> tuple[list[str], list[int]]:
+    """``stems(text)`` together with the character offset in ``text`` where each token starts."""
+    kept = [(m.group(0).lower(), m.start()) for m in _TOKEN.finditer(text)]
+    kept = [(t, i) for t, i in kept if t not in _STOP]
+    return _STEMMER.stemWords([t for t, _ in kept]), [i for _, i in kept]
 
 
 def stem_set(text: str) -> frozenset[str]:
@@ -59,20 +66,20 @@ def key_phrases(text: str, max_words: int = 4) -> list[str]:
     return [p for p in phrases if not (p in seen or seen.add(p))]
 
 
-def phrase_in(phrase: str, haystack_stems: list[str]) -> bool:
-    """True when the stemmed content-token sequence of ``phrase`` occurs contiguously in
-    ``haystack_stems`` (a ``stems()`` list). Empty phrases never match."""
-    needle = stems(phrase)
-    n = len(needle)
-    if n == 0:
-        return False
-    if n == 1:
-        return needle[0] in haystack_stems
-    first = needle[0]
-    for i, s in enumerate(haystack_stems[: len(haystack_stems) - n + 1]):
-        if s == first and haystack_stems[i : i + n] == needle:
-            return True
-    return False
+def phrase_key(phrase: str) -> str:
+    """The stemmed form of a phrase for ``phrase_in``: ``" s1 s2 "`` (empty: never matches)."""
+    st = stems(phrase)
+    return f" {' '.join(st)} " if st else ""
+
+
+def stem_string(stem_lists: list[list[str]]) -> str:
+    """Join ``stems()`` lists into one searchable string; phrases never match across lists."""
+    return " " + " \x00 ".join(" ".join(s) for s in stem_lists) + " "
+
+
+def phrase_in(key: str, haystack: str) -> bool:
+    """True when a ``phrase_key`` occurs contiguously in a ``stem_string`` (C-speed substring test)."""
+    return bool(key) and key in haystack
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:

@@ -78,8 +78,9 @@ def _platt(z: np.ndarray, t: np.ndarray) -> tuple[float, float]:
 def _model(x: np.ndarray, t: np.ndarray, names: tuple[str, ...], folds: np.ndarray, c: float
            ) -> tuple[LinearModel, np.ndarray]:
     """Fit a calibrated model; returns it and the out-of-fold calibrated probabilities."""
-    impute = np.nanmean(np.where(np.isfinite(x), x, np.nan), axis=0)
-    impute = np.where(np.isfinite(impute), impute, 0.0)
+    ok = np.isfinite(x)
+    n_ok = ok.sum(axis=0)
+    impute = np.where(n_ok > 0, np.where(ok, x, 0.0).sum(axis=0) / np.maximum(n_ok, 1), 0.0)
     x = np.where(np.isnan(x), impute, x)
     oof = np.zeros(len(t))
     for f in np.unique(folds):

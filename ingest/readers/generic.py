@@ -11,17 +11,18 @@ the corpus id is the ACL id and year and venue are derived from it where missing
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from corpus.records import Author, Document, Reject
+from corpus.records import Document, Reject
 
 from ingest.io import iter_records
 from ingest.papers import external_ids, make_paper, parse_date
 from ingest.readers import Item, ReadContext
-from ingest.schemas import GenericIn, reason
+from ingest.schemas import parse_year, reason
 from ingest.text import author_name
 
 ID_KINDS = ("doi", "arxiv", "acl", "pubmed", "pmc", "mag", "s2")
@@ -66,79 +67,158 @@ def parse_mapping(items: list[str] | None) -> dict[str, str]:
     return out
 
 
-def _get(record: dict, path: str) -> Any:
+def _get(record: dict, parts: tuple[str, ...]) -> Any:
     node: Any = record
-    for part in path.split("."):
+    for part in parts:
         if not isinstance(node, dict):
             return None
         node = node.get(part)
     return node
 
 
+class _Resolver:
+    """Finds each target's value in a record: the first source field (mapped, else among
+    ``DEFAULT_SOURCES``) holding a non-empty value. Which candidates can hit depends only on
+    the record's key set, so the candidate lists are filtered once per key set (dumps repeat
+    one or a few) instead of probing every candidate of every target per record."""
+
+    MAX_SHAPES = 1024
+
+    def __init__(self, mapping: dict[str, str]) -> None:
+        self.plan = [
+            (target, [(src, tuple(src.split(".")) if "." in src else None)
+                      for src in ((mapping[target],) if target in mapping else candidates)])
+            for target, candidates in DEFAULT_SOURCES.items()
+        ]
+        self.shapes: dict[tuple[str, ...], list[tuple[str, list[tuple[str, tuple[str, ...] | None]]]]] = {}
+
+    def _for_shape(self, keys: tuple[str, ...]) -> list[tuple[str, list[tuple[str, tuple[str, ...] | None]]]]:
+        present = set(keys)
+        plan = [(t, c) for t, cands in self.plan
+                if (c := [(src, parts) for src, parts in cands if parts is not None or src in present])]
+        if len(self.shapes) >= self.MAX_SHAPES:
+            self.shapes.clear()
+        self.shapes[keys] = plan
+        return plan
+
+    def __call__(self, record: dict) -> tuple[dict[str, Any], dict[str, str]]:
+        keys = tuple(record)
+        plan = self.shapes.get(keys)
+        if plan is None:
+            plan = self._for_shape(keys)
+        values: dict[str, Any] = {}
+        fields: dict[str, str] = {}
+        for target, sources in plan:
+            for src, parts in sources:
+                value = record[src] if parts is None else _get(record, parts)
+                if value is not None and value != "" and value != []:
+                    values[target] = value
+                    fields[target] = src
+                    break
+        return values, fields
+
+
+@lru_cache(maxsize=64)
+def _resolver(mapping_items: tuple[tuple[str, str], ...]) -> _Resolver:
+    return _Resolver(dict(mapping_items))
+
+
 def _resolve(record: dict, mapping: dict[str, str]) -> tuple[dict[str, Any], dict[str, str]]:
     """Values per target and the source field each came from."""
-    values: dict[str, Any] = {}
-    fields: dict[str, str] = {}
-    for target, candidates in DEFAULT_SOURCES.items():
-        for src in (mapping[target],) if target in mapping else candidates:
-            value = _get(record, src)
-            if value not in (None, "", []):
-                values[target], fields[target] = value, src
-                break
-    return values, fields
+    return _resolver(tuple(sorted(mapping.items())))(record)
 
 
-def _authors(value: Any) -> list[str]:
+def _authors(value: Any, field: str) -> list[dict[str, str]]:
     if isinstance(value, str):
         value = [a for part in value.replace(";", " and ").split(" and ") if (a := part.strip(" ,"))]
     if not isinstance(value, list):
-        raise ValueError("field 'authors': expected a list or a string")
+        raise ValueError(f"field {field!r}: expected a list or a string")
     out = []
     for a in value:
         if isinstance(a, dict):
             a = a.get("name") or author_name(a)
         if not isinstance(a, str):
-            raise ValueError("field 'authors': items must be strings or author objects")
-        if a.strip():
-            out.append(" ".join(a.split()))
+            raise ValueError(f"field {field!r}: items must be strings or author objects")
+        if name := " ".join(a.split()):
+            out.append({"name": name})
     return out
 
 
+def _opt_str(values: dict[str, Any], fields: dict[str, str], target: str) -> str | None:
+    value = values.get(target)
+    if value is None or isinstance(value, str):
+        return value
+    raise ValueError(f"field {fields[target]!r}: expected a string")
+
+
+def _str_list(values: dict[str, Any], fields: dict[str, str], target: str) -> list[str]:
+    value = values.get(target)
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return value
+    raise ValueError(f"field {fields[target]!r}: expected a list of strings")
+
+
+def _abstract(values: dict[str, Any], fields: dict[str, str]) -> str | None:
+    value = values.get("abstract")
+    if isinstance(value, list):
+        value = " ".join(" ".join(str(s).split()) for s in value if str(s).strip())
+    elif value is not None and not isinstance(value, str):
+        raise ValueError(f"field {fields['abstract']!r}: expected a string or a list of sentences")
+    return (value or "").strip() or None
+
+
+def _id(value: Any, field: str) -> str:
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise ValueError(f"field {field!r}: expected a string id")
+    return str(value).strip()
+
+
 def generic_document(record: Any, mapping: dict[str, str], source_file: str, line: int) -> Document:
-    """One ``Document`` from a generic record; raises ``ValueError``/``ValidationError`` naming
-    the field when the record lacks an id or title or has a wrongly typed field."""
+    """One ``Document`` from a generic record.
+
+    Each field is checked explicitly (type, emptiness) and the ``Paper`` model is the one
+    pydantic validation; raises ``ValueError`` naming the *source* field (``'acl_id'``,
+    ``'year'``, ``'authors'`` ...) when the record lacks an id or title or has a wrongly typed
+    field.
+    """
     if not isinstance(record, dict):
         raise ValueError("record: expected a JSON object")
     values, fields = _resolve(record, mapping)
-    abstract = values.get("abstract")
-    if isinstance(abstract, list):
-        abstract = " ".join(" ".join(str(s).split()) for s in abstract if str(s).strip())
-    raw_ids = {k: values[k] for k in ID_KINDS if k in values}
-    if fields.get("id") in ("acl_id", "acl"):
-        raw_ids.setdefault("acl", values["id"])
-    for k, v in raw_ids.items():
-        if not isinstance(v, (str, int)) or isinstance(v, bool):
-            raise ValueError(f"field {fields[k]!r}: expected a string id")
     if "id" not in values:
         raise ValueError(f"field {mapping.get('id', 'id')!r}: missing (map it with --map id=FIELD)")
-    row = GenericIn.model_validate({
-        "id": values.get("id"), "title": values.get("title"), "abstract": abstract,
-        "year": values.get("year"), "venue": values.get("venue"),
-        "publication_date": values.get("publication_date"),
-        "authors": _authors(values.get("authors") or []),
-        "publication_types": values.get("publication_types") or [],
-        "fields_of_study": values.get("fields_of_study") or [],
-        "external_ids": {k: str(v) for k, v in raw_ids.items()},
-    })
-    if not row.title.strip():
-        raise ValueError(f"field {fields.get('title', 'title')!r}: empty")
+    corpus_id = _id(values["id"], fields["id"])
+    if not corpus_id:
+        raise ValueError(f"field {fields['id']!r}: empty")
+    title = values.get("title")
+    title_field = fields.get("title", mapping.get("title", "title"))
+    if title is None:
+        raise ValueError(f"field {title_field!r}: missing")
+    if not isinstance(title, str):
+        raise ValueError(f"field {title_field!r}: expected a string")
+    if not title.strip():
+        raise ValueError(f"field {title_field!r}: empty")
+    raw_ids = {k: _id(values[k], fields[k]) for k in ID_KINDS if k in values}
+    if fields["id"] in ("acl_id", "acl"):
+        raw_ids.setdefault("acl", corpus_id)
+    try:
+        year = parse_year(values.get("year"))
+    except ValueError as exc:
+        raise ValueError(f"field {fields['year']!r}: {exc}") from None
     paper = make_paper(
-        row.id, row.title, authors=[Author(name=a) for a in row.authors], year=row.year,
-        publication_date=parse_date(row.publication_date), venue_raw=row.venue,
-        publication_types=row.publication_types, fields_of_study=row.fields_of_study,
-        ids=external_ids(row.external_ids), source_file=source_file, source_line=line,
+        corpus_id, title,
+        authors=_authors(values["authors"], fields["authors"]) if "authors" in values else [],
+        year=year,
+        publication_date=parse_date(_opt_str(values, fields, "publication_date")),
+        venue_raw=_opt_str(values, fields, "venue"),
+        publication_types=_str_list(values, fields, "publication_types"),
+        fields_of_study=_str_list(values, fields, "fields_of_study"),
+        ids=external_ids(raw_ids), source_file=source_file, source_line=line,
     )
-    return Document(paper=paper, abstract=(row.abstract or "").strip() or None)
+    return Document(paper=paper, abstract=_abstract(values, fields))
 
 
 def read_generic(path: Path, ctx: ReadContext) -> Iterator[Item]:
@@ -150,13 +230,7 @@ def read_generic(path: Path, ctx: ReadContext) -> Iterator[Item]:
             continue
         try:
             yield generic_document(rec.value, ctx.mapping, src, rec.line)
-        except ValidationError as exc:
-            errs = exc.errors()
-            for e in errs:  # name the source field rather than the internal target
-                if e["loc"] and e["loc"][0] in DEFAULT_SOURCES:
-                    src_field = ctx.mapping.get(str(e["loc"][0]), str(e["loc"][0]))
-                    e["loc"] = (src_field, *e["loc"][1:])
-            yield Reject(source_file=src, line=rec.line, reason="; ".join(
-                f"field {'.'.join(map(str, e['loc']))!r}: {e['msg']}" for e in errs[:3]))
+        except ValidationError as exc:  # the Paper model caught what the explicit checks missed
+            yield Reject(source_file=src, line=rec.line, reason=reason(exc))
         except ValueError as exc:
             yield Reject(source_file=src, line=rec.line, reason=str(exc))

@@ -39,7 +39,7 @@ UNKNOWN_FACTOR = 0.97
 DISAGREE_AUTHOR = 0.8
 DISAGREE_YEAR = 0.85
 SURNAME_AGREE = 85.0  # rapidfuzz ratio at which two surnames count as the same (transliteration, typos)
-MIN_PREFIX_TOKENS = 4
+EXTENDING_LIMIT = 200
 FUZZY_CANDIDATES = 5
 
 
@@ -82,7 +82,7 @@ class TitleIndex:
         """Corpus ids whose normalised title equals ``norm``."""
         return self.by_title.get(norm, [])
 
-    def extending(self, norm: str, limit: int = 20) -> list[str]:
+    def extending(self, norm: str, limit: int = EXTENDING_LIMIT) -> list[str]:
         """Normalised titles that are ``norm`` followed by more words (a subtitle)."""
         key = norm + " "
         i = bisect.bisect_left(self.sorted_titles, key)
@@ -103,17 +103,65 @@ class TitleIndex:
         return list(found)
 
 
+FUNCTION_WORDS = frozenset(
+    "a an the of for in on at to and or with by from via using toward towards into over under "
+    "is are be as its their this that these those based".split()
+)
+"""Words whose addition or removal does not change which paper a title names (``not`` is
+deliberately absent)."""
+TYPO_TOKEN_RATIO = 80.0
+SPLIT_TYPO_RATIO = 85.0
+CONTENT_ONLY_FACTOR = 0.95
+SUBSTITUTION_CAP = 0.89
+
+
+def substituted_words(a_norm: str, b_norm: str) -> int:
+    """Content words of either title with no counterpart in the other. A word has a
+    counterpart when it is a function word, occurs inside the other title with spaces removed
+    (hyphenation: "pre training" / "pretraining"), is a 1-2 character edit of a word there
+    (rapidfuzz ratio >= ``TYPO_TOKEN_RATIO``), or (5+ letters) aligns with part of the other
+    title at partial_ratio >= ``SPLIT_TYPO_RATIO`` (a typo that split or merged words).
+    Returns the larger of the two sides' counts, so one replaced word counts 1."""
+    a_toks, b_toks = a_norm.split(), b_norm.split()
+
+    def unmatched(xs: list[str], ys: list[str]) -> int:
+        joined, yset, n = "".join(ys), set(ys), 0
+        for w in set(xs) - yset:
+            if w in FUNCTION_WORDS or (len(w) >= 2 and w in joined):
+                continue
+            if any(fuzz.ratio(w, y) >= TYPO_TOKEN_RATIO for y in yset):
+                continue
+            if len(w) >= 5 and fuzz.partial_ratio(w, joined) >= SPLIT_TYPO_RATIO:
+                continue
+            n += 1
+        return n
+
+    return max(unmatched(a_toks, b_toks), unmatched(b_toks, a_toks))
+
+
+def _content(norm: str) -> str:
+    return " ".join(w for w in norm.split() if w not in FUNCTION_WORDS)
+
+
 def title_similarity(a_norm: str, b_norm: str) -> float:
     """Similarity in [0, 1] of two normalised titles: max of ratio, token_sort_ratio and
-    ratio with spaces removed (so "pre training" meets "pretraining")."""
+    ratio with spaces removed (so "pre training" meets "pretraining"), divided by 100, and
+    ``CONTENT_ONLY_FACTOR`` times the ratio of the titles without function words ("Towards
+    X" vs "X"); capped
+    at ``SUBSTITUTION_CAP`` (below the default threshold) when a content word was replaced,
+    added or dropped (``substituted_words`` > 0), since a one-word change in a long title
+    scores high on character edits yet names another paper."""
     if a_norm == b_norm:
         return 1.0
     s = max(
         fuzz.ratio(a_norm, b_norm),
         fuzz.token_sort_ratio(a_norm, b_norm),
         fuzz.ratio(a_norm.replace(" ", ""), b_norm.replace(" ", "")),
-    )
-    return s / 100.0
+        CONTENT_ONLY_FACTOR * fuzz.ratio(_content(a_norm), _content(b_norm)),
+    ) / 100.0
+    if s > SUBSTITUTION_CAP and substituted_words(a_norm, b_norm):
+        s = SUBSTITUTION_CAP
+    return s
 
 
 class Matcher:
@@ -164,11 +212,18 @@ class Matcher:
         if not candidates:
             return Match(status="not_found", reason="no corpus title is similar")
         papers = self.corpus.papers(list(candidates))
-        verdicts = [
-            self._judge(record, papers[cid], sim, method)
-            for cid, (sim, method) in candidates.items()
-            if cid in papers
-        ]
+        verdicts = []
+        for cid, (sim, method) in candidates.items():
+            paper = papers.get(cid)
+            if paper is None:
+                continue
+            if method == "title_main_extending":
+                # only a real subtitle: the corpus title's part before ":" is the reference title
+                corpus_main = main_title(paper.title)
+                if corpus_main is None or normalise_title(corpus_main) != norm:
+                    continue
+                method = "title_main"
+            verdicts.append(self._judge(record, paper, sim, method))
         if not verdicts:
             return Match(status="not_found", reason="candidate ids missing from corpus")
         order = {"verified": 0, "metadata_mismatch": 1, "not_found": 2}
@@ -187,7 +242,7 @@ class Matcher:
             paper = self.corpus.papers([cid]).get(cid)
             if paper is None:
                 continue
-            sim = title_similarity(normalise_title(record.title), normalise_title(paper.title)) if record.title else 1.0
+            sim = self._id_title_similarity(record.title, paper.title) if record.title else 1.0
             mismatches = self._disagreements(record, paper)[0]
             if record.title and sim * 100 < self.config.match_threshold - 30:
                 mismatches.insert(0, f"title: {record.title!r} vs corpus {paper.title!r}")
@@ -199,6 +254,15 @@ class Matcher:
             )
         return None
 
+    @staticmethod
+    def _id_title_similarity(ref_title: str, corpus_title: str) -> float:
+        a, b = normalise_title(ref_title), normalise_title(corpus_title)
+        sim = title_similarity(a, b)
+        mains = {normalise_title(m) for m in (main_title(ref_title), main_title(corpus_title)) if m}
+        if a in mains or b in mains:
+            sim = max(sim, SUBTITLE_SIMILARITY)
+        return sim
+
     def _title_candidates(self, raw_title: str, norm: str) -> dict[str, tuple[float, str]]:
         cands: dict[str, tuple[float, str]] = {}
 
@@ -209,13 +273,10 @@ class Matcher:
 
         add(self.index.exact(norm), 1.0, "title_exact")
         main = main_title(raw_title)
-        if main:
-            main_norm = normalise_title(main)
-            if len(main_norm.split()) >= MIN_PREFIX_TOKENS:
-                add(self.index.exact(main_norm), SUBTITLE_SIMILARITY, "title_main")
-        if len(norm.split()) >= MIN_PREFIX_TOKENS:
-            for t in self.index.extending(norm):
-                add(self.index.exact(t), SUBTITLE_SIMILARITY, "title_main")
+        if main:  # the reference adds a subtitle the corpus title lacks
+            add(self.index.exact(normalise_title(main)), SUBTITLE_SIMILARITY, "title_main")
+        for t in self.index.extending(norm):  # the reference drops the corpus title's subtitle
+            add(self.index.exact(t), SUBTITLE_SIMILARITY, "title_main_extending")
         cutoff = min(self.config.match_threshold, 80.0)
         for t in self.index.fuzzy(norm, cutoff):
             sim = title_similarity(norm, t)

@@ -80,7 +80,9 @@ def _bibtex(path: Path, text: str) -> list[Reference]:
     lib = bibtexparser.parse_string(text)
     if lib.failed_blocks:
         b = lib.failed_blocks[0]
-        first_line = str(b.error).splitlines()[0] if getattr(b, "error", None) else "unparseable block"
+        err = getattr(b, "error", None)
+        detail = getattr(err, "abort_reason", None) or str(err or "") or type(err).__name__
+        first_line = detail.strip().splitlines()[0] if detail.strip() else "unparseable block"
         raise ReferenceParseError(
             f"{path}:{b.start_line + 1}: BibTeX entry cannot be parsed ({first_line}); "
             f"{len(lib.failed_blocks)} bad block(s) in all"

@@ -3,6 +3,7 @@ cache, usage metering, and the validate-and-repair loop for structured output.""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
 from abc import ABC, abstractmethod
@@ -219,9 +220,7 @@ class LLMEngine(ABC):
 
 
 def _with_messages(req: GenerationRequest, messages: list[dict[str, str]]) -> GenerationRequest:
-    if messages is req.messages:
-        return req
-    return GenerationRequest(**{**req.__dict__, "messages": messages})
+    return req if messages is req.messages else dataclasses.replace(req, messages=messages)
 
 
 def _logprobs_from_json(data: Any) -> list[TokenLogprob] | None:

@@ -1,0 +1,95 @@
+"""``litnav eval`` end to end on a tiny corpus: baselines and litnav, every output written."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from corpus.records import Document, Paper
+
+PAPERS = [
+    ("p1", "Protein folding with deep learning", "We predict protein structures from amino acid sequences with attention networks."),
+    ("p2", "Graph neural networks for molecules", "Message passing networks predict molecular properties such as solubility."),
+    ("p3", "Malaria vaccine efficacy in children", "A randomised trial of a malaria vaccine in African children shows reduced infection."),
+    ("p4", "Statin therapy and cardiovascular risk", "Statins lower LDL cholesterol and reduce heart attacks in older adults."),
+    ("p5", "Neural machine translation with transformers", "Transformer encoders and decoders translate between languages."),
+    ("p6", "Coral reef bleaching under ocean warming", "Rising sea temperatures cause coral bleaching across tropical reefs."),
+    ("p7", "Gut microbiome and obesity", "Bacterial communities of the gut differ between obese and lean individuals."),
+    ("p8", "Vitamin D supplements and bone fractures", "Vitamin D supplementation does not prevent fractures in elderly people."),
+]
+TASKS = [
+    {"qid": "t1", "query": "malaria vaccine trial in children", "gold": ["p3"]},
+    {"qid": "t2", "query": "statins reduce heart attack risk", "gold": {"p4": 2, "not-a-paper": 1}},
+    {"qid": "t3", "query": "coral bleaching caused by warming oceans", "gold": ["p6"]},
+]
+
+
+@pytest.fixture(scope="module")
+def tiny_corpus(tmp_path_factory):
+    corpus = pytest.importorskip("corpus")
+    if not hasattr(corpus, "Corpus") or not hasattr(corpus, "CorpusWriter"):
+        pytest.skip("corpus.Corpus / CorpusWriter not available yet")
+    path = tmp_path_factory.mktemp("eval-corpus") / "corpus"
+    docs = [Document(paper=Paper(corpus_id=cid, title=t, year=2020), abstract=a) for cid, t, a in PAPERS]
+    with corpus.CorpusWriter.open(path) as w:
+        with w.source("tiny.jsonl", 1, "0" * 64) as tx:
+            tx.add_documents(docs)
+        w.finalize(progress=False)
+    return path
+
+
+@pytest.fixture(scope="module")
+def app():
+    from litnav.commands import eval as eval_command
+
+    app = typer.Typer()
+
+    @app.callback()
+    def _root() -> None:
+        """litnav (test app)."""
+
+    eval_command.register(app)
+    return app
+
+
+def test_eval_end_to_end(tiny_corpus, app, tmp_path):
+    bench = tmp_path / "bench.jsonl"
+    bench.write_text("\n".join(json.dumps(t) for t in TASKS) + "\n")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, [
+        "eval", "--corpus", str(tiny_corpus), "--bench", str(bench), "--systems", "bm25,dense,hybrid,litnav-no-scorer",
+        "--k", "1,5", "--json", str(out / "eval.json"), "--markdown", str(out / "eval.md"),
+        "--run-dir", str(out / "runs"), "--plot", str(out / "rounds.png"), "--no-progress",
+        "--set", "navigator.rounds=2",
+    ])
+    assert result.exit_code == 0, result.output + repr(result.exception)
+    assert "Gold ids missing from the corpus: 1" in result.output
+    data = json.loads((out / "eval.json").read_text())
+    assert list(data["systems"]) == ["bm25", "dense", "hybrid", "litnav-no-scorer"]
+    assert data["missing_gold"]["by_query"] == {"t2": ["not-a-paper"]}
+    for name, entry in data["systems"].items():
+        assert set(entry["per_query"]) == {"t1", "t2", "t3"}
+        assert entry["hallucination_rate"] == 0.0, name
+        assert (out / "runs" / f"{name}.run").is_file()
+    # the lexical channel finds the exact-wording abstracts at rank 1
+    assert data["systems"]["bm25"]["per_query"]["t1"]["Hit@1"] == 1.0
+    assert data["systems"]["bm25"]["per_query"]["t3"]["Hit@1"] == 1.0
+    assert data["systems"]["litnav-no-scorer"]["per_round"]
+    assert (out / "eval.md").read_text().startswith("# litnav eval")
+    assert (out / "rounds.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_eval_bad_input_is_a_clear_error(tiny_corpus, app, tmp_path):
+    bench = tmp_path / "bad.jsonl"
+    bench.write_text('{"qid": "x", "query": "q", "gold": ["p1"]}\n{oops\n')
+    runner = CliRunner()
+    result = runner.invoke(app, ["eval", "--corpus", str(tiny_corpus), "--bench", str(bench), "--no-progress"])
+    assert result.exit_code == 2
+    assert f"{bench}:2" in result.output
+    result = runner.invoke(app, ["eval", "--corpus", str(tiny_corpus), "--bench", str(bench), "--systems", "bm99"])
+    assert result.exit_code == 2 and "unknown system 'bm99'" in result.output
+    result = runner.invoke(app, ["eval", "--corpus", str(tiny_corpus), "--queries", str(bench)])
+    assert result.exit_code != 0

@@ -1,0 +1,180 @@
+"""``parse_intent`` as a whole: ids, kinds, weights, the venue vocabulary, robustness,
+``describe`` and the venue table file."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from litnav.records import Checklist, MetadataPredicate
+from navigator.intent import EMPIRICAL_WEIGHT, describe, parse_intent
+from navigator.intent.venues import VENUES_FILE, load_table
+
+TODAY = date(2025, 11, 15)
+VOCAB = {"ACL": 120, "EMNLP": 80, "Findings of ACL": 10, "TACL": 5, "WS": 40}
+EXAMPLE = ("empirical studies of federated learning across hospitals for medical imaging, in Nature "
+           "Medicine or IEEE TMI, 2023 to Oct 2025, not surveys")
+
+
+def _venue(cl: Checklist) -> list[MetadataPredicate]:
+    return [c.predicate for c in cl.checkpoints if c.predicate and c.predicate.field == "venue"]
+
+
+def test_example_checklist_in_full() -> None:
+    cl = parse_intent(EXAMPLE, today=TODAY)
+    assert [(c.id, c.kind) for c in cl.checkpoints] == [
+        ("c1", "topic"), ("c2", "application"), ("c3", "application"),
+        ("m1", "metadata"), ("m2", "metadata"), ("m3", "metadata"), ("m4", "metadata"),
+    ]
+    c1, c2, c3, m1, m2, m3, m4 = cl.checkpoints
+    assert c1.text == "The paper studies federated learning" and c1.terms == ["federated learning"]
+    assert c2.terms == ["hospitals"] and "across hospitals" in c2.text
+    assert c3.terms == ["medical imaging"]
+    assert m1.predicate == MetadataPredicate(field="publication_type", values=["empirical"])
+    assert m1.weight == EMPIRICAL_WEIGHT
+    assert m2.predicate == MetadataPredicate(
+        field="venue", values=["Nature Medicine", "IEEE Transactions on Medical Imaging"])
+    assert m3.predicate == MetadataPredicate(field="year", start=date(2023, 1, 1), end=date(2025, 10, 31))
+    assert m4.predicate == MetadataPredicate(field="publication_type", values=["survey"], negate=True)
+    assert all(c.weight == 1.0 for c in (c1, c2, c3, m2, m3, m4))
+    # no noise word survives in any content term
+    noise = {"empirical", "studies", "papers", "not", "in", "or", "surveys", "2023"}
+    assert not {w.lower() for c in (c1, c2, c3) for t in c.terms for w in t.split()} & noise
+    # round-trips as JSON (it goes into the session file)
+    assert Checklist.model_validate_json(cl.model_dump_json()) == cl
+
+
+def test_plain_query_gives_exactly_one_topic() -> None:
+    cl = parse_intent("dense passage retrieval", today=TODAY)
+    assert len(cl.checkpoints) == 1
+    assert (cl.checkpoints[0].id, cl.checkpoints[0].kind, cl.checkpoints[0].terms) == (
+        "c1", "topic", ["dense passage retrieval"])
+
+
+def test_only_empirical_is_a_hard_preference() -> None:
+    cl = parse_intent("only empirical studies of prompt tuning", today=TODAY)
+    (m,) = [c for c in cl.checkpoints if c.kind == "metadata"]
+    assert m.predicate.values == ["empirical"] and m.weight == 1.0
+
+
+def test_recent_is_soft_and_yields_to_explicit_dates() -> None:
+    soft = parse_intent("recent work on prompt tuning", today=TODAY)
+    (m,) = [c for c in soft.checkpoints if c.kind == "metadata"]
+    assert (m.predicate.start, m.predicate.end, m.weight) == (date(2022, 11, 15), TODAY, 0.5)
+    hard = parse_intent("recent work on prompt tuning since 2021", today=TODAY)
+    (m,) = [c for c in hard.checkpoints if c.kind == "metadata"]
+    assert (m.predicate.start, m.predicate.end, m.weight) == (date(2021, 1, 1), None, 1.0)
+
+
+def test_relative_dates_follow_today() -> None:
+    cl = parse_intent("graph transformers in the last 2 years", today=date(2024, 2, 29))
+    (m,) = [c for c in cl.checkpoints if c.kind == "metadata"]
+    assert (m.predicate.start, m.predicate.end) == (date(2022, 2, 28), date(2024, 2, 29))
+
+
+@pytest.mark.parametrize(("intent", "values", "negate", "missing"), [
+    ("parsing in ACL or EMNLP", ["ACL", "EMNLP"], False, False),
+    ("parsing at TACL", ["TACL"], False, False),
+    ("parsing in acl", ["ACL"], False, False),
+    ("parsing in Findings", ["Findings of ACL"], False, False),
+    ("parsing in the Findings of the Association for Computational Linguistics", ["Findings of ACL"], False, False),
+    ("parsing, excluding workshops", ["WS"], True, False),
+    ("parsing not at EMNLP", ["EMNLP"], True, False),
+    ("parsing not at COLING", ["COLING"], True, True),
+    ("parsing in Nature Medicine", ["Nature Medicine"], False, True),
+    ("parsing published in Transactions of the Association for Computational Linguistics", ["TACL"], False, False),
+])
+def test_venue_vocabulary(intent: str, values: list[str], negate: bool, missing: bool) -> None:
+    cl = parse_intent(intent, venues=VOCAB, today=TODAY)
+    (p,) = _venue(cl)
+    assert (p.values, p.negate) == (values, negate)
+    (cp,) = [c for c in cl.checkpoints if c.predicate is p]
+    assert ("not in the corpus venue list" in cp.text) == missing
+    assert [c.terms for c in cl.checkpoints if c.kind == "topic"] == [["parsing"]]
+
+
+def test_venue_vocabulary_spelling_and_fuzzy_match() -> None:
+    vocab = {"Proceedings of the 2021 Conference on Empirical Methods in Natural Language Processing": 847,
+             "Nature Medicine.": 3, "IEEE Trans. Medical Imaging": 7, "SemEval": 30}
+    cl = parse_intent("segmentation in Nature Medicine or EMNLP or IEEE Transactions on Medical Imaging",
+                      venues=vocab, today=TODAY)
+    (p,) = _venue(cl)
+    assert p.values == ["Nature Medicine.",
+                        "Proceedings of the 2021 Conference on Empirical Methods in Natural Language Processing",
+                        "IEEE Trans. Medical Imaging"]
+    # a venue known only to the vocabulary is matched too (acronym-like: any case)
+    (p,) = _venue(parse_intent("stance detection at semeval", venues=vocab, today=TODAY))
+    assert p.values == ["SemEval"]
+
+
+def test_common_words_are_not_venues() -> None:
+    cl = parse_intent("the nature of science education", today=TODAY)
+    assert _venue(cl) == [] and [c.kind for c in cl.checkpoints] == ["topic"]
+    cl = parse_intent("NER on the CoNLL-2003 dataset", venues=VOCAB, today=TODAY)
+    assert _venue(cl) == []
+
+
+@pytest.mark.parametrize("bad", ["", "   ", "\n\t", "?!.,", "|||"])
+def test_empty_intent_is_a_clear_error(bad: str) -> None:
+    with pytest.raises(ValueError, match="intent is empty"):
+        parse_intent(bad)
+
+
+def test_non_string_and_noise_only_intents() -> None:
+    with pytest.raises(ValueError, match="must be a string"):
+        parse_intent(None)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="yields no checkpoint"):
+        parse_intent("find me some papers please")
+
+
+def test_unicode_intent() -> None:
+    cl = parse_intent("Zero\u2011shot NER für Deutsch \u2014 papers by J\u00fcrgen Schmidhuber "
+                      "2019\u20132021, not \u201csurveys\u201d", today=TODAY)
+    got = {c.predicate.field: c.predicate for c in cl.checkpoints if c.predicate}
+    assert got["author"].values == ["J\u00fcrgen Schmidhuber"]
+    assert (got["year"].start, got["year"].end) == (date(2019, 1, 1), date(2021, 12, 31))
+    assert cl.checkpoints[0].kind == "topic" and "NER" in cl.checkpoints[0].terms[0]
+
+
+def test_very_long_intent_is_parsed() -> None:
+    part = "graph neural networks for molecule property prediction using attention, "
+    cl = parse_intent(part * 400 + "since 2020, not surveys", today=TODAY)
+    kinds = [c.kind for c in cl.checkpoints]
+    assert "topic" in kinds and "method" in kinds
+    assert any(c.predicate and c.predicate.field == "year" for c in cl.checkpoints)
+    assert len({c.id for c in cl.checkpoints}) == len(cl.checkpoints)
+
+
+def test_deterministic() -> None:
+    assert parse_intent(EXAMPLE, VOCAB, TODAY) == parse_intent(EXAMPLE, VOCAB, TODAY)
+
+
+def test_describe_renders_every_checkpoint() -> None:
+    cl = parse_intent(EXAMPLE, today=TODAY)
+    text = describe(cl)
+    lines = text.splitlines()
+    assert lines[0] == f"Intent: {cl.intent}"
+    assert len(lines) == 1 + len(cl.checkpoints)
+    assert "year 2023-01-01 .. 2025-10-31" in text
+    assert "NOT publication_type in [survey]" in text
+    assert "(w=0.5)" in text
+    assert describe(Checklist(intent="x")).endswith("(no checkpoints)")
+
+
+def test_venue_table_is_valid_and_errors_name_the_file(tmp_path: Path) -> None:
+    table = load_table()
+    names = {e.name for e in table}
+    for required in ("ACL", "EMNLP", "NAACL", "EACL", "AACL", "COLING", "TACL", "CL", "CoNLL", "LREC",
+                     "Findings of ACL", "NeurIPS", "ICML", "ICLR", "AAAI", "IJCAI", "CVPR", "ICCV", "ECCV",
+                     "KDD", "SIGIR", "WWW", "Nature", "Science", "Nature Medicine",
+                     "IEEE Transactions on Medical Imaging", "JAMA", "NEJM", "The Lancet", "PLoS ONE",
+                     "Bioinformatics", "arXiv"):
+        assert required in names
+    assert json.loads(VENUES_FILE.read_text())["venues"]
+    bad = tmp_path / "venues.json"
+    bad.write_text(json.dumps({"venues": [{"name": "X", "alias": ["Y"]}]}))
+    with pytest.raises(ValueError, match=r"venues\.json: venues\[0\] \(X\): unknown field"):
+        load_table(bad)

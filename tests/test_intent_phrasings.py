@@ -1,0 +1,170 @@
+"""Table-driven tests of ``navigator.intent.parse_intent``: exact predicates (dates, venues,
+publication types, authors, negation) and the key terms of every content facet."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from litnav.records import Checklist
+from navigator.intent import parse_intent
+
+TODAY = date(2025, 11, 15)
+
+
+def summary(checklist: Checklist) -> dict:
+    """field -> [(values or [start, end], negate)] for metadata; kind -> [terms] for the rest."""
+    out: dict = {}
+    for cp in checklist.checkpoints:
+        if cp.predicate is not None:
+            p = cp.predicate
+            if p.field == "year":
+                v = [p.start.isoformat() if p.start else None, p.end.isoformat() if p.end else None]
+            else:
+                v = p.values
+            out.setdefault(p.field, []).append((v, p.negate))
+        else:
+            out.setdefault(cp.kind, []).append(cp.terms)
+    return out
+
+
+CASES = [
+    ('empirical studies of federated learning across hospitals for medical imaging, in Nature Medicine or IEEE TMI, 2023 to Oct 2025, not surveys',
+     {'topic': [['federated learning']], 'application': [['hospitals'], ['medical imaging']], 'publication_type': [(['empirical'], False), (['survey'], True)], 'venue': [(['Nature Medicine', 'IEEE Transactions on Medical Imaging'], False)], 'year': [(['2023-01-01', '2025-10-31'], False)]}),
+    ('dense passage retrieval',
+     {'topic': [['dense passage retrieval']]}),
+    ('between 2023 and October 2025, papers on code generation',
+     {'topic': [['code generation']], 'year': [(['2023-01-01', '2025-10-31'], False)]}),
+    ('retrieval-augmented generation 2019-2021',
+     {'topic': [['retrieval-augmented generation']], 'year': [(['2019-01-01', '2021-12-31'], False)]}),
+    ('speech recognition since 2020',
+     {'topic': [['speech recognition']], 'year': [(['2020-01-01', None], False)]}),
+    ('image segmentation after 2018',
+     {'topic': [['image segmentation']], 'year': [(['2019-01-01', None], False)]}),
+    ('topic modeling before 2015',
+     {'topic': [['topic modeling']], 'year': [([None, '2014-12-31'], False)]}),
+    ('from 2020 onwards: prompt tuning',
+     {'topic': [['prompt tuning']], 'year': [(['2020-01-01', None], False)]}),
+    ('dependency parsing in 2021',
+     {'topic': [['dependency parsing']], 'year': [(['2021-01-01', '2021-12-31'], False)]}),
+    ('in the last five years, privacy attacks on language models',
+     {'topic': [['privacy attacks on language models']], 'year': [(['2020-11-15', '2025-11-15'], False)]}),
+    ('past 3 years graph transformers',
+     {'topic': [['graph transformers']], 'year': [(['2022-11-15', '2025-11-15'], False)]}),
+    ('recent work on question answering',
+     {'topic': [['question answering']], 'year': [(['2022-11-15', '2025-11-15'], False)]}),
+    ('published 2010s, word embeddings',
+     {'topic': [['word embeddings']], 'year': [(['2010-01-01', '2019-12-31'], False)]}),
+    ('pre-2000 statistical machine translation',
+     {'topic': [['statistical machine translation']], 'year': [([None, '1999-12-31'], False)]}),
+    ('post-2010 papers on crowdsourcing',
+     {'topic': [['crowdsourcing']], 'year': [(['2011-01-01', None], False)]}),
+    ('knowledge distillation between March 2020 and June 2021',
+     {'topic': [['knowledge distillation']], 'year': [(['2020-03-01', '2021-06-30'], False)]}),
+    ('the early 1990s connectionist models',
+     {'topic': [['connectionist models']], 'year': [(['1990-01-01', '1993-12-31'], False)]}),
+    ('abstractive summarization in ACL or EMNLP',
+     {'topic': [['abstractive summarization']], 'venue': [(['ACL', 'EMNLP'], False)]}),
+    ('coreference resolution at TACL',
+     {'topic': [['coreference resolution']], 'venue': [(['TACL'], False)]}),
+    ('published in Nature Medicine, deep learning for sepsis prediction',
+     {'topic': [['deep learning']], 'application': [['sepsis prediction']], 'venue': [(['Nature Medicine'], False)]}),
+    ('sentiment analysis of product reviews with BERT, excluding workshops',
+     {'topic': [['sentiment analysis of product reviews']], 'method': [['BERT']], 'venue': [(['Workshops'], True)]}),
+    ('named entity recognition not at COLING',
+     {'topic': [['named entity recognition']], 'venue': [(['COLING'], True)]}),
+    ('neurips, icml or iclr papers on optimization',
+     {'topic': [['optimization']], 'venue': [(['NeurIPS', 'ICML', 'ICLR'], False)]}),
+    ('no reviews on protein folding',
+     {'topic': [['protein folding']], 'publication_type': [(['survey'], True)]}),
+    ('only surveys of knowledge graph embedding',
+     {'topic': [['knowledge graph embedding']], 'publication_type': [(['survey'], False)]}),
+    ('meta-analyses of antidepressant trials',
+     {'topic': [['antidepressant trials']], 'publication_type': [(['meta-analysis'], False)]}),
+    ('position papers on AI ethics',
+     {'topic': [['AI ethics']], 'publication_type': [(['position'], False)]}),
+    ('dataset papers for low-resource languages',
+     {'application': [['low-resource languages']], 'publication_type': [(['dataset'], False)]}),
+    ('benchmark papers on code generation',
+     {'topic': [['code generation']], 'publication_type': [(['benchmark'], False)]}),
+    ('papers by Yoav Goldberg about syntactic parsing',
+     {'topic': [['syntactic parsing']], 'author': [(['Yoav Goldberg'], False)]}),
+    ('papers from Hinton on capsule networks',
+     {'topic': [['capsule networks']], 'author': [(['Hinton'], False)]}),
+    ('authored by Y. LeCun or Bengio, convolutional networks',
+     {'topic': [['convolutional networks']], 'author': [(['Y. LeCun', 'Bengio'], False)]}),
+    ('word sense disambiguation not by Navigli',
+     {'topic': [['word sense disambiguation']], 'author': [(['Navigli'], True)]}),
+    ('I want papers on question answering, not about machine translation',
+     {'topic': [['question answering']], 'exclusion': [['machine translation']]}),
+    ('speech translation, excluding speech recognition',
+     {'topic': [['speech translation']], 'exclusion': [['speech recognition']]}),
+    ('neural approaches rather than rule-based methods for named entity recognition',
+     {'topic': [['neural approaches']], 'application': [['named entity recognition']], 'exclusion': [['rule-based methods']]}),
+    ('contrastive learning without data augmentation',
+     {'topic': [['contrastive learning']], 'exclusion': [['data augmentation']]}),
+    ('machine translation except for English-German',
+     {'topic': [['machine translation']], 'exclusion': [['English-German']]}),
+    ('summarization but not extractive summarization',
+     {'topic': [['summarization']], 'exclusion': [['extractive summarization']]}),
+    ('find me papers on graph neural networks using attention for drug discovery evaluated on the MoleculeNet benchmark',
+     {'topic': [['graph neural networks']], 'method': [['attention']], 'application': [['drug discovery']], 'data': [['MoleculeNet']]}),
+    ('BERT fine-tuned on SQuAD',
+     {'topic': [['BERT']], 'data': [['SQuAD']]}),
+    ('relation extraction based on distant supervision',
+     {'topic': [['relation extraction']], 'method': [['distant supervision']]}),
+    ('CLIP-based image retrieval in the medical domain',
+     {'topic': [['CLIP-based image retrieval']], 'application': [['medical']]}),
+    ('reinforcement learning applied to robotics via simulation',
+     {'topic': [['reinforcement learning']], 'application': [['robotics']], 'method': [['simulation']]}),
+    ('question answering on the Natural Questions dataset',
+     {'topic': [['question answering']], 'data': [['Natural Questions']]}),
+    ('can you show me research about hallucination in large language models published in the last five years, no reviews',
+     {'topic': [['hallucination in large language models']], 'year': [(['2020-11-15', '2025-11-15'], False)], 'publication_type': [(['survey'], True)]}),
+    ('graph-based semi-supervised learning, label propagation',
+     {'topic': [['graph-based semi-supervised learning', 'label propagation']]}),
+    ('papers in Nature or Science about CRISPR',
+     {'topic': [['CRISPR']], 'venue': [(['Nature', 'Science'], False)]}),
+    ('deep learning in computer Science education',
+     {'topic': [['deep learning in computer Science education']]}),
+    ('zero-shot NER, not at COLING or LREC, excluding 2020',
+     {'topic': [['zero-shot NER']], 'venue': [(['COLING', 'LREC'], True)], 'year': [(['2020-01-01', '2020-12-31'], True)]}),
+    ('contrastive learning after 2018 before 2022',
+     {'topic': [['contrastive learning']], 'year': [(['2019-01-01', '2021-12-31'], False)]}),
+    ('text classification in 2019 or 2021',
+     {'topic': [['text classification']], 'year': [(['2019-01-01', '2021-12-31'], False)]}),
+    ('NER on the CoNLL-2003 dataset',
+     {'topic': [['NER']], 'data': [['CoNLL-2003']]}),
+    ('SemEval-2016 stance detection',
+     {'topic': [['SemEval-2016 stance detection']]}),
+    ('this year: diffusion models for audio',
+     {'topic': [['diffusion models']], 'application': [['audio']], 'year': [(['2025-01-01', '2025-11-15'], False)]}),
+    ('last year, instruction tuning',
+     {'topic': [['instruction tuning']], 'year': [(['2024-01-01', '2024-12-31'], False)]}),
+    ('in the past decade, explainable AI for finance',
+     {'topic': [['explainable AI']], 'application': [['finance']], 'year': [(['2015-11-15', '2025-11-15'], False)]}),
+    ('transformers for time series forecasting, trained on ETTh1 dataset',
+     {'topic': [['transformers']], 'application': [['time series forecasting']], 'data': [['ETTh1']]}),
+    ('studies on patients with diabetes using deep learning',
+     {'topic': [['patients with diabetes']], 'method': [['deep learning']]}),
+    ('Empirical study of transfer learning across languages, not surveys or overviews, ACL 2020',
+     {'topic': [['transfer learning']], 'application': [['languages']], 'publication_type': [(['empirical'], False), (['survey'], True)], 'venue': [(['ACL'], False)], 'year': [(['2020-01-01', '2020-12-31'], False)]}),
+    ('papers on active learning from 2015 to 2018 in EMNLP but not in Findings',
+     {'topic': [['active learning']], 'year': [(['2015-01-01', '2018-12-31'], False)], 'venue': [(['EMNLP'], False), (['Findings of ACL'], True)]}),
+    ('non-survey papers on vision transformers',
+     {'topic': [['vision transformers']], 'publication_type': [(['survey'], True)]}),
+    ('entity linking up to March 2020',
+     {'topic': [['entity linking']], 'year': [([None, '2020-03-31'], False)]}),
+    ('multilingual BERT 2020 or later',
+     {'topic': [['multilingual BERT']], 'year': [(['2020-01-01', None], False)]}),
+]
+
+
+@pytest.mark.parametrize(("intent", "expected"), CASES, ids=[c[0][:60] for c in CASES])
+def test_phrasing(intent: str, expected: dict) -> None:
+    assert summary(parse_intent(intent, None, TODAY)) == expected
+
+
+def test_table_is_large_enough() -> None:
+    assert len(CASES) >= 60

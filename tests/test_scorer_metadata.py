@@ -1,0 +1,66 @@
+"""Metadata checkpoints are decided exactly: a table of predicates x papers -> pass/fail."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from corpus.records import Author, Paper
+from litnav.records import MetadataPredicate as P
+from scorer.metadata import check, surname
+
+
+def paper(**kw) -> Paper:
+    return Paper(corpus_id="1", title=kw.pop("title", "Neural parsing of scientific text"), **kw)
+
+
+Y = dict(field="year", start=date(2019, 1, 1), end=date(2022, 12, 31))
+CASES = [
+    # year: only a year -> any day of that year in range
+    (P(**Y), paper(year=2021), True, "year 2021 is within 2019-01-01..2022-12-31"),
+    (P(**Y), paper(year=2019), True, "within"),
+    (P(**Y), paper(year=2018), False, "year 2018 is outside"),
+    (P(field="year", start=date(2025, 3, 1), end=date(2025, 10, 31)), paper(year=2025), True, "within"),
+    (P(field="year", end=date(2025, 10, 31)), paper(year=2025, publication_date=date(2025, 11, 2)), False,
+     "publication date 2025-11-02 is outside"),
+    (P(field="year", start=date(2020, 1, 1)), paper(year=2030), True, "within"),
+    (P(**Y), paper(), False, "year unknown"),
+    (P(**Y, negate=True), paper(year=2018), True, "negated constraint satisfied"),
+    (P(**Y, negate=True), paper(year=2020), False, "negated constraint violated"),
+    (P(**Y, negate=True), paper(), False, "year unknown"),
+    # venue: equality with the normalised venue, or contained in the raw venue
+    (P(field="venue", values=["acl"]), paper(venue="ACL"), True, "venue 'ACL' matches 'acl'"),
+    (P(field="venue", values=["EMNLP"]), paper(venue="ACL"), False, "none of"),
+    (P(field="venue", values=["EMNLP"]), paper(venue_raw="Proceedings of EMNLP 2020"), True, "contains"),
+    (P(field="venue", values=["ACL"], negate=True), paper(venue="ACL"), False, "violated"),
+    (P(field="venue", values=["ACL"], negate=True), paper(venue="NAACL"), True, "satisfied"),
+    (P(field="venue", values=["ACL"]), paper(), False, "venue unknown"),
+    # publication type
+    (P(field="publication_type", values=["survey"]), paper(publication_types=["Review"]), True, "'Review'"),
+    (P(field="publication_type", values=["survey"]), paper(title="A Survey of Parsing"), True, "title says"),
+    (P(field="publication_type", values=["survey"]), paper(publication_types=["JournalArticle"]), False, "not a review"),
+    (P(field="publication_type", values=["survey"], negate=True), paper(title="An Overview of NER"), False, "violated"),
+    (P(field="publication_type", values=["empirical"]), paper(), True, "empirical"),
+    (P(field="publication_type", values=["empirical"]), paper(title="Parsing: a review"), False, "a review"),
+    (P(field="publication_type", values=["conference"]), paper(publication_types=["Conference"]), True, "listed"),
+    # author: surname, case and accent folded; "Surname, First" accepted
+    (P(field="author", values=["Christopher Manning"]), paper(authors=[Author(name="C. D. Manning")]), True, "Manning"),
+    (P(field="author", values=["Müller, Anna"]), paper(authors=[Author(name="J. MULLER")]), True, "matches"),
+    (P(field="author", values=["Manning"]), paper(authors=[Author(name="Dan Jurafsky")]), False, "no author"),
+    (P(field="author", values=["Manning"], negate=True), paper(authors=[Author(name="Dan Jurafsky")]), True, "satisfied"),
+    (P(field="author", values=["Manning"]), paper(), False, "authors unknown"),
+]
+
+
+@pytest.mark.parametrize(("predicate", "p", "expected", "why"), CASES)
+def test_metadata_predicates(predicate, p, expected, why):
+    ok, rationale = check(predicate, p)
+    assert ok is expected
+    assert why in rationale
+
+
+def test_surname_forms():
+    assert surname("Manning, Christopher D.") == "manning"
+    assert surname("  José  Ñúñez ") == "nunez"
+    assert surname("") == ""

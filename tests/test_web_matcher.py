@@ -1,0 +1,85 @@
+"""The web matcher: id and title rules, and precision/recall on the labelled title-variant set."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from corpus.records import Paper
+from librarians.web import ExternalRecord, Matcher
+from librarians.web.evaluation import MemoryCorpus, evaluate
+from librarians.web.matcher import substituted_words, title_similarity
+
+WEB = Path(__file__).resolve().parent / "fixtures" / "web"
+
+
+def _jsonl(name: str) -> list[dict]:
+    with (WEB / name).open(encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def matcher() -> Matcher:
+    return Matcher(MemoryCorpus(Paper.model_validate(p) for p in _jsonl("corpus_papers.jsonl")))
+
+
+def _rec(title: str, authors=(), year=None, **ids) -> ExternalRecord:
+    return ExternalRecord(title=title, authors=list(authors), year=year, external_ids=ids, provider="test")
+
+
+def test_variant_set_is_generated_deterministically():
+    spec = importlib.util.spec_from_file_location("make_title_variants", WEB / "make_title_variants.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    regenerated = mod.generate(_jsonl("corpus_papers.jsonl"), _jsonl("outside_papers.jsonl"))
+    assert regenerated == _jsonl("title_variants.jsonl")
+
+
+def test_precision_and_recall_on_title_variants(matcher):
+    examples = _jsonl("title_variants.jsonl")
+    kinds = {e["kind"] for e in examples}
+    assert {"case", "punctuation", "typo", "arxiv_version", "subtitle_dropped", "subtitle_added",
+            "near_miss_same_authors", "outside"} <= kinds
+    m = evaluate(matcher, examples)
+    assert m["precision"] >= 0.95, m["false_verifications"]
+    assert m["recall"] >= 0.9, m["per_kind"]
+    assert m["mismatch_recall"] >= 0.95
+    assert m["per_kind"]["outside"].get("verified_correct", 0) == 0
+
+
+def test_exact_ids_win_and_are_normalised(matcher):
+    m = matcher.match(_rec("whatever the title says", ["Jacob Devlin"], 2019, doi="https://doi.org/10.18653/V1/N19-1423"))
+    assert (m.status, m.corpus_id, m.method) == ("metadata_mismatch", "fx002", "doi")
+    assert m.mismatches[0].startswith("title:")
+    m = matcher.match(_rec("Attention Is All You Need", ["A. Vaswani"], 2017, arxiv="arXiv:1706.03762v7"))
+    assert (m.status, m.corpus_id, m.method, m.confidence) == ("verified", "fx001", "arxiv", 1.0)
+    m = matcher.match(_rec("GloVe", [], None, acl="https://aclanthology.org/D14-1162.pdf"))
+    assert (m.status, m.corpus_id, m.method) == ("verified", "fx005", "acl")
+
+
+def test_title_rules_and_metadata_checks(matcher):
+    m = matcher.match(_rec("Deep residual learning for image recognition", ["He, Kaiming"], 2015))
+    assert (m.status, m.corpus_id, m.method) == ("verified", "fx003", "title_exact")  # year within +-1
+    m = matcher.match(_rec("Deep Residual Learning for Image Recognition", ["Kaiming He"], 2012))
+    assert m.status == "metadata_mismatch" and m.mismatches == ["year: 2012 vs corpus 2016"]
+    m = matcher.match(_rec("Deep Residual Learning for Image Recognition", ["Maria Garcia"], 2016))
+    assert m.status == "metadata_mismatch" and m.mismatches[0].startswith("authors: first author 'Maria Garcia'")
+    m = matcher.match(_rec("BERT", ["Devlin, J."], 2019))
+    assert (m.status, m.corpus_id, m.method) == ("verified", "fx002", "title_main")
+    m = matcher.match(_rec("BERT", [], None))  # a subtitle-less short title needs author + year
+    assert m.status == "not_found"
+    m = matcher.match(_rec("Identity Mappings in Deep Residual Networks", ["Kaiming He"], 2016))
+    assert m.status == "not_found"
+    m = matcher.match(_rec("", [], None))
+    assert m.status == "not_found" and m.reason
+
+
+def test_word_substitution_is_not_a_typo():
+    a = "exploring the limits of transfer learning with a unified text to text transformer"
+    assert substituted_words(a, a.replace("learning", "planning")) == 1
+    assert substituted_words(a, a.replace("learning", "leanring")) == 0
+    assert substituted_words("bert pre training of deep", "bert pretraining of deep") == 0
+    assert title_similarity(a, a.replace("learning", "planning")) < 0.9 < title_similarity(a, a.replace("learning", "lerning"))

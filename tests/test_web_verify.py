@@ -1,0 +1,108 @@
+"""Reference-list parsing and the ``litnav verify`` audit (in-memory corpus and a real one)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from corpus.records import Author, Document, Paper
+from librarians.web import ReferenceParseError, read_references, verify_references
+from librarians.web.evaluation import MemoryCorpus
+
+WEB = Path(__file__).resolve().parent / "fixtures" / "web"
+
+
+def _papers() -> list[Paper]:
+    with (WEB / "corpus_papers.jsonl").open(encoding="utf-8") as fh:
+        return [Paper.model_validate(json.loads(line)) for line in fh]
+
+
+@pytest.fixture(scope="module")
+def corpus() -> MemoryCorpus:
+    return MemoryCorpus(_papers())
+
+
+def test_every_format_is_read(tmp_path):
+    fmt, refs = read_references(WEB / "audit.bib")
+    assert fmt == "bibtex" and refs[0].key == "vaswani2017attention" and refs[0].line == 1
+    assert refs[0].record.authors[:2] == ["Vaswani, Ashish", "Shazeer, Noam"]
+    assert refs[1].record.external_ids["arxiv"] == "1810.04805"
+    ris = tmp_path / "refs.ris"
+    ris.write_text("TY  - JOUR\nTI  - Long Short-Term Memory\nAU  - Hochreiter, Sepp\nPY  - 1997\n"
+                   "DO  - 10.1162/neco.1997.9.8.1735\nER  - \n\nTY  - CONF\nT1  - Pointer Networks\nER  - \n")
+    fmt, refs = read_references(ris)
+    assert fmt == "ris" and [r.line for r in refs] == [1, 8] and refs[0].record.year == 1997
+    csl = tmp_path / "refs.json"
+    csl.write_text(json.dumps([{"id": "glove", "title": "GloVe: Global Vectors for Word Representation",
+                                "author": [{"family": "Pennington", "given": "Jeffrey"}],
+                                "issued": {"date-parts": [[2014]]}, "DOI": "10.3115/v1/D14-1162"}]))
+    fmt, refs = read_references(csl)
+    assert fmt == "csl-json" and refs[0].record.authors == ["Pennington, Jeffrey"]
+    titles = tmp_path / "refs"
+    titles.write_text("# my list\nAttention Is All You Need\n\nLatent Dirichlet Allocation\n")
+    fmt, refs = read_references(titles)
+    assert fmt == "titles" and [(r.key, r.line) for r in refs] == [("line 2", 2), ("line 4", 4)]
+
+
+@pytest.mark.parametrize("name,text,where", [
+    ("bad.bib", "@article{ok, title={A}, year={2020}}\n\n@article{broken,\n  title = {B\n  year = 2020,\n}\n"
+                "@misc{c, title={C}}\n", r"bad\.bib:3: BibTeX entry cannot be parsed"),
+    ("notitle.bib", "@article{x,\n  author={Doe, J.},\n  year={2020}\n}\n", r"notitle\.bib:1: entry 'x' has no title"),
+    ("bad.json", '[{"title": "A"},\n {"title": }]', r"bad\.json:2: invalid JSON"),
+    ("bad.ris", "TI  - no type line\nER  - \n", r"bad\.ris:1: no RIS entries"),
+])
+def test_parse_errors_name_file_and_line(tmp_path, name, text, where):
+    p = tmp_path / name
+    p.write_text(text)
+    with pytest.raises(ReferenceParseError, match=where):
+        read_references(p)
+
+
+def test_audit_finds_fabricated_and_misdated_references(corpus):
+    report = verify_references(WEB / "audit.bib", corpus)
+    by_key = {r.key: r for r in report.references}
+    assert by_key["vaswani2017attention"].status == "verified"
+    assert by_key["devlin2019bert"].method == "arxiv" and by_key["devlin2019bert"].corpus_id == "fx002"
+    assert by_key["he2016resnet"].method == "title_fuzzy"  # a typo in the title
+    assert by_key["lewis2020rag"].status == "verified"
+    assert by_key["hochreiter2001lstm"].status == "metadata_mismatch"
+    assert by_key["hochreiter2001lstm"].mismatches == ["year: 2001 vs corpus 1997"]
+    assert by_key["hochreiter2001lstm"].corpus_id == "fx007"
+    assert by_key["smith2019glove"].mismatches[0].startswith("authors:")
+    for fake in ("zhang2021quantum", "vaswani2018attentionnot", "karpukhin2021dense"):
+        assert by_key[fake].status == "not_found" and by_key[fake].corpus_id is None
+    assert report.totals == {"references": 9, "verified": 4, "metadata_mismatch": 2, "not_found": 3}
+
+
+def test_cli_verify_end_to_end_on_a_real_corpus(tmp_path):
+    """Build a tiny real corpus (metadata only) and run ``litnav verify`` through the CLI."""
+    corpus_mod = pytest.importorskip("corpus")
+    if not hasattr(corpus_mod, "CorpusWriter"):
+        pytest.skip("corpus.CorpusWriter is not available yet")
+    from typer.testing import CliRunner
+
+    from litnav.cli import _register, app
+
+    papers = _papers()[:12]
+    cdir = tmp_path / "corpus"
+    with corpus_mod.CorpusWriter.open(cdir) as w:
+        with w.source("fixture", 1, "0" * 64) as tx:
+            tx.add_documents([Document(paper=p) for p in papers])
+        w.finalize(progress=False)
+    _register()
+    out = tmp_path / "audit.json"
+    res = CliRunner().invoke(app, ["verify", str(WEB / "audit.bib"), "--corpus", str(cdir), "--json", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "not in corpus" in res.output and "metadata mismatch" in res.output
+    report = json.loads(out.read_text())
+    by_key = {r["key"]: r for r in report["references"]}
+    assert by_key["devlin2019bert"]["corpus_id"] == "fx002" and by_key["devlin2019bert"]["status"] == "verified"
+    assert by_key["hochreiter2001lstm"]["status"] == "metadata_mismatch"
+    assert by_key["lewis2020rag"]["status"] == "not_found"  # not among the 12 papers built
+    assert report["totals"]["references"] == 9
+    bad = tmp_path / "bad.bib"
+    bad.write_text("@article{broken,\n title = {x\n")
+    res = CliRunner().invoke(app, ["verify", str(bad), "--corpus", str(cdir)])
+    assert res.exit_code == 1 and "bad.bib:1" in res.output

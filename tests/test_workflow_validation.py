@@ -1,0 +1,82 @@
+"""Workflow validation: every invalid workflow is a clear error naming the node and field."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from librarians import WorkflowError, load_workflow, validate_workflow
+from librarians.operators.fusion import reciprocal_rank_fusion
+from litnav.records import Checklist, Checkpoint, Node, Workflow
+from litnav.settings import Settings
+from navigator.planner import plan_workflow
+
+
+def _checklist() -> Checklist:
+    return Checklist(intent="dense retrieval for QA since 2020", checkpoints=[
+        Checkpoint(id="c1", kind="topic", text="The paper studies dense retrieval", terms=["dense retrieval"]),
+        Checkpoint(id="c2", kind="application", text="The paper targets question answering",
+                   terms=["question answering"]),
+    ])
+
+
+def test_planned_workflow_is_valid_and_acyclic():
+    wf = plan_workflow(_checklist(), Settings())
+    order, params = validate_workflow(wf)
+    assert order[-1] == wf.output == "rank"
+    assert {"semantic_c1", "lexical_c2", "fuse", "evidence", "score"} <= set(order)
+    assert order.index("fuse") > order.index("semantic_intent")
+    assert params["fuse"].method == "rrf"
+
+
+@pytest.mark.parametrize("mutate, node, field, phrase", [
+    (lambda d: d["nodes"][0].update(op="teleport"), "semantic_intent", "op", "unknown operator"),
+    (lambda d: d["nodes"][0]["params"].update(k=0), "semantic_intent", "params.k", "greater than"),
+    (lambda d: d["nodes"][0]["params"].update(colour="red"), "semantic_intent", "params.colour", "Extra"),
+    (lambda d: d["nodes"][0].update(inputs=["fuse"]), "semantic_intent", "inputs", "takes 0..0 inputs"),
+    (lambda d: d.update(output="nowhere"), None, "output", "not a node id"),
+])
+def test_invalid_workflow_names_node_and_field(mutate, node, field, phrase):
+    data = plan_workflow(_checklist(), Settings()).model_dump()
+    mutate(data)
+    with pytest.raises(WorkflowError) as info:
+        validate_workflow(Workflow.model_validate(data))
+    assert info.value.node_id == node
+    assert info.value.field == field
+    assert phrase in str(info.value)
+
+
+def test_type_mismatch_and_cycle_are_rejected():
+    wrong = Workflow(nodes=[
+        Node(id="a", op="semantic_search", params={"query": "x"}),
+        Node(id="s", op="score", inputs=["a"]),
+    ], output="s")
+    with pytest.raises(WorkflowError, match="produces 'pool' but score needs 'evidence'"):
+        validate_workflow(wrong)
+    cyclic = Workflow(nodes=[
+        Node(id="u1", op="union", inputs=["u2"]),
+        Node(id="u2", op="union", inputs=["u1"]),
+    ], output="u1")
+    with pytest.raises(WorkflowError, match="cycle"):
+        validate_workflow(cyclic)
+
+
+def test_load_workflow_file_errors_name_the_file(tmp_path):
+    bad = tmp_path / "wf.json"
+    bad.write_text("{not json")
+    with pytest.raises(WorkflowError, match="wf.json"):
+        load_workflow(bad)
+    data = plan_workflow(_checklist(), Settings()).model_dump()
+    data["nodes"][1]["params"]["k"] = "many"
+    bad.write_text(json.dumps(data))
+    with pytest.raises(WorkflowError, match=r"wf.json.*lexical_intent.*params.k"):
+        load_workflow(bad)
+
+
+def test_reciprocal_rank_fusion_hand_computed():
+    fused = dict(reciprocal_rank_fusion([["a", "b"], ["b", "c"]], k=60))
+    assert fused["b"] == pytest.approx(1 / 62 + 1 / 61)
+    assert fused["a"] == pytest.approx(1 / 61)
+    assert fused["c"] == pytest.approx(1 / 62)
+    assert [d for d, _ in reciprocal_rank_fusion([["a", "b"], ["b", "c"]])] == ["b", "a", "c"]
