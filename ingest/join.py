@@ -22,8 +22,17 @@ import orjson
 
 from ingest.io import iter_records
 
-ID_FIELD = {"s2orc-pdf-parse": "paper_id", "s2-abstracts": "corpusid", "s2-s2orc": "corpusid"}
-"""Content format -> the field holding the join key."""
+ID_FIELD = {"s2orc-pdf-parse": "paper_id", "s2-abstracts": "corpusid", "s2-s2orc": "corpusid",
+            "s2orc-metadata": "paper_id", "s2-papers": "corpusid"}
+"""Content or metadata format -> the field holding the join key."""
+
+
+def record_key(value: Any, key_field: str) -> str | None:
+    """The join key of a raw record (ids as int or str, stripped), None when it has none."""
+    key = value.get(key_field) if isinstance(value, dict) else None
+    if isinstance(key, bool) or not isinstance(key, (str, int)) or str(key).strip() == "":
+        return None
+    return str(key).strip()
 
 
 class ContentStore:
@@ -53,11 +62,11 @@ class ContentStore:
                 bad.append((str(path), rec.line, rec.error))
                 continue
             value = rec.value
-            key = value.get(key_field) if isinstance(value, dict) else None
-            if isinstance(key, bool) or not isinstance(key, (str, int)) or str(key).strip() == "":
+            key = record_key(value, key_field)
+            if key is None:
                 bad.append((str(path), rec.line, f"field {key_field!r}: missing or not an id"))
                 continue
-            rows.append((fmt, str(key).strip(), str(path), rec.line, orjson.dumps(value)))
+            rows.append((fmt, key, str(path), rec.line, orjson.dumps(value)))
             n += 1
             if len(rows) >= batch:
                 self._flush(rows)
@@ -79,6 +88,18 @@ class ContentStore:
             return None
         self._db.execute("UPDATE content SET used=1 WHERE fmt=? AND key=?", (fmt, key))
         return row[0], row[1], orjson.loads(row[2])
+
+    def mark_taken(self, path: Path, fmt: str, content_formats: tuple[str, ...]) -> None:
+        """Mark as used the content records that the metadata file ``path`` (format ``fmt``)
+        would take, without reading them: for a metadata unit a previous build already
+        committed, so that a re-run does not hand its content back as leftovers (rejects, or
+        s2orc rows stored alone over the committed paper)."""
+        key_field = ID_FIELD[fmt]
+        keys = [(k,) for rec in iter_records(path) if rec.error is None
+                and (k := record_key(rec.value, key_field)) is not None]
+        for cf in content_formats:
+            self._db.executemany(f"UPDATE content SET used=1 WHERE fmt='{cf}' AND key=?", keys)
+        self._db.commit()
 
     def leftovers(self, path: Path) -> Iterator[tuple[int, Any]]:
         """``(line, value)`` of the records of ``path`` that no metadata row took, in line order."""

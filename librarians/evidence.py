@@ -37,8 +37,9 @@ def locate_evidence(
     if not cps:
         return {cid: {} for cid in corpus_ids}
     q = np.stack([query_vectors[evidence_query(c)] for c in cps]).astype(np.float32)
+    many = corpus.chunk_vectors_many(corpus_ids)
     for cid in corpus_ids:
-        chunks, vectors = corpus.chunk_vectors(cid)
+        chunks, vectors = many[cid]
         per: dict[str, list[Evidence]] = {c.id: [] for c in cps}
         if len(chunks):
             sims = np.asarray(vectors, dtype=np.float32) @ q.T

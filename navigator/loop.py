@@ -47,7 +47,9 @@ class SearchRun:
     """One search: builds the graph, runs it, and assembles the ``Session``.
 
     ``planner(intent, corpus, settings) -> (Checklist, Workflow | None, engine_name)`` and
-    ``reflector`` default to the rule-based ones; LLM variants plug in here.
+    ``reflector`` default to the rule-based ones; LLM variants plug in here. A ``reflector``,
+    ``teacher`` or ``llm_reranker`` with an ``engine`` attribute names the engine recorded in
+    ``Session.engines`` for its role (including any fallback it took).
     """
 
     def __init__(
@@ -242,6 +244,10 @@ class SearchRun:
             self._bar.close()
         results = build_results(self.corpus, self.stage.ranked, self.found_by, self.top_k)
         self.timings["total"] = time.perf_counter() - t0
+        for role, hook in (("reflection", self.reflector), ("reranker", self.llm_reranker),
+                           ("scorer", self.stage.teacher if self.stage.student else None)):
+            if getattr(hook, "engine", None):  # LLM hooks name their engine, and any fallback taken
+                self.engines[role] = hook.engine
         self.engines.setdefault("scorer", getattr(self.stage.student, "name", "none") if self.stage.student
                                 else "none (retrieval score)")
         self.engines.setdefault("reranker", "listwise")

@@ -28,26 +28,40 @@ def search(
     meter=None,
     progress: bool = False,
     today: date | None = None,
+    ask=None,
 ) -> Session:
     """Run a checklist-driven search of ``intent`` over ``corpus`` and return the session.
 
     ``workflow`` replaces the planned round-1 workflow (a user-edited plan); ``rounds``/``top_k``
-    override the settings. Raises ``WorkflowError`` for an invalid workflow, ``ValueError`` for an
-    empty intent, and LLM errors when a configured LLM role fails without an explicit fallback.
+    override the settings. LLM roles configured in ``settings.llm`` replace the no-LLM engines
+    (``navigator.agents``); their tokens are counted in ``meter`` (one is made when None) and
+    land in ``session.usage``. ``ask(question, options, default) -> answer`` answers a clarifying
+    question when ``navigator.interactive`` is true (default: a terminal prompt); questions and
+    answers land in ``session.clarifications``. Raises ``WorkflowError`` for an invalid
+    workflow, ``ValueError`` for an empty intent, and ``LLMError`` when a configured LLM role
+    fails without an explicit fallback (``llm.fallback``).
     """
     from scorer import load_student
 
     settings = settings or Settings()
     student = load_student(settings.scorer.student) if settings.scorer.enabled else None
-    agents = _llm_agents(settings, meter)
+    agents = _llm_agents(settings, meter, corpus=corpus, student=student, ask=ask, top_k=top_k, today=today)
     run = SearchRun(intent, corpus, settings, workflow=workflow, rounds=rounds, top_k=top_k, student=student,
-                    web_fn=_web_fn(settings), progress=progress, today=today, **agents)
+                    web_fn=_web_fn(settings), progress=progress, today=today, **agents.hooks())
     session = run.run()
-    if agents.get("meter") is not None:
-        session.usage = agents["meter"].by_role()
+    session.usage = agents.meter.by_role()
+    if agents.planner is not None:
+        session.clarifications = list(agents.planner.clarifications)
     return session
 
 
-def _llm_agents(settings: Settings, meter) -> dict:
-    """LLM-backed planner, reflector, teacher and listwise reranker for the configured roles."""
-    return {}
+def _llm_agents(settings: Settings, meter, *, corpus, student=None, ask=None, top_k=None, today=None):
+    """LLM-backed planner, reflector, teacher and listwise reranker for the configured roles
+    (``navigator.agents.build_agents``)."""
+    from navigator.agents import build_agents
+
+    if ask is None and settings.navigator.interactive:
+        from navigator.clarify import terminal_ask
+
+        ask = terminal_ask
+    return build_agents(settings, corpus, meter=meter, student=student, ask=ask, top_k=top_k, today=today)

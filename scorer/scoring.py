@@ -75,7 +75,8 @@ def _content_rationale(cp: Checkpoint, p_about: float, score: float, quote, ev_b
         head = f"{cp.kind} '{cp.text}' {verdict}: P(satisfied) = {p_about:.2f}, score {score:.1f}/5"
     if quote is None:
         return f"{head}; no evidence chunk located, judged on title/abstract terms only"
-    return f"{head}; best evidence ({ev_best.section}, cosine {ev_best.similarity:.2f}): \"{quote.text}\""
+    label = "closest evidence" if cp.kind == "exclusion" else "best evidence"
+    return f"{head}; {label} ({ev_best.section}, cosine {ev_best.similarity:.2f}): \"{quote.text}\""
 
 
 def score_papers(

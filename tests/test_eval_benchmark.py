@@ -81,3 +81,14 @@ def test_qrels_header_and_orphan_queries(tmp_path):
 def test_needs_one_format(tmp_path):
     with pytest.raises(BenchmarkError, match="either"):
         load_benchmark(queries=tmp_path / "q.jsonl")
+
+
+def test_scifact_train_golden_records(shared_data):
+    d = shared_data / "scifact-train"
+    b = load_benchmark(queries=d / "queries_train.jsonl", qrels=d / "qrels_train.tsv")
+    assert len(b.tasks) == 505 and b.skipped_queries == []
+    assert sum(len(t.gold) for t in b.tasks) == 564
+    first, last = b.tasks[0], b.tasks[-1]
+    assert (first.qid, first.query, first.gold) == ("2", "1 in 5 million in UK have abnormal PrP positivity.", {"13734012": 1})
+    assert (last.qid, last.gold) == ("1406", {"2617858": 1})
+    assert last.query.startswith("\u03b2-sheet opening")

@@ -92,4 +92,4 @@ def test_eval_bad_input_is_a_clear_error(tiny_corpus, app, tmp_path):
     result = runner.invoke(app, ["eval", "--corpus", str(tiny_corpus), "--bench", str(bench), "--systems", "bm99"])
     assert result.exit_code == 2 and "unknown system 'bm99'" in result.output
     result = runner.invoke(app, ["eval", "--corpus", str(tiny_corpus), "--queries", str(bench)])
-    assert result.exit_code != 0
+    assert result.exit_code == 2 and "both --queries FILE and --qrels FILE" in result.output

@@ -24,9 +24,6 @@ class FakeCorpus:
     def papers(self, ids):
         return {i: self._papers[i] for i in ids if i in self._papers}
 
-    def all_ids(self):
-        return list(self._papers)
-
 
 class Fixed:
     """Returns a canned SystemRun per query text."""
@@ -188,3 +185,17 @@ def test_system_names_and_ablations():
         check_system_names(["bm26"])
     with pytest.raises(ValueError, match="rounds must be >= 1"):
         check_system_names(["litnav-rounds-0"])
+
+
+def test_paired_difference_against_bm25():
+    bm25 = _perfect()
+    bm25.name = "bm25"
+    rep = evaluate(BENCH, [bm25, _multi()], CORPUS, [5], progress=False)
+    mean, lo, hi = rep.deltas("bm25")["litnav-fake"]["MRR"]
+    # per query: 1 vs 1/2 and 1 vs 1 -> differences -0.5, 0
+    assert mean == pytest.approx(-0.25)
+    assert lo <= mean <= hi and lo >= -0.5 and hi <= 0.0
+    data = report_to_dict(rep)
+    assert data["systems"]["litnav-fake"]["delta_vs_bm25"]["MRR"][0] == pytest.approx(-0.25)
+    assert "delta_vs_bm25" not in data["systems"]["bm25"]
+    assert "Difference from bm25" in to_markdown(rep)

@@ -60,11 +60,15 @@ def web_search(params: WebSearchParams, inputs: list, ctx: RunContext, node_id: 
     for rank, hit in enumerate(outcome.hits, 1):
         if hit.corpus_id in found:
             continue
-        hits.append((hit.corpus_id, float(hit.confidence)))
+        hits.append((hit.corpus_id, float(hit.confidence)))  # verified mapping confidence
         found[hit.corpus_id] = [
             FoundBy(channel="web", round=ctx.round, node_id=node_id, score=float(hit.confidence),
                     rank=rank, provider=hit.provider)
         ]
+    remarks = []
     if outcome.unverified:
-        ctx.note(node_id, f"{len(outcome.unverified)} external hits not verified against the corpus (dropped)")
+        remarks.append(f"{len(outcome.unverified)} external hits not verified against the corpus (dropped)")
+    remarks += [f"provider error: {e}" for e in getattr(outcome, "errors", [])]
+    if remarks:
+        ctx.note(node_id, "; ".join(remarks))
     return Pool(hits, found)

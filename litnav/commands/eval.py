@@ -7,6 +7,8 @@ from typing import Optional
 
 import typer
 
+from litnav.commands.common import SetOpt, SettingsOpt, fail, settings_from
+
 
 def _csv(value: str) -> list[str]:
     return [v.strip() for v in value.split(",") if v.strip()]
@@ -32,27 +34,32 @@ def register(app: typer.Typer) -> None:
         markdown: Optional[Path] = typer.Option(None, "--markdown", help="Write a Markdown report here."),
         run_dir: Optional[Path] = typer.Option(None, "--run-dir", help="Write TREC run files DIR/<system>.run."),
         plot: Optional[Path] = typer.Option(None, "--plot", help="PNG of recall per round (litnav systems)."),
-        set_: list[str] = typer.Option([], "--set", help="Settings override group.field=value (repeatable)."),
-        settings_file: Optional[Path] = typer.Option(None, "--settings", help="Settings file (JSON or TOML)."),
+        set_: Optional[list[str]] = SetOpt,
+        settings_file: Optional[Path] = SettingsOpt,
         no_progress: bool = typer.Option(False, "--no-progress", help="Hide the progress bars."),
     ) -> None:
         """Measure systems against a benchmark: metrics with 95% bootstrap CIs, per-round recall."""
+        from corpus import CorpusError
         from litnav.evaluation.benchmark import BenchmarkError
+        from litnav.evaluation.harness import EvaluationError
         from litnav.evaluation.run import Outputs, run_evaluation
-        from litnav.settings import SettingsError, load_settings
 
-        if (bench is None) == (queries is None and qrels is None) or (bench is None and (queries is None or qrels is None)):
-            raise typer.BadParameter("give --bench FILE, or both --queries FILE and --qrels FILE")
+        beir = queries is not None or qrels is not None
+        if (bench is None) == (not beir) or (beir and (queries is None or qrels is None)):
+            fail("give --bench FILE, or both --queries FILE and --qrels FILE", code=2)
+        if not corpus.exists():
+            fail(f"corpus directory {corpus} does not exist (build one with `litnav build SOURCE --corpus {corpus}`)")
         try:
             ks = [int(x) for x in _csv(k)]
-        except ValueError as exc:
-            raise typer.BadParameter(f"--k {k!r}: expected comma-separated integers") from exc
+        except ValueError:
+            fail(f"--k {k!r}: expected comma-separated integers", code=2)
+        settings = settings_from(settings_file, set_)
         try:
-            settings = load_settings(settings_file, set_)
             run_evaluation(
                 corpus, bench=bench, queries=queries, qrels=qrels, systems=_csv(systems), ks=ks, limit=limit,
                 settings=settings, outputs=Outputs(json_out, markdown, run_dir, plot), progress=not no_progress,
             )
-        except (BenchmarkError, SettingsError, ValueError) as exc:
-            typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(2) from exc
+        except (BenchmarkError, ValueError) as exc:
+            fail(str(exc), code=2)
+        except (CorpusError, EvaluationError) as exc:
+            fail(str(exc))

@@ -20,10 +20,15 @@ def search_cmd(
     json_out: Optional[Path] = typer.Option(None, "--json", help="Write the session file here."),
     workflow: Optional[Path] = typer.Option(None, "--workflow", help="Run this (edited) workflow JSON in round 1."),
     rationales: int = typer.Option(3, "--rationales", help="Results whose rationales are printed."),
+    interactive: Optional[bool] = typer.Option(
+        None, "--interactive/--no-interactive",
+        help="Let the LLM navigator ask a clarifying question (default: only when stdin is a terminal)."),
     settings_file: Optional[Path] = SettingsOpt,
     overrides: Optional[list[str]] = SetOpt,
 ) -> None:
     """Search the corpus for papers matching a complex intent; print a ranked table and write a session."""
+    import sys
+
     from librarians import WorkflowError, load_workflow
     from litnav.llm import LLMError
     from navigator import search
@@ -31,6 +36,8 @@ def search_cmd(
     from navigator.session_io import write_session
 
     settings = settings_from(settings_file, overrides)
+    ask = sys.stdin.isatty() if interactive is None else interactive
+    settings = settings.model_copy(update={"navigator": settings.navigator.model_copy(update={"interactive": ask})})
     c = open_corpus(corpus, settings)
     with clean_errors(WorkflowError, LLMError, ValueError):
         wf = load_workflow(workflow) if workflow else None

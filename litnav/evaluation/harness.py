@@ -20,11 +20,9 @@ COST_METRICS = ("hallucination_rate", "latency_s", "tokens", "cost_usd")
 
 
 class CorpusLookup(Protocol):
-    """What the harness needs from a corpus: record lookup and the id set (``corpus.Corpus`` has both)."""
+    """What the harness needs from a corpus: record lookup by id (``corpus.Corpus.papers``)."""
 
     def papers(self, ids: Iterable[str]) -> dict[str, Paper]: ...
-
-    def all_ids(self) -> list[str]: ...
 
 
 class EvaluationError(RuntimeError):
@@ -65,6 +63,30 @@ class EvalReport:
     resamples: int = DEFAULT_RESAMPLES
     seed: int = DEFAULT_SEED
     meta: dict[str, Any] = field(default_factory=dict)
+
+    def reference(self) -> str | None:
+        """The baseline others are compared against: ``bm25`` when evaluated, else None."""
+        return "bm25" if "bm25" in self.systems and len(self.systems) > 1 else None
+
+    def deltas(self, reference: str, metrics: Sequence[str] | None = None) -> dict[str, dict[str, tuple[float, float, float]]]:
+        """Paired differences against ``reference``: system -> metric -> (mean difference, low, high).
+
+        The interval is the paired bootstrap over queries (per-query differences resampled
+        with this report's seed), so a low bound above 0 means the system beats the reference
+        on that metric at the 95% level. ``metrics`` default to nDCG@K, Recall@K and MRR.
+        """
+        names = list(metrics) if metrics else [*(f"nDCG@{k}" for k in self.ks), *(f"Recall@{k}" for k in self.ks), "MRR"]
+        ref = self.systems[reference].per_query
+        out: dict[str, dict[str, tuple[float, float, float]]] = {}
+        for name, res in self.systems.items():
+            if name == reference:
+                continue
+            out[name] = {}
+            for m in names:
+                diffs = [res.per_query[t.qid][m] - ref[t.qid][m] for t in self.benchmark.tasks]
+                lo, hi = bootstrap_ci(diffs, resamples=self.resamples, seed=self.seed)
+                out[name][m] = (sum(diffs) / len(diffs), lo, hi)
+        return out
 
     @property
     def missing_gold_count(self) -> int:
@@ -171,14 +193,15 @@ def evaluate(
     """Evaluate every system on the same benchmark and corpus; system names must be unique.
 
     ``ks`` are the cut-offs (sorted, de-duplicated); ``resamples``/``seed`` drive the bootstrap.
-    Gold ids absent from ``corpus.all_ids()`` are reported in ``EvalReport.missing_gold`` and
+    Gold ids that are not corpus records are reported in ``EvalReport.missing_gold`` and
     stay in the judgements (they count against recall for every system alike).
     """
     ks = sorted(set(ks))
     names = [s.name for s in systems]
     if len(set(names)) != len(names):
         raise ValueError(f"system names must be unique, got {names}")
-    missing = benchmark.missing_gold(set(corpus.all_ids()))
+    gold = sorted({cid for t in benchmark.tasks for cid in t.relevant})
+    missing = benchmark.missing_gold(set(corpus.papers(gold)))
     results = {
         s.name: evaluate_system(s, benchmark, corpus, ks, resamples=resamples, seed=seed, progress=progress)
         for s in systems

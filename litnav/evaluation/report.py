@@ -4,7 +4,8 @@ The JSON (:func:`report_to_dict`) holds, per system name under ``"systems"``, th
 under their usual names (``nDCG@10``, ``Recall@20``, ``F1@20``, ``Precision@5``, ``Hit@10``,
 ``MRR``, ``hallucination_rate``, ``latency_s``, ``tokens``, ``cost_usd``), plus ``ci``
 (metric -> [low, high]), ``per_query`` (qid -> metric -> value), ``stage_seconds``,
-``per_round``, ``hallucinated`` and ``missing_gold``.
+``per_round``, ``hallucinated``, ``missing_gold`` and, when ``bm25`` was evaluated,
+``delta_vs_bm25`` (metric -> [mean paired difference, low, high]).
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ def _missing(report: EvalReport) -> dict[str, Any]:
 def report_to_dict(report: EvalReport) -> dict[str, Any]:
     """The whole report as JSON-ready data (see module doc)."""
     missing = _missing(report)
+    ref = report.reference()
+    deltas = report.deltas(ref) if ref else {}
     systems = {}
     for name, res in report.systems.items():
         systems[name] = {
@@ -47,6 +50,8 @@ def report_to_dict(report: EvalReport) -> dict[str, Any]:
             "hallucinated": res.hallucinated,
             "missing_gold": missing,
         }
+        if name in deltas:
+            systems[name][f"delta_vs_{ref}"] = {m: list(v) for m, v in deltas[name].items()}
     return {
         "benchmark": {
             "source": report.benchmark.source,
@@ -92,8 +97,9 @@ def _fmt(metric: str, value: float) -> str:
     return f"{value:.3f}"
 
 
-def _rows(report: EvalReport) -> list[tuple[str, list[str], int | None]]:
-    """(metric, cells, index of the best system or None) for the comparison table."""
+def _rows(report: EvalReport) -> list[tuple[str, list[str], set[int]]]:
+    """(metric, cells, indices of the best systems) for the comparison table; no best for
+    cost rows or when all systems tie."""
     names = list(report.systems)
     rows = []
     for metric in [*metric_names(report.ks), *COST_METRICS]:
@@ -102,11 +108,28 @@ def _rows(report: EvalReport) -> list[tuple[str, list[str], int | None]]:
         for n, v in zip(names, values):
             lo, hi = report.systems[n].ci[metric]
             cells.append(f"{_fmt(metric, v)} [{_fmt(metric, lo)}, {_fmt(metric, hi)}]")
-        best = None
+        best: set[int] = set()
         if metric not in COST_METRICS and len(names) > 1 and max(values) > min(values):
-            best = values.index(max(values))
+            best = {i for i, v in enumerate(values) if v == max(values)}
         rows.append((metric, cells, best))
     return rows
+
+
+def _delta_rows(report: EvalReport) -> tuple[str, list[str], list[tuple[str, list[str]]]] | None:
+    ref = report.reference()
+    if ref is None:
+        return None
+    deltas = report.deltas(ref)
+    others = list(deltas)
+    metrics = list(next(iter(deltas.values())))
+    rows = []
+    for m in metrics:
+        cells = []
+        for n in others:
+            mean, lo, hi = deltas[n][m]
+            cells.append(f"{mean:+.3f} [{lo:+.3f}, {hi:+.3f}]{'*' if lo > 0 else ''}")
+        rows.append((m, cells))
+    return ref, others, rows
 
 
 def _round_rows(report: EvalReport) -> list[tuple[str, list[str]]]:
@@ -138,8 +161,14 @@ def to_markdown(report: EvalReport) -> str:
         "|---|" + "---|" * len(names),
     ]
     for metric, cells, best in _rows(report):
-        shown = [f"**{c}**" if i == best else c for i, c in enumerate(cells)]
+        shown = [f"**{c}**" if i in best else c for i, c in enumerate(cells)]
         lines.append(f"| {metric} | " + " | ".join(shown) + " |")
+    delta = _delta_rows(report)
+    if delta:
+        ref, others, rows = delta
+        lines += ["", f"## Difference from {ref} (paired bootstrap 95% CI; * = CI above 0)", "",
+                  "| metric | " + " | ".join(others) + " |", "|---|" + "---|" * len(others)]
+        lines += [f"| {m} | " + " | ".join(cells) + " |" for m, cells in rows]
     rounds = _round_rows(report)
     if rounds:
         lines += ["", "## Recall per round (gain over the previous round)", "",
@@ -177,8 +206,18 @@ def print_report(report: EvalReport, console: Any = None) -> None:
     for n in names:
         table.add_column(n, justify="right")
     for metric, cells, best in _rows(report):
-        table.add_row(metric, *[f"[bold green]{c}[/]" if i == best else c for i, c in enumerate(cells)])
+        table.add_row(metric, *[f"[bold green]{c}[/]" if i in best else c for i, c in enumerate(cells)])
     console.print(table)
+    delta = _delta_rows(report)
+    if delta:
+        ref, others, rows = delta
+        dt = Table(title=f"Difference from {ref} (paired bootstrap 95% CI; * = CI above 0)")
+        dt.add_column("metric", style="bold")
+        for n in others:
+            dt.add_column(n, justify="right")
+        for m, cells in rows:
+            dt.add_row(m, *cells)
+        console.print(dt)
     rounds = _round_rows(report)
     if rounds:
         rt = Table(title="Recall per round (gain over previous round)")

@@ -42,11 +42,12 @@ def run_evaluation(
 ) -> EvalReport:
     """Evaluate ``systems`` on a benchmark over the corpus at ``corpus_dir``.
 
-    Systems return ``max(ks)`` results each. The plot is drawn only when some system reports
+    Systems return ``max(ks)`` results each. The corpus is read with the encoder of
+    ``settings.corpus.model_path`` when set (else the corpus's own model). The plot is drawn only when some system reports
     rounds. Raises ``BenchmarkError`` (bad benchmark file), ``ValueError`` (unknown system,
     bad cut-off) and the corpus's own errors when the corpus cannot be opened.
     """
-    from corpus import Corpus
+    from corpus import Corpus, Encoder
 
     settings = settings or Settings()
     outputs = outputs or Outputs()
@@ -55,7 +56,8 @@ def run_evaluation(
     if not ks or ks[0] < 1:
         raise ValueError(f"cut-offs must be positive integers, got {list(ks)}")
     benchmark = load_benchmark(bench, queries=queries, qrels=qrels).limit(limit)
-    corpus = Corpus.open(corpus_dir)
+    encoder = Encoder(settings.corpus) if settings.corpus.model_path else None
+    corpus = Corpus.open(corpus_dir, encoder=encoder)
     try:
         built = make_systems(names, corpus, settings, depth=max(ks))
         meta = {"corpus": str(corpus_dir), "corpus_fingerprint": corpus.fingerprint(), "systems": names,
