@@ -267,6 +267,12 @@ class Corpus:
         rows = self._q("SELECT abstract FROM abstracts WHERE corpus_id = ?", [corpus_id])
         return rows[0][0] if rows else None
 
+    def abstracts(self, ids: Iterable[str]) -> dict[str, str]:
+        """Abstracts of the given ids in one query (ids without an abstract are absent)."""
+        rows = self._q_ids("SELECT corpus_id, abstract FROM abstracts WHERE corpus_id IN (SELECT corpus_id FROM _ids)",
+                           ids)
+        return {cid: text for cid, text in rows if text}
+
     def full_text(self, corpus_id: str) -> str | None:
         """Abstract then body paragraphs joined by a blank line (what chunk offsets index into); None when no text."""
         abstract = self.abstract(corpus_id)

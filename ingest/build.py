@@ -2,8 +2,9 @@
 
 Flow: expand sources -> plan units (format per file, joins) -> fingerprint (size + sha256) ->
 skip units the manifest already holds -> load content files of the remaining units into the
-join store -> per unit, one ``CorpusWriter.source`` transaction written in batches -> finalize
-(title resolution, chunking, embedding, indexes).
+join store -> per unit, one ``CorpusWriter.source`` transaction written in batches (on a
+background thread, so DuckDB's inserts overlap with parsing) -> finalize (title resolution,
+chunking, embedding, indexes).
 
 Within one build the readers merge what belongs to one paper (metadata + pdf_parse; papers +
 abstracts + s2orc) before the writer sees it. Across builds the writer's upsert replaces a
@@ -258,11 +259,15 @@ def build(
             for u in units:
                 if u.fmt in CONTENT_FORMATS and u.path in needed:
                     store.add_file(u.path, u.fmt)
-            for u in units:  # committed metadata units still own their content records
-                if u not in todo and u.fmt in PRIMARY_FOR and needed.intersection(u.covers):
-                    store.mark_taken(u.path, u.fmt, PRIMARY_FOR[u.fmt])
-            report.seconds["join"] = time.perf_counter() - t0
             ctx = ReadContext(content=store, mapping=mapping or {})
+            for u in units:
+                # A metadata unit committed by an earlier (interrupted) build still owns the content
+                # records it joined: read it again without writing, so that they are taken and not
+                # handed back as leftovers (rejects, or s2orc rows stored alone over its papers).
+                if u not in todo and u.fmt in PRIMARY_FOR and needed.intersection(u.covers):
+                    for _ in iter_unit(u, ctx):
+                        pass
+            report.seconds["join"] = time.perf_counter() - t0
             t0 = time.perf_counter()
             bar = tqdm(todo, desc="ingest", unit="file", disable=not progress)
             with _fewer_gc_passes():

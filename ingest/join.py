@@ -22,9 +22,8 @@ import orjson
 
 from ingest.io import iter_records
 
-ID_FIELD = {"s2orc-pdf-parse": "paper_id", "s2-abstracts": "corpusid", "s2-s2orc": "corpusid",
-            "s2orc-metadata": "paper_id", "s2-papers": "corpusid"}
-"""Content or metadata format -> the field holding the join key."""
+ID_FIELD = {"s2orc-pdf-parse": "paper_id", "s2-abstracts": "corpusid", "s2-s2orc": "corpusid"}
+"""Content format -> the field holding the join key."""
 
 
 def record_key(value: Any, key_field: str) -> str | None:
@@ -88,18 +87,6 @@ class ContentStore:
             return None
         self._db.execute("UPDATE content SET used=1 WHERE fmt=? AND key=?", (fmt, key))
         return row[0], row[1], orjson.loads(row[2])
-
-    def mark_taken(self, path: Path, fmt: str, content_formats: tuple[str, ...]) -> None:
-        """Mark as used the content records that the metadata file ``path`` (format ``fmt``)
-        would take, without reading them: for a metadata unit a previous build already
-        committed, so that a re-run does not hand its content back as leftovers (rejects, or
-        s2orc rows stored alone over the committed paper)."""
-        key_field = ID_FIELD[fmt]
-        keys = [(k,) for rec in iter_records(path) if rec.error is None
-                and (k := record_key(rec.value, key_field)) is not None]
-        for cf in content_formats:
-            self._db.executemany(f"UPDATE content SET used=1 WHERE fmt='{cf}' AND key=?", keys)
-        self._db.commit()
 
     def leftovers(self, path: Path) -> Iterator[tuple[int, Any]]:
         """``(line, value)`` of the records of ``path`` that no metadata row took, in line order."""

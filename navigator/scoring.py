@@ -29,6 +29,7 @@ class ScoringStage:
         self.evidence: dict[str, dict[str, list[Evidence]]] = {}
         self.retrieval_score: dict[str, float] = {}
         self.ranked: list[ScoredPaper] = []
+        self.extra: dict[str, dict] = {}
 
     def _complete_evidence(self, ids: list[str], ctx: RunContext, k: int) -> None:
         cps = locatable(ctx.checklist.checkpoints)
@@ -74,4 +75,19 @@ class ScoringStage:
         evidence = {cid: self.evidence.get(cid, {}) for cid in present}
         if self.teacher is not None:
             return self.teacher.score_papers([papers[c] for c in present], ctx.checklist, evidence)
-        return score_papers([papers[c] for c in present], ctx.checklist, evidence, self.student)
+        self._complete_extra(present, papers)
+        cps = locatable(ctx.checklist.checkpoints)
+        vectors = {c.id: ctx.query_vectors[evidence_query(c)] for c in cps if evidence_query(c) in ctx.query_vectors}
+        return score_papers([papers[c] for c in present], ctx.checklist, evidence, self.student,
+                            checkpoint_vectors=vectors, extra=self.extra)
+
+    def _complete_extra(self, ids: list[str], papers: dict) -> None:
+        """Abstracts and title vectors (the student's title-similarity and coverage inputs),
+        read and encoded once per paper."""
+        missing = [cid for cid in ids if cid not in self.extra]
+        if not missing:
+            return
+        abstracts = self.corpus.abstracts(missing)
+        titles = self.corpus.encode([papers[c].title for c in missing])
+        for cid, vec in zip(missing, titles):
+            self.extra[cid] = {"abstract": abstracts.get(cid), "title_vector": vec}

@@ -114,3 +114,15 @@ def test_from_scifact_on_a_mini_fixture(fixtures):
     assert kidney.evidence[0].similarity >= kidney.evidence[1].similarity
     assert kidney.checkpoint.terms  # key phrases from the claim
     assert all(r.label_score == 0 for r in rows if r.label_relevant == 0)
+
+
+def test_default_model_records_its_training(shared_data):
+    """The shipped default student names the SciFact files it was trained on (by hash) and its
+    held-out metrics, so `python -m scorer.train_default` can be checked against it."""
+    from scorer import load_student
+    from scorer.data import scifact_hash
+
+    meta = load_student().training
+    assert meta["data_sha256"] == scifact_hash(shared_data / "scifact-train")
+    assert meta["heldout"]["n_claims"] > 50 and 0.5 < meta["heldout"]["auc"] <= 1.0
+    assert meta["sources"] == ["scifact"]

@@ -1,0 +1,77 @@
+"""``litnav build``, ``litnav stats --json`` and ``litnav show --json`` through the typer app,
+on one tiny corpus built once for the module, plus their error paths."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from litnav.cli import _register, app
+
+if not any(c.name == "build" for c in app.registered_commands):
+    _register()
+
+runner = CliRunner()
+COUNTS = ("papers", "abstracts", "full_texts", "chunks", "citations", "rejects")
+
+
+@pytest.fixture(scope="module")
+def corpus(fixtures: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("cli") / "corpus"
+    src = fixtures / "ingest"
+    result = runner.invoke(app, ["build", str(src / "generic.jsonl"), str(src / "papers"),
+                                 "--corpus", str(path), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert "papers" in result.output and "rejects" in result.output
+    return path
+
+
+def test_build_then_stats_json(corpus: Path) -> None:
+    result = runner.invoke(app, ["stats", "--corpus", str(corpus), "--json"])
+    assert result.exit_code == 0, result.output
+    stats = json.loads(result.output)
+    assert all(isinstance(stats[k], int) for k in COUNTS), stats
+    # generic.jsonl: 3 papers + 4 rejected lines; papers/: 2 full-text papers
+    assert (stats["papers"], stats["rejects"], stats["full_texts"]) == (5, 4, 2)
+    assert stats["abstracts"] == 4 and stats["chunks"] > 0
+
+
+def test_rebuild_skips_ingested_files(corpus: Path, fixtures: Path) -> None:
+    result = runner.invoke(app, ["build", str(fixtures / "ingest" / "generic.jsonl"), "--corpus", str(corpus),
+                                 "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert "files skipped (already ingested)" in result.output
+
+
+def test_show_json(corpus: Path) -> None:
+    result = runner.invoke(app, ["show", "2020.acl-main.207", "--corpus", str(corpus), "--json"])
+    assert result.exit_code == 0, result.output
+    view = json.loads(result.output)
+    paper = view["paper"]
+    assert paper["corpus_id"] == "2020.acl-main.207" and paper["year"] == 2020 and paper["venue"] == "ACL"
+    assert paper["external_ids"]["doi"] == "10.18653/v1/2020.acl-main.207"
+    assert view["abstract"] == "Representation learning is critical."
+    assert view["chunks"] and view["chunks"][0]["section"] == "Abstract"
+
+
+def test_show_unknown_paper(corpus: Path) -> None:
+    result = runner.invoke(app, ["show", "no-such-id", "--corpus", str(corpus)])
+    assert result.exit_code == 1 and "no paper 'no-such-id'" in result.output
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["build", "{tmp}/missing.jsonl"], "no such file"),
+    (["build", "{fx}/generic.jsonl", "--format", "pdf"], "unknown format 'pdf'"),
+    (["build", "{fx}/generic.jsonl", "--map", "id"], "expected target=source_field"),
+    (["build", "{fx}/generic.jsonl", "--map", "colour=acl_id"], "unknown target 'colour'"),
+    (["stats"], "does not exist"),
+])
+def test_error_paths(args: list[str], message: str, fixtures: Path, tmp_path: Path) -> None:
+    argv = [a.format(tmp=tmp_path, fx=fixtures / "ingest") for a in args] + ["--corpus", str(tmp_path / "c")]
+    result = runner.invoke(app, argv)
+    assert result.exit_code != 0
+    assert message in " ".join(result.output.split()), result.output  # rich wraps long lines
+    assert not (tmp_path / "c").exists()  # a rejected command creates no corpus
