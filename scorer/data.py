@@ -7,9 +7,13 @@ One row is one (checkpoint, paper) pair with its located evidence and labels::
      "evidence": [{"text": "...", "similarity": 0.61, "section": "Abstract"}],
      "label_score": 5.0,          # 0-5, Judgement semantics (for kind "exclusion": 5 = respected)
      "label_relevant": 1,         # paper-level relevance 0/1, or null when unknown
-     "source": "scifact",         # "scifact" | "teacher"
+     "source": "scifact",         # "scifact" | "beir" | "teacher"
      "group": "claim-2:13734012", # rows of one (intent, paper) pair share a group (optional)
-     "rationale": ["..."]}        # optional: verbatim evidence sentences (quote-picking labels)
+     "rationale": ["..."],        # optional: verbatim evidence sentences (quote-picking labels)
+     "teacher": {...}}            # optional: the teacher's own words (``TeacherLabel``)
+
+``group`` is ``"{intent or claim id}:{corpus_id}"``; the part before the first ``:`` identifies
+the intent, which held-out splits keep together (``scorer.agreement.split_rows``).
 
 Rows of the same ``group`` are the checkpoints of one (intent, paper) pair; the holistic
 relevance model is trained on groups (a row without a group is a group of its own).
@@ -64,6 +68,20 @@ class RowEvidence(_Row):
     section: str = "Abstract"
 
 
+class TeacherLabel(_Row):
+    """What an LLM teacher said about one (paper, checkpoint): its rationale text, the verbatim
+    quote it gave, its holistic probability p that the paper is relevant to the intent, the
+    engine name, and the candidate bucket the paper came from (``positive``, ``partial``,
+    ``hard_negative``, ``random``)."""
+
+    rationale: str
+    quote: str | None = None
+    probability: float = Field(ge=0.0, le=1.0)
+    engine: str
+    bucket: str | None = None
+    intent: str | None = None
+
+
 class TrainingRow(_Row):
     """One labelled (checkpoint, paper, evidence) example; see the module docstring."""
 
@@ -72,9 +90,15 @@ class TrainingRow(_Row):
     evidence: list[RowEvidence] = Field(default_factory=list)
     label_score: float = Field(ge=0.0, le=5.0)
     label_relevant: int | None = Field(None, ge=0, le=1)
-    source: Literal["scifact", "teacher"]
+    source: Literal["scifact", "beir", "teacher"]
     group: str | None = None
     rationale: list[str] = Field(default_factory=list)
+    teacher: TeacherLabel | None = None
+
+    def dump_stable(self) -> str:
+        """JSON of the row without optional fields added after format 1 when they are unset,
+        so hashes of older data (e.g. the default student's ``rows_sha256``) do not change."""
+        return self.model_dump_json(exclude={"teacher"} if self.teacher is None else None)
 
 
 class DataError(ValueError):

@@ -68,8 +68,11 @@ def is_front_section(section: str) -> bool:
 
 
 def checkpoint_terms(text: str, terms: list[str]) -> tuple[frozenset[str], list[str]]:
-    """(stemmed term set, phrase keys for ``phrase_in``) of a checkpoint."""
-    term_set = stem_set(" ".join([text, *terms]))
+    """(stemmed term set, phrase keys for ``phrase_in``) of a checkpoint.
+
+    With key phrases (``terms``) the term set is theirs alone: the statement around them
+    ("The paper studies ...") carries no topical words to look for in the evidence."""
+    term_set = stem_set(" ".join(terms)) if terms else stem_set(text)
     phrases = list(terms) if terms else key_phrases(text)
     return term_set, [k for k in (phrase_key(p) for p in phrases) if k]
 

@@ -32,7 +32,7 @@ import numpy as np
 from corpus.records import Paper
 from litnav.records import Checkpoint, Checklist, Evidence, Judgement, ScoredPaper
 from scorer import metadata as meta
-from scorer.features import EvidenceItem, FeatureInput, checkpoint_terms, feature_matrix
+from scorer.features import EvidenceItem, FeatureInput, checkpoint_terms
 from scorer.quote import pick_quote
 from scorer.student import Student, relevance_features
 
@@ -89,6 +89,9 @@ def score_papers(
 ) -> list[ScoredPaper]:
     """Score many papers in one vectorised pass (same order as ``papers``).
 
+    ``student`` is any loaded student (``load_student``): a feature ``Student`` or a
+    ``scorer.cross_encoder.CrossEncoderStudent``; its ``name`` becomes the judgements' engine.
+
     ``evidence[corpus_id][checkpoint_id]`` is the located evidence (missing = none).
     ``checkpoint_vectors[checkpoint_id]`` (L2-normalised) together with
     ``extra[corpus_id]["title_vector"]`` gives the ``title_sim`` feature (imputed otherwise);
@@ -118,8 +121,7 @@ def score_papers(
                                       evidence=[EvidenceItem(e.text, e.similarity, e.section) for e in evs],
                                       title_sim=tsim))
             where.append((pi, cp, evs))
-    x = feature_matrix(items)
-    p_about = student.satisfaction(x) if len(items) else np.zeros(0)
+    p_about = student.predict_satisfaction(items) if len(items) else np.zeros(0)
 
     per_paper: list[list[Judgement]] = [[] for _ in papers]
     content_scores: list[list[tuple[float, float]]] = [[] for _ in papers]

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from scorer.features import FEATURE_NAMES
+from scorer.features import FEATURE_NAMES, FeatureInput, feature_matrix
 
 FORMAT = "litnav-scorer-student/1"
 RELEVANCE_FEATURES: tuple[str, ...] = ("content_mean", "content_min", "metadata_pass", "best_sim")
@@ -133,6 +133,11 @@ class Student:
         """P(checkpoint satisfied) for each row of the feature matrix."""
         return self.checkpoint_model.predict_proba(np.asarray(x, dtype=np.float64)[:, self._cp_cols])
 
+    def predict_satisfaction(self, items: list[FeatureInput]) -> np.ndarray:
+        """P(satisfied) ``[n]`` for (checkpoint, paper, evidence) pairs: the interface
+        ``scorer.scoring.score_papers`` calls (shared with ``CrossEncoderStudent``)."""
+        return self.satisfaction(feature_matrix(items))
+
     def relevance(self, r: np.ndarray) -> np.ndarray:
         """Holistic relevance probability for each row of aggregated features."""
         return self.relevance_model.predict_proba(np.asarray(r, dtype=np.float64)[:, self._rel_cols])
@@ -183,7 +188,33 @@ def default_model_path() -> Path:
     return Path(str(resources.files("scorer") / "models" / DEFAULT_MODEL))
 
 
-def load_student(path: str | Path | None = None) -> Student:
+STUDENT_FILE = "student.json"
+"""The document inside a student folder (``load_student`` on a directory)."""
+
+
+def load_student(path: str | Path | None = None):
     """Load a student from ``path``, or the bundled default when ``path`` is None
-    (``ScorerSettings.student``)."""
-    return Student.load(default_model_path() if path is None else path)
+    (``ScorerSettings.student``).
+
+    ``path`` is a feature-student JSON file, or a folder holding ``student.json``; the folder's
+    document names the kind (``FORMAT`` = feature student; ``scorer.cross_encoder.FORMAT`` = a
+    ``CrossEncoderStudent``, whose weights sit beside it). Both kinds offer ``name``,
+    ``predict_satisfaction(items)`` and ``relevance(r)``. Raises ``StudentError`` for a bad or
+    unknown document and ``OSError`` when the path cannot be read."""
+    path = default_model_path() if path is None else Path(path)
+    if not path.is_dir():
+        return Student.load(path)
+    doc_path = path / STUDENT_FILE
+    if not doc_path.is_file():
+        raise StudentError(f"{path}: a student folder needs {STUDENT_FILE}")
+    try:
+        fmt = json.loads(doc_path.read_text(encoding="utf-8")).get("format")
+    except (json.JSONDecodeError, AttributeError) as exc:
+        raise StudentError(f"{doc_path}: {exc}") from exc
+    if fmt == FORMAT:
+        return Student.load(doc_path)
+    from scorer import cross_encoder
+
+    if fmt == cross_encoder.FORMAT:
+        return cross_encoder.CrossEncoderStudent.load(path)
+    raise StudentError(f"{doc_path}: format {fmt!r}, expected {FORMAT!r} or {cross_encoder.FORMAT!r}")

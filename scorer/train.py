@@ -140,7 +140,7 @@ def train_student(rows: Iterable[TrainingRow], seed: int = 0, *, name: str = DEF
     training = {
         "seed": seed, "C": c, "folds": k, "n_rows": len(rows), "n_groups": len(rel_x),
         "n_positive": int((t >= 0.5).sum()), "sources": sorted({r.source for r in rows}),
-        "rows_sha256": hashlib.sha256("\n".join(r.model_dump_json() for r in rows).encode()).hexdigest(),
+        "rows_sha256": hashlib.sha256("\n".join(r.dump_stable() for r in rows).encode()).hexdigest(),
     }
     training.update(metadata or {})
     return Student(name=name, checkpoint_model=cp_model, relevance_model=rel_model, training=training)
