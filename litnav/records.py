@@ -131,13 +131,16 @@ class Evidence(_Record):
 class Judgement(_Record):
     """The scorer's verdict on one checkpoint for one paper.
 
-    ``score`` is 0–5; ``quote`` is a verbatim substring of ``evidence[quote_index].text``
+    ``score`` is 0–5; ``quote`` is a verbatim substring of the evidence chunk ``quote_chunk_id``
     (None for metadata checkpoints, whose rationale names the field and value).
     ``engine`` names what produced it, e.g. ``"metadata"``, ``"student:logreg-scifact-v1"``,
-    ``"llm:Qwen/Qwen3-8B"``.
+    ``"llm:Qwen/Qwen3-8B"``. ``checkpoint_id`` is written as ``id`` in session files.
     """
 
-    checkpoint_id: str
+    model_config = ConfigDict(extra="forbid", serialize_by_alias=True, validate_by_name=True,
+                              validate_by_alias=True)
+
+    checkpoint_id: str = Field(alias="id")
     kind: CheckpointKind
     text: str
     score: float = Field(ge=0.0, le=5.0)

@@ -3,10 +3,29 @@
 from __future__ import annotations
 
 from datetime import date
+from pathlib import Path
 
 from litnav.records import Session, Workflow
 from litnav.settings import Settings
 from navigator.loop import SearchRun
+
+
+CORPUS_STUDENT = ("scorer/student.json", "scorer/student")
+"""Corpus-local students, tried in order under the corpus folder when ``scorer.student`` is None."""
+
+
+def student_path(settings: Settings, corpus) -> str | None:
+    """The student to load: ``settings.scorer.student``; else a corpus-local one
+    (``DIR/scorer/student.json`` or the folder ``DIR/scorer/student/``); else None (the bundled
+    default)."""
+    if settings.scorer.student is not None:
+        return settings.scorer.student
+    directory = getattr(corpus, "directory", None)
+    for rel in CORPUS_STUDENT if directory is not None else ():
+        candidate = Path(directory) / rel
+        if candidate.exists():
+            return str(candidate)
+    return None
 
 
 def _web_fn(settings: Settings):
@@ -44,7 +63,7 @@ def search(
     from scorer import load_student
 
     settings = settings or Settings()
-    student = load_student(settings.scorer.student) if settings.scorer.enabled else None
+    student = load_student(student_path(settings, corpus)) if settings.scorer.enabled else None
     agents = _llm_agents(settings, meter, corpus=corpus, student=student, ask=ask, top_k=top_k, today=today)
     run = SearchRun(intent, corpus, settings, workflow=workflow, rounds=rounds, top_k=top_k, student=student,
                     web_fn=_web_fn(settings), progress=progress, today=today, **agents.hooks())
