@@ -16,7 +16,7 @@ app = typer.Typer(
     add_completion=False,
 )
 
-COMMANDS: tuple[str, ...] = ("build", "stats", "show", "search", "demo", "verify", "eval")
+COMMANDS: tuple[str, ...] = ("build", "stats", "show", "search", "demo", "verify", "eval", "scorer")
 
 
 def _register() -> None:

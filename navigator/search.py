@@ -54,7 +54,9 @@ def search(
     ``workflow`` replaces the planned round-1 workflow (a user-edited plan); ``rounds``/``top_k``
     override the settings. LLM roles configured in ``settings.llm`` replace the no-LLM engines
     (``navigator.agents``); their tokens are counted in ``meter`` (one is made when None) and
-    land in ``session.usage``. ``ask(question, options, default) -> answer`` answers a clarifying
+    land in ``session.usage``. The student is ``scorer.student``, else a corpus-local one
+    (``student_path``), else the bundled default; its name lands in ``session.engines["scorer"]``.
+    ``ask(question, options, default) -> answer`` answers a clarifying
     question when ``navigator.interactive`` is true (default: a terminal prompt); questions and
     answers land in ``session.clarifications``. Raises ``WorkflowError`` for an invalid
     workflow, ``ValueError`` for an empty intent, and ``LLMError`` when a configured LLM role

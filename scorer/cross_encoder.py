@@ -244,7 +244,7 @@ def train_cross_encoder(
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             opt.step()
             sched.step()
-            losses.append(float(loss))
+            losses.append(float(loss.detach()))
             bar.update(1)
     bar.close()
     student = CrossEncoderStudent(name=name, model=ce, max_seq_length=max_seq_length, relevance_model=None)

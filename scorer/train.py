@@ -83,12 +83,15 @@ def _model(x: np.ndarray, t: np.ndarray, names: tuple[str, ...], folds: np.ndarr
     impute = np.where(n_ok > 0, np.where(ok, x, 0.0).sum(axis=0) / np.maximum(n_ok, 1), 0.0)
     x = np.where(np.isnan(x), impute, x)
     oof = np.zeros(len(t))
+    coef, b0, mu, sd = _fit_logreg(x, t, c)
     for f in np.unique(folds):
         tr, te = folds != f, folds == f
-        coef, b0, mu, sd = _fit_logreg(x[tr], t[tr], c)
-        oof[te] = ((x[te] - mu) / sd) @ coef + b0
+        if len(np.unique(t[tr] >= 0.5)) < 2:  # one key (or one class) only: no held-out fit possible
+            oof[te] = ((x[te] - mu) / sd) @ coef + b0
+            continue
+        fc, fb, fmu, fsd = _fit_logreg(x[tr], t[tr], c)
+        oof[te] = ((x[te] - fmu) / fsd) @ fc + fb
     a, b = _platt(oof, t)
-    coef, b0, mu, sd = _fit_logreg(x, t, c)
     model = LinearModel(features=list(names), mean=mu.tolist(), scale=sd.tolist(), coef=coef.tolist(),
                         intercept=b0, impute=impute.tolist(), calibration_a=a, calibration_b=b)
     return model, 1.0 / (1.0 + np.exp(-(a * oof + b)))
