@@ -28,6 +28,7 @@ class ScoringStage:
         self.carry = carry
         self.evidence: dict[str, dict[str, list[Evidence]]] = {}
         self.retrieval_score: dict[str, float] = {}
+        self.retrieval_rank: dict[str, int] = {}
         self.ranked: list[ScoredPaper] = []
         self.extra: dict[str, dict] = {}
 
@@ -51,8 +52,9 @@ class ScoringStage:
 
     def __call__(self, evpool: EvidencePool, ctx: RunContext) -> ScoredPool:
         top = max((s for _, s in evpool.pool.hits), default=1.0) or 1.0
-        for cid, s in evpool.pool.hits:
+        for rank, (cid, s) in enumerate(evpool.pool.hits, 1):
             self.retrieval_score.setdefault(cid, s / top)
+            self.retrieval_rank[cid] = min(rank, self.retrieval_rank.get(cid, rank))
         for cid, per in evpool.evidence.items():
             self.evidence.setdefault(cid, {}).update(per)
         carried = [p.corpus_id for p in self.ranked[: self.carry]]
@@ -83,11 +85,11 @@ class ScoringStage:
 
     def _complete_extra(self, ids: list[str], papers: dict) -> None:
         """Abstracts and title vectors (the student's title-similarity and coverage inputs),
-        read and encoded once per paper."""
+        read and encoded once per paper, and each paper's best rank in the fused retrieval lists."""
         missing = [cid for cid in ids if cid not in self.extra]
-        if not missing:
-            return
-        abstracts = self.corpus.abstracts(missing)
-        titles = self.corpus.encode([papers[c].title for c in missing])
+        abstracts = self.corpus.abstracts(missing) if missing else {}
+        titles = self.corpus.encode([papers[c].title for c in missing]) if missing else []
         for cid, vec in zip(missing, titles):
             self.extra[cid] = {"abstract": abstracts.get(cid), "title_vector": vec}
+        for cid in ids:
+            self.extra[cid]["retrieval_rank"] = self.retrieval_rank.get(cid)

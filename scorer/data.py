@@ -58,6 +58,10 @@ class RowPaper(_Row):
     title_similarity: float | None = Field(
         None, description="cosine(checkpoint, title) when known; a missing value is imputed."
     )
+    retrieval_rank: int | None = Field(
+        None, ge=1, description="1-based rank of the paper in the fused retrieval list of the intent "
+        "(reciprocal rank fusion of BM25 and dense); a missing value is imputed."
+    )
 
 
 class RowEvidence(_Row):
@@ -98,7 +102,12 @@ class TrainingRow(_Row):
     def dump_stable(self) -> str:
         """JSON of the row without optional fields added after format 1 when they are unset,
         so hashes of older data (e.g. the default student's ``rows_sha256``) do not change."""
-        return self.model_dump_json(exclude={"teacher"} if self.teacher is None else None)
+        exclude: dict = {}
+        if self.teacher is None:
+            exclude["teacher"] = True
+        if self.paper.retrieval_rank is None:
+            exclude["paper"] = {"retrieval_rank"}
+        return self.model_dump_json(exclude=exclude or None)
 
 
 class DataError(ValueError):
@@ -212,6 +221,33 @@ def _embed(texts: list[str], encoder: Encoder | None, cache: Path | None, tag: s
     return vec
 
 
+def _hybrid_ranks(docs: list[dict], claims: list[dict], sent_vec: np.ndarray, cvec: dict[str, np.ndarray],
+                  offsets: np.ndarray, owner: np.ndarray, rrf_k: int = 60) -> dict[str, np.ndarray]:
+    """Per claim, the 1-based rank of every document in the reciprocal rank fusion (k=60) of BM25
+    over title + abstract and dense retrieval (max cosine over the abstract's sentences) — the
+    same kind of fused list the search pipeline's candidates come from."""
+    import bm25s
+
+    texts = [f"{d['title']} {' '.join(d['sentences'])}" for d in docs]
+    retriever = bm25s.BM25()
+    retriever.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
+    out: dict[str, np.ndarray] = {}
+    n = len(docs)
+    for claim in sorted({c["claim"] for c in claims}):
+        lex = retriever.get_scores(bm25s.tokenize([claim], stopwords="en", show_progress=False,
+                                                  return_ids=False)[0])
+        dense = np.full(n, -1.0, dtype=np.float32)
+        np.maximum.at(dense, owner, sent_vec @ cvec[claim])
+        fused = np.zeros(n)
+        for scores in (lex, dense):
+            order = np.argsort(-np.asarray(scores), kind="stable")
+            fused[order] += 1.0 / (rrf_k + np.arange(1, n + 1))
+        rank = np.empty(n, dtype=np.int64)
+        rank[np.argsort(-fused, kind="stable")] = np.arange(1, n + 1)
+        out[claim] = rank
+    return out
+
+
 def from_scifact(data_dir: str | Path, *, encoder: Encoder | None = None, cache_dir: str | Path | None = None,
                  n_hard: int = 5, n_random: int = 5, evidence_k: int = 2, seed: int = 0) -> Iterator[TrainingRow]:
     """Training rows from SciFact (``corpus.jsonl`` + ``claims_train.csv``).
@@ -249,6 +285,8 @@ def from_scifact(data_dir: str | Path, *, encoder: Encoder | None = None, cache_
     rng = random.Random(seed)
     done_neg: set[str] = set()
 
+    ranks = _hybrid_ranks(docs, claims, sent_vec, cvec, offsets, owner)
+
     def row(c: dict, doc: dict, sims: np.ndarray, label: int) -> TrainingRow:
         order = np.argsort(-sims, kind="stable")[:evidence_k]
         title_sim = float(title_vec[idx[doc["doc_id"]]] @ cvec[c["claim"]])
@@ -256,7 +294,7 @@ def from_scifact(data_dir: str | Path, *, encoder: Encoder | None = None, cache_
         return TrainingRow(
             checkpoint=RowCheckpoint(kind="topic", text=c["claim"], terms=key_phrases(c["claim"])),
             paper=RowPaper(corpus_id=doc["doc_id"], title=doc["title"], abstract=" ".join(doc["sentences"]),
-                           title_similarity=title_sim),
+                           title_similarity=title_sim, retrieval_rank=int(ranks[c["claim"]][idx[doc["doc_id"]]])),
             evidence=[RowEvidence(text=doc["sentences"][i], similarity=float(sims[i]), section="Abstract")
                       for i in order],
             label_score=5.0 * label, label_relevant=label, source="scifact",

@@ -34,7 +34,7 @@ from litnav.records import Checkpoint, Checklist, Evidence, Judgement, ScoredPap
 from scorer import metadata as meta
 from scorer.features import EvidenceItem, FeatureInput, checkpoint_terms
 from scorer.quote import pick_quote
-from scorer.student import Student, relevance_features
+from scorer.student import Student, relevance_features, retrieval_rr
 
 METADATA_ENGINE = "metadata"
 
@@ -95,7 +95,9 @@ def score_papers(
     ``evidence[corpus_id][checkpoint_id]`` is the located evidence (missing = none).
     ``checkpoint_vectors[checkpoint_id]`` (L2-normalised) together with
     ``extra[corpus_id]["title_vector"]`` gives the ``title_sim`` feature (imputed otherwise);
-    ``extra[corpus_id]["abstract"]`` (str) adds the abstract to the term-coverage features.
+    ``extra[corpus_id]["abstract"]`` (str) adds the abstract to the term-coverage features;
+    ``extra[corpus_id]["retrieval_rank"]`` (1-based rank in the fused retrieval list) feeds the
+    holistic probability's retrieval feature.
     Raises ``ValueError`` when evidence belongs to another paper or a metadata checkpoint lacks
     a predicate.
     """
@@ -146,7 +148,8 @@ def score_papers(
         passed = float(np.mean([j.score >= 2.5 for j in metas])) if metas else 1.0
         sc = np.array([s for s, _ in content_scores[pi]], dtype=np.float64)
         w = np.array([w for _, w in content_scores[pi]], dtype=np.float64)
-        rel_rows.append(relevance_features(sc, w, float(best_sim[pi]), passed))
+        rank = extra.get(paper.corpus_id, {}).get("retrieval_rank")
+        rel_rows.append(relevance_features(sc, w, float(best_sim[pi]), passed, retrieval=retrieval_rr(rank)))
         by_id = {j.checkpoint_id: j for j in per_paper[pi] + metas}
         per_paper[pi] = [by_id[c.id] for c in checklist.checkpoints]
     probs = student.relevance(np.vstack(rel_rows)) if papers else np.zeros(0)

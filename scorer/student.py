@@ -15,6 +15,7 @@ the feature names, and the training metadata; ``scikit-learn`` is only needed to
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -25,7 +26,7 @@ import numpy as np
 from scorer.features import FEATURE_NAMES, FeatureInput, feature_matrix
 
 FORMAT = "litnav-scorer-student/1"
-RELEVANCE_FEATURES: tuple[str, ...] = ("content_mean", "content_min", "metadata_pass", "best_sim")
+RELEVANCE_FEATURES: tuple[str, ...] = ("content_mean", "content_min", "metadata_pass", "best_sim", "retrieval_rr")
 """content_mean/min: weighted mean / min of the content and exclusion judgement scores over 5;
 metadata_pass: fraction of metadata checkpoints passed (1 when there are none);
 best_sim: the highest evidence cosine over the content checkpoints."""
@@ -33,9 +34,16 @@ best_sim: the highest evidence cosine over the content checkpoints."""
 DEFAULT_MODEL = "default.json"
 
 
+def retrieval_rr(rank: int | None) -> float:
+    """The retrieval feature of a paper from its 1-based rank in the fused (reciprocal rank
+    fusion) retrieval list: ``1 / (1 + ln rank)`` in (0, 1]; NaN (imputed) when unknown."""
+    return 1.0 / (1.0 + math.log(rank)) if rank and rank >= 1 else math.nan
+
+
 def relevance_features(scores: np.ndarray, weights: np.ndarray, best_sim: float,
-                       metadata_pass: float = 1.0) -> np.ndarray:
-    """Aggregate one paper's content/exclusion judgement scores (0-5) into ``RELEVANCE_FEATURES``.
+                       metadata_pass: float = 1.0, retrieval: float = math.nan) -> np.ndarray:
+    """Aggregate one paper's content/exclusion judgement scores (0-5) into ``RELEVANCE_FEATURES``;
+    ``retrieval`` is ``retrieval_rr(rank)`` of the paper (NaN when unknown: the model imputes).
 
     Without content judgements, ``content_mean``/``content_min`` fall back to ``metadata_pass``."""
     if len(scores):
@@ -44,7 +52,7 @@ def relevance_features(scores: np.ndarray, weights: np.ndarray, best_sim: float,
         low = float(scores.min()) / 5.0
     else:
         mean = low = metadata_pass
-    return np.array([mean, low, metadata_pass, best_sim], dtype=np.float64)
+    return np.array([mean, low, metadata_pass, best_sim, retrieval], dtype=np.float64)
 
 
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from scorer.data import TrainingRow
 from scorer.features import FEATURE_NAMES, EvidenceItem, FeatureInput, feature_matrix
-from scorer.student import RELEVANCE_FEATURES, LinearModel, Student, relevance_features
+from scorer.student import RELEVANCE_FEATURES, LinearModel, Student, relevance_features, retrieval_rr
 
 DEFAULT_NAME = "student:logreg"
 
@@ -132,7 +132,8 @@ def train_student(rows: Iterable[TrainingRow], seed: int = 0, *, name: str = DEF
             continue
         if len(labels) > 1:
             raise ValueError(f"group {g!r}: rows disagree on label_relevant {sorted(labels)}")
-        rel_x.append(relevance_features(5.0 * oof_p[idx], np.ones(len(idx)), float(x[idx, sim_col].max())))
+        rel_x.append(relevance_features(5.0 * oof_p[idx], np.ones(len(idx)), float(x[idx, sim_col].max()),
+                                        retrieval=retrieval_rr(rows[idx[0]].paper.retrieval_rank)))
         rel_t.append(float(labels.pop()))
         rel_keys.append(rows[idx[0]].checkpoint.text)
     if not rel_x:

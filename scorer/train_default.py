@@ -24,7 +24,7 @@ from litnav.records import Evidence
 from scorer.data import TrainingRow, from_scifact, scifact_hash
 from scorer.features import FEATURE_NAMES, checkpoint_terms, feature_matrix
 from scorer.quote import pick_quote
-from scorer.student import Student, relevance_features
+from scorer.student import Student, relevance_features, retrieval_rr
 from scorer.train import row_input, satisfaction_target, train_student
 
 NAME = "student:logreg-scifact-v1"
@@ -88,7 +88,8 @@ def evaluate(student: Student, rows: list[TrainingRow]) -> dict[str, float]:
     for i, r in enumerate(rows):
         by_claim.setdefault(_claim(r), []).append(i)
     hit1 = [float(y[idx][int(np.argmax(p[idx]))] == 1) for idx in by_claim.values() if y[idx].any()]
-    rel = np.vstack([relevance_features(np.array([5 * p[i]]), np.ones(1), float(x[i, FEATURE_NAMES.index("sim_max")]))
+    rel = np.vstack([relevance_features(np.array([5 * p[i]]), np.ones(1), float(x[i, FEATURE_NAMES.index("sim_max")]),
+                                        retrieval=retrieval_rr(rows[i].paper.retrieval_rank))
                      for i in range(len(rows))])
     prob = student.relevance(rel)
     yr = np.array([r.label_relevant or 0 for r in rows], dtype=float)

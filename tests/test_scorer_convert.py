@@ -48,10 +48,14 @@ def test_beir_bad_qrels_named(fixtures, tmp_path):
         list(from_beir(tmp_path / "b", encoder=hash_encoder))
 
 
-def test_teacher_field_does_not_change_the_stable_dump():
+def test_later_optional_fields_do_not_change_the_stable_dump():
     row = TrainingRow.model_validate({"checkpoint": {"kind": "topic", "text": "t"}, "paper": {"title": "x"},
                                       "label_score": 5, "source": "scifact"})
-    assert "teacher" not in row.dump_stable() and row.dump_stable() == row.model_dump_json(exclude={"teacher"})
+    dump = row.dump_stable()
+    assert "teacher" not in dump and "retrieval_rank" not in dump
+    assert dump == row.model_dump_json(exclude={"teacher": True, "paper": {"retrieval_rank"}})
+    ranked = row.model_copy(update={"paper": row.paper.model_copy(update={"retrieval_rank": 3})})
+    assert '"retrieval_rank":3' in ranked.dump_stable()
 
 
 def test_cli_convert_beir(fixtures, tmp_path, monkeypatch):

@@ -29,9 +29,10 @@ def demo_cmd(
 
     console = Console()
     settings = settings_from(settings_file, overrides)
-    if not (corpus / "corpus.duckdb").exists():
-        console.print(Rule(f"building the demo corpus in {corpus}"))
-    build_demo_corpus(corpus, settings=settings.corpus)
+    fresh = not corpus.exists()
+    if fresh:
+        console.print(Rule(f"building the demo corpus in {corpus} (once; a few minutes on 2 cores)"))
+    build_demo_corpus(corpus, settings=settings.corpus, progress=fresh)
     c = open_corpus(corpus, settings)
     stats = c.stats()
     console.print(f"demo corpus {corpus}: {stats['papers']} papers, {stats['chunks']} evidence chunks, "
