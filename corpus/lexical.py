@@ -53,6 +53,24 @@ class Lexical:
         self.ids: list[str] = np.load(folder / IDS_FILE, allow_pickle=False).tolist()
         self.stemmer = _stemmer()
 
+    def _scores(self, query: str) -> np.ndarray | None:
+        import bm25s
+
+        tokens = bm25s.tokenize([query], stopwords="en", stemmer=self.stemmer, show_progress=False,
+                                return_ids=False)
+        vocab = self.retriever.vocab_dict
+        terms = [t for t in tokens[0] if t in vocab]
+        return self.retriever.get_scores(terms) if terms else None
+
+    def relative_scores(self, query: str, ids: list[str]) -> dict[str, float]:
+        """BM25 score of each given document divided by the best score any document of the index
+        gets for ``query``: values in [0, 1] (0 for unknown ids or a query with no indexed term)."""
+        if not hasattr(self, "_row"):
+            self._row = {cid: i for i, cid in enumerate(self.ids)}
+        scores = self._scores(query) if self.ids else None
+        top = float(scores.max()) if scores is not None and len(scores) else 0.0
+        return {cid: (float(scores[self._row[cid]]) / top if top > 0 and cid in self._row else 0.0) for cid in ids}
+
     def search(self, query: str, k: int) -> list[tuple[str, float]]:
         """Top ``k`` documents by BM25 score (only those with a positive score)."""
         import bm25s

@@ -423,15 +423,22 @@ class Corpus:
         hits.sort(key=lambda h: (-h[1], h[0]))
         return [Hit(corpus_id=c, score=s) for c, s in hits]
 
-    def lexical_search(self, query: str, k: int) -> list[Hit]:
-        """Top ``k`` papers by BM25 over title + abstract (positive scores only), best first."""
+    def _lexical(self):
         with self._shared.lock:
             if self._shared.lexical is None:
                 self._require_indexes()
                 from corpus.lexical import Lexical
 
                 self._shared.lexical = Lexical(self.directory / INDEX_DIR)
-        return [Hit(corpus_id=c, score=s) for c, s in self._shared.lexical.search(query, k)]
+        return self._shared.lexical
+
+    def lexical_search(self, query: str, k: int) -> list[Hit]:
+        """Top ``k`` papers by BM25 over title + abstract (positive scores only), best first."""
+        return [Hit(corpus_id=c, score=s) for c, s in self._lexical().search(query, k)]
+
+    def lexical_relative(self, query: str, ids: Iterable[str]) -> dict[str, float]:
+        """BM25 score of each paper for ``query`` over the corpus's best score: [0, 1] per id."""
+        return self._lexical().relative_scores(query, list(ids))
 
     def abstract_vectors(self, ids: Iterable[str]) -> tuple[list[str], np.ndarray]:
         """``(ids found, float32 [n, dim])`` title+abstract vectors of the given papers, in the given order."""

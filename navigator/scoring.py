@@ -77,13 +77,13 @@ class ScoringStage:
         evidence = {cid: self.evidence.get(cid, {}) for cid in present}
         if self.teacher is not None:
             return self.teacher.score_papers([papers[c] for c in present], ctx.checklist, evidence)
-        self._complete_extra(present, papers)
+        self._complete_extra(present, papers, ctx.checklist)
         cps = locatable(ctx.checklist.checkpoints)
         vectors = {c.id: ctx.query_vectors[evidence_query(c)] for c in cps if evidence_query(c) in ctx.query_vectors}
         return score_papers([papers[c] for c in present], ctx.checklist, evidence, self.student,
                             checkpoint_vectors=vectors, extra=self.extra)
 
-    def _complete_extra(self, ids: list[str], papers: dict) -> None:
+    def _complete_extra(self, ids: list[str], papers: dict, checklist) -> None:
         """Abstracts and title vectors (the student's title-similarity and coverage inputs),
         read and encoded once per paper, and each paper's best rank in the fused retrieval lists."""
         missing = [cid for cid in ids if cid not in self.extra]
@@ -93,3 +93,9 @@ class ScoringStage:
             self.extra[cid] = {"abstract": abstracts.get(cid), "title_vector": vec}
         for cid in ids:
             self.extra[cid]["retrieval_rank"] = self.retrieval_rank.get(cid)
+        if hasattr(self.corpus, "lexical_relative"):
+            from scorer.scoring import lexical_query
+
+            for c in locatable(checklist.checkpoints):
+                for cid, value in self.corpus.lexical_relative(lexical_query(c), ids).items():
+                    self.extra[cid].setdefault("bm25", {})[c.id] = value

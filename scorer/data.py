@@ -58,6 +58,10 @@ class RowPaper(_Row):
     title_similarity: float | None = Field(
         None, description="cosine(checkpoint, title) when known; a missing value is imputed."
     )
+    bm25_relative: float | None = Field(
+        None, ge=0, le=1, description="BM25 of title + abstract for the checkpoint's key phrases over the "
+        "best score in the corpus; a missing value is imputed."
+    )
     retrieval_rank: int | None = Field(
         None, ge=1, description="1-based rank of the paper in the fused retrieval list of the intent "
         "(reciprocal rank fusion of BM25 and dense); a missing value is imputed."
@@ -105,8 +109,9 @@ class TrainingRow(_Row):
         exclude: dict = {}
         if self.teacher is None:
             exclude["teacher"] = True
-        if self.paper.retrieval_rank is None:
-            exclude["paper"] = {"retrieval_rank"}
+        late = {f for f in ("retrieval_rank", "bm25_relative") if getattr(self.paper, f) is None}
+        if late:
+            exclude["paper"] = late
         return self.model_dump_json(exclude=exclude or None)
 
 
@@ -222,20 +227,34 @@ def _embed(texts: list[str], encoder: Encoder | None, cache: Path | None, tag: s
 
 
 def _hybrid_ranks(docs: list[dict], claims: list[dict], sent_vec: np.ndarray, cvec: dict[str, np.ndarray],
-                  offsets: np.ndarray, owner: np.ndarray, rrf_k: int = 60) -> dict[str, np.ndarray]:
+                  offsets: np.ndarray, owner: np.ndarray, rel: dict[str, np.ndarray], rrf_k: int = 60
+                  ) -> dict[str, np.ndarray]:
     """Per claim, the 1-based rank of every document in the reciprocal rank fusion (k=60) of BM25
     over title + abstract and dense retrieval (max cosine over the abstract's sentences) — the
-    same kind of fused list the search pipeline's candidates come from."""
+    same kind of fused list the search pipeline's candidates come from. Fills ``rel[claim]`` with
+    each document's BM25 for the claim's key phrases over the best such score (``bm25_rel``);
+    BM25 uses English stemming and stopwords as the corpus index does."""
     import bm25s
+    import Stemmer
 
+    stemmer = Stemmer.Stemmer("english")
     texts = [f"{d['title']} {' '.join(d['sentences'])}" for d in docs]
     retriever = bm25s.BM25()
-    retriever.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
+    retriever.index(bm25s.tokenize(texts, stopwords="en", stemmer=stemmer, show_progress=False),
+                    show_progress=False)
+    vocab = retriever.vocab_dict
+
+    def bm25_scores(query: str) -> np.ndarray:
+        toks = [t for t in bm25s.tokenize([query], stopwords="en", stemmer=stemmer, show_progress=False,
+                                          return_ids=False)[0] if t in vocab]
+        return retriever.get_scores(toks) if toks else np.zeros(len(docs))
+
     out: dict[str, np.ndarray] = {}
     n = len(docs)
     for claim in sorted({c["claim"] for c in claims}):
-        lex = retriever.get_scores(bm25s.tokenize([claim], stopwords="en", show_progress=False,
-                                                  return_ids=False)[0])
+        lex = bm25_scores(claim)
+        kp = bm25_scores(" ".join(key_phrases(claim)))
+        rel[claim] = kp / kp.max() if kp.max() > 0 else kp
         dense = np.full(n, -1.0, dtype=np.float32)
         np.maximum.at(dense, owner, sent_vec @ cvec[claim])
         fused = np.zeros(n)
@@ -285,7 +304,8 @@ def from_scifact(data_dir: str | Path, *, encoder: Encoder | None = None, cache_
     rng = random.Random(seed)
     done_neg: set[str] = set()
 
-    ranks = _hybrid_ranks(docs, claims, sent_vec, cvec, offsets, owner)
+    bm25_rel: dict[str, np.ndarray] = {}
+    ranks = _hybrid_ranks(docs, claims, sent_vec, cvec, offsets, owner, bm25_rel)
 
     def row(c: dict, doc: dict, sims: np.ndarray, label: int) -> TrainingRow:
         order = np.argsort(-sims, kind="stable")[:evidence_k]
@@ -294,7 +314,8 @@ def from_scifact(data_dir: str | Path, *, encoder: Encoder | None = None, cache_
         return TrainingRow(
             checkpoint=RowCheckpoint(kind="topic", text=c["claim"], terms=key_phrases(c["claim"])),
             paper=RowPaper(corpus_id=doc["doc_id"], title=doc["title"], abstract=" ".join(doc["sentences"]),
-                           title_similarity=title_sim, retrieval_rank=int(ranks[c["claim"]][idx[doc["doc_id"]]])),
+                           title_similarity=title_sim, retrieval_rank=int(ranks[c["claim"]][idx[doc["doc_id"]]]),
+                           bm25_relative=float(bm25_rel[c["claim"]][idx[doc["doc_id"]]])),
             evidence=[RowEvidence(text=doc["sentences"][i], similarity=float(sims[i]), section="Abstract")
                       for i in order],
             label_score=5.0 * label, label_relevant=label, source="scifact",

@@ -19,6 +19,9 @@ title_cov                 fraction of checkpoint terms present in the title
 title_sim                 cosine(checkpoint vector, title vector) when both are known, else
                           missing (NaN; the student imputes its training mean)
 front_section             1 if the best chunk is in the title/abstract/introduction, else 0
+bm25_rel                  BM25 score of the paper's title + abstract for the checkpoint's key
+                          phrases over the best score in the corpus (IDF-weighted term evidence);
+                          when unknown (no corpus at hand) approximated by term_cov_doc
 ========================  =========================================================================
 """
 
@@ -33,7 +36,7 @@ from scorer.text import key_phrases, phrase_in, phrase_key, stem_set, stem_strin
 
 FEATURE_NAMES: tuple[str, ...] = (
     "sim_max", "sim_mean", "sim_x_cov", "term_cov_evidence", "term_cov_best", "term_cov_doc",
-    "phrase_frac", "title_cov", "title_sim", "front_section",
+    "phrase_frac", "title_cov", "title_sim", "front_section", "bm25_rel",
 )
 
 _FRONT = ("abstract", "title", "intro", "introduction")
@@ -58,6 +61,7 @@ class FeatureInput:
     abstract: str | None
     evidence: list[EvidenceItem]
     title_sim: float | None = None
+    bm25_rel: float | None = None
     _cache: dict = field(default_factory=dict, repr=False)
 
 
@@ -118,6 +122,7 @@ def features(item: FeatureInput, stem_cache: dict[str, list[str]] | None = None)
         _cov(terms, set(title_stems)),
         title_sim,
         1.0 if best >= 0 and is_front_section(ev[best].section) else 0.0,
+        item.bm25_rel if item.bm25_rel is not None and math.isfinite(item.bm25_rel) else _cov(terms, doc_set),
     ], dtype=np.float64)
 
 

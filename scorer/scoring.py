@@ -79,6 +79,11 @@ def _content_rationale(cp: Checkpoint, p_about: float, score: float, quote, ev_b
     return f"{head}; {label} ({ev_best.section}, cosine {ev_best.similarity:.2f}): \"{quote.text}\""
 
 
+def lexical_query(checkpoint: Checkpoint) -> str:
+    """The BM25 query behind a checkpoint's ``bm25_rel`` feature: its key phrases, else its text."""
+    return " ".join(checkpoint.terms) if checkpoint.terms else checkpoint.text
+
+
 def score_papers(
     papers: Sequence[Paper],
     checklist: Checklist,
@@ -96,7 +101,8 @@ def score_papers(
     ``checkpoint_vectors[checkpoint_id]`` (L2-normalised) together with
     ``extra[corpus_id]["title_vector"]`` gives the ``title_sim`` feature (imputed otherwise);
     ``extra[corpus_id]["abstract"]`` (str) adds the abstract to the term-coverage features;
-    ``extra[corpus_id]["retrieval_rank"]`` (1-based rank in the fused retrieval list) feeds the
+    ``extra[corpus_id]["bm25"][checkpoint_id]`` is the ``bm25_rel`` feature (see
+    ``lexical_query``); ``extra[corpus_id]["retrieval_rank"]`` (1-based rank in the fused retrieval list) feeds the
     holistic probability's retrieval feature.
     Raises ``ValueError`` when evidence belongs to another paper or a metadata checkpoint lacks
     a predicate.
@@ -121,7 +127,7 @@ def score_papers(
             items.append(FeatureInput(text=cp.text, terms=list(cp.terms), title=paper.title,
                                       abstract=ex.get("abstract"),
                                       evidence=[EvidenceItem(e.text, e.similarity, e.section) for e in evs],
-                                      title_sim=tsim))
+                                      title_sim=tsim, bm25_rel=ex.get("bm25", {}).get(cp.id)))
             where.append((pi, cp, evs))
     p_about = student.predict_satisfaction(items) if len(items) else np.zeros(0)
 

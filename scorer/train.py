@@ -33,7 +33,7 @@ def row_input(row: TrainingRow) -> FeatureInput:
         text=row.checkpoint.text, terms=list(row.checkpoint.terms), title=row.paper.title,
         abstract=row.paper.abstract,
         evidence=[EvidenceItem(e.text, e.similarity, e.section) for e in row.evidence],
-        title_sim=row.paper.title_similarity,
+        title_sim=row.paper.title_similarity, bm25_rel=row.paper.bm25_relative,
     )
 
 

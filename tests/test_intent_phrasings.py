@@ -167,4 +167,72 @@ def test_phrasing(intent: str, expected: dict) -> None:
 
 
 def test_table_is_large_enough() -> None:
-    assert len(CASES) >= 60
+    assert len(CASES) >= 60 and len(CLAIM_CASES) >= 15
+
+
+# SciFact-style claims (claim mode): one topic checkpoint whose text is the claim, its salient
+# noun phrases (+ parenthesised acronyms) as terms, no exclusion from verb negation, no year
+# filter from a bare "in 2001".
+CLAIM_CASES = [
+    ('40mg/day dosage of folic acid and 2mg/day dosage of vitamin B12 does not affect chronic kidney disease (CKD) progression.',
+     {'topic': [['dosage', 'folic acid', 'vitamin B12', 'chronic kidney disease', 'CKD']]}),
+    ('76-85% of people with severe mental disorder receive no treatment in low and middle income countries.',
+     {'topic': [['severe mental disorder', 'treatment', 'low', 'middle income countries']]}),
+    ("A country's Vaccine Alliance (GAVI) eligibility is not indictivate of accelerated adoption of the Hub vaccine.",
+     {'topic': [["country's Vaccine Alliance", 'GAVI', 'eligibility', 'accelerated adoption', 'Hub vaccine']]}),
+    ('A diminished ovarian reserve does not solely indicate infertility in an a priori non-infertile population.',
+     {'topic': [['diminished ovarian reserve', 'infertility', 'priori non-infertile population']]}),
+    ('32% of liver transplantation programs required patients to discontinue methadone treatment in 2001.',
+     {'topic': [['liver transplantation programs', 'discontinue methadone treatment']]}),
+    ('A T helper 2 cell (Th2) environment impedes disease development in patients with systemic lupus erythematosus (SLE).',
+     {'topic': [['T helper 2 cell', 'Th2', 'disease development', 'systemic lupus erythematosus', 'SLE']]}),
+    ('ALDH1 expression is associated with poorer prognosis for breast cancer primary tumors.',
+     {'topic': [['ALDH1 expression', 'poorer prognosis', 'breast cancer primary tumors']]}),
+    ('Aspirin inhibits the production of PGE2.',
+     {'topic': [['Aspirin', 'production', 'PGE2']]}),
+    ('Smoking cessation leads to weight gain.',
+     {'topic': [['Smoking cessation', 'weight gain']]}),
+    ('Physical activity does not improve cognitive function in individuals with Alzheimers.',
+     {'topic': [['Physical activity', 'cognitive function', 'Alzheimers']]}),
+    ('Antidepressants increase the severity of migraines.',
+     {'topic': [['Antidepressants', 'severity', 'migraines']]}),
+    ('Cnn1 recruitment varies with cell cycle timing.',
+     {'topic': [['Cnn1 recruitment', 'cell cycle timing']]}),
+    ('Bariatric surgery reduces postmenopausal breast cancer.',
+     {'topic': [['Bariatric surgery', 'postmenopausal breast cancer']]}),
+    ('Systemic immunosuppressive (IS) therapy increases the chance of cancer mortality in patients with inflammatory eye disease (IED)',
+     {'topic': [['Systemic immunosuppressive', 'IS', 'cancer mortality', 'inflammatory eye disease', 'IED']]}),
+    ('Statins cannot prevent dementia in elderly patients.',
+     {'topic': [['Statins', 'dementia', 'elderly patients']]}),
+    ('Aspirin reduces colon cancer risk published since 2019.',
+     {'topic': [['Aspirin', 'colon cancer risk']], 'year': [(['2019-01-01', None], False)]}),
+    ('Vitamin D supplementation no longer reduces fracture risk.',
+     {'topic': [['Vitamin D supplementation', 'fracture risk']]}),
+]
+
+
+@pytest.mark.parametrize(("intent", "expected"), CLAIM_CASES, ids=[c[0][:60] for c in CLAIM_CASES])
+def test_claim(intent: str, expected: dict) -> None:
+    cl = parse_intent(intent, None, TODAY)
+    assert summary(cl) == expected
+    (topic,) = [c for c in cl.checkpoints if c.kind == "topic"]
+    assert topic.id == "c1" and topic.text.rstrip(".") in intent and 2 <= len(topic.terms) <= 5
+
+
+@pytest.mark.parametrize(("intent", "expected"), [
+    # verb negation in a search phrasing is content, not an exclusion
+    ('patients who receive no treatment, not surveys',
+     {'topic': [['patients who receive no treatment']], 'publication_type': [(['survey'], True)]}),
+    ('models that do not require labels for text classification',
+     {'topic': [['models that do not require labels']], 'application': [['text classification']]}),
+    ('question answering, no retrieval',
+     {'topic': [['question answering']], 'exclusion': [['retrieval']]}),
+    # a parenthesised acronym is a term of the facet it follows
+    ('chronic kidney disease (CKD) progression in patients with systemic lupus erythematosus (SLE)',
+     {'topic': [['chronic kidney disease progression in patients with systemic lupus erythematosus', 'CKD', 'SLE']]}),
+    ('papers on named entity recognition (NER) for clinical notes',
+     {'topic': [['named entity recognition', 'NER']], 'application': [['clinical notes']]}),
+])
+def test_search_phrasing_negation_and_acronyms(intent: str, expected: dict) -> None:
+    assert summary(parse_intent(intent, None, TODAY)) == expected
+

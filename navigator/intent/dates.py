@@ -180,13 +180,24 @@ def _resolve(kind: str, m: re.Match[str], today: date) -> tuple[date | None, dat
     raise AssertionError(kind)
 
 
-def extract_dates(ws: Workspace, today: date) -> list[DateConstraint]:
+_EXPLICIT_KINDS = {"range", "start", "end"}
+_PUB_CUE = re.compile(r"\s*(?:published|appeared|appearing|released|written|dated|papers?|articles?|work)\b", re.I)
+
+
+def extract_dates(ws: Workspace, today: date, explicit_only: bool = False) -> list[DateConstraint]:
     """Find every date phrase in ``ws``, consume it (with its negation cue) and return the
     constraints in order of appearance. A negated one-sided range becomes its positive
-    complement ("not before 2015" = since 2015); a negated bounded range stays negated."""
+    complement ("not before 2015" = since 2015); a negated bounded range stays negated.
+
+    ``explicit_only`` (claim mode): keep only ranges ("between 2019 and 2021", "2019-2021"),
+    open starts/ends ("since 2019", "from 2020 onwards", "before 2015") and phrases led by a
+    publication word ("published in 2020"); a bare "in 2001", a decade or "recent" describes
+    the claim's study, not the publication date, and is left in the text."""
     found: list[DateConstraint] = []
     for kind, pattern in _PATTERNS:
         for m in list(pattern.finditer(ws.text)):
+            if explicit_only and kind not in _EXPLICIT_KINDS and not _PUB_CUE.match(m.group(0)):
+                continue
             if ws.text[m.start():m.end()] != ws.original[m.start():m.end()]:
                 continue  # overlaps something consumed by an earlier pattern in this loop
             resolved = _resolve(kind, m, today)

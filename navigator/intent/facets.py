@@ -2,7 +2,10 @@
 
 Runs on what the metadata extractors left. Exclusions first: a negation cue ("not about",
 "excluding", "other than", "rather than", "without", "except", "but not", "no") and the phrase
-after it, up to the next clause boundary. Then request and document words are removed
+after it, up to the next clause boundary. A verb negation is content, never an exclusion:
+"n't", "not"/"never" after an auxiliary or copula ("does not affect X", "is not Y"), "no
+longer", and "no" that is not at a clause or list boundary ("receive no treatment"); "no X"
+counts only at the start, after a comma/semicolon/consumed metadata or after "and"/"but"/"or". Then request and document words are removed
 ("find me", "papers on", "studies of") and the rest is cut at clause boundaries (commas,
 semicolons, consumed metadata) and at cue phrases:
 
@@ -13,6 +16,8 @@ semicolons, consumed metadata) and at cue phrases:
 - topic: the head phrase, "about X", "regarding X", "related to X"
 
 A comma chunk without its own cue continues the facet before it ("for radiology, pathology").
+A parenthesised acronym ("chronic kidney disease (CKD)") is a term of the facet it follows,
+never a facet of its own.
 Each facet keeps its phrase (for the readable text) and its key terms: the phrase split on
 "and"/"or"/commas, stripped of generic words.
 """
@@ -69,6 +74,9 @@ _LINK = (r"(?:on|about|of|regarding|concerning|into|in|that|which|dealing\s+with
          r"|looking\s+at|discussing|in\s+the\s+(?:area|field)\s+of|covering|analy[sz]ing|presenting|where|whose)")
 _DOC_LINK = re.compile(rf"\b{_QUALIFIERS}(?:{_DOCS})\s+(?:{_LINK})\b", re.I)
 _NOISE = re.compile(r"\b(?:for\s+example|for\s+instance|e\.g\.|i\.e\.|in\s+particular|in\s+general|etc\.?)", re.I)
+
+# "(CKD)", "(Th2)": an acronym-like token in parentheses (see navigator.intent.claims.is_acronym)
+_PAREN_ACRONYM = re.compile(r"\(\s*(?P<a>(?=[\w+./-]*[A-Z])(?![\d.,/%-]+\s*\))[A-Za-z0-9][\w+./-]{0,14})\s*\)")
 
 _EDGE_WORDS = {
     "a", "an", "the", "and", "or", "but", "also", "as", "well", "of", "on", "in", "at", "to", "from", "by",
@@ -138,10 +146,32 @@ def key_terms(phrase: str, kind: str) -> list[str]:
     return terms
 
 
+_AUX_BEFORE = re.compile(
+    r"\b(?:does|do|did|is|are|was|were|has|have|had|can|could|will|would|should|may|might|must|be|been)"
+    r"(?:\s+\w+ly)?\s*$", re.I)
+_LIST_BOUNDARY = re.compile(r"(?:^|[|,;(]|\b(?:and|but|or))\s*$", re.I)
+
+
+def _verb_negation(text: str, m: re.Match[str]) -> bool:
+    """A negation that belongs to the content (see module doc): "n't", "not"/"never" after an
+    auxiliary or copula ("does not affect", "is not"), "no longer", and "no" anywhere but at a
+    clause or list boundary ("receive no treatment")."""
+    cue = re.sub(r"\s+", " ", m.group("cue").lower())
+    before = text[:m.start("cue")]
+    if cue == "n't" or (cue in ("not", "never") and _AUX_BEFORE.search(before)):
+        return True
+    if cue == "no":
+        return bool(re.match(r"\s*longer\b", text[m.end("cue"):], re.I)) or not _LIST_BOUNDARY.search(before)
+    return False
+
+
 def extract_exclusions(ws: Workspace) -> list[tuple[str, list[str], int]]:
-    """Find content exclusions, consume them; return ``(phrase, terms, offset)`` each."""
+    """Find content exclusions, consume them; return ``(phrase, terms, offset)`` each.
+    Verb negations ("does not affect X", "receive no treatment") are left to the content."""
     found = []
     for m in list(_EXCLUSION.finditer(ws.text)):
+        if _verb_negation(ws.text, m):
+            continue
         phrase = _EXCLUSION_LEAD.sub("", m.group("phrase").strip())
         terms = key_terms(phrase, "exclusion")
         if not terms:
@@ -162,6 +192,10 @@ def extract_facets(ws: Workspace) -> list[Facet]:
     """Cut the remaining text into content facets, in order of appearance (see module doc)."""
     text = _REQUEST.sub(lambda m: BOUNDARY + " " * (len(m.group(0)) - 1), ws.text)
     text = _DOC_LINK.sub(lambda m: BOUNDARY + " " * (len(m.group(0)) - 1), text)
+    acronyms: list[tuple[int, str]] = []
+    for m in list(_PAREN_ACRONYM.finditer(text)):
+        acronyms.append((m.start(), m.group("a")))
+        text = text[:m.start()] + " " * (m.end() - m.start()) + text[m.end():]
     facets: list[Facet] = []
     previous: Facet | None = None
     for chunk in re.finditer(r"[^|,;.!?()\[\]{}:]+|\.(?=\w)", text):
@@ -190,6 +224,10 @@ def extract_facets(ws: Workspace) -> list[Facet]:
             facet.terms.extend(t for t in key_terms(phrase, facet.kind)
                                if t.lower() not in {x.lower() for x in facet.terms})
             previous = facet
+    for at, acronym in acronyms:
+        owner = max((f for f in facets if f.position <= at), key=lambda f: f.position, default=None)
+        if owner is not None and acronym.lower() not in {t.lower() for t in owner.terms}:
+            owner.terms.append(acronym)
     return [f for f in facets if f.terms]
 
 

@@ -1,6 +1,13 @@
 """``parse_intent``: a natural-language intent -> a typed :class:`~litnav.records.Checklist`,
 without an LLM (regular expressions and the small tables of this package).
 
+Claim mode: an intent that is a declarative claim ("Aspirin inhibits the production of PGE2.",
+rule in :mod:`navigator.intent.claims`) becomes ONE topic checkpoint whose text is the claim
+itself and whose terms are its 2-5 salient noun phrases (with parenthesised acronyms); verb
+negations stay in the claim (no exclusion), and only an explicit date phrase ("published in
+2020", "since 2019", "between 2019 and 2021") becomes a year predicate -- a bare "in 2001"
+describes the study. Venues, authors and publication types are not extracted from a claim.
+
 Checkpoint ids: content facets ``c1, c2, ...`` (topic/method/application/data, in order of
 appearance), metadata ``m1, m2, ...`` (in order of appearance), exclusions ``x1, x2, ...``.
 
@@ -23,14 +30,16 @@ rather than a filter. "only empirical studies" makes it weight 1.0.
 
 from __future__ import annotations
 
+import re
 from datetime import date
 
 from litnav.records import Checklist, Checkpoint, MetadataPredicate
 from navigator.intent.authors import extract_authors
+from navigator.intent.claims import claim_terms, is_claim
 from navigator.intent.dates import DateConstraint, extract_dates
 from navigator.intent.facets import Facet, extract_exclusions, extract_facets
 from navigator.intent.pubtypes import extract_types
-from navigator.intent.text import Workspace, normalise
+from navigator.intent.text import BOUNDARY, Workspace, normalise
 from navigator.intent.venues import extract_venues
 
 EMPIRICAL_WEIGHT = 0.5
@@ -53,6 +62,8 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
     """
     text = normalise(intent)
     today = today or date.today()
+    if is_claim(text):
+        return _parse_claim(text, today)
     ws = Workspace(text)
     dates = extract_dates(ws, today)
     types = extract_types(ws)
@@ -97,6 +108,21 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
     if not checkpoints:
         raise ValueError(f"intent {intent!r} yields no checkpoint: it names no topic, method, "
                          "application, data set, venue, date, author or publication type")
+    return Checklist(intent=text, checkpoints=checkpoints)
+
+
+def _parse_claim(text: str, today: date) -> Checklist:
+    """Claim mode (see :mod:`navigator.intent.claims`): one topic checkpoint whose text is the
+    claim itself (as in the scorer's SciFact training rows) and whose terms are the claim's
+    salient noun phrases, plus a year predicate only for an explicit date phrase."""
+    ws = Workspace(text)
+    dates = extract_dates(ws, today, explicit_only=True)
+    claim = text
+    if dates:
+        claim = re.sub(r"\s+([.,;])", r"\1", re.sub(r"\s+", " ", ws.text.replace(BOUNDARY, " "))).strip(" ,;")
+    terms = claim_terms(claim) or [claim]
+    checkpoints = [Checkpoint(id="c1", kind="topic", text=claim, terms=terms)]
+    checkpoints += [cp.model_copy(update={"id": f"m{i}"}) for i, (_p, cp) in enumerate(_year_checkpoints(dates), 1)]
     return Checklist(intent=text, checkpoints=checkpoints)
 
 
