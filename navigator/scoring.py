@@ -89,8 +89,11 @@ class ScoringStage:
         missing = [cid for cid in ids if cid not in self.extra]
         abstracts = self.corpus.abstracts(missing) if missing else {}
         titles = self.corpus.encode([papers[c].title for c in missing]) if missing else []
+        found, docs = self.corpus.abstract_vectors(missing) if missing else ([], [])
+        doc_vectors = dict(zip(found, docs))
         for cid, vec in zip(missing, titles):
-            self.extra[cid] = {"abstract": abstracts.get(cid), "title_vector": vec}
+            self.extra[cid] = {"abstract": abstracts.get(cid), "title_vector": vec,
+                               "doc_vector": doc_vectors.get(cid)}
         for cid in ids:
             self.extra[cid]["retrieval_rank"] = self.retrieval_rank.get(cid)
         if hasattr(self.corpus, "lexical_relative"):

@@ -62,6 +62,9 @@ class RowPaper(_Row):
         None, ge=0, le=1, description="BM25 of title + abstract for the checkpoint's key phrases over the "
         "best score in the corpus; a missing value is imputed."
     )
+    doc_similarity: float | None = Field(
+        None, description="cosine(checkpoint, title + abstract vector) when known; else approximated."
+    )
     retrieval_rank: int | None = Field(
         None, ge=1, description="1-based rank of the paper in the fused retrieval list of the intent "
         "(reciprocal rank fusion of BM25 and dense); a missing value is imputed."
@@ -109,7 +112,7 @@ class TrainingRow(_Row):
         exclude: dict = {}
         if self.teacher is None:
             exclude["teacher"] = True
-        late = {f for f in ("retrieval_rank", "bm25_relative") if getattr(self.paper, f) is None}
+        late = {f for f in ("retrieval_rank", "bm25_relative", "doc_similarity") if getattr(self.paper, f) is None}
         if late:
             exclude["paper"] = late
         return self.model_dump_json(exclude=exclude or None)
@@ -295,6 +298,7 @@ def from_scifact(data_dir: str | Path, *, encoder: Encoder | None = None, cache_
     sent_vec = _embed([s for d in docs for s in d["sentences"]], encoder, cache, "sentences", holder)
     claim_vec = _embed(claim_texts, encoder, cache, "claims", holder)
     title_vec = _embed([d["title"] for d in docs], encoder, cache, "titles", holder)
+    doc_vec = _embed([f"{d['title']}\n{' '.join(d['sentences'])}" for d in docs], encoder, cache, "docs", holder)
     cvec = {t: claim_vec[i] for i, t in enumerate(claim_texts)}
     offsets = np.cumsum([0] + [len(d["sentences"]) for d in docs])
     owner = np.repeat(np.arange(len(docs)), np.diff(offsets))
@@ -315,7 +319,8 @@ def from_scifact(data_dir: str | Path, *, encoder: Encoder | None = None, cache_
             checkpoint=RowCheckpoint(kind="topic", text=c["claim"], terms=key_phrases(c["claim"])),
             paper=RowPaper(corpus_id=doc["doc_id"], title=doc["title"], abstract=" ".join(doc["sentences"]),
                            title_similarity=title_sim, retrieval_rank=int(ranks[c["claim"]][idx[doc["doc_id"]]]),
-                           bm25_relative=float(bm25_rel[c["claim"]][idx[doc["doc_id"]]])),
+                           bm25_relative=float(bm25_rel[c["claim"]][idx[doc["doc_id"]]]),
+                           doc_similarity=float(doc_vec[idx[doc["doc_id"]]] @ cvec[c["claim"]])),
             evidence=[RowEvidence(text=doc["sentences"][i], similarity=float(sims[i]), section="Abstract")
                       for i in order],
             label_score=5.0 * label, label_relevant=label, source="scifact",

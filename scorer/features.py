@@ -19,6 +19,8 @@ title_cov                 fraction of checkpoint terms present in the title
 title_sim                 cosine(checkpoint vector, title vector) when both are known, else
                           missing (NaN; the student imputes its training mean)
 front_section             1 if the best chunk is in the title/abstract/introduction, else 0
+doc_sim                   cosine(checkpoint, title + abstract vector) — the dense retriever's view
+                          of the whole paper; when unknown approximated by title_sim, else sim_max
 bm25_rel                  BM25 score of the paper's title + abstract for the checkpoint's key
                           phrases over the best score in the corpus (IDF-weighted term evidence);
                           when unknown (no corpus at hand) approximated by term_cov_doc
@@ -36,7 +38,7 @@ from scorer.text import key_phrases, phrase_in, phrase_key, stem_set, stem_strin
 
 FEATURE_NAMES: tuple[str, ...] = (
     "sim_max", "sim_mean", "sim_x_cov", "term_cov_evidence", "term_cov_best", "term_cov_doc",
-    "phrase_frac", "title_cov", "title_sim", "front_section", "bm25_rel",
+    "phrase_frac", "title_cov", "title_sim", "front_section", "bm25_rel", "doc_sim",
 )
 
 _FRONT = ("abstract", "title", "intro", "introduction")
@@ -62,6 +64,7 @@ class FeatureInput:
     evidence: list[EvidenceItem]
     title_sim: float | None = None
     bm25_rel: float | None = None
+    doc_sim: float | None = None
     _cache: dict = field(default_factory=dict, repr=False)
 
 
@@ -123,6 +126,8 @@ def features(item: FeatureInput, stem_cache: dict[str, list[str]] | None = None)
         title_sim,
         1.0 if best >= 0 and is_front_section(ev[best].section) else 0.0,
         item.bm25_rel if item.bm25_rel is not None and math.isfinite(item.bm25_rel) else _cov(terms, doc_set),
+        item.doc_sim if item.doc_sim is not None and math.isfinite(item.doc_sim)
+        else (title_sim if math.isfinite(title_sim) else sim_max),
     ], dtype=np.float64)
 
 

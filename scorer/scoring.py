@@ -101,6 +101,7 @@ def score_papers(
     ``checkpoint_vectors[checkpoint_id]`` (L2-normalised) together with
     ``extra[corpus_id]["title_vector"]`` gives the ``title_sim`` feature (imputed otherwise);
     ``extra[corpus_id]["abstract"]`` (str) adds the abstract to the term-coverage features;
+    ``extra[corpus_id]["doc_vector"]`` (title + abstract vector) gives ``doc_sim``;
     ``extra[corpus_id]["bm25"][checkpoint_id]`` is the ``bm25_rel`` feature (see
     ``lexical_query``); ``extra[corpus_id]["retrieval_rank"]`` (1-based rank in the fused retrieval list) feeds the
     holistic probability's retrieval feature.
@@ -116,6 +117,7 @@ def score_papers(
     for pi, paper in enumerate(papers):
         ex = extra.get(paper.corpus_id, {})
         tvec = ex.get("title_vector")
+        dvec = ex.get("doc_vector")
         for cp in content:
             evs = sorted(evidence.get(paper.corpus_id, {}).get(cp.id, []), key=lambda e: -e.similarity)
             for e in evs:
@@ -127,7 +129,9 @@ def score_papers(
             items.append(FeatureInput(text=cp.text, terms=list(cp.terms), title=paper.title,
                                       abstract=ex.get("abstract"),
                                       evidence=[EvidenceItem(e.text, e.similarity, e.section) for e in evs],
-                                      title_sim=tsim, bm25_rel=ex.get("bm25", {}).get(cp.id)))
+                                      title_sim=tsim, bm25_rel=ex.get("bm25", {}).get(cp.id),
+                                      doc_sim=float(np.dot(cvec, dvec)) if cvec is not None and dvec is not None
+                                      else None))
             where.append((pi, cp, evs))
     p_about = student.predict_satisfaction(items) if len(items) else np.zeros(0)
 

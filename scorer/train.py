@@ -34,6 +34,7 @@ def row_input(row: TrainingRow) -> FeatureInput:
         abstract=row.paper.abstract,
         evidence=[EvidenceItem(e.text, e.similarity, e.section) for e in row.evidence],
         title_sim=row.paper.title_similarity, bm25_rel=row.paper.bm25_relative,
+        doc_sim=row.paper.doc_similarity,
     )
 
 

@@ -114,9 +114,11 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
 def _parse_claim(text: str, today: date) -> Checklist:
     """Claim mode (see :mod:`navigator.intent.claims`): one topic checkpoint whose text is the
     claim itself (as in the scorer's SciFact training rows) and whose terms are the claim's
-    salient noun phrases, plus a year predicate only for an explicit date phrase."""
+    salient noun phrases, plus a year predicate only for an explicit publication-date phrase
+    ("published since 2019"); other dates in a claim ("doubled between 1990 and 2010") describe
+    the finding and stay in its text."""
     ws = Workspace(text)
-    dates = extract_dates(ws, today, explicit_only=True)
+    dates = extract_dates(ws, today, explicit_only=True) if re.search(r"\bpublish", text, re.I) else []
     claim = text
     if dates:
         claim = re.sub(r"\s+([.,;])", r"\1", re.sub(r"\s+", " ", ws.text.replace(BOUNDARY, " "))).strip(" ,;")
