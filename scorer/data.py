@@ -271,7 +271,8 @@ def _hybrid_ranks(docs: list[dict], claims: list[dict], sent_vec: np.ndarray, cv
 
 
 def from_scifact(data_dir: str | Path, *, encoder: Encoder | None = None, cache_dir: str | Path | None = None,
-                 n_hard: int = 5, n_random: int = 5, evidence_k: int = 2, seed: int = 0) -> Iterator[TrainingRow]:
+                 n_hard: int = 5, n_fused: int = 5, n_random: int = 5, evidence_k: int = 2, seed: int = 0
+                 ) -> Iterator[TrainingRow]:
     """Training rows from SciFact (``corpus.jsonl`` + ``claims_train.csv``).
 
     Each claim with an evidence document becomes a topic checkpoint (terms from
@@ -280,7 +281,8 @@ def from_scifact(data_dir: str | Path, *, encoder: Encoder | None = None, cache_
     evidence locator would return them). Positives: the claim's evidence documents (SUPPORT and
     CONTRADICT alike: both address the claim), label 5 / relevant 1, with the human rationale
     sentences. Negatives (label 0 / relevant 0): the ``n_hard`` other abstracts with the highest
-    max-sentence similarity to the claim, and ``n_random`` random others (``seed``).
+    max-sentence similarity to the claim, the ``n_fused`` best-ranked others in the fused BM25 +
+    dense list (the candidates a search actually scores), and ``n_random`` random others (``seed``).
     Claims without an evidence document (NOT ENOUGH INFO) are skipped. ``group`` is
     ``"{claim_id}:{doc_id}"``; ``paper.title_similarity`` is cosine(claim, title). Vectors come from ``encoder`` (default: bundled MiniLM) and are
     cached in ``cache_dir`` when given. Raises ``DataError`` naming file and line on bad input.
@@ -339,6 +341,9 @@ def from_scifact(data_dir: str | Path, *, encoder: Encoder | None = None, cache_
         np.maximum.at(doc_max, owner, all_sims)
         excluded = {idx[p] for p in positives[c["claim_id"]]}
         hard = [j for j in np.argsort(-doc_max, kind="stable")[: n_hard + len(excluded)] if j not in excluded][:n_hard]
+        fused = [j for j in np.argsort(ranks[c["claim"]], kind="stable")[: n_fused + n_hard + len(excluded)]
+                 if j not in excluded and j not in hard][:n_fused]
+        hard = hard + fused
         pool = [j for j in range(len(docs)) if j not in excluded and j not in hard]
         for j in list(hard) + rng.sample(pool, n_random):
             yield row(c, docs[j], all_sims[offsets[j]:offsets[j + 1]], 0)
