@@ -345,5 +345,5 @@ def from_scifact(data_dir: str | Path, *, encoder: Encoder | None = None, cache_
                  if j not in excluded and j not in hard][:n_fused]
         hard = hard + fused
         pool = [j for j in range(len(docs)) if j not in excluded and j not in hard]
-        for j in list(hard) + rng.sample(pool, n_random):
+        for j in list(hard) + rng.sample(pool, min(n_random, len(pool))):
             yield row(c, docs[j], all_sims[offsets[j]:offsets[j + 1]], 0)

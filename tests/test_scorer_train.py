@@ -104,10 +104,15 @@ def test_from_scifact_on_a_mini_fixture(fixtures):
         v = np.array([[t.lower().count(w) for w in vocab] for t in texts], dtype=np.float32) + 1e-3
         return v / np.linalg.norm(v, axis=1, keepdims=True)
 
-    rows = list(from_scifact(fixtures / "scorer" / "scifact-mini", encoder=encode, n_hard=1, n_random=1,
+    rows = list(from_scifact(fixtures / "scorer" / "scifact-mini", encoder=encode, n_hard=1, n_fused=0, n_random=1,
                              evidence_k=2, seed=0))
     pos = [r for r in rows if r.label_relevant == 1]
     assert len(pos) == 2 and len(rows) == 6
+    with_fused = list(from_scifact(fixtures / "scorer" / "scifact-mini", encoder=encode, n_hard=1, n_fused=1,
+                                   n_random=1, evidence_k=2, seed=0))
+    assert len(with_fused) == 8, "one fused-list negative more per claim"
+    assert all(r.paper.retrieval_rank and r.paper.bm25_relative is not None and r.paper.doc_similarity is not None
+               for r in with_fused)
     kidney = next(r for r in pos if "kidney" in r.checkpoint.text)
     assert kidney.paper.corpus_id == "100"
     assert kidney.rationale == ["Folic acid and vitamin B12 did not slow kidney disease progression."]
