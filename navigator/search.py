@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import date
+from functools import lru_cache
 from pathlib import Path
 
 from litnav.records import Session, Workflow
@@ -26,6 +27,22 @@ def student_path(settings: Settings, corpus) -> str | None:
         if candidate.exists():
             return str(candidate)
     return None
+
+
+def _cached_student(path: str | None):
+    """``scorer.load_student`` once per (path, modification time) in this process."""
+    from scorer import default_model_path
+
+    target = Path(path) if path else default_model_path()
+    stamp = (target / "student.json" if target.is_dir() else target).stat().st_mtime_ns if target.exists() else 0
+    return _load_student(str(target), stamp)
+
+
+@lru_cache(maxsize=4)
+def _load_student(path: str, stamp: int):
+    from scorer import load_student
+
+    return load_student(path)
 
 
 def _web_fn(settings: Settings):
@@ -62,10 +79,8 @@ def search(
     workflow, ``ValueError`` for an empty intent, and ``LLMError`` when a configured LLM role
     fails without an explicit fallback (``llm.fallback``).
     """
-    from scorer import load_student
-
     settings = settings or Settings()
-    student = load_student(student_path(settings, corpus)) if settings.scorer.enabled else None
+    student = _cached_student(student_path(settings, corpus)) if settings.scorer.enabled else None
     agents = _llm_agents(settings, meter, corpus=corpus, student=student, ask=ask, top_k=top_k, today=today)
     run = SearchRun(intent, corpus, settings, workflow=workflow, rounds=rounds, top_k=top_k, student=student,
                     web_fn=_web_fn(settings), progress=progress, today=today, **agents.hooks())

@@ -58,7 +58,10 @@ def metadata_failed(scored: ScoredPaper) -> list[str]:
     return [j.checkpoint_id for j in scored.judgements if j.kind == "metadata" and j.score < 2.5]
 
 
-def _metadata_judgement(cp: Checkpoint, paper: Paper) -> Judgement:
+def metadata_judgement(cp: Checkpoint, paper: Paper) -> Judgement:
+    """The exact judgement of a metadata checkpoint: 5 when its predicate holds on the paper's
+    tier-1 metadata, else 0, with a rationale naming the field and value (engine ``metadata``).
+    Raises ``ValueError`` when the checkpoint has no predicate."""
     if cp.predicate is None:
         raise ValueError(f"checkpoint {cp.id!r}: kind 'metadata' needs a predicate")
     ok, why = meta.check(cp.predicate, paper)
@@ -154,7 +157,7 @@ def score_papers(
 
     rel_rows = []
     for pi, paper in enumerate(papers):
-        metas = [_metadata_judgement(c, paper) for c in checklist.checkpoints if c.kind == "metadata"]
+        metas = [metadata_judgement(c, paper) for c in checklist.checkpoints if c.kind == "metadata"]
         passed = float(np.mean([j.score >= 2.5 for j in metas])) if metas else 1.0
         sc = np.array([s for s, _ in content_scores[pi]], dtype=np.float64)
         w = np.array([w for _, w in content_scores[pi]], dtype=np.float64)

@@ -29,7 +29,7 @@ from corpus.records import Paper
 from litnav.llm import LLMError, TokenLogprob
 from litnav.llm.checked import structured_checked
 from litnav.records import Checklist, Checkpoint, Evidence, Judgement, ScoredPaper
-from scorer.scoring import _metadata_judgement, final_score, score_papers, weighted_mean_score
+from scorer.scoring import metadata_judgement, final_score, score_papers, weighted_mean_score
 
 ABSTRACT_CHARS = 1500
 MIN_QUOTE_CHARS = 8
@@ -243,7 +243,7 @@ class Teacher:
 
     def score_paper(self, paper: Paper, checklist: Checklist, evidence: Mapping[str, list[Evidence]]) -> ScoredPaper:
         """Grade one paper (no fallback). Raises ``LLMError``."""
-        metas = {c.id: _metadata_judgement(c, paper) for c in checklist.checkpoints if c.kind == "metadata"}
+        metas = {c.id: metadata_judgement(c, paper) for c in checklist.checkpoints if c.kind == "metadata"}
         judged: dict[str, Judgement] = dict(metas)
         probability, prob_engine = None, "metadata only"
         if _gradable(checklist):
