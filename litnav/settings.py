@@ -133,6 +133,10 @@ class ScorerSettings(_Group):
     enabled: bool = Field(True, description="False: rank by the fused retrieval score (ablation).")
     student: str | None = Field(None, description="Path to a student model; None = the bundled default.")
     teacher: bool = Field(False, description="Grade with the LLM role `llm.scorer` (teacher) instead of the student.")
+    teacher_logprobs: bool = Field(
+        True, description="Ask the teacher endpoint for token log-probabilities (the holistic p from P(yes)); "
+        "turn off for endpoints that refuse logprobs (p then comes from the stated relevance)."
+    )
 
 
 class RerankerSettings(_Group):

@@ -74,7 +74,8 @@ def build_agents(settings: Settings, corpus, *, meter: UsageMeter | None = None,
     if eng is not None:
         from scorer.teacher import Teacher
 
-        agents.teacher = Teacher(eng, abstract=corpus.abstract, student=student, fallback=fb)
+        agents.teacher = Teacher(eng, abstract=corpus.abstract, student=student, fallback=fb,
+                                 logprobs=settings.scorer.teacher_logprobs)
     eng = _engine(settings, "reranker", meter, agents.engines) if settings.llm.reranker else None
     if eng is not None:
         agents.llm_reranker = LLMReranker(eng, settings.reranker.llm_top_n, fallback=fb)

@@ -371,7 +371,8 @@ def synthesize(corpus, settings: Settings, teacher: str, out: str | Path, config
         _write_json_atomic(spath, state)
 
     student = load_student(student_path(settings, corpus))
-    grader = Teacher(engine, abstract=corpus.abstract, max_workers=engine.endpoint.max_concurrency)
+    grader = Teacher(engine, abstract=corpus.abstract, max_workers=engine.endpoint.max_concurrency,
+                     logprobs=settings.scorer.teacher_logprobs)
     all_ids = corpus.all_ids()
     failed: list[str] = []
     done_now = skipped = rows_written = labelled = 0
