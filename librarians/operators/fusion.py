@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import Literal
 
 from pydantic import Field
@@ -14,20 +13,30 @@ from librarians.pool import Pool
 def reciprocal_rank_fusion(
     rankings: list[list[str]], k: int = 60, weights: list[float] | None = None
 ) -> list[tuple[str, float]]:
-    """Fuse ranked lists: ``score(d) = sum_i w_i / (k + rank_i(d))`` with 1-based ranks.
+    """Fuse ranked id lists (best first): ``score(d) = sum_i w_i / (k + rank_i(d))``, 1-based ranks.
 
     Source: Cormack, Clarke and Büttcher, "Reciprocal Rank Fusion outperforms Condorcet and
-    individual Rank Learning Methods", SIGIR 2009 (k = 60 there). Returns ``(id, score)``
-    best first; ties break by id so the order is deterministic.
+    individual Rank Learning Methods", SIGIR 2009 (k = 60 there). Only ranks matter, so channels
+    with incomparable scores (BM25, cosine) fuse without calibration. A repeated id within one
+    ranking counts at its best rank; ties keep the order of first appearance, so the output is
+    deterministic. Returns ``(id, score)`` best first. Raises ``ValueError`` when ``k < 1`` or
+    the weights do not match the rankings.
     """
+    if k < 1:
+        raise ValueError(f"RRF constant k must be >= 1, got {k}")
     weights = weights or [1.0] * len(rankings)
     if len(weights) != len(rankings):
         raise ValueError(f"{len(weights)} weights for {len(rankings)} rankings")
-    scores: dict[str, float] = defaultdict(float)
+    scores: dict[str, float] = {}
     for ranking, w in zip(rankings, weights):
+        seen: set[str] = set()
         for rank, cid in enumerate(ranking, 1):
-            scores[cid] += w / (k + rank)
-    return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+            if cid in seen:
+                continue
+            seen.add(cid)
+            scores[cid] = scores.get(cid, 0.0) + w / (k + rank)
+    order = {cid: i for i, cid in enumerate(scores)}
+    return sorted(scores.items(), key=lambda kv: (-kv[1], order[kv[0]]))
 
 
 class UnionParams(OperatorParams):
