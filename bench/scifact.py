@@ -7,6 +7,7 @@ corpus id, ``abstract_sentences`` the abstract as a list of sentences), then run
 
     python bench/scifact.py                                   # default systems, all 505 claims
     python bench/scifact.py --limit 100 --systems bm25,dense,hybrid,litnav,litnav-no-scorer
+    python bench/scifact.py --split heldout --out runs/scifact-heldout   # claims the student never saw
 
 Reference point: published BM25 nDCG@10 on SciFact is about 0.67 (BEIR, test split).
 """
@@ -42,6 +43,27 @@ def build_corpus(data: Path, corpus_dir: Path) -> None:
     print(f"built: {report.corpus} in {sum(report.seconds.values()):.1f} s", flush=True)
 
 
+def heldout_split(queries: Path, qrels: Path, out: Path, heldout: float = 0.2, seed: int = 0) -> tuple[Path, Path]:
+    """Write the held-out claims of ``scorer.train_default`` (a claim is held out when
+    sha256(f"{seed}:{claim_id}") falls below the fraction) as ``out/heldout_queries.jsonl`` and
+    ``out/heldout_qrels.tsv``; returns their paths."""
+    import hashlib
+    import json
+
+    def held(claim_id: str) -> bool:
+        return int(hashlib.sha256(f"{seed}:{claim_id}".encode()).hexdigest()[:8], 16) / 0xFFFFFFFF < heldout
+
+    lines = [line for line in queries.read_text().splitlines() if line.strip()]
+    kept = [line for line in lines if held(str(json.loads(line)["_id"]))]
+    ids = {str(json.loads(line)["_id"]) for line in kept}
+    rel = qrels.read_text().splitlines()
+    q_out, r_out = out / "heldout_queries.jsonl", out / "heldout_qrels.tsv"
+    q_out.write_text("\n".join(kept) + "\n")
+    r_out.write_text("\n".join([rel[0]] + [r for r in rel[1:] if r.split("\t")[0] in ids]) + "\n")
+    print(f"held-out split: {len(kept)} of {len(lines)} claims", flush=True)
+    return q_out, r_out
+
+
 def main(argv: list[str] | None = None) -> int:
     """Build (if needed) and evaluate; returns ``litnav eval``'s exit status."""
     parser = argparse.ArgumentParser(description="litnav vs baselines on SciFact (train claims).")
@@ -50,6 +72,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "runs" / "scifact", help="Output folder.")
     parser.add_argument("--systems", default="bm25,dense,hybrid,litnav")
     parser.add_argument("--limit", type=int, default=None, help="Only the first N claims.")
+    parser.add_argument("--split", choices=("all", "heldout"), default="all",
+                        help="heldout: only the claims the default student never saw in training "
+                        "(scorer.train_default's split, seed 0, 20%%).")
     parser.add_argument("--set", dest="overrides", action="append", default=[], help="Settings override group.field=value.")
     args = parser.parse_args(argv)
     if not (args.data / "corpus.jsonl").is_file():
@@ -57,10 +82,14 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     build_corpus(args.data, args.cache)
     out = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    queries, qrels = args.data / "queries_train.jsonl", args.data / "qrels_train.tsv"
+    if args.split == "heldout":
+        queries, qrels = heldout_split(queries, qrels, out)
     cmd = [
         sys.executable, "-m", "litnav.cli", "eval",
         "--corpus", str(args.cache),
-        "--queries", str(args.data / "queries_train.jsonl"), "--qrels", str(args.data / "qrels_train.tsv"),
+        "--queries", str(queries), "--qrels", str(qrels),
         "--systems", args.systems,
         "--json", str(out / "eval.json"), "--markdown", str(out / "eval.md"),
         "--run-dir", str(out / "runs"), "--plot", str(out / "rounds.png"),
