@@ -218,3 +218,20 @@ def reason(exc: ValidationError) -> str:
         msg = err["msg"].removeprefix("Value error, ")
         parts.append(f"field {loc!r}: {msg}")
     return "; ".join(parts)
+
+
+def validated_records(path, model: type[BaseModel]):
+    """Yield ``(line, instance)`` for each record of ``path`` that ``model`` validates, and a
+    ``Reject`` naming the file, line and failing field for bad JSON or a failed validation."""
+    from corpus.records import Reject
+    from ingest.io import iter_records
+
+    src = str(path)
+    for rec in iter_records(path):
+        if rec.error:
+            yield Reject(source_file=src, line=rec.line, reason=rec.error)
+            continue
+        try:
+            yield rec.line, model.model_validate(rec.value)
+        except ValidationError as exc:
+            yield Reject(source_file=src, line=rec.line, reason=reason(exc))

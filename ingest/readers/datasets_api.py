@@ -23,11 +23,10 @@ from pydantic import ValidationError
 
 from corpus.records import Author, BibReference, Citation, Document, Paragraph, Reject
 
-from ingest.io import iter_records
 from ingest.papers import external_ids, make_paper, parse_date
 from ingest.readers import Item, ReadContext, Skipped
 from ingest.readers.fulltext import DEFAULT_SECTION
-from ingest.schemas import AbstractIn, CitationIn, PaperIn, S2orcIn, reason
+from ingest.schemas import AbstractIn, CitationIn, PaperIn, S2orcIn, reason, validated_records
 from ingest.text import sentence_at, sentence_spans, unique
 
 _YEAR = re.compile(r"\b(19|20)\d{2}\b")
@@ -150,17 +149,13 @@ def _take(ctx: ReadContext, fmt: str, key: str, model: type) -> tuple[Any, Rejec
 def read_papers(path: Path, ctx: ReadContext) -> Iterator[Item]:
     """``papers`` rows, each merged with the build's ``abstracts``/``s2orc`` row of its id."""
     src = str(path)
-    for rec in iter_records(path):
-        if rec.error:
-            yield Reject(source_file=src, line=rec.line, reason=rec.error)
+    for item in validated_records(path, PaperIn):
+        if isinstance(item, Reject):
+            yield item
             continue
-        try:
-            row = PaperIn.model_validate(rec.value)
-        except ValidationError as exc:
-            yield Reject(source_file=src, line=rec.line, reason=reason(exc))
-            continue
+        line, row = item
         if not row.title.strip():
-            yield Reject(source_file=src, line=rec.line, reason="field 'title': empty")
+            yield Reject(source_file=src, line=line, reason="field 'title': empty")
             continue
         abstract, bad_a = _take(ctx, "s2-abstracts", row.corpusid, AbstractIn)
         full, bad_f = _take(ctx, "s2-s2orc", row.corpusid, S2orcIn)
@@ -168,24 +163,19 @@ def read_papers(path: Path, ctx: ReadContext) -> Iterator[Item]:
             if bad:
                 yield bad
         try:
-            yield paper_document(row, abstract, full, src, rec.line)
+            yield paper_document(row, abstract, full, src, line)
         except AnnotationError as exc:
-            yield Reject(source_file=src, line=rec.line, reason=f"s2orc row of {row.corpusid}: {exc}")
+            yield Reject(source_file=src, line=line, reason=f"s2orc row of {row.corpusid}: {exc}")
 
 
 def read_citations(path: Path, ctx: ReadContext) -> Iterator[Item]:
     """``citations`` rows -> ``Citation``; rows whose cited paper has no corpus id are skipped
     (counted as ``Skipped('cited paper has no corpus id')``)."""
-    src = str(path)
-    for rec in iter_records(path):
-        if rec.error:
-            yield Reject(source_file=src, line=rec.line, reason=rec.error)
+    for item in validated_records(path, CitationIn):
+        if isinstance(item, Reject):
+            yield item
             continue
-        try:
-            row = CitationIn.model_validate(rec.value)
-        except ValidationError as exc:
-            yield Reject(source_file=src, line=rec.line, reason=reason(exc))
-            continue
+        _, row = item
         if row.citedcorpusid is None:
             yield Skipped("cited paper has no corpus id")
             continue

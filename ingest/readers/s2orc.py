@@ -16,7 +16,7 @@ from ingest.io import base_name, iter_records
 from ingest.papers import external_ids, make_paper
 from ingest.readers import Item, ReadContext
 from ingest.readers.fulltext import from_parse
-from ingest.schemas import AuthorIn, MetadataIn, ParseIn, PaperJsonIn, reason
+from ingest.schemas import AuthorIn, MetadataIn, ParseIn, PaperJsonIn, reason, validated_records
 from ingest.text import author_name
 from ingest.venues import is_acl_id
 
@@ -65,20 +65,16 @@ def read_metadata(path: Path, ctx: ReadContext) -> Iterator[Item]:
     """S2ORC 2020 ``metadata_*.jsonl``: one Document per row, joined with the row's pdf_parse
     from the build's content store (by ``paper_id``)."""
     src = str(path)
-    for rec in iter_records(path):
-        if rec.error:
-            yield Reject(source_file=src, line=rec.line, reason=rec.error)
+    for item in validated_records(path, MetadataIn):
+        if isinstance(item, Reject):
+            yield item
             continue
-        try:
-            meta = MetadataIn.model_validate(rec.value)
-        except ValidationError as exc:
-            yield Reject(source_file=src, line=rec.line, reason=reason(exc))
-            continue
+        line, meta = item
         if not meta.paper_id:
-            yield Reject(source_file=src, line=rec.line, reason="field 'paper_id': missing")
+            yield Reject(source_file=src, line=line, reason="field 'paper_id': missing")
             continue
         if not meta.title or not meta.title.strip():
-            yield Reject(source_file=src, line=rec.line, reason="field 'title': missing or empty")
+            yield Reject(source_file=src, line=line, reason="field 'title': missing or empty")
             continue
         parse = None
         if ctx.content is not None and (hit := ctx.content.take("s2orc-pdf-parse", meta.paper_id)):
@@ -86,7 +82,7 @@ def read_metadata(path: Path, ctx: ReadContext) -> Iterator[Item]:
                 parse = ParseIn.model_validate(hit[2])
             except ValidationError as exc:
                 yield Reject(source_file=hit[0], line=hit[1], reason=reason(exc))
-        yield metadata_document(meta, parse, src, rec.line)
+        yield metadata_document(meta, parse, src, line)
 
 
 def read_pdf_parse_leftovers(path: Path, ctx: ReadContext) -> Iterator[Item]:
