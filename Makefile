@@ -26,4 +26,4 @@ bench: setup
 	$(BIN)/python bench/run.py
 
 clean:
-	rm -rf $(VENV) demo-corpus .pytest_cache
+	rm -rf $(VENV) demo-corpus demo-sessions .pytest_cache

@@ -100,7 +100,11 @@ class Encoder:
         key = (str(self.path.resolve()), self.device)
         if key not in _MODEL_CACHE:
             from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as hf_logging
 
+            # token counting measures whole paragraphs on purpose (to split them); the
+            # "sequence length is longer than the maximum" warning is noise here
+            hf_logging.set_verbosity_error()
             _MODEL_CACHE[key] = SentenceTransformer(str(self.path), device=self.device)
         return _MODEL_CACHE[key]
 

@@ -24,6 +24,9 @@ def connect(directory: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
     try:
         conn = duckdb.connect(str(path), read_only=read_only)
     except duckdb.Error as e:
+        if "lock" in str(e).lower():
+            raise CorpusError(f"corpus {directory} is in use by another process (a build writing it, or a "
+                              "reader while you build); wait for it to finish and try again") from e
         raise CorpusError(f"cannot open corpus database {path}: {e}") from e
     if not read_only:
         conn.execute(DDL)

@@ -144,8 +144,21 @@ def iter_records(path: Path) -> Iterator[RawRecord]:
 
     A ``.json`` file whose content is one object yields that object; a ``.json`` file that
     holds one object per line is read as JSONL. Bad JSON yields a ``RawRecord`` with
-    ``error`` set instead of raising, so one broken line never stops a build.
+    ``error`` set instead of raising, so one broken line never stops a build. A damaged or
+    truncated compressed file raises ``SourceError`` naming it (the file's transaction is then
+    rolled back; nothing stored is touched).
     """
+    try:
+        yield from _iter_records(path)
+    except (EOFError, OSError) as exc:
+        raise SourceError(f"{path}: damaged or truncated file ({type(exc).__name__}: {exc})") from exc
+    except Exception as exc:
+        if type(exc).__module__.startswith("zstandard"):
+            raise SourceError(f"{path}: damaged zstd file ({exc})") from exc
+        raise
+
+
+def _iter_records(path: Path) -> Iterator[RawRecord]:
     with open_binary(path) as fh:
         if _is_single_object(path):
             data = fh.read().removeprefix(_BOM)

@@ -72,5 +72,5 @@ def load_workflow(path: str | Path) -> Workflow:
     try:
         validate_workflow(workflow)
     except WorkflowError as exc:
-        raise WorkflowError(exc.node_id, f"{path}: {exc}", exc.field) from None
+        raise WorkflowError(exc.node_id, f"{exc.message} (in {path})", exc.field) from None
     return workflow

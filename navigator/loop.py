@@ -252,7 +252,7 @@ class SearchRun:
                                 else "none (retrieval score)")
         self.engines.setdefault("reranker", "listwise")
         return Session(
-            intent=self.intent, corpus=str(getattr(self.corpus, "path", "")),
+            intent=self.intent, corpus=str(getattr(self.corpus, "directory", "") or ""),
             corpus_fingerprint=self.corpus.fingerprint(), settings=_settings_snapshot(self.settings),
             rounds=self.rounds, results=results, engines=self.engines,
             timings={k: round(v, 6) for k, v in self.timings.items()}, stop_reason=self.stop_reason,

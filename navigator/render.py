@@ -29,7 +29,7 @@ def checklist_table(session: Session) -> Table:
         if c.predicate:
             p = c.predicate
             pred = " [dim](" + ("NOT " if p.negate else "") + p.field + ": " + (
-                f"{p.start or '…'}..{p.end or '…'}" if p.field == "year" else ", ".join(p.values)) + ")[/dim]"
+                f"{p.start or '…'} to {p.end or '…'}" if p.field == "year" else ", ".join(p.values)) + ")[/dim]"
         table.add_row(c.id, c.kind, f"{c.weight:g}", escape(c.text) + pred)
     return table
 
@@ -38,8 +38,14 @@ def results_table(session: Session, top: int | None = None) -> Table:
     """Ranked results: rank, score, p, year, venue, title, corpus_id, channels."""
     table = Table(title=f"Results for: {session.intent}", show_lines=False)
     for col, kw in (("#", {"justify": "right"}), ("score", {}), ("p", {}), ("year", {}), ("venue", {}),
-                    ("title", {"overflow": "fold", "ratio": 3}), ("corpus_id", {}), ("found by", {})):
+                    ("title", {"overflow": "fold", "ratio": 3}), ("corpus_id", {"no_wrap": True, "min_width": 10}),
+                    ("found by", {"overflow": "fold"})):
         table.add_column(col, **kw)
+    if not session.results:
+        table.caption = ("no paper satisfied the checklist's exact metadata constraints"
+                         if any(c.kind == "metadata" for c in (session.rounds[-1].checklist.checkpoints
+                                                                if session.rounds else []))
+                         else "no candidate was found")
     for r in session.results[:top]:
         channels = sorted({f"{f.channel}@r{f.round}" for f in r.found_by})
         table.add_row(str(r.rank), f"{r.final_score:.3f}", f"{r.probability:.2f}", str(r.year or ""),

@@ -70,7 +70,7 @@ def test_load_workflow_file_errors_name_the_file(tmp_path):
     data = plan_workflow(_checklist(), Settings()).model_dump()
     data["nodes"][1]["params"]["k"] = "many"
     bad.write_text(json.dumps(data))
-    with pytest.raises(WorkflowError, match=r"wf.json.*lexical_intent.*params.k"):
+    with pytest.raises(WorkflowError, match=r"lexical_intent.*params.k.*wf.json"):
         load_workflow(bad)
 
 

@@ -54,6 +54,7 @@ class WorkflowError(ValueError):
         if field:
             where += f", field {field!r}"
         super().__init__(f"{where}: {message}")
+        self.message = message
         self.node_id = node_id
         self.field = field
 

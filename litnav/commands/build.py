@@ -57,6 +57,6 @@ def register(app: typer.Typer) -> None:
         for path in report.unsupported_files:
             console.print(f"[yellow]warning:[/yellow] {path}: not a format litnav ingests (skipped)")
         if r.rejects:
-            console.print(f"[yellow]{r.rejects} records rejected; see `litnav stats --corpus {corpus}`[/yellow]")
+            console.print(f"[yellow]{r.rejects} records rejected; list them with `litnav stats --corpus {corpus} --rejects 50`[/yellow]")
         if not report.ingested_files and not report.skipped_files:
             fail("nothing was ingested")

@@ -41,8 +41,9 @@ def clean_errors(*kinds: type[BaseException]) -> Iterator[None]:
         fail(f"{exc}")
 
 
-def open_corpus(path: Path, settings=None):
-    """Open a corpus for reading or exit with the error."""
+def open_corpus(path: Path, settings=None, *, require_indexes: bool = True):
+    """Open a corpus for reading or exit with the error; with ``require_indexes`` a corpus whose
+    build was interrupted before its indexes were built is an error that says how to finish it."""
     from corpus import Corpus, CorpusError
 
     if not Path(path).exists():
@@ -53,9 +54,14 @@ def open_corpus(path: Path, settings=None):
             from corpus import Encoder
 
             encoder = Encoder(settings.corpus)
-        return Corpus.open(path, encoder=encoder)
+        corpus = Corpus.open(path, encoder=encoder)
     except CorpusError as exc:
         fail(str(exc))
+    if require_indexes and corpus.stats().get("indexes_dirty"):
+        corpus.close()
+        fail(f"corpus {path} has content whose indexes were not built (an interrupted or unfinished build); "
+             f"rerun the same `litnav build ... --corpus {path}` to finish it")
+    return corpus
 
 
 def stdout_is_tty() -> bool:

@@ -106,6 +106,9 @@ def audit_cmd(
             c = Corpus.open(path)
         except CorpusError:
             c = None
+        if c is not None and session.corpus_fingerprint and c.fingerprint() != session.corpus_fingerprint:
+            console.print(f"[yellow]note: {path} has changed since this search (fingerprint differs); evidence "
+                          "is shown in context only where the stored offsets still match[/yellow]")
     for r in results:
         console.print(paper_panel(r, c.full_text(r.corpus_id) if c else None))
 

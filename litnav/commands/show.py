@@ -41,7 +41,7 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print a JSON object."),
     ) -> None:
         """Metadata, abstract, sections, chunks, citing and cited papers (with contexts)."""
-        c = open_corpus(corpus)
+        c = open_corpus(corpus, require_indexes=False)
         try:
             view = paper_view(c, corpus_id)
         finally:

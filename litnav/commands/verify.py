@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from litnav.commands.common import SetOpt, SettingsOpt, clean_errors, open_corpus, settings_from
+from litnav.commands.common import fail, SetOpt, SettingsOpt, clean_errors, open_corpus, settings_from
 
 _STATUS = {"verified": "[green]verified[/green]", "metadata_mismatch": "[yellow]metadata mismatch[/yellow]",
            "not_found": "[red]not in corpus[/red]"}
@@ -38,6 +38,8 @@ def register(app: typer.Typer) -> None:
                 report = verify_references(refs, c, settings.web)
         finally:
             c.close()
+        if not report.references:
+            fail(f"{refs}: no references found (read as {report.format}); nothing was verified")
         console = Console()
         table = Table(title=f"litnav verify {refs} ({report.format}) against {corpus}")
         for col in ("#", "reference", "status", "corpus_id", "corpus title", "year", "how / why"):

@@ -1,0 +1,71 @@
+"""Bad input at the CLI: clear one-line errors, nothing stored touched."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from litnav.cli import _register, app
+
+RECORDS = [{"id": "a1", "title": "Dense retrieval for question answering", "abstract": "We retrieve passages."},
+           {"id": "a2", "title": "Sentiment of movie reviews", "abstract": "We classify reviews."}]
+
+
+@pytest.fixture(scope="module")
+def runner():
+    _register()
+    return CliRunner()
+
+
+def _write_gz(path, records):
+    with gzip.open(path, "wt") as fh:
+        for r in records:
+            fh.write(json.dumps(r) + "\n")
+
+
+def test_truncated_gzip_source_names_the_file(runner, tmp_path):
+    good = tmp_path / "good.jsonl.gz"
+    _write_gz(good, RECORDS)
+    bad = tmp_path / "bad.jsonl.gz"
+    bad.write_bytes(good.read_bytes()[:30])
+    res = runner.invoke(app, ["build", str(bad), "--corpus", str(tmp_path / "c"), "--format", "jsonl"])
+    assert res.exit_code != 0
+    assert "bad.jsonl.gz" in res.output and "damaged or truncated" in res.output
+    assert "Traceback" not in res.output
+
+
+def test_interrupted_corpus_is_refused_for_search_with_a_hint(runner, tmp_path):
+    from ingest import build
+
+    src = tmp_path / "p.jsonl.gz"
+    _write_gz(src, RECORDS)
+    build([src], tmp_path / "c", fmt="jsonl", progress=False, finalize=False)
+    res = runner.invoke(app, ["search", "dense retrieval", "--corpus", str(tmp_path / "c")])
+    assert res.exit_code != 0 and "rerun the same `litnav build" in res.output
+    res = runner.invoke(app, ["stats", "--corpus", str(tmp_path / "c"), "--json"])
+    assert res.exit_code == 0 and json.loads(res.output)["indexes_dirty"] is True
+
+
+def test_stats_lists_rejects_with_file_line_and_reason(runner, tmp_path):
+    src = tmp_path / "r.jsonl"
+    src.write_text(json.dumps(RECORDS[0]) + "\n{broken\n" + json.dumps({"id": "x", "title": 5}) + "\n")
+    res = runner.invoke(app, ["build", str(src), "--corpus", str(tmp_path / "c"), "--format", "jsonl"])
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(app, ["stats", "--corpus", str(tmp_path / "c"), "--json", "--rejects", "10"])
+    data = json.loads(res.output)
+    assert data["rejects"] == 2
+    lines = sorted(r["line"] for r in data["rejected"])
+    assert lines == [2, 3] and all(r["source_file"].endswith("r.jsonl") and r["reason"] for r in data["rejected"])
+
+
+def test_verify_with_no_references_is_an_error(runner, tmp_path):
+    src = tmp_path / "p.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in RECORDS))
+    assert runner.invoke(app, ["build", str(src), "--corpus", str(tmp_path / "c"), "--format", "jsonl"]).exit_code == 0
+    empty = tmp_path / "refs.bib"
+    empty.write_text("no entries here\n")
+    res = runner.invoke(app, ["verify", str(empty), "--corpus", str(tmp_path / "c")])
+    assert res.exit_code != 0 and "no references found" in res.output
