@@ -23,6 +23,9 @@ def write_session(session: Session, path: str | Path) -> Path:
     try:
         with os.fdopen(fd, "w") as fh:
             fh.write(session.model_dump_json(indent=1))
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; a session file is an ordinary file
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
