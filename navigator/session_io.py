@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from pathlib import Path
@@ -9,6 +10,10 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from litnav.records import Session
+
+
+SESSION_VERSION = 1
+"""The session file format this code writes and reads (``Session.version``)."""
 
 
 class SessionFileError(ValueError):
@@ -37,7 +42,18 @@ def read_session(path: str | Path) -> Session:
     """Load a session file; raises ``SessionFileError`` naming the file and field."""
     path = Path(path)
     try:
-        return Session.model_validate_json(path.read_bytes())
+        raw = path.read_bytes()
+        data = json.loads(raw)
+        if not isinstance(data, dict) or "intent" not in data or "rounds" not in data:
+            raise SessionFileError(f"{path}: not a litnav session file (written by `litnav search --json`)")
+        if data.get("version", 1) != SESSION_VERSION:
+            raise SessionFileError(f"{path}: session format version {data.get('version')!r}; this litnav "
+                                   f"reads version {SESSION_VERSION}")
+        return Session.model_validate(data)
+    except json.JSONDecodeError as exc:
+        raise SessionFileError(f"{path}: not JSON ({exc})") from None
+    except UnicodeDecodeError:
+        raise SessionFileError(f"{path}: not a litnav session file (binary content)") from None
     except OSError as exc:
         raise SessionFileError(f"{path}: {exc.strerror or exc}") from None
     except ValidationError as exc:
