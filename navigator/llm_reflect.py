@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from litnav.llm import LLMError
 from litnav.llm.checked import structured_checked
+from litnav.llm.fallback import FallbackRecorder
 from litnav.records import Change, Checklist, Checkpoint, Node, ScoredPaper
 from litnav.settings import Settings
 from navigator.planner import assemble, content_query
@@ -246,7 +247,7 @@ def apply_edits(reply: ReflectionReply, checklist: Checklist, round_index: int, 
     return Reflection(assemble(nodes, new_checklist, settings, top_k), new_checklist, changes)
 
 
-class LLMReflector:
+class LLMReflector(FallbackRecorder):
     """``reflector`` hook of the search loop (same signature as ``navigator.reflect.reflect``).
 
     ``engine`` is the ``llm.reflection`` engine and ``corpus`` the searched corpus (titles for
@@ -254,18 +255,14 @@ class LLMReflector:
     decides this round and a ``Change`` records the cause; otherwise the error propagates.
     """
 
+    fallback_to, fallback_unit = "rules", "round"
+
     def __init__(self, engine, corpus, *, fallback: bool = False):
         self.llm = engine
         self.corpus = corpus
         self.fallback = fallback
         self.fallbacks: list[str] = []
 
-    @property
-    def engine(self) -> str:
-        """The engine that reflected, naming a fallback to the rules when one happened."""
-        if not self.fallbacks:
-            return self.llm.name
-        return f"{self.llm.name}; fallback to rules in {len(self.fallbacks)} round(s): {self.fallbacks[0]}"
 
     def __call__(self, checklist: Checklist, ranked: list[ScoredPaper], round_index: int, new_above: list[str],
                  state: ReflectionState, settings: Settings, top_k: int, max_rounds: int) -> Reflection:

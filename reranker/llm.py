@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict
 
 from litnav.llm import LLMError
 from litnav.llm.checked import structured_checked
+from litnav.llm.fallback import FallbackRecorder
 from litnav.records import Checklist, ScoredPaper
 
 QUOTE_CHARS = 240
@@ -60,7 +61,7 @@ def rerank_prompt(intent: str, checklist: Checklist, head: list[ScoredPaper], co
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "\n".join(lines)}]
 
 
-class LLMReranker:
+class LLMReranker(FallbackRecorder):
     """``llm_reranker`` hook of the search loop: ``(intent, checklist, ranked, corpus) -> ranked``.
 
     ``engine`` is the ``llm.reranker`` engine; ``top_n`` (``reranker.llm_top_n``) candidates
@@ -68,18 +69,14 @@ class LLMReranker:
     recorded in ``fallbacks`` and ``engine``; otherwise the error propagates.
     """
 
+    fallback_to = "score order"
+
     def __init__(self, engine, top_n: int, *, fallback: bool = False):
         self.llm = engine
         self.top_n = top_n
         self.fallback = fallback
         self.fallbacks: list[str] = []
 
-    @property
-    def engine(self) -> str:
-        """The engine that ordered, naming a fallback to the score order when one happened."""
-        if not self.fallbacks:
-            return self.llm.name
-        return f"{self.llm.name}; fallback to score order in {len(self.fallbacks)} call(s): {self.fallbacks[0]}"
 
     def __call__(self, intent: str, checklist: Checklist, ranked: list[ScoredPaper], corpus) -> list[ScoredPaper]:
         head, tail = ranked[: self.top_n], ranked[self.top_n:]

@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from corpus.records import Paper
 from litnav.llm import LLMError, TokenLogprob
 from litnav.llm.checked import structured_checked
+from litnav.llm.fallback import FallbackRecorder
 from litnav.records import Checklist, Checkpoint, Evidence, Judgement, ScoredPaper
 from scorer.scoring import metadata_judgement, final_score, score_papers, weighted_mean_score
 
@@ -188,7 +189,7 @@ def check_grade(grade: PaperGrade, checklist: Checklist, evidence: Mapping[str, 
     return problems
 
 
-class Teacher:
+class Teacher(FallbackRecorder):
     """LLM grading plugged into the scoring stage (``ScoringStage(teacher=...)``).
 
     ``engine`` is the ``llm.scorer`` engine; ``abstract`` maps a corpus_id to its abstract (e.g.
@@ -197,6 +198,8 @@ class Teacher:
     ``fallbacks`` and ``engine``), otherwise the error propagates naming the paper.
     ``logprobs=False`` never asks for log-probabilities (for endpoints that reject them).
     """
+
+    fallback_unit = "paper"
 
     def __init__(self, engine, *, abstract: Callable[[str], str | None] | None = None, student=None,
                  fallback: bool = False, logprobs: bool = True, top_logprobs: int = 5,
@@ -214,13 +217,9 @@ class Teacher:
     def name(self) -> str:
         return self.llm.name
 
-    @property
-    def engine(self) -> str:
-        """The engine that graded, naming a fallback to the student when one happened."""
-        if not self.fallbacks:
-            return self.llm.name
-        return (f"{self.llm.name}; fallback to {self.student.name} for {len(self.fallbacks)} paper(s): "
-                f"{self.fallbacks[0]}")
+    def fallback_target(self) -> str:
+        """The student that graded the papers the LLM failed on."""
+        return self.student.name if self.student is not None else "the student"
 
     def score_papers(self, papers: Sequence[Paper], checklist: Checklist,
                      evidence: Mapping[str, Mapping[str, list[Evidence]]]) -> list[ScoredPaper]:

@@ -293,7 +293,7 @@ def test_concurrency_limit_is_respected_across_threads(fake, tmp_path):
         grades = list(pool.map(
             lambda i: engine.structured([{"role": "user", "content": f"paper {i}"}], Grade)[0], range(6)))
     assert [g.rationale for g in grades] == [f"paper {i}" for i in range(6)]
-    assert 1 <= fake.max_in_flight <= 2
+    assert fake.max_in_flight in (1, 2)
     assert meter.by_role()["scorer"].calls == 6
 
 

@@ -85,7 +85,7 @@ def test_paper_reachable_only_through_citations_is_found_in_a_later_round(corpus
 
 def test_each_round_keeps_checklist_workflow_and_reasons(corpus):
     s = search("dense retrieval for question answering", corpus, Settings(), top_k=10, rounds=3)
-    assert 1 <= len(s.rounds) <= 3
+    assert len(s.rounds) in (1, 2, 3)
     for rnd in s.rounds:
         assert rnd.workflow.nodes and rnd.checklist.checkpoints and rnd.operator_runs
         assert all(run.seconds >= 0 for run in rnd.operator_runs)
