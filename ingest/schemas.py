@@ -220,18 +220,29 @@ def reason(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
+
+def converted_records(records, source_file: str, convert, expected: tuple[type[Exception], ...] = (ValueError,)):
+    """Yield ``convert(record)`` for each ``RawRecord``, and instead a ``Reject`` naming the file,
+    line and reason for bad JSON, a failed pydantic validation (the failing fields) or one of the
+    ``expected`` errors (its message)."""
+    from corpus.records import Reject
+
+    for rec in records:
+        if rec.error:
+            yield Reject(source_file=source_file, line=rec.line, reason=rec.error)
+            continue
+        try:
+            yield convert(rec)
+        except ValidationError as exc:
+            yield Reject(source_file=source_file, line=rec.line, reason=reason(exc))
+        except expected as exc:
+            yield Reject(source_file=source_file, line=rec.line, reason=str(exc))
+
+
 def validated_records(path, model: type[BaseModel]):
     """Yield ``(line, instance)`` for each record of ``path`` that ``model`` validates, and a
     ``Reject`` naming the file, line and failing field for bad JSON or a failed validation."""
-    from corpus.records import Reject
     from ingest.io import iter_records
 
-    src = str(path)
-    for rec in iter_records(path):
-        if rec.error:
-            yield Reject(source_file=src, line=rec.line, reason=rec.error)
-            continue
-        try:
-            yield rec.line, model.model_validate(rec.value)
-        except ValidationError as exc:
-            yield Reject(source_file=src, line=rec.line, reason=reason(exc))
+    return converted_records(iter_records(path), str(path), lambda rec: (rec.line, model.model_validate(rec.value)),
+                             expected=())

@@ -15,14 +15,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
-from corpus.records import Document, Reject
+from corpus.records import Document
 
 from ingest.io import iter_records
 from ingest.papers import external_ids, make_paper, parse_date
 from ingest.readers import Item, ReadContext
-from ingest.schemas import parse_year, reason
+from ingest.schemas import converted_records, parse_year
 from ingest.text import author_name
 
 ID_KINDS = ("doi", "arxiv", "acl", "pubmed", "pmc", "mag", "s2")
@@ -224,13 +222,5 @@ def generic_document(record: Any, mapping: dict[str, str], source_file: str, lin
 def read_generic(path: Path, ctx: ReadContext) -> Iterator[Item]:
     """Every record of a generic JSONL file, mapped with ``ctx.mapping``."""
     src = str(path)
-    for rec in iter_records(path):
-        if rec.error:
-            yield Reject(source_file=src, line=rec.line, reason=rec.error)
-            continue
-        try:
-            yield generic_document(rec.value, ctx.mapping, src, rec.line)
-        except ValidationError as exc:  # the Paper model caught what the explicit checks missed
-            yield Reject(source_file=src, line=rec.line, reason=reason(exc))
-        except ValueError as exc:
-            yield Reject(source_file=src, line=rec.line, reason=str(exc))
+    yield from converted_records(iter_records(path), src,
+                                 lambda rec: generic_document(rec.value, ctx.mapping, src, rec.line))

@@ -16,7 +16,7 @@ from ingest.io import base_name, iter_records
 from ingest.papers import external_ids, make_paper
 from ingest.readers import Item, ReadContext
 from ingest.readers.fulltext import from_parse
-from ingest.schemas import AuthorIn, MetadataIn, ParseIn, PaperJsonIn, reason, validated_records
+from ingest.schemas import AuthorIn, MetadataIn, ParseIn, PaperJsonIn, converted_records, reason, validated_records
 from ingest.text import author_name
 from ingest.venues import is_acl_id
 
@@ -163,13 +163,5 @@ def read_paper_json(path: Path, ctx: ReadContext) -> Iterator[Item]:
     records = list(iter_records(path)) if path.name.lower().endswith((".json", ".json.gz", ".json.zst")) else None
     stream = records if records is not None else iter_records(path)
     single = records is not None and len(records) == 1
-    for rec in stream:
-        if rec.error:
-            yield Reject(source_file=src, line=rec.line, reason=rec.error)
-            continue
-        try:
-            yield paper_json_document(PaperJsonIn.model_validate(rec.value), path, rec.line, single)
-        except ValidationError as exc:
-            yield Reject(source_file=src, line=rec.line, reason=reason(exc))
-        except ValueError as exc:
-            yield Reject(source_file=src, line=rec.line, reason=str(exc))
+    yield from converted_records(
+        stream, src, lambda rec: paper_json_document(PaperJsonIn.model_validate(rec.value), path, rec.line, single))

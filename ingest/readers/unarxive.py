@@ -13,15 +13,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
-from corpus.records import Author, BibReference, Document, Reject
+from corpus.records import Author, BibReference, Document
 
 from ingest.io import iter_records
 from ingest.papers import external_ids, make_paper, parse_date
 from ingest.readers import Item, ReadContext
 from ingest.readers.fulltext import cite_contexts, paragraphs_of
-from ingest.schemas import ParagraphIn, reason
+from ingest.schemas import ParagraphIn, converted_records
 
 _NEW_ARXIV = re.compile(r"^(\d{2})(\d{2})\.\d{4,5}")
 
@@ -66,15 +64,10 @@ def unarxive_document(rec: dict[str, Any], source_file: str, line: int) -> Docum
 def read_unarxive(path: Path, ctx: ReadContext) -> Iterator[Item]:
     """Every paper of a unarXive JSONL file."""
     src = str(path)
-    for rec in iter_records(path):
-        if rec.error:
-            yield Reject(source_file=src, line=rec.line, reason=rec.error)
-            continue
-        try:
-            if not isinstance(rec.value, dict):
-                raise ValueError("record: expected a JSON object")
-            yield unarxive_document(rec.value, src, rec.line)
-        except ValidationError as exc:
-            yield Reject(source_file=src, line=rec.line, reason=reason(exc))
-        except (ValueError, TypeError, AttributeError) as exc:
-            yield Reject(source_file=src, line=rec.line, reason=str(exc))
+
+    def convert(rec):
+        if not isinstance(rec.value, dict):
+            raise ValueError("record: expected a JSON object")
+        return unarxive_document(rec.value, src, rec.line)
+
+    yield from converted_records(iter_records(path), src, convert, expected=(ValueError, TypeError, AttributeError))
