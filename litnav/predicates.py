@@ -71,7 +71,7 @@ def is_review(paper: Paper) -> tuple[bool, str]:
 
 
 def _range(p: MetadataPredicate) -> str:
-    return f"{p.start.isoformat() if p.start else '..'}..{p.end.isoformat() if p.end else '..'}"
+    return f"{p.start.isoformat() if p.start else 'any date'} to {p.end.isoformat() if p.end else 'any date'}"
 
 
 def _year(p: MetadataPredicate, paper: Paper) -> tuple[bool | None, str]:
