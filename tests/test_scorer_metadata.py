@@ -18,7 +18,7 @@ def paper(**kw) -> Paper:
 Y = dict(field="year", start=date(2019, 1, 1), end=date(2022, 12, 31))
 CASES = [
     # year: only a year -> any day of that year in range
-    (P(**Y), paper(year=2021), True, "year 2021 is within 2019-01-01..2022-12-31"),
+    (P(**Y), paper(year=2021), True, "year 2021 is within 2019-01-01 to 2022-12-31"),
     (P(**Y), paper(year=2019), True, "within"),
     (P(**Y), paper(year=2018), False, "year 2018 is outside"),
     (P(field="year", start=date(2025, 3, 1), end=date(2025, 10, 31)), paper(year=2025), True, "within"),

@@ -78,7 +78,7 @@ def test_metadata_judgement_is_exact(student):
     s = score_paper(PAPER, CHECKLIST, {}, student)
     meta = s.judgements[2]
     assert (meta.score, meta.engine, meta.quote) == (5.0, "metadata", None)
-    assert meta.rationale == "year: year 2021 is within 2019-01-01..2022-12-31"
+    assert meta.rationale == "year: year 2021 is within 2019-01-01 to 2022-12-31"
     old = score_paper(PAPER.model_copy(update={"year": 2015}), CHECKLIST, {}, student)
     assert old.judgements[2].score == 0.0 and metadata_failed(old) == ["c3"]
     assert old.final_score < s.final_score
