@@ -17,9 +17,8 @@ import time
 from pathlib import Path
 
 import orjson
-
-from corpus import Corpus, CorpusWriter, Encoder
-from corpus.records import Author, Document, Paper
+from litnav.corpus import Corpus, CorpusWriter, Encoder
+from litnav.corpus.records import Author, Document, Paper
 
 SRC = Path(__file__).resolve().parents[2] / "shared/data/corpora/acl_anthology_2022-05_papers.jsonl.gz"
 

@@ -60,7 +60,7 @@ def peak_rss_mib() -> float:
 
 def bench_ingest(source: Path, corpus: Path) -> dict:
     """Parse + write ``source`` into ``corpus`` without finalize."""
-    from ingest import build
+    from litnav.ingest import build
 
     wall, cpu = time.perf_counter(), time.process_time()
     report = build([source], corpus, progress=False, finalize=False)
@@ -76,8 +76,8 @@ def bench_ingest(source: Path, corpus: Path) -> dict:
 
 def bench_finalize(corpus: Path, source: Path | None = None) -> dict:
     """Finalize ``corpus`` (after ingesting ``source`` into it, when given), timing each stage."""
-    from corpus import Corpus, CorpusWriter
-    from ingest import build
+    from litnav.corpus import Corpus, CorpusWriter
+    from litnav.ingest import build
 
     if source is not None:
         build([source], corpus, progress=False, finalize=False)
@@ -98,8 +98,7 @@ def bench_embedding(source: Path, n: int) -> dict:
     """Texts/s of the corpus encoder over the first ``n`` abstracts of ``source`` (model load
     excluded: one warm-up batch first)."""
     import orjson
-
-    from corpus import Encoder
+    from litnav.corpus import Encoder
 
     texts: list[str] = []
     with gzip.open(source, "rb") as fh:

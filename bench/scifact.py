@@ -27,7 +27,7 @@ FIELD_MAP = {"id": "doc_id", "title": "title", "abstract": "abstract_sentences"}
 
 def build_corpus(data: Path, corpus_dir: Path) -> None:
     """Build the SciFact corpus into ``corpus_dir`` unless a readable corpus is already there."""
-    from corpus import Corpus, CorpusError
+    from litnav.corpus import Corpus, CorpusError
 
     if corpus_dir.is_dir():
         try:
@@ -36,10 +36,10 @@ def build_corpus(data: Path, corpus_dir: Path) -> None:
             return
         except CorpusError as exc:
             print(f"rebuilding {corpus_dir}: {exc}")
-    import ingest
+    import litnav.ingest
 
     print(f"building the SciFact corpus into {corpus_dir} ...", flush=True)
-    report = ingest.build([data / "corpus.jsonl"], corpus_dir, fmt="jsonl", mapping=FIELD_MAP)
+    report = litnav.ingest.build([data / "corpus.jsonl"], corpus_dir, fmt="jsonl", mapping=FIELD_MAP)
     print(f"built: {report.corpus} in {sum(report.seconds.values()):.1f} s", flush=True)
 
 
@@ -49,7 +49,6 @@ def heldout_split(queries: Path, qrels: Path, out: Path, heldout: float = 0.2, s
     ``out/heldout_qrels.tsv``; returns their paths."""
     import hashlib
     import json
-
     def held(claim_id: str) -> bool:
         return int(hashlib.sha256(f"{seed}:{claim_id}".encode()).hexdigest()[:8], 16) / 0xFFFFFFFF < heldout
 

@@ -48,7 +48,7 @@ STAGES = ("plan", "retrieve", "score", "rerank", "reflect", "total")
 
 def ensure_corpus(corpus_dir: Path, settings=None) -> None:
     """Build the benchmark corpus unless it is already there (a re-run is a no-op)."""
-    from ingest import build
+    from litnav.ingest import build
 
     report = build([SOURCE], corpus_dir, fmt="jsonl", mapping=MAPPING, settings=settings, progress=True)
     print(f"corpus {corpus_dir}: {report.stats if hasattr(report, 'stats') else report}", file=sys.stderr)
@@ -69,9 +69,9 @@ def main(argv: list[str] | None = None) -> int:
     if not SOURCE.exists() and not args.no_build:
         print(f"data file {SOURCE} is absent", file=sys.stderr)
         return 1
-    from corpus import Corpus
-    from litnav.settings import load_settings
-    from navigator import search
+    from litnav.corpus import Corpus
+    from litnav.core.settings import load_settings
+    from litnav.navigator import search
 
     settings = load_settings(overrides=args.overrides)
     settings.navigator.rounds = args.rounds

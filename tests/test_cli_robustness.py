@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gzip
 import json
-
 import pytest
 from typer.testing import CliRunner
 
@@ -38,7 +37,7 @@ def test_truncated_gzip_source_names_the_file(runner, tmp_path):
 
 
 def test_interrupted_corpus_is_refused_for_search_with_a_hint(runner, tmp_path):
-    from ingest import build
+    from litnav.ingest import build
 
     src = tmp_path / "p.jsonl.gz"
     _write_gz(src, RECORDS)

@@ -9,11 +9,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-import corpus.build
-from corpus import Corpus, CorpusSettings, CorpusWriter, Encoder, ModelMismatchError
-from corpus.errors import CorpusLockedError
-from corpus.records import Document, Paper, Paragraph
+import litnav.corpus.build
+from litnav.corpus import Corpus, CorpusSettings, CorpusWriter, Encoder, ModelMismatchError
+from litnav.corpus.errors import CorpusLockedError
+from litnav.corpus.records import Document, Paper, Paragraph
 from fixtures.corpus.docs import citations, documents, rejects
 
 EAGER = CorpusSettings(chunk_tokens=32, chunk_embeddings="eager")
@@ -77,17 +76,17 @@ def test_exception_in_source_rolls_back_and_rerun_matches(tmp_path):
         assert not w.is_ingested("a", 1, "sha-a")
         ingest(w, "a", documents())
         # a crash inside finalize (while embedding chunks), then finalize again
-        original = corpus.build._embed_chunks
+        original = litnav.corpus.build._embed_chunks
 
         def boom(*args, **kwargs):
             raise KeyboardInterrupt
 
-        corpus.build._embed_chunks = boom
+        litnav.corpus.build._embed_chunks = boom
         try:
             with pytest.raises(KeyboardInterrupt):
                 w.finalize(progress=False)
         finally:
-            corpus.build._embed_chunks = original
+            litnav.corpus.build._embed_chunks = original
         w.finalize(progress=False)
     with Corpus.open(clean) as a, Corpus.open(crashed) as b:
         assert a.dump() == b.dump()
@@ -96,7 +95,7 @@ def test_exception_in_source_rolls_back_and_rerun_matches(tmp_path):
 CRASH_SCRIPT = textwrap.dedent("""
     import os, sys
     sys.path[:0] = [{repo!r}, {tests!r}]
-    from corpus import CorpusSettings, CorpusWriter
+    from litnav.corpus import CorpusSettings, CorpusWriter
     from fixtures.corpus.docs import documents
     w = CorpusWriter.open(sys.argv[1], CorpusSettings(chunk_tokens=32, chunk_embeddings="eager"))
     with w.source("first", 5, "sha-first") as tx:

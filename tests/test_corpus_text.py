@@ -1,6 +1,6 @@
 """corpus.text: title normalisation, id normalisation, sentence splitting."""
 
-from corpus.text import normalise_external_id, normalise_title, sentence_spans, split_sentences
+from litnav.corpus.text import normalise_external_id, normalise_title, sentence_spans, split_sentences
 
 
 def test_normalise_title():

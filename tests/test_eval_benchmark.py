@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from litnav.evaluation.benchmark import BenchmarkError, load_benchmark
 
 

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-
 import pytest
 import typer
 from typer.testing import CliRunner
 
-from corpus.records import Document, Paper
+from litnav.corpus.records import Document, Paper
 
 PAPERS = [
     ("p1", "Protein folding with deep learning", "We predict protein structures from amino acid sequences with attention networks."),
@@ -29,7 +28,7 @@ TASKS = [
 
 @pytest.fixture(scope="module")
 def tiny_corpus(tmp_path_factory):
-    corpus = pytest.importorskip("corpus")
+    corpus = pytest.importorskip("litnav.corpus")
     if not hasattr(corpus, "Corpus") or not hasattr(corpus, "CorpusWriter"):
         pytest.skip("corpus.Corpus / CorpusWriter not available yet")
     path = tmp_path_factory.mktemp("eval-corpus") / "corpus"
@@ -43,7 +42,7 @@ def tiny_corpus(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def app():
-    from litnav.commands import eval as eval_command
+    from litnav.cli import eval as eval_command
 
     app = typer.Typer()
 

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
-from corpus.records import Hit
+from litnav.corpus.records import Hit
 from litnav.evaluation.systems import DenseSystem, HybridSystem, LexicalSystem, LitnavSystem, make_systems
-from litnav.records import Checklist, Result, Round, Session, Usage, Workflow
-from litnav.settings import Settings
+from litnav.core.records import Checklist, Result, Round, Session, Usage, Workflow
+from litnav.core.settings import Settings
 
 
 class FakeSearchCorpus:
@@ -44,7 +43,7 @@ def _session(settings: Settings) -> Session:
 
 
 def test_litnav_system_maps_the_session(monkeypatch):
-    import navigator
+    import litnav.navigator
 
     calls = []
 
@@ -52,7 +51,7 @@ def test_litnav_system_maps_the_session(monkeypatch):
         calls.append((intent, settings, top_k))
         return _session(settings)
 
-    monkeypatch.setattr(navigator, "search", fake_search)
+    monkeypatch.setattr(litnav.navigator, "search", fake_search)
     systems = make_systems(["litnav", "litnav-rounds-2", "litnav-no-scorer", "bm25"], object(), Settings(), depth=50)
     assert [s.name for s in systems] == ["litnav", "litnav-rounds-2", "litnav-no-scorer", "bm25"]
     assert isinstance(systems[0], LitnavSystem)

@@ -9,9 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from corpus import Corpus
-from ingest import build
+from litnav.corpus import Corpus
+from litnav.ingest import build
 
 
 def _stats(path: Path) -> dict:

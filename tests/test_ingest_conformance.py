@@ -7,13 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from corpus.records import Document
-from ingest import ReadStats, read_file
-from ingest.build import iter_unit
-from ingest.join import ContentStore
-from ingest.plan import detect, plan
-from ingest.readers import CONTENT_FORMATS, ReadContext
+from litnav.corpus.records import Document
+from litnav.ingest import ReadStats, read_file
+from litnav.ingest.build import iter_unit
+from litnav.ingest.join import ContentStore
+from litnav.ingest.plan import detect, plan
+from litnav.ingest.readers import CONTENT_FORMATS, ReadContext
 
 GOLDEN = {
     "datasets-api/abstracts/abstracts-sample.jsonl": ("s2-abstracts", (0, 100, 0, 0, 0), []),

@@ -8,15 +8,14 @@ from pathlib import Path
 
 import pytest
 import zstandard
-
-from corpus.records import Citation, Document, Reject
-from ingest.build import ReadStats, iter_unit
-from ingest.join import ContentStore
-from ingest.plan import plan
-from ingest.readers import CONTENT_FORMATS, ReadContext, Skipped, detect_format
-from ingest.readers.generic import MappingError, parse_mapping
-from ingest.text import sentence_spans
-from ingest.venues import looks_like_review, normalise_venue, parse_acl_id
+from litnav.corpus.records import Citation, Document, Reject
+from litnav.ingest.build import ReadStats, iter_unit
+from litnav.ingest.join import ContentStore
+from litnav.ingest.plan import plan
+from litnav.ingest.readers import CONTENT_FORMATS, ReadContext, Skipped, detect_format
+from litnav.ingest.readers.generic import MappingError, parse_mapping
+from litnav.ingest.text import sentence_spans
+from litnav.ingest.venues import looks_like_review, normalise_venue, parse_acl_id
 
 
 def read_all(paths: list[Path], mapping: dict | None = None) -> list:

@@ -16,10 +16,9 @@ from pathlib import Path
 import duckdb
 import numpy as np
 import pytest
-
-from corpus import Corpus, CorpusLockedError
-from corpus.schema import DB_NAME
-from ingest import build
+from litnav.corpus import Corpus, CorpusLockedError
+from litnav.corpus.schema import DB_NAME
+from litnav.ingest import build
 
 ROOT = Path(__file__).resolve().parents[1]
 BATCH = 10
@@ -27,7 +26,7 @@ BATCH = 10
 KILLERS = {
     # 3rd batch of documents = the middle of the second generated file (25 records = 3 batches each)
     "ingest": """
-        from corpus.writer import SourceTransaction
+        from litnav.corpus.writer import SourceTransaction
         real, calls = SourceTransaction.add_documents, []
         def add_documents(self, docs):
             calls.append(1)
@@ -38,10 +37,10 @@ KILLERS = {
     """,
     # after title resolution and chunking were committed, before any vector is
     "finalize": """
-        import corpus.build
+        import litnav.corpus.build
         def _embed_abstracts(*a, **k):
             os._exit(9)
-        corpus.build._embed_abstracts = _embed_abstracts
+        litnav.corpus.build._embed_abstracts = _embed_abstracts
     """,
 }
 
@@ -115,7 +114,7 @@ def test_killed_build_resumes_to_the_same_corpus(stage: str, sources: list[Path]
                                                  tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     script = "import os, sys\n" + textwrap.dedent(KILLERS[stage]) + textwrap.dedent(f"""
-        from ingest import build
+        from litnav.ingest import build
         build({[str(s) for s in sources]!r}, {str(corpus)!r}, progress=False, batch_size={BATCH})
         sys.exit(0)
     """)
@@ -136,7 +135,7 @@ def test_second_writer_gets_a_clear_lock_error(sources: list[Path], tmp_path: Pa
     holder = subprocess.Popen(
         [sys.executable, "-c", textwrap.dedent(f"""
             import sys
-            from corpus import CorpusWriter
+            from litnav.corpus import CorpusWriter
             with CorpusWriter.open({str(corpus)!r}):
                 print("holding", flush=True)
                 sys.stdin.read()

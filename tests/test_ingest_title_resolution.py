@@ -18,11 +18,10 @@ from pathlib import Path
 
 import orjson
 import pytest
-
-from corpus import CorpusWriter
-from corpus.text import normalise_title
-from ingest import build
-from ingest.demo import aclsum_papers_dir
+from litnav.corpus import CorpusWriter
+from litnav.corpus.text import normalise_title
+from litnav.ingest import build
+from litnav.ingest.demo import aclsum_papers_dir
 
 ACL_URL = re.compile(
     r"(?:aclweb\.org/anthology/|aclanthology\.org/|10\.18653/v1/)([A-Z]\d{2}-\d{4}|\d{4}\.[a-z0-9-]+\.\d+)", re.I)
@@ -70,7 +69,7 @@ def resolved(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> dic
     corpus = tmp / "corpus"
     build([citing_dir, cited], corpus, progress=False, finalize=False)
     with CorpusWriter.open(corpus) as w:
-        from corpus.build import _resolve  # the finalize stage alone: embedding is not under test
+        from litnav.corpus.build import _resolve  # the finalize stage alone: embedding is not under test
 
         _resolve(w.conn, True)
         edges = set(w.conn.execute(

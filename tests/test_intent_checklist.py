@@ -8,10 +8,9 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-
-from litnav.records import Checklist, MetadataPredicate
-from navigator.intent import EMPIRICAL_WEIGHT, describe, parse_intent
-from navigator.intent.venues import VENUES_FILE, load_table
+from litnav.core.records import Checklist, MetadataPredicate
+from litnav.navigator.intent import EMPIRICAL_WEIGHT, describe, parse_intent
+from litnav.navigator.intent.venues import VENUES_FILE, load_table
 
 TODAY = date(2025, 11, 15)
 VOCAB = {"ACL": 120, "EMNLP": 80, "Findings of ACL": 10, "TACL": 5, "WS": 40}

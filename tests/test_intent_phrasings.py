@@ -6,9 +6,8 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
-
-from litnav.records import Checklist
-from navigator.intent import parse_intent
+from litnav.core.records import Checklist
+from litnav.navigator.intent import parse_intent
 
 TODAY = date(2025, 11, 15)
 

@@ -1,60 +1,111 @@
-"""Imports point downward only: corpus at the bottom; ingest, scorer, librarians, reranker above
-it; navigator on top; litnav's records/settings/predicates/llm low, its CLI and evaluation on top."""
+"""Imports point downward only, lazy (function-level) and relative imports included.
+
+The layer order of ``litnav``'s subpackages, bottom first; a module may import its own
+subpackage and any subpackage of a lower layer, nothing else of litnav. The package root
+(``litnav/__init__.py``, the public API) sits on top. There are no exceptions."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-OURS = {"corpus", "ingest", "scorer", "librarians", "reranker", "navigator", "litnav"}
+import litnav
 
-LOW_SHARED = {"litnav", "litnav.records", "litnav.settings", "litnav.predicates", "litnav.llm"}
-ALLOWED: dict[str, set[str]] = {
-    "corpus": {"corpus"},
-    "litnav.low": {"corpus"} | LOW_SHARED,
-    "ingest": {"corpus", "ingest"} | LOW_SHARED,
-    "scorer": {"corpus", "scorer"} | LOW_SHARED,
-    "librarians": {"corpus", "librarians"} | LOW_SHARED,
-    "reranker": {"corpus", "reranker"} | LOW_SHARED,
-    "navigator": {"corpus", "ingest", "scorer", "librarians", "reranker", "navigator"} | LOW_SHARED,
-}
+PACKAGE = Path(litnav.__file__).resolve().parent
+
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("core",),
+    ("llm",),
+    ("corpus",),
+    ("ingest", "web"),
+    ("librarians", "scorer", "reranker"),
+    ("navigator",),
+    ("session",),
+    ("training", "evaluation"),
+    ("cli",),
+)
+RANK = {name: i for i, layer in enumerate(LAYERS) for name in layer}
+TOP = len(LAYERS)
 
 
-def _layer(module: str) -> str | None:
-    top = module.split(".")[0]
-    if top != "litnav":
-        return top if top in OURS else None
-    if any(module == m or module.startswith(m + ".") for m in LOW_SHARED - {"litnav"}) or module == "litnav":
-        return "litnav.low"
-    return None  # litnav.cli, litnav.commands.*, litnav.evaluation.*: the top layer
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(PACKAGE.parent).with_suffix("")
+    return ".".join(rel.parts).removesuffix(".__init__")
 
 
 def _imports(path: Path) -> set[str]:
+    """Every litnav module imported anywhere in the file (module level or inside functions)."""
+    module = _module_name(path)
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
             found |= {a.name for a in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.add(node.module)
-    return {m for m in found if m.split(".")[0] in OURS}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+                found.add(target)
+            elif node.module:
+                found.add(node.module)
+                found |= {f"{node.module}.{a.name}" for a in node.names if node.module == "litnav"}
+    return {m for m in found if m == "litnav" or m.startswith("litnav.")}
 
 
-def _allowed(target: str, allowed: set[str]) -> bool:
-    return any(target == a or target.startswith(a + ".") for a in allowed)
+def _rank(module: str) -> int:
+    parts = module.split(".")
+    if len(parts) == 1:
+        return TOP
+    if parts[1] not in RANK:
+        raise AssertionError(f"{module}: subpackage {parts[1]!r} has no layer in LAYERS")
+    return RANK[parts[1]]
+
+
+def test_every_subpackage_has_a_layer():
+    subpackages = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()}
+    assert subpackages == set(RANK), f"layers out of date: {sorted(subpackages ^ set(RANK))}"
+    stray = sorted(p.name for p in PACKAGE.glob("*.py") if p.name != "__init__.py")
+    assert not stray, f"modules outside a subpackage: {stray}"
 
 
 def test_imports_point_downward():
     violations = []
-    for path in sorted(ROOT.glob("*/**/*.py")):
-        rel = path.relative_to(ROOT)
-        if rel.parts[0] not in OURS:
-            continue
-        module = ".".join(rel.with_suffix("").parts).removesuffix(".__init__")
-        layer = _layer(module)
-        if layer is None:
-            continue
-        for target in _imports(path):
-            if not _allowed(target, ALLOWED[layer]):
-                violations.append(f"{rel}: imports {target} (layer {layer})")
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = _module_name(path)
+        own = _rank(module)
+        own_sub = module.split(".")[:2]
+        for target in sorted(_imports(path)):
+            if target.split(".")[:2] == own_sub:
+                continue
+            if _rank(target) >= own:
+                violations.append(f"{module} imports {target}")
     assert not violations, "\n".join(violations)
+
+
+def _existing(module: str, modules: set[str]) -> str:
+    while module not in modules and "." in module:
+        module = module.rpartition(".")[0]
+    return module
+
+
+def test_no_import_cycles():
+    files = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+    graph = {m: {_existing(t, set(files)) for t in _imports(p)} - {m} for m, p in files.items()}
+    state: dict[str, int] = {}
+    cycles: list[str] = []
+
+    def visit(path: list[str]) -> None:
+        m = path[-1]
+        state[m] = 1
+        for t in sorted(graph.get(m, ())):
+            if state.get(t) == 1:
+                cycles.append(" -> ".join(path[path.index(t):] + [t]))
+            elif t in graph and not state.get(t):
+                visit(path + [t])
+        state[m] = 2
+
+    for m in sorted(graph):
+        if not state.get(m):
+            visit([m])
+    assert not cycles, "\n".join(cycles)

@@ -11,19 +11,18 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-
-from corpus import Corpus, CorpusSettings, CorpusWriter
-from corpus.records import Author, Citation, Document, Paper, Paragraph
-from librarians import validate_workflow
+from litnav.corpus import Corpus, CorpusSettings, CorpusWriter
+from litnav.corpus.records import Author, Citation, Document, Paper, Paragraph
+from litnav.librarians import validate_workflow
 from litnav.llm import LLMError, UsageMeter, engine_for
-from litnav.records import Checklist, Checkpoint, Evidence, MetadataPredicate, ScoredPaper
-from litnav.settings import Settings
-from navigator import search
-from navigator.llm_planner import LLMPlanner
-from navigator.llm_reflect import LLMReflector
-from navigator.reflect import ReflectionState
-from reranker.llm import LLMReranker
-from scorer.teacher import Teacher, find_quote, yes_probability
+from litnav.core.records import Checklist, Checkpoint, Evidence, MetadataPredicate, ScoredPaper
+from litnav.core.settings import Settings
+from litnav.navigator import search
+from litnav.navigator.llm_planner import LLMPlanner
+from litnav.navigator.llm_reflect import LLMReflector
+from litnav.navigator.reflect import ReflectionState
+from litnav.reranker.llm import LLMReranker
+from litnav.scorer.teacher import Teacher, find_quote, yes_probability
 
 from fake_openai import FakeOpenAI, error, json_reply, logprob_reply
 
@@ -83,8 +82,8 @@ def corpus(tmp_path_factory):
 @pytest.fixture(scope="module")
 def student_path(tmp_path_factory) -> str:
     """A tiny student trained on synthetic rows (independent of the bundled default model)."""
-    from scorer.data import RowCheckpoint, RowEvidence, RowPaper, TrainingRow
-    from scorer.train import train_student
+    from litnav.scorer.data import RowCheckpoint, RowEvidence, RowPaper, TrainingRow
+    from litnav.scorer.train import train_student
 
     rows = []
     for i, topic in enumerate(["machine translation", "protein folding", "graph networks", "speech", "sentiment"]):
@@ -493,9 +492,8 @@ def test_cli_interactive_question_is_asked_and_stored(corpus, student_path, tmp_
     from typer.testing import CliRunner
 
     import typer
-
-    import litnav.commands.search as search_command
-    from navigator.session_io import read_session
+    import litnav.cli.search as search_command
+    from litnav.session.io import read_session
 
     app = typer.Typer()
     app.callback()(lambda: None)
@@ -519,7 +517,7 @@ def test_cli_interactive_question_is_asked_and_stored(corpus, student_path, tmp_
 
 
 def test_engine_that_cannot_be_built_fails_or_falls_back_explicitly(corpus):
-    from navigator.agents import build_agents
+    from litnav.navigator.agents import build_agents
 
     def settings(fallback):
         return Settings.model_validate({"llm": {
@@ -535,7 +533,7 @@ def test_engine_that_cannot_be_built_fails_or_falls_back_explicitly(corpus):
 
 
 def test_teacher_without_scorer_endpoint_is_a_settings_error(corpus):
-    from navigator.agents import build_agents
+    from litnav.navigator.agents import build_agents
 
     with pytest.raises(ValueError, match="scorer.teacher is true but llm.scorer"):
         build_agents(Settings.model_validate({"scorer": {"teacher": True}}), corpus)

@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 
 from litnav.llm import LLMError, UsageMeter, engine_for
 from litnav.llm.openai_engine import OpenAIEngine
-from litnav.settings import EndpointSettings, Settings, SettingsError, load_settings
+from litnav.core.settings import EndpointSettings, Settings, SettingsError, load_settings
 
 from fake_openai import FakeOpenAI, delayed, error, json_reply, logprob_reply, text_reply
 
@@ -304,7 +304,7 @@ def test_roles_on_one_endpoint_share_its_semaphore(fake, tmp_path):
 
 
 def test_meter_is_thread_safe():
-    from litnav.records import Usage
+    from litnav.core.records import Usage
 
     meter = UsageMeter()
     threads = [threading.Thread(target=lambda: [meter.record("scorer", Usage(calls=1, prompt_tokens=3))

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-
 import pytest
 from pydantic import BaseModel
 
 from litnav.llm import LLMError, UsageMeter, engine_for
-from litnav.settings import Settings
+from litnav.core.settings import Settings
 
 
 def settings_for(backend: str, model: str, tmp_path, **endpoint) -> Settings:

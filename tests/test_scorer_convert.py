@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import hashlib
 import shutil
-
 import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from scorer.beir import from_beir
-from scorer.data import DataError, TrainingRow, read_rows
+from litnav.scorer.beir import from_beir
+from litnav.scorer.data import DataError, TrainingRow, read_rows
 
 
 def hash_encoder(texts: list[str]) -> np.ndarray:
@@ -60,10 +59,10 @@ def test_later_optional_fields_do_not_change_the_stable_dump():
 
 
 def test_cli_convert_beir(fixtures, tmp_path, monkeypatch):
-    import scorer.data
+    import litnav.scorer.data
     from litnav.cli import _register, app
 
-    monkeypatch.setattr(scorer.data, "default_encoder", lambda batch_size=128: hash_encoder)
+    monkeypatch.setattr(litnav.scorer.data, "default_encoder", lambda batch_size=128: hash_encoder)
     _register()
     out = tmp_path / "beir.jsonl"
     res = CliRunner().invoke(app, ["scorer", "convert", "--format", "beir", str(fixtures / "scorer" / "beir"),

@@ -6,20 +6,19 @@ from __future__ import annotations
 
 import json
 import re
-
 import pytest
 from typer.testing import CliRunner
 
-from corpus import Corpus, CorpusSettings, CorpusWriter
-from corpus.records import Author, Document, Paper, Paragraph
+from litnav.corpus import Corpus, CorpusSettings, CorpusWriter
+from litnav.corpus.records import Author, Document, Paper, Paragraph
 from litnav.cli import _register, app
-from litnav.records import Checklist
-from litnav.settings import Settings
-from navigator import search
-from navigator.distill import DistillConfig, DistillError, pick_candidates, state_path, synthesize
-from scorer import load_student
-from scorer.agreement import split_rows
-from scorer.data import read_rows
+from litnav.core.records import Checklist
+from litnav.core.settings import Settings
+from litnav.navigator import search
+from litnav.training.distill import DistillConfig, DistillError, pick_candidates, state_path, synthesize
+from litnav.scorer import load_student
+from litnav.scorer.agreement import split_rows
+from litnav.scorer.data import read_rows
 
 from fake_openai import FakeOpenAI
 
@@ -217,7 +216,6 @@ def test_train_eval_and_search_with_the_new_student(pipeline, corpus):
 
 def test_pick_candidates_buckets():
     import random
-
     ranking = [f"p{i}" for i in range(20)]
     cands = pick_candidates(ranking, ranking + ["x1", "x2", "x3"], CFG, random.Random(0))
     buckets = {}

@@ -5,10 +5,9 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
-
-from corpus.records import Author, Paper
-from litnav.records import MetadataPredicate as P
-from scorer.metadata import check, surname
+from litnav.corpus.records import Author, Paper
+from litnav.core.records import MetadataPredicate as P
+from litnav.scorer.metadata import check, surname
 
 
 def paper(**kw) -> Paper:

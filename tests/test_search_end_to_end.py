@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from corpus import Corpus, CorpusWriter
-from litnav.settings import Settings, load_settings
-from navigator import search
-from navigator.session_io import read_session
+from litnav.corpus import Corpus, CorpusWriter
+from litnav.core.settings import Settings, load_settings
+from litnav.navigator import search
+from litnav.session.io import read_session
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "search"))
 from papers import documents  # noqa: E402

@@ -7,11 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
-
-from corpus.records import Paper
-from librarians.web import ExternalRecord, Matcher
-from librarians.web.evaluation import MemoryCorpus, evaluate
-from librarians.web.matcher import substituted_words, title_similarity
+from litnav.corpus.records import Paper
+from litnav.web import ExternalRecord, Matcher
+from litnav.web.evaluation import MemoryCorpus, evaluate
+from litnav.web.matcher import substituted_words, title_similarity
 
 WEB = Path(__file__).resolve().parent / "fixtures" / "web"
 

@@ -10,13 +10,12 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-
-from corpus.records import Paper
-from librarians.web import (
+from litnav.corpus.records import Paper
+from litnav.web import (
     Arxiv, Crossref, OpenAlex, ProviderError, SemanticScholar, web_search,
 )
-from librarians.web.evaluation import MemoryCorpus
-from litnav.settings import Settings, WebSettings
+from litnav.web.evaluation import MemoryCorpus
+from litnav.core.settings import Settings, WebSettings
 
 WEB = Path(__file__).resolve().parent / "fixtures" / "web"
 

@@ -6,10 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
-
-from corpus.records import Author, Document, Paper
-from librarians.web import ReferenceParseError, read_references, verify_references
-from librarians.web.evaluation import MemoryCorpus
+from litnav.corpus.records import Author, Document, Paper
+from litnav.web import ReferenceParseError, read_references, verify_references
+from litnav.web.evaluation import MemoryCorpus
 
 WEB = Path(__file__).resolve().parent / "fixtures" / "web"
 
@@ -78,7 +77,7 @@ def test_audit_finds_fabricated_and_misdated_references(corpus):
 
 def test_cli_verify_end_to_end_on_a_real_corpus(tmp_path):
     """Build a tiny real corpus (metadata only) and run ``litnav verify`` through the CLI."""
-    corpus_mod = pytest.importorskip("corpus")
+    corpus_mod = pytest.importorskip("litnav.corpus")
     if not hasattr(corpus_mod, "CorpusWriter"):
         pytest.skip("corpus.CorpusWriter is not available yet")
     from typer.testing import CliRunner

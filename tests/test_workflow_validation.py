@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import json
-
 import pytest
-
-from librarians import WorkflowError, load_workflow, validate_workflow
-from librarians.operators.fusion import reciprocal_rank_fusion
-from litnav.records import Checklist, Checkpoint, Node, Workflow
-from litnav.settings import Settings
-from navigator.planner import plan_workflow
+from litnav.librarians import WorkflowError, load_workflow, validate_workflow
+from litnav.librarians.operators.fusion import reciprocal_rank_fusion
+from litnav.core.records import Checklist, Checkpoint, Node, Workflow
+from litnav.core.settings import Settings
+from litnav.navigator.planner import plan_workflow
 
 
 def _checklist() -> Checklist:

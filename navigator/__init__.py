@@ -1,5 +1,0 @@
-"""Navigator: plans the checklist and workflow, drives the self-refining loop, writes sessions."""
-
-from navigator.search import search
-
-__all__ = ["search"]

@@ -1,0 +1,61 @@
+"""``litnav build``: ingest dumps into a corpus directory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+from litnav.cli.common import SetOpt, SettingsOpt, clean_errors, fail, settings_from
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``build`` command to ``app``."""
+
+    @app.command("build")
+    def build_command(
+        sources: list[str] = typer.Argument(..., help="Files, directories or globs (plain, .gz, .zst)."),
+        corpus: Path = typer.Option(..., "--corpus", help="Corpus directory (created if absent)."),
+        fmt: Optional[str] = typer.Option(None, "--format", help="Force a format (default: detect per file)."),
+        map_: list[str] = typer.Option([], "--map", help="Generic JSONL field mapping target=source (repeatable)."),
+        set_: Optional[list[str]] = SetOpt,
+        settings_file: Optional[Path] = SettingsOpt,
+        no_progress: bool = typer.Option(False, "--no-progress", help="Hide the progress bars."),
+    ) -> None:
+        """Ingest SOURCE files into the corpus; files already ingested are skipped."""
+        from litnav.corpus import CorpusError
+        from rich.console import Console
+        from rich.table import Table
+
+        from litnav.ingest import FormatError, build
+        from litnav.ingest.io import SourceError
+        from litnav.ingest.readers.generic import MappingError, parse_mapping
+
+        settings = settings_from(settings_file, set_)
+        with clean_errors(MappingError):
+            mapping = parse_mapping(map_)
+        with clean_errors(SourceError, FormatError, CorpusError, OSError):
+            report = build(sources, corpus, fmt=fmt, settings=settings, progress=not no_progress, mapping=mapping)
+        console = Console()
+        table = Table(title=f"litnav build -> {corpus}")
+        table.add_column("what")
+        table.add_column("count / seconds", justify="right")
+        r = report.read
+        rows = [
+            ("files ingested", len(report.ingested_files)), ("files skipped (already ingested)", len(report.skipped_files)),
+            ("files unsupported", len(report.unsupported_files)), ("papers", r.papers), ("abstracts", r.abstracts),
+            ("full texts", r.full_texts), ("references", r.references), ("linked references", r.linked_references),
+            ("citations", r.citations), ("rejects", r.rejects),
+        ]
+        rows += [(f"skipped rows: {k}", v) for k, v in r.skipped_rows.items()]
+        rows += [(f"corpus {k}", v) for k, v in report.corpus.items() if isinstance(v, int)]
+        rows += [(f"time {k} (s)", f"{v:.2f}") for k, v in report.seconds.items()]
+        for name, value in rows:
+            table.add_row(name, str(value))
+        console.print(table)
+        for path in report.unsupported_files:
+            console.print(f"[yellow]warning:[/yellow] {path}: not a format litnav ingests (skipped)")
+        if r.rejects:
+            console.print(f"[yellow]{r.rejects} records rejected; list them with `litnav stats --corpus {corpus} --rejects 50`[/yellow]")
+        if not report.ingested_files and not report.skipped_files:
+            fail("nothing was ingested")

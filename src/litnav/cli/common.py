@@ -1,0 +1,69 @@
+"""Helpers shared by CLI commands: settings loading and clean error exits."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from pathlib import Path
+from typing import Iterator
+
+import typer
+from rich.console import Console
+
+err_console = Console(stderr=True)
+
+SettingsOpt = typer.Option(None, "--settings", help="Settings file (JSON or TOML).", exists=False)
+SetOpt = typer.Option(None, "--set", help="Override a setting: group.field=value (repeatable).")
+
+
+def settings_from(file: Path | None, overrides: list[str] | None):
+    """Load settings or exit 2 with the error."""
+    from litnav.core.settings import SettingsError, load_settings
+
+    try:
+        return load_settings(file, overrides)
+    except SettingsError as exc:
+        fail(str(exc), code=2)
+
+
+def fail(message: str, code: int = 1) -> None:
+    """Print ``error: message`` to stderr and exit with ``code``."""
+    err_console.print(f"[bold red]error:[/bold red] {message}", highlight=False)
+    raise typer.Exit(code)
+
+
+@contextlib.contextmanager
+def clean_errors(*kinds: type[BaseException]) -> Iterator[None]:
+    """Turn the given exception kinds into a one-line error and a non-zero exit."""
+    try:
+        yield
+    except kinds as exc:  # type: ignore[misc]
+        fail(f"{exc}")
+
+
+def open_corpus(path: Path, settings=None, *, require_indexes: bool = True):
+    """Open a corpus for reading or exit with the error; with ``require_indexes`` a corpus whose
+    build was interrupted before its indexes were built is an error that says how to finish it."""
+    from litnav.corpus import Corpus, CorpusError
+
+    if not Path(path).exists():
+        fail(f"corpus directory {path} does not exist (build one with `litnav build SOURCE --corpus {path}`)")
+    try:
+        encoder = None
+        if settings is not None and settings.corpus.model_path:
+            from litnav.corpus import Encoder
+
+            encoder = Encoder(settings.corpus)
+        corpus = Corpus.open(path, encoder=encoder)
+    except CorpusError as exc:
+        fail(str(exc))
+    if require_indexes and corpus.stats().get("indexes_dirty"):
+        corpus.close()
+        fail(f"corpus {path} has content whose indexes were not built (an interrupted or unfinished build); "
+             f"rerun the same `litnav build ... --corpus {path}` to finish it")
+    return corpus
+
+
+def stdout_is_tty() -> bool:
+    """Whether progress bars make sense."""
+    return sys.stderr.isatty()

@@ -1,0 +1,64 @@
+"""``litnav eval``: compare litnav, its ablations and plain baselines on a benchmark."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+from litnav.cli.common import SetOpt, SettingsOpt, fail, settings_from
+
+
+def _csv(value: str) -> list[str]:
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``eval`` command to ``app``."""
+
+    @app.command("eval")
+    def eval_command(
+        corpus: Path = typer.Option(..., "--corpus", help="Corpus directory."),
+        bench: Optional[Path] = typer.Option(None, "--bench", help="Benchmark JSONL (qid, query, gold[, checklist])."),
+        queries: Optional[Path] = typer.Option(None, "--queries", help="BEIR queries.jsonl (with --qrels)."),
+        qrels: Optional[Path] = typer.Option(None, "--qrels", help="BEIR qrels.tsv (with --queries)."),
+        systems: str = typer.Option(
+            "bm25,dense,hybrid,litnav", "--systems",
+            help="Comma-separated: bm25, dense, hybrid, litnav, litnav-no-citations, litnav-no-reflection, "
+            "litnav-no-scorer, litnav-rounds-N.",
+        ),
+        k: str = typer.Option("5,10,20,50", "--k", help="Comma-separated cut-offs K."),
+        limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Evaluate only the first N queries."),
+        json_out: Optional[Path] = typer.Option(None, "--json", help="Write metrics, CIs and per-query values here."),
+        markdown: Optional[Path] = typer.Option(None, "--markdown", help="Write a Markdown report here."),
+        run_dir: Optional[Path] = typer.Option(None, "--run-dir", help="Write TREC run files DIR/<system>.run."),
+        plot: Optional[Path] = typer.Option(None, "--plot", help="PNG of recall per round (litnav systems)."),
+        set_: Optional[list[str]] = SetOpt,
+        settings_file: Optional[Path] = SettingsOpt,
+        no_progress: bool = typer.Option(False, "--no-progress", help="Hide the progress bars."),
+    ) -> None:
+        """Measure systems against a benchmark: metrics with 95% bootstrap CIs, per-round recall."""
+        from litnav.corpus import CorpusError
+        from litnav.evaluation.benchmark import BenchmarkError
+        from litnav.evaluation.harness import EvaluationError
+        from litnav.evaluation.run import Outputs, run_evaluation
+
+        beir = queries is not None or qrels is not None
+        if (bench is None) == (not beir) or (beir and (queries is None or qrels is None)):
+            fail("give --bench FILE, or both --queries FILE and --qrels FILE", code=2)
+        if not corpus.exists():
+            fail(f"corpus directory {corpus} does not exist (build one with `litnav build SOURCE --corpus {corpus}`)")
+        try:
+            ks = [int(x) for x in _csv(k)]
+        except ValueError:
+            fail(f"--k {k!r}: expected comma-separated integers", code=2)
+        settings = settings_from(settings_file, set_)
+        try:
+            run_evaluation(
+                corpus, bench=bench, queries=queries, qrels=qrels, systems=_csv(systems), ks=ks, limit=limit,
+                settings=settings, outputs=Outputs(json_out, markdown, run_dir, plot), progress=not no_progress,
+            )
+        except (BenchmarkError, ValueError) as exc:
+            fail(str(exc), code=2)
+        except (CorpusError, EvaluationError) as exc:
+            fail(str(exc))

@@ -1,0 +1,127 @@
+"""``litnav search``, ``litnav plan``, ``litnav audit`` and ``litnav operators``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+
+from litnav.cli.common import SetOpt, SettingsOpt, clean_errors, fail, open_corpus, settings_from
+
+
+def search_cmd(
+    query: str = typer.Argument(..., help="The search intent, in natural language."),
+    corpus: Path = typer.Option(..., "--corpus", "-c", help="Corpus directory."),
+    rounds: Optional[int] = typer.Option(None, "--rounds", min=1, help="Maximum rounds."),
+    top: Optional[int] = typer.Option(None, "--top", "-k", min=1, help="Results to return."),
+    json_out: Optional[Path] = typer.Option(None, "--json", help="Write the session file here."),
+    workflow: Optional[Path] = typer.Option(None, "--workflow", help="Run this (edited) workflow JSON in round 1."),
+    rationales: int = typer.Option(3, "--rationales", help="Results whose rationales are printed."),
+    interactive: Optional[bool] = typer.Option(
+        None, "--interactive/--no-interactive",
+        help="Let the LLM navigator ask a clarifying question (default: only when stdin is a terminal)."),
+    settings_file: Optional[Path] = SettingsOpt,
+    overrides: Optional[list[str]] = SetOpt,
+) -> None:
+    """Search the corpus for papers matching a complex intent; print a ranked table and write a session."""
+    import sys
+    from litnav.librarians import WorkflowError, load_workflow
+    from litnav.llm import LLMError
+    from litnav.navigator import search
+    from litnav.session.render import print_session
+    from litnav.session.io import write_session
+
+    settings = settings_from(settings_file, overrides)
+    ask = sys.stdin.isatty() if interactive is None else interactive
+    settings = settings.model_copy(update={"navigator": settings.navigator.model_copy(update={"interactive": ask})})
+    c = open_corpus(corpus, settings)
+    with clean_errors(WorkflowError, LLMError, ValueError):
+        wf = load_workflow(workflow) if workflow else None
+        session = search(query, c, settings, workflow=wf, rounds=rounds, top_k=top, progress=True)
+    print_session(session, Console(), rationales=rationales)
+    out = json_out or Path("litnav-session.json")
+    write_session(session, out)
+    Console(stderr=True).print(f"session written to {out} (audit it with `litnav audit {out}`)")
+
+
+def plan_cmd(
+    query: str = typer.Argument(..., help="The search intent."),
+    corpus: Path = typer.Option(..., "--corpus", "-c", help="Corpus directory (for its venue vocabulary)."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write the workflow JSON here (edit, then "
+                                       "`litnav search --workflow FILE`)."),
+    settings_file: Optional[Path] = SettingsOpt,
+    overrides: Optional[list[str]] = SetOpt,
+) -> None:
+    """Show the checklist and the round-1 workflow that a search would run."""
+    from litnav.navigator.intent import describe, parse_intent
+    from litnav.navigator.planner import plan_workflow
+
+    settings = settings_from(settings_file, overrides)
+    c = open_corpus(corpus)
+    with clean_errors(ValueError):
+        checklist = parse_intent(query, venues=c.venues())
+    workflow = plan_workflow(checklist, settings)
+    console = Console()
+    console.print(describe(checklist))
+    text = workflow.model_dump_json(indent=2)
+    if out:
+        out.write_text(text)
+        console.print(f"workflow written to {out}")
+    else:
+        console.print_json(text)
+
+
+def audit_cmd(
+    session_file: Path = typer.Argument(..., help="A session file written by `litnav search --json`."),
+    paper: Optional[str] = typer.Option(None, "--paper", "-p", help="Show only this corpus_id."),
+    corpus: Optional[Path] = typer.Option(None, "--corpus", "-c",
+                                          help="Corpus to show evidence in context (default: the session's)."),
+) -> None:
+    """The paper × checkpoint matrix and every judgement with its verbatim evidence."""
+    from litnav.session.render import checklist_table, matrix_table, paper_panel
+    from litnav.session.io import SessionFileError, read_session
+
+    with clean_errors(SessionFileError):
+        session = read_session(session_file)
+    results = session.results
+    if paper is not None:
+        results = [r for r in results if r.corpus_id == paper]
+        if not results:
+            fail(f"{session_file}: no result with corpus_id {paper!r}")
+    console = Console()
+    console.print(f"intent: {session.intent}")
+    console.print(checklist_table(session))
+    if paper is None:
+        console.print(matrix_table(session))
+    c = None
+    path = corpus or (Path(session.corpus) if session.corpus else None)
+    if path is not None and path.exists():
+        from litnav.corpus import Corpus, CorpusError
+
+        try:
+            c = Corpus.open(path)
+        except CorpusError:
+            c = None
+        if c is not None and session.corpus_fingerprint and c.fingerprint() != session.corpus_fingerprint:
+            console.print(f"[yellow]note: {path} has changed since this search (fingerprint differs); evidence "
+                          "is shown in context only where the stored offsets still match[/yellow]")
+    for r in results:
+        console.print(paper_panel(r, c.full_text(r.corpus_id) if c else None))
+
+
+def operators_cmd() -> None:
+    """List the workflow operator library with parameter schemas (JSON)."""
+    from litnav.navigator.loop import operator_library
+
+    print(json.dumps(operator_library(), indent=2))
+
+
+def register(app: typer.Typer) -> None:
+    """Add the search-side commands to ``app``."""
+    app.command("search")(search_cmd)
+    app.command("plan")(plan_cmd)
+    app.command("audit")(audit_cmd)
+    app.command("operators")(operators_cmd)

@@ -1,0 +1,71 @@
+"""``litnav show``: everything the corpus holds about one paper."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from litnav.cli.common import fail, open_corpus
+
+
+def paper_view(c, corpus_id: str) -> dict | None:
+    """JSON-ready view of one paper: metadata, abstract, sections, chunks, references and
+    citations (with contexts and the other paper's title); None when absent."""
+    paper = c.paper(corpus_id)
+    if paper is None:
+        return None
+    chunks = c.chunks(corpus_id)
+    refs = c.references(corpus_id)
+    cites = c.citations(corpus_id)
+    titles = {pid: p.title for pid, p in c.papers([r.cited_id for r in refs] + [x.citing_id for x in cites]).items()}
+    sections = list(dict.fromkeys(ch.section for ch in chunks))
+    return {
+        "paper": paper.model_dump(mode="json"),
+        "abstract": c.abstract(corpus_id),
+        "sections": sections,
+        "chunks": [ch.model_dump(mode="json") for ch in chunks],
+        "references": [r.model_dump(mode="json") | {"title": titles.get(r.cited_id)} for r in refs],
+        "citations": [x.model_dump(mode="json") | {"title": titles.get(x.citing_id)} for x in cites],
+    }
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``show`` command to ``app``."""
+
+    @app.command("show")
+    def show_command(
+        corpus_id: str = typer.Argument(..., help="Corpus id of the paper."),
+        corpus: Path = typer.Option(..., "--corpus", help="Corpus directory."),
+        as_json: bool = typer.Option(False, "--json", help="Print a JSON object."),
+    ) -> None:
+        """Metadata, abstract, sections, chunks, citing and cited papers (with contexts)."""
+        c = open_corpus(corpus, require_indexes=False)
+        try:
+            view = paper_view(c, corpus_id)
+        finally:
+            c.close()
+        if view is None:
+            fail(f"no paper {corpus_id!r} in {corpus}")
+        if as_json:
+            typer.echo(json.dumps(view, indent=2, default=str))
+            return
+        from rich.console import Console
+
+        con = Console()
+        p = view["paper"]
+        con.print(f"[bold]{p['title']}[/bold]  ({p['corpus_id']})")
+        con.print(f"{', '.join(a['name'] for a in p['authors'])}")
+        con.print(f"year {p['year']}  venue {p['venue']} (raw: {p['venue_raw']})  types {p['publication_types']}")
+        con.print(f"ids {p['external_ids']}  source {p['source_file']}:{p['source_line']}")
+        if view["abstract"]:
+            con.print(f"\n[bold]Abstract[/bold]\n{view['abstract']}")
+        con.print(f"\n[bold]Sections[/bold] {view['sections']}\n[bold]Chunks[/bold] {len(view['chunks'])}")
+        for ch in view["chunks"][:5]:
+            con.print(f"  [{ch['chunk_id']}] {ch['section']}: {ch['text'][:120]}")
+        con.print(f"\n[bold]Cites[/bold] {len(view['references'])}")
+        for r in view["references"][:20]:
+            con.print(f"  -> {r['cited_id']} {r['title'] or ''}  {('| ' + r['contexts'][0][:100]) if r['contexts'] else ''}")
+        con.print(f"\n[bold]Cited by[/bold] {len(view['citations'])}")
+        for x in view["citations"][:20]:
+            con.print(f"  <- {x['citing_id']} {x['title'] or ''}  {('| ' + x['contexts'][0][:100]) if x['contexts'] else ''}")

@@ -1,0 +1,50 @@
+"""``litnav stats``: counts of a corpus."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from litnav.cli.common import open_corpus
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``stats`` command to ``app``."""
+
+    @app.command("stats")
+    def stats_command(
+        corpus: Path = typer.Option(..., "--corpus", help="Corpus directory."),
+        as_json: bool = typer.Option(False, "--json", help="Print a JSON object."),
+        rejects: int = typer.Option(0, "--rejects", min=0,
+                                    help="Also list up to N rejected input records (file, line, reason)."),
+    ) -> None:
+        """Papers, abstracts, full texts, chunks, citations, rejects and model of a corpus."""
+        c = open_corpus(corpus, require_indexes=False)
+        try:
+            stats = c.stats()
+            rejected = c.rejects()[:rejects] if rejects else []
+        finally:
+            c.close()
+        if as_json:
+            if rejects:
+                stats["rejected"] = [{"source_file": f, "line": line, "reason": r} for _, f, line, r in rejected]
+            typer.echo(json.dumps(stats, indent=2, default=str))
+            return
+        from rich.console import Console
+        from rich.table import Table
+
+        if rejected:
+            listing = Table(title=f"rejected records (first {len(rejected)})")
+            for col in ("file", "line", "reason"):
+                listing.add_column(col, overflow="fold")
+            for _, f, line, r in rejected:
+                listing.add_row(f, str(line), r)
+            Console().print(listing)
+
+        table = Table(title=str(corpus))
+        table.add_column("what")
+        table.add_column("value", justify="right")
+        for k, v in stats.items():
+            table.add_row(k, json.dumps(v, default=str) if isinstance(v, (dict, list)) else str(v))
+        Console().print(table)

@@ -1,0 +1,64 @@
+"""``litnav verify``: audit a reference list (BibTeX, RIS, CSL-JSON or titles) against a corpus."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+from litnav.cli.common import fail, SetOpt, SettingsOpt, clean_errors, open_corpus, settings_from
+
+_STATUS = {"verified": "[green]verified[/green]", "metadata_mismatch": "[yellow]metadata mismatch[/yellow]",
+           "not_found": "[red]not in corpus[/red]"}
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``verify`` command to ``app``."""
+
+    @app.command("verify")
+    def verify_command(
+        refs: Path = typer.Argument(..., help="Reference list: .bib, .ris, CSL-JSON (.json) or titles (.txt)."),
+        corpus: Path = typer.Option(..., "--corpus", help="Corpus directory."),
+        json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the audit as JSON here."),
+        set_: Optional[list[str]] = SetOpt,
+        settings_file: Optional[Path] = SettingsOpt,
+    ) -> None:
+        """Match every reference to the corpus: which are real corpus records, which are not in
+        the corpus (possibly fabricated), which disagree on year or authors."""
+        from rich.console import Console
+        from rich.table import Table
+
+        from litnav.web import ReferenceParseError, verify_references
+
+        settings = settings_from(settings_file, set_)
+        c = open_corpus(corpus, settings)
+        try:
+            with clean_errors(ReferenceParseError):
+                report = verify_references(refs, c, settings.web)
+        finally:
+            c.close()
+        if not report.references:
+            fail(f"{refs}: no references found (read as {report.format}); nothing was verified")
+        console = Console()
+        table = Table(title=f"litnav verify {refs} ({report.format}) against {corpus}")
+        for col in ("#", "reference", "status", "corpus_id", "corpus title", "year", "how / why"):
+            table.add_column(col, overflow="fold")
+        for i, r in enumerate(report.references, start=1):
+            where = f"{r.key}" + (f" (line {r.line})" if r.line and not r.key.startswith("line") else "")
+            if r.status == "verified":
+                how = f"{r.method} ({r.confidence:.2f})"
+            elif r.status == "metadata_mismatch":
+                how = f"{r.method}: " + "; ".join(r.mismatches)
+            else:
+                how = r.reason or ""
+            table.add_row(str(i), f"{where}\n{r.title}" + (f" ({r.year})" if r.year else ""), _STATUS[r.status],
+                          r.corpus_id or "", r.corpus_title or "", str(r.corpus_year or ""), how)
+        console.print(table)
+        t = report.totals
+        console.print(f"{t['references']} references: {t['verified']} verified, "
+                      f"{t['metadata_mismatch']} metadata mismatch, {t['not_found']} not in corpus")
+        if json_out is not None:
+            with clean_errors(OSError):
+                json_out.parent.mkdir(parents=True, exist_ok=True)
+                json_out.write_text(report.model_dump_json(indent=2))
+            console.print(f"wrote {json_out}")

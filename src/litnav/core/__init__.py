@@ -1,0 +1,1 @@
+"""Core of litnav: settings, query-side records and shared text/IO utilities (the bottom layer)."""

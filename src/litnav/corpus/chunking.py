@@ -1,0 +1,142 @@
+"""Full-text layout and evidence chunking.
+
+Full text of a paper = abstract (when present) then body paragraphs, joined with ``"\\n\\n"``.
+Paragraph index 0 is the abstract when there is one. Chunks never cross paragraphs:
+
+* abstract: one chunk per sentence (section ``"Abstract"``), so abstract-only papers have evidence;
+* body: consecutive sentences packed greedily while the chunk stays within ``limit`` word pieces.
+
+A sentence longer than ``limit`` word pieces is split into windows of at most ``limit`` pieces whose
+boundaries fall on word starts. For WordPiece tokenizers the piece count of whitespace-joined
+sentences is the sum of their counts, so packed chunks respect the limit exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from litnav.corpus.text import sentence_spans
+
+PARAGRAPH_SEPARATOR = "\n\n"
+ABSTRACT_SECTION = "Abstract"
+
+
+@dataclass(frozen=True, slots=True)
+class LaidOutParagraph:
+    """One paragraph of the full text: index, section, char offsets ``[start, end)``, text."""
+
+    index: int
+    section: str
+    start: int
+    end: int
+    text: str
+
+
+def layout(abstract: str | None, body: Sequence[tuple[str, str]]) -> list[LaidOutParagraph]:
+    """Paragraphs of the full text with offsets; ``body`` is ``[(section, text)]`` without the abstract."""
+    out: list[LaidOutParagraph] = []
+    pos = 0
+    items = ([(ABSTRACT_SECTION, abstract)] if abstract else []) + list(body)
+    for i, (section, text) in enumerate(items):
+        out.append(LaidOutParagraph(i, section, pos, pos + len(text), text))
+        pos += len(text) + len(PARAGRAPH_SEPARATOR)
+    return out
+
+
+def full_text(paragraphs: Sequence[LaidOutParagraph]) -> str:
+    """The full text the chunk offsets index into."""
+    return PARAGRAPH_SEPARATOR.join(p.text for p in paragraphs)
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkSpan:
+    """A chunk before it becomes a record: paragraph index, section and full-text char offsets."""
+
+    paragraph: int
+    section: str
+    start: int
+    end: int
+
+
+class Chunker:
+    """Sentence-aligned chunker bounded by a tokenizer's word-piece count.
+
+    ``tokenizer`` is a fast Hugging Face tokenizer (``Encoder.tokenizer``); ``limit`` the maximum
+    word pieces per chunk (without special tokens).
+    """
+
+    def __init__(self, tokenizer: Any, limit: int):
+        if limit < 1:
+            raise ValueError(f"chunk token limit must be >= 1, got {limit}")
+        self.tokenizer = tokenizer
+        self.limit = limit
+
+    def _encode(self, texts: list[str]) -> Any:
+        return self.tokenizer(texts, add_special_tokens=False, return_offsets_mapping=True)
+
+    def chunk(self, paragraphs: Sequence[LaidOutParagraph]) -> list[ChunkSpan]:
+        """Chunks of one paper, in full-text order."""
+        return self.chunk_many([paragraphs])[0]
+
+    def chunk_many(self, papers: Sequence[Sequence[LaidOutParagraph]]) -> list[list[ChunkSpan]]:
+        """Chunks of several papers (one tokenizer call for all their sentences)."""
+        sentences: list[tuple[int, LaidOutParagraph, int, int]] = []  # (paper, para, start, end)
+        for k, paras in enumerate(papers):
+            for p in paras:
+                for a, b in sentence_spans(p.text):
+                    sentences.append((k, p, a, b))
+        enc = self._encode([p.text[a:b] for _, p, a, b in sentences]) if sentences else None
+        result: list[list[ChunkSpan]] = [[] for _ in papers]
+        # pieces per paragraph: (start, end, n_tokens) in paragraph-local chars
+        pending: dict[tuple[int, int], list[tuple[int, int, int]]] = {}
+        order: list[tuple[int, LaidOutParagraph]] = []
+        for i, (k, p, a, b) in enumerate(sentences):
+            key = (k, p.index)
+            if key not in pending:
+                pending[key] = []
+                order.append((k, p))
+            ids = enc["input_ids"][i]
+            if len(ids) <= self.limit:
+                pending[key].append((a, b, len(ids)))
+            else:
+                pending[key].extend(self._split_long(a, enc["offset_mapping"][i], enc.word_ids(i)))
+        for k, p in order:
+            result[k].extend(self._pack(p, pending[(k, p.index)]))
+        return result
+
+    def _split_long(self, base: int, offsets: list[tuple[int, int]], words: list[int | None]):
+        n = len(offsets)
+        s = 0
+        while s < n:
+            e = min(s + self.limit, n)
+            if e < n:
+                back = e
+                while back > s + 1 and words[back] is not None and words[back] == words[back - 1]:
+                    back -= 1
+                e = back
+            yield base + offsets[s][0], base + offsets[e - 1][1], e - s
+            s = e
+
+    def _pack(self, p: LaidOutParagraph, pieces: list[tuple[int, int, int]]) -> list[ChunkSpan]:
+        out: list[ChunkSpan] = []
+        if p.section == ABSTRACT_SECTION and p.index == 0:
+            return [ChunkSpan(p.index, p.section, p.start + a, p.start + b) for a, b, _ in pieces]
+        cur_a = cur_b = None
+        cur_n = 0
+        for a, b, n in pieces:
+            if cur_a is not None and cur_n + n <= self.limit:
+                cur_b, cur_n = b, cur_n + n
+                continue
+            if cur_a is not None:
+                out.append(ChunkSpan(p.index, p.section, p.start + cur_a, p.start + cur_b))
+            cur_a, cur_b, cur_n = a, b, n
+        if cur_a is not None:
+            out.append(ChunkSpan(p.index, p.section, p.start + cur_a, p.start + cur_b))
+        return out
+
+
+def token_counter(tokenizer: Any) -> Callable[[str], int]:
+    """``text -> word pieces`` (no special tokens) for ``tokenizer``."""
+    return lambda text: len(tokenizer(text, add_special_tokens=False)["input_ids"])

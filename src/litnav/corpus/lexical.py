@@ -1,0 +1,84 @@
+"""BM25 over title + abstract with ``bm25s`` (English PyStemmer stemming, English stopwords).
+
+Saved in ``DIR/index/bm25/`` by bm25s, plus ``ids.npy`` (document row -> corpus_id). The folder is
+written beside as ``bm25.tmp`` and swapped in with ``os.replace``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+BM25_DIR = "bm25"
+IDS_FILE = "ids.npy"
+
+
+def _stemmer():
+    import Stemmer
+    return Stemmer.Stemmer("english")
+
+
+def build_bm25(index_dir: Path, ids: list[str], texts: list[str], show_progress: bool = False) -> None:
+    """Index ``texts`` (one per corpus id, same order) and save atomically under ``index_dir/bm25``."""
+    import bm25s
+    tokens = bm25s.tokenize(texts, stopwords="en", stemmer=_stemmer(), show_progress=show_progress)
+    retriever = bm25s.BM25()
+    retriever.index(tokens, show_progress=show_progress)
+    tmp = index_dir / (BM25_DIR + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    retriever.save(str(tmp))
+    np.save(tmp / IDS_FILE, np.array(ids, dtype=np.str_), allow_pickle=False)
+    final = index_dir / BM25_DIR
+    old = index_dir / (BM25_DIR + ".old")
+    shutil.rmtree(old, ignore_errors=True)
+    if final.exists():
+        os.replace(final, old)
+    os.replace(tmp, final)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+class Lexical:
+    """A loaded BM25 index; :meth:`search` returns ``[(corpus_id, score)]`` best first."""
+
+    def __init__(self, index_dir: Path):
+        import bm25s
+        folder = index_dir / BM25_DIR
+        self.retriever = bm25s.BM25.load(str(folder), mmap=True)
+        self.ids: list[str] = np.load(folder / IDS_FILE, allow_pickle=False).tolist()
+        self.stemmer = _stemmer()
+
+    def _scores(self, query: str) -> np.ndarray | None:
+        import bm25s
+        tokens = bm25s.tokenize([query], stopwords="en", stemmer=self.stemmer, show_progress=False,
+                                return_ids=False)
+        vocab = self.retriever.vocab_dict
+        terms = [t for t in tokens[0] if t in vocab]
+        return self.retriever.get_scores(terms) if terms else None
+
+    def relative_scores(self, query: str, ids: list[str]) -> dict[str, float]:
+        """BM25 score of each given document divided by the best score any document of the index
+        gets for ``query``: values in [0, 1] (0 for unknown ids or a query with no indexed term)."""
+        if not hasattr(self, "_row"):
+            self._row = {cid: i for i, cid in enumerate(self.ids)}
+        scores = self._scores(query) if self.ids else None
+        top = float(scores.max()) if scores is not None and len(scores) else 0.0
+        return {cid: (float(scores[self._row[cid]]) / top if top > 0 and cid in self._row else 0.0) for cid in ids}
+
+    def search(self, query: str, k: int) -> list[tuple[str, float]]:
+        """Top ``k`` documents by BM25 score (only those with a positive score)."""
+        import bm25s
+        if k <= 0 or not self.ids:
+            return []
+        tokens = bm25s.tokenize([query], stopwords="en", stemmer=self.stemmer, show_progress=False,
+                                return_ids=False)
+        vocab = self.retriever.vocab_dict
+        terms = [t for t in tokens[0] if t in vocab]
+        if not terms:
+            return []
+        scores = self.retriever.get_scores(terms)
+        k = min(k, len(scores))
+        top = np.argpartition(-scores, k - 1)[:k]
+        top = top[np.lexsort((top, -scores[top]))]
+        return [(self.ids[i], float(scores[i])) for i in top if scores[i] > 0]

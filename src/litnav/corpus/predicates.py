@@ -1,0 +1,155 @@
+"""Exact decisions of metadata predicates (``MetadataPredicate``) on tier-1 metadata.
+
+The one implementation shared by the librarians' metadata filter and the scorer's metadata
+checkpoints, so the two never disagree. ``evaluate`` returns ``(holds, rationale)`` with
+``holds=None`` when the paper lacks the field; ``check`` is the scorer's strict form in which
+unknown metadata fails. Rules:
+
+- ``year``: with ``publication_date`` the date must lie in ``[start, end]`` (inclusive; a
+  missing bound is open). With only ``year``, the paper passes when any day of that year lies in
+  the range. With neither: unknown, rationale ``"year unknown"``.
+- ``venue``: passes when a value equals ``paper.venue`` case- and accent-insensitively, or is
+  contained in ``paper.venue_raw``. Both missing: unknown, ``"venue unknown"``.
+- ``publication_type``: ``survey``/``review``/``overview`` pass for a review: a
+  ``publication_types`` entry containing "review" or "survey", or a title containing the word
+  survey/surveys/review/reviews/overview (so "A Survey of ..." counts even when the source has
+  no type). ``empirical`` passes for a paper that is not a review. ``meta-analysis``,
+  ``tutorial``, ``benchmark``, ``dataset``, ``position`` and ``theoretical`` pass when the
+  publication types list the matching Semantic Scholar type or the title carries the cue word
+  (``TYPE_TITLE_CUES``). Any other value is compared to the ``publication_types`` entries.
+- ``author``: passes when a value's surname (last word, or the part before a comma) equals an
+  author's surname, case- and accent-insensitively. No authors: unknown, ``"authors unknown"``.
+- ``negate`` inverts a known result ("not surveys").
+Several ``values`` are alternatives (any one suffices).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from datetime import date
+
+from litnav.corpus.records import Paper
+from litnav.core.records import MetadataPredicate
+
+_REVIEW_TITLE = re.compile(r"\b(survey|surveys|review|reviews|overview)\b", re.IGNORECASE)
+_REVIEW_VALUES = {"survey", "review", "overview", "surveys", "reviews"}
+TYPE_TITLE_CUES: dict[str, tuple[re.Pattern[str], tuple[str, ...]]] = {
+    "meta-analysis": (re.compile(r"\bmeta-?analys[ie]s\b", re.I), ("metaanalysis",)),
+    "tutorial": (re.compile(r"\btutorials?\b", re.I), ()),
+    "benchmark": (re.compile(r"\bbenchmark(s|ing)?\b", re.I), ()),
+    "dataset": (re.compile(r"\b(dataset|data set|corpus|treebank|resource)s?\b", re.I), ("dataset",)),
+    "position": (re.compile(r"\b(position paper|perspective|opinion|commentary)\b", re.I), ("editorial",)),
+    "theoretical": (re.compile(r"\b(theory|theoretical|theorem|bounds?)\b", re.I), ()),
+}
+"""Publication-type value -> (title cue, Semantic Scholar publication types that evidence it)."""
+
+
+def _fold(s: str) -> str:
+    s = unicodedata.normalize("NFKD", s)
+    return "".join(ch for ch in s if not unicodedata.combining(ch)).casefold().strip()
+
+
+def surname(name: str) -> str:
+    """Case- and accent-folded surname: the part before a comma, else the last word."""
+    name = name.strip()
+    if "," in name:
+        name = name.split(",", 1)[0]
+    words = name.split()
+    return _fold(words[-1]) if words else ""
+
+
+def is_review(paper: Paper) -> tuple[bool, str]:
+    """Whether the paper is a survey/review, and why (the field that says so)."""
+    for t in paper.publication_types:
+        if "review" in t.lower() or "survey" in t.lower():
+            return True, f"publication type {t!r}"
+    m = _REVIEW_TITLE.search(paper.title or "")
+    if m:
+        return True, f"title says {m.group(0)!r}"
+    return False, "no review/survey publication type or title word"
+
+
+def _range(p: MetadataPredicate) -> str:
+    return f"{p.start.isoformat() if p.start else 'any date'} to {p.end.isoformat() if p.end else 'any date'}"
+
+
+def _year(p: MetadataPredicate, paper: Paper) -> tuple[bool | None, str]:
+    lo, hi = p.start or date.min, p.end or date.max
+    if paper.publication_date is not None:
+        d = paper.publication_date
+        ok = lo <= d <= hi
+        return ok, f"publication date {d.isoformat()} is {'within' if ok else 'outside'} {_range(p)}"
+    if paper.year is not None:
+        ok = date(paper.year, 1, 1) <= hi and date(paper.year, 12, 31) >= lo
+        return ok, f"year {paper.year} is {'within' if ok else 'outside'} {_range(p)}"
+    return None, "year unknown"
+
+
+def _venue(p: MetadataPredicate, paper: Paper) -> tuple[bool | None, str]:
+    if not paper.venue and not paper.venue_raw:
+        return None, "venue unknown"
+    for v in p.values:
+        if paper.venue and _fold(v) == _fold(paper.venue):
+            return True, f"venue {paper.venue!r} matches {v!r}"
+        if paper.venue_raw and _fold(v) and _fold(v) in _fold(paper.venue_raw):
+            return True, f"venue {paper.venue_raw!r} contains {v!r}"
+    shown = paper.venue or paper.venue_raw
+    return False, f"venue {shown!r} is none of {p.values}"
+
+
+def _cued_type(value: str, paper: Paper, types: set[str]) -> str | None:
+    cue, s2_types = TYPE_TITLE_CUES[value]
+    listed = [t for t in paper.publication_types if t.lower().replace("-", "") in s2_types]
+    if listed:
+        return f"publication type {listed[0]!r}"
+    m = cue.search(paper.title or "")
+    return f"title says {m.group(0)!r}" if m else None
+
+
+def _publication_type(p: MetadataPredicate, paper: Paper) -> tuple[bool | None, str]:
+    review, why = is_review(paper)
+    types = {t.lower() for t in paper.publication_types}
+    for v in p.values:
+        lv = v.strip().lower()
+        if lv in _REVIEW_VALUES and review:
+            return True, f"is a {lv} ({why})"
+        if lv == "empirical" and not review:
+            return True, f"is empirical, not a review ({why})"
+        if lv in TYPE_TITLE_CUES and (cue := _cued_type(lv, paper, types)):
+            return True, f"is a {lv} paper ({cue})"
+        if lv not in _REVIEW_VALUES | {"empirical"} | set(TYPE_TITLE_CUES) and lv in types:
+            return True, f"publication type {v!r} is listed"
+    kind = f"a review ({why})" if review else f"not a review ({why})"
+    listed = f"; types {paper.publication_types}" if paper.publication_types else ""
+    return False, f"publication type is none of {p.values}: {kind}{listed}"
+
+
+def _author(p: MetadataPredicate, paper: Paper) -> tuple[bool | None, str]:
+    if not paper.authors:
+        return None, "authors unknown"
+    have = {surname(a.name): a.name for a in paper.authors}
+    for v in p.values:
+        s = surname(v)
+        if s and s in have:
+            return True, f"author {have[s]!r} matches {v!r}"
+    return False, f"no author surname matches {p.values}"
+
+
+_CHECKS = {"year": _year, "venue": _venue, "publication_type": _publication_type, "author": _author}
+
+
+def evaluate(predicate: MetadataPredicate, paper: Paper) -> tuple[bool | None, str]:
+    """Decide ``predicate`` on ``paper``: ``(holds, rationale naming field and value)``;
+    ``holds`` is None when the paper lacks the field (negation leaves unknown unknown)."""
+    ok, why = _CHECKS[predicate.field](predicate, paper)
+    if ok is None or not predicate.negate:
+        return ok, why
+    return (not ok), f"{why}; negated constraint {'satisfied' if not ok else 'violated'}"
+
+
+def check(predicate: MetadataPredicate, paper: Paper) -> tuple[bool, str]:
+    """The strict decision used for metadata checkpoints: unknown metadata fails
+    (``(False, "<field> unknown")``) whether or not the predicate is negated."""
+    ok, why = evaluate(predicate, paper)
+    return (False, why) if ok is None else (ok, why)

@@ -1,0 +1,460 @@
+"""Corpus: the read-only view of a corpus directory that every upper package uses.
+
+Heavy parts load on first use and are shared per process (keyed by directory and fingerprint):
+the encoder model, the FAISS index, the BM25 index, and an LRU of chunk vectors per paper.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+from litnav.corpus.build import load_vectors, mismatch_message
+from litnav.corpus.encoder import Encoder
+from litnav.corpus.errors import CorpusError, ModelMismatchError
+from litnav.corpus.records import EXTERNAL_ID_KINDS, Chunk, Citation, Hit, Paper
+from litnav.corpus.rows import PAPER_SELECT, paper_from_row
+from litnav.corpus.schema import CHUNK_CACHE_DIR, INDEX_DIR
+from litnav.core.settings import CorpusSettings
+from litnav.corpus.store import connect, get_meta, register, unregister
+from litnav.corpus.text import normalise_external_id, normalise_title
+
+CHUNK_CACHE_PAPERS = 4096
+"""Papers whose chunk vectors the process-level LRU keeps."""
+
+_SHARED: dict[tuple[str, str], _Shared] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+class _Shared:
+    """Per-process state of one corpus version: indexes and the chunk-vector LRU."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.faiss: tuple[Any, list[str], dict[str, int]] | None = None
+        self.lexical: Any = None
+        self.chunk_vectors: OrderedDict[str, tuple[list[Chunk], np.ndarray]] = OrderedDict()
+        self.title_index: list[tuple[str, str]] | None = None
+
+
+class Corpus:
+    """Read-only access to a corpus directory built by :class:`corpus.CorpusWriter`."""
+
+    def __init__(self, directory: Path, conn: Any, encoder: Encoder | None):
+        self.directory = directory
+        self._conn = conn
+        self._lock = threading.RLock()
+        self.settings = CorpusSettings.model_validate(get_meta(conn, "settings") or {})
+        self.model_info: dict[str, Any] | None = get_meta(conn, "model")
+        self._encoder = encoder
+        self._encoder_checked = False
+        self._fingerprint = self._compute_fingerprint()
+        with _SHARED_LOCK:
+            self._shared = _SHARED.setdefault((str(directory.resolve()), self._fingerprint), _Shared())
+
+    @classmethod
+    def open(cls, path: str | Path, encoder: Encoder | None = None) -> Corpus:
+        """Open the corpus at ``path`` read-only.
+
+        ``encoder`` None = the model recorded in the corpus settings, checked on first use.
+        Raises :class:`CorpusError` naming ``path`` when it is missing or not a corpus, and
+        :class:`ModelMismatchError` when ``encoder`` is not the model that made the corpus's vectors.
+        """
+        directory = Path(path)
+        if not directory.is_dir():
+            raise CorpusError(f"corpus directory {directory} does not exist")
+        corpus = cls(directory, connect(directory, read_only=True), encoder)
+        if encoder is not None:
+            corpus._check_encoder(encoder)
+        return corpus
+
+    def __enter__(self) -> Corpus:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the database connection (process-level caches stay for the next open)."""
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    # -- helpers -------------------------------------------------------------------------------
+    def _q(self, sql: str, params: list | None = None) -> list[tuple]:
+        if self._conn is None:
+            raise CorpusError(f"corpus {self.directory} is closed")
+        with self._lock:
+            return self._conn.execute(sql, params or []).fetchall()
+
+    def _q_ids(self, sql: str, ids: Iterable[str]) -> list[tuple]:
+        """Run ``sql`` with a registered table ``_ids(corpus_id)``."""
+        with self._lock:
+            register(self._conn, "_ids", pa.table({"corpus_id": pa.array(list(ids), pa.string())}))
+            try:
+                return self._conn.execute(sql).fetchall()
+            finally:
+                unregister(self._conn, "_ids")
+
+    def _check_encoder(self, encoder: Encoder) -> None:
+        if self.model_info and encoder.identity() != self.model_info:
+            raise ModelMismatchError(mismatch_message(self.directory, self.model_info, encoder.identity()))
+        self._encoder_checked = True
+
+    @property
+    def encoder(self) -> Encoder:
+        """The encoder of this corpus's vectors (loads lazily; checked against the recorded model)."""
+        if self._encoder is None:
+            self._encoder = Encoder.from_settings(self.settings)
+        if not self._encoder_checked:
+            self._check_encoder(self._encoder)
+        return self._encoder
+
+    def _require_indexes(self) -> None:
+        if get_meta(self._conn, "indexes_dirty", True):
+            raise CorpusError(
+                f"corpus {self.directory}: indexes are not built for the current content; "
+                "run the build to completion (CorpusWriter.finalize)")
+
+    # -- counts and identity ----------------------------------------------------------------------
+    def _counts(self) -> dict[str, int]:
+        row = self._q("""SELECT
+            (SELECT count(*) FROM papers), (SELECT count(*) FROM abstracts),
+            (SELECT count(DISTINCT corpus_id) FROM paragraphs), (SELECT count(*) FROM chunks),
+            (SELECT count(*) FROM (SELECT DISTINCT citing_id, cited_id FROM citations)),
+            (SELECT count(*) FROM rejects), (SELECT count(*) FROM refs), (SELECT count(*) FROM vectors)""")[0]
+        keys = ("papers", "abstracts", "full_texts", "chunks", "citations", "rejects", "unresolved_refs", "vectors")
+        return dict(zip(keys, (int(v) for v in row)))
+
+    def stats(self) -> dict[str, Any]:
+        """Integer counts (papers, abstracts, full_texts, chunks, citations, rejects, unresolved_refs,
+        vectors) plus ``model`` (name, dim, weights_hash), ``faiss``, ``chunk_vectors_mode``, ``indexes_dirty``."""
+        out: dict[str, Any] = self._counts()
+        out["model"] = self.model_info
+        out["faiss"] = get_meta(self._conn, "faiss")
+        out["chunk_vectors_mode"] = get_meta(self._conn, "chunk_vectors_mode")
+        out["indexes_dirty"] = bool(get_meta(self._conn, "indexes_dirty", True))
+        return out
+
+    def _compute_fingerprint(self) -> str:
+        manifest = self._q("SELECT source_key, size, sha256 FROM manifest ORDER BY source_key")
+        payload = {"manifest": manifest, "counts": self._counts(), "model": self.model_info,
+                   "settings": self.settings.model_dump(mode="json"),
+                   "dirty": get_meta(self._conn, "indexes_dirty", True)}
+        return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+    def fingerprint(self) -> str:
+        """16 hex chars over the manifest, counts, model and settings; changes when content changes."""
+        return self._fingerprint
+
+    # -- tier 1 ---------------------------------------------------------------------------------
+    def paper(self, corpus_id: str) -> Paper | None:
+        """Metadata of one paper, or None."""
+        rows = self._q(f"SELECT {PAPER_SELECT} FROM papers WHERE corpus_id = ?", [corpus_id])
+        return paper_from_row(rows[0]) if rows else None
+
+    def papers(self, ids: Iterable[str]) -> dict[str, Paper]:
+        """Metadata of the given ids that exist (missing ids are absent from the result)."""
+        rows = self._q_ids(f"SELECT {PAPER_SELECT} FROM papers WHERE corpus_id IN (SELECT corpus_id FROM _ids)", ids)
+        return {r[0]: paper_from_row(r) for r in rows}
+
+    def all_ids(self) -> list[str]:
+        """Every corpus id, sorted."""
+        return [r[0] for r in self._q("SELECT corpus_id FROM papers ORDER BY corpus_id")]
+
+    def find_by_external_id(self, kind: str, value: str) -> str | None:
+        """Corpus id with external id ``kind`` = ``value`` (normalised like the stored ids), or None.
+
+        Raises ValueError for a ``kind`` outside ``EXTERNAL_ID_KINDS``.
+        """
+        kind = kind.lower()
+        if kind not in EXTERNAL_ID_KINDS:
+            raise ValueError(f"unknown external id kind {kind!r}; expected one of {EXTERNAL_ID_KINDS}")
+        if kind == "s2":
+            rows = self._q("SELECT corpus_id FROM papers WHERE corpus_id = ?", [value.strip()])
+            if rows:
+                return rows[0][0]
+        rows = self._q("SELECT corpus_id FROM external_ids WHERE value = ? AND kind = ? ORDER BY corpus_id",
+                       [normalise_external_id(kind, value), kind])
+        return rows[0][0] if rows else None
+
+    def find_by_title(self, title: str, year: int | None = None) -> list[str]:
+        """Ids whose normalised title equals ``normalise_title(title)``; with ``year``, only papers
+        whose year is unknown or within +-1 of it. Sorted."""
+        norm = normalise_title(title)
+        if not norm:
+            return []
+        if year is None:
+            rows = self._q("SELECT corpus_id FROM papers WHERE norm_title = ? ORDER BY corpus_id", [norm])
+        else:
+            rows = self._q("SELECT corpus_id FROM papers WHERE norm_title = ? AND (year IS NULL OR abs(year - ?) <= 1) "
+                           "ORDER BY corpus_id", [norm, year])
+        return [r[0] for r in rows]
+
+    def title_index(self) -> list[tuple[str, str]]:
+        """``[(corpus_id, normalised title)]`` for all papers, sorted by id (cached per process)."""
+        if self._shared.title_index is None:
+            self._shared.title_index = [
+                (r[0], r[1]) for r in self._q("SELECT corpus_id, norm_title FROM papers ORDER BY corpus_id")]
+        return list(self._shared.title_index)
+
+    def venues(self) -> dict[str, int]:
+        """Normalised venue -> number of papers (papers without a venue are not counted)."""
+        return {r[0]: int(r[1]) for r in self._q(
+            "SELECT venue, count(*) FROM papers WHERE venue IS NOT NULL GROUP BY venue ORDER BY venue")}
+
+    def _edges(self, rows: list[tuple]) -> list[Citation]:
+        merged: dict[tuple[str, str], Citation] = {}
+        for citing, cited, contexts, intents, method in rows:
+            key = (citing, cited)
+            if key not in merged:
+                merged[key] = Citation(citing_id=citing, cited_id=cited, contexts=list(contexts or []),
+                                       intents=list(intents or []), method=method)
+                continue
+            c = merged[key]
+            c.contexts.extend(x for x in contexts or [] if x not in c.contexts)
+            c.intents.extend(x for x in intents or [] if x not in c.intents)
+            if method != "title":
+                c.method = method
+        return list(merged.values())
+
+    _EDGE_SELECT = ("SELECT citing_id, cited_id, contexts, intents, method FROM citations WHERE {} "
+                    "ORDER BY citing_id, cited_id, CASE origin WHEN 'dump' THEN 0 WHEN 'doc' THEN 1 ELSE 2 END")
+
+    def references(self, corpus_id: str) -> list[Citation]:
+        """Edges from ``corpus_id`` to the papers it cites (one per cited id, contexts merged)."""
+        return self._edges(self._q(self._EDGE_SELECT.format("citing_id = ?"), [corpus_id]))
+
+    def citations(self, corpus_id: str) -> list[Citation]:
+        """Edges from papers citing ``corpus_id`` (one per citing id, contexts merged)."""
+        return self._edges(self._q(self._EDGE_SELECT.format("cited_id = ?"), [corpus_id]))
+
+    def rejects(self) -> list[tuple[str, str, int, str]]:
+        """``[(source_key, source_file, line, reason)]`` of rejected input records."""
+        return self._q("SELECT source_key, source_file, line, reason FROM rejects ORDER BY source_key, source_file, line")
+
+    def manifest(self) -> list[dict[str, Any]]:
+        """Committed input files: source_key, size, sha256, ingested_at, documents, citations, rejects."""
+        cols = ("source_key", "size", "sha256", "ingested_at", "documents", "citations", "rejects")
+        return [dict(zip(cols, r)) for r in self._q(f"SELECT {', '.join(cols)} FROM manifest ORDER BY source_key")]
+
+    def dump(self) -> dict[str, list[tuple]]:
+        """Every table's rows, sorted, without timestamps: a content snapshot for comparing builds
+        (vectors rounded to 5 decimals). Meant for small corpora (tests, audits)."""
+        out: dict[str, list[tuple]] = {}
+        for table in ("papers", "external_ids", "abstracts", "paragraphs", "chunks", "citations", "refs",
+                      "rejects", "vectors", "chunk_vectors"):
+            rows = self._q(f"SELECT * FROM {table}")
+            if table in ("vectors", "chunk_vectors"):
+                rows = [tuple(r[:-1]) + (tuple(round(float(x), 5) for x in r[-1]),) for r in rows]
+            out[table] = sorted(rows, key=repr)
+        out["manifest"] = sorted(self._q("SELECT source_key, size, sha256, documents, citations, rejects FROM manifest"))
+        out["meta"] = sorted(self._q("SELECT key, value FROM meta WHERE key NOT IN ('settings')"))
+        return out
+
+    # -- tier 2/3 text -----------------------------------------------------------------------------
+    def abstract(self, corpus_id: str) -> str | None:
+        """The abstract, or None."""
+        rows = self._q("SELECT abstract FROM abstracts WHERE corpus_id = ?", [corpus_id])
+        return rows[0][0] if rows else None
+
+    def abstracts(self, ids: Iterable[str]) -> dict[str, str]:
+        """Abstracts of the given ids in one query (ids without an abstract are absent)."""
+        rows = self._q_ids("SELECT corpus_id, abstract FROM abstracts WHERE corpus_id IN (SELECT corpus_id FROM _ids)",
+                           ids)
+        return {cid: text for cid, text in rows if text}
+
+    def full_text(self, corpus_id: str) -> str | None:
+        """Abstract then body paragraphs joined by a blank line (what chunk offsets index into); None when no text."""
+        abstract = self.abstract(corpus_id)
+        body = [r[0] for r in self._q("SELECT text FROM paragraphs WHERE corpus_id = ? ORDER BY idx", [corpus_id])]
+        parts = ([abstract] if abstract else []) + body
+        return "\n\n".join(parts) if parts else None
+
+    def paragraphs(self, corpus_id: str) -> list[tuple[int, str, int, int]]:
+        """Body paragraphs as ``[(index, section, char_start, char_end)]`` into the full text."""
+        return self._q("SELECT idx, section, char_start, char_end FROM paragraphs WHERE corpus_id = ? ORDER BY idx",
+                       [corpus_id])
+
+    _CHUNK_SELECT = "SELECT corpus_id, ordinal, section, paragraph, char_start, char_end, text FROM chunks"
+
+    @staticmethod
+    def _chunk(row: tuple) -> Chunk:
+        cid, ordinal, section, paragraph, a, b, text = row
+        return Chunk.model_construct(chunk_id=f"{cid}:{ordinal}", corpus_id=cid, section=section,
+                                     paragraph=paragraph, char_start=a, char_end=b, text=text)
+
+    def chunks(self, corpus_id: str) -> list[Chunk]:
+        """Evidence chunks of a paper in text order (empty before finalize or without text)."""
+        return [self._chunk(r) for r in self._q(self._CHUNK_SELECT + " WHERE corpus_id = ? ORDER BY ordinal",
+                                                [corpus_id])]
+
+    def chunk_vectors(self, corpus_id: str) -> tuple[list[Chunk], np.ndarray]:
+        """``(chunks, float32 [n, dim] L2-normalised)`` of a paper; computed and cached on first use
+        when the corpus's chunk vectors are lazy."""
+        return self.chunk_vectors_many([corpus_id])[corpus_id]
+
+    def chunk_vectors_many(self, ids: Iterable[str]) -> dict[str, tuple[list[Chunk], np.ndarray]]:
+        """:meth:`chunk_vectors` for several papers with one query per table; every id is a key."""
+        ids = list(dict.fromkeys(ids))
+        out: dict[str, tuple[list[Chunk], np.ndarray]] = {}
+        lru = self._shared.chunk_vectors
+        with self._shared.lock:
+            for cid in ids:
+                if cid in lru:
+                    lru.move_to_end(cid)
+                    out[cid] = lru[cid]
+        missing = [c for c in ids if c not in out]
+        if not missing:
+            return out
+        chunks: dict[str, list[Chunk]] = {c: [] for c in missing}
+        for r in self._q_ids(self._CHUNK_SELECT + " WHERE corpus_id IN (SELECT corpus_id FROM _ids) "
+                             "ORDER BY corpus_id, ordinal", missing):
+            chunks[r[0]].append(self._chunk(r))
+        stored: dict[str, list[np.ndarray]] = {}
+        with self._lock:
+            register(self._conn, "_ids", pa.table({"corpus_id": pa.array(missing, pa.string())}))
+            try:
+                t = self._conn.sql("SELECT corpus_id, vec FROM chunk_vectors WHERE corpus_id IN "
+                                  "(SELECT corpus_id FROM _ids) ORDER BY corpus_id, ordinal").to_arrow_table()
+            finally:
+                unregister(self._conn, "_ids")
+        if t.num_rows:
+            flat = t.column("vec").combine_chunks().flatten().to_numpy(zero_copy_only=False)
+            mat = flat.reshape(t.num_rows, -1).astype(np.float32, copy=False)
+            for cid, v in zip(t.column("corpus_id").to_pylist(), mat):
+                stored.setdefault(cid, []).append(v)
+        dim = (self.model_info or {}).get("dim") or self.encoder.dim
+        for cid in missing:
+            cs = chunks[cid]
+            if not cs:
+                vecs = np.zeros((0, dim), dtype=np.float32)
+            elif len(stored.get(cid, [])) == len(cs):
+                vecs = np.stack(stored[cid])
+            else:
+                vecs = self._lazy_chunk_vectors(cid, cs)
+            out[cid] = (cs, vecs)
+            with self._shared.lock:
+                lru[cid] = out[cid]
+                while len(lru) > CHUNK_CACHE_PAPERS:
+                    lru.popitem(last=False)
+        return out
+
+    def _lazy_chunk_vectors(self, corpus_id: str, chunks: list[Chunk]) -> np.ndarray:
+        """Chunk vectors from ``DIR/chunk_cache`` (file name carries a hash of model + chunk texts)."""
+        enc = self.encoder
+        h = hashlib.sha1(enc.weights_hash.encode())
+        for c in chunks:
+            h.update(c.text.encode())
+            h.update(b"\0")
+        key = hashlib.sha1(corpus_id.encode()).hexdigest()
+        path = self.directory / CHUNK_CACHE_DIR / key[:2] / f"{key}.{h.hexdigest()[:16]}.npy"
+        if path.is_file():
+            try:
+                vecs = np.load(path, allow_pickle=False)
+                if vecs.shape == (len(chunks), enc.dim):
+                    return vecs
+            except (OSError, ValueError):
+                pass
+        vecs = enc.encode([c.text for c in chunks])
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
+            np.save(tmp, vecs, allow_pickle=False)
+            os.replace(tmp, path)
+        except OSError:
+            pass  # read-only corpus directory: the in-memory LRU still holds them
+        return vecs
+
+    # -- vectors and search ------------------------------------------------------------------------
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """Embed texts with the corpus's model: float32 ``[n, dim]``, L2-normalised."""
+        return self.encoder.encode(texts)
+
+    def _faiss(self) -> tuple[Any, list[str], dict[str, int]]:
+        with self._shared.lock:
+            if self._shared.faiss is None:
+                self._require_indexes()
+                from litnav.corpus.vectors import load_index
+
+                index, ids = load_index(self.directory / INDEX_DIR, self.settings.ivf_nprobe)
+                self._shared.faiss = (index, ids, {c: i for i, c in enumerate(ids)})
+            return self._shared.faiss
+
+    def _query_vector(self, query: str | np.ndarray) -> np.ndarray:
+        if isinstance(query, str):
+            return self.encode([query])[0]
+        q = np.asarray(query, dtype=np.float32).reshape(-1)
+        dim = (self.model_info or {}).get("dim")
+        if dim and q.shape[0] != dim:
+            raise ValueError(f"query vector has dimension {q.shape[0]}, corpus vectors have {dim}")
+        norm = float(np.linalg.norm(q))
+        return q / norm if norm > 0 else q
+
+    def semantic_search(self, query: str | np.ndarray, k: int, ids: set[str] | None = None) -> list[Hit]:
+        """Top ``k`` papers by cosine between the query and title+abstract vectors, best first.
+
+        ``ids`` restricts the search to those papers (exact scores over their stored vectors).
+        Raises :class:`CorpusError` when the indexes are not built.
+        """
+        index, all_ids, row_of = self._faiss()
+        q = self._query_vector(query)
+        if k <= 0 or not all_ids:
+            return []
+        if ids is not None:
+            rows = sorted(row_of[i] for i in ids if i in row_of)
+            if not rows:
+                return []
+            vecs = index.reconstruct_batch(np.array(rows, dtype=np.int64))
+            scores = vecs @ q
+            order = sorted(range(len(rows)), key=lambda j: (-scores[j], all_ids[rows[j]]))[:k]
+            return [Hit(corpus_id=all_ids[rows[j]], score=float(scores[j])) for j in order]
+        scores, found = index.search(q[None, :], min(k, len(all_ids)))
+        hits = [(all_ids[r], float(s)) for r, s in zip(found[0], scores[0]) if r >= 0]
+        hits.sort(key=lambda h: (-h[1], h[0]))
+        return [Hit(corpus_id=c, score=s) for c, s in hits]
+
+    def _lexical(self):
+        with self._shared.lock:
+            if self._shared.lexical is None:
+                self._require_indexes()
+                from litnav.corpus.lexical import Lexical
+
+                self._shared.lexical = Lexical(self.directory / INDEX_DIR)
+        return self._shared.lexical
+
+    def lexical_search(self, query: str, k: int) -> list[Hit]:
+        """Top ``k`` papers by BM25 over title + abstract (positive scores only), best first."""
+        return [Hit(corpus_id=c, score=s) for c, s in self._lexical().search(query, k)]
+
+    def lexical_relative(self, query: str, ids: Iterable[str]) -> dict[str, float]:
+        """BM25 score of each paper for ``query`` over the corpus's best score: [0, 1] per id."""
+        return self._lexical().relative_scores(query, list(ids))
+
+    def abstract_vectors(self, ids: Iterable[str]) -> tuple[list[str], np.ndarray]:
+        """``(ids found, float32 [n, dim])`` title+abstract vectors of the given papers, in the given order."""
+        index, _, row_of = self._faiss()
+        found = [i for i in ids if i in row_of]
+        if not found:
+            return [], np.zeros((0, index.d), dtype=np.float32)
+        return found, index.reconstruct_batch(np.array([row_of[i] for i in found], dtype=np.int64))
+
+    def sample_abstract_vectors(self, n: int, seed: int = 0) -> tuple[list[str], np.ndarray]:
+        """A reproducible random sample of ``n`` papers' vectors (all when ``n`` >= corpus size)."""
+        _, all_ids, _ = self._faiss()
+        rng = np.random.default_rng(seed)
+        pick = sorted(rng.choice(len(all_ids), size=min(n, len(all_ids)), replace=False).tolist())
+        return self.abstract_vectors([all_ids[i] for i in pick])
+
+    def stored_abstract_vectors(self) -> tuple[list[str], np.ndarray]:
+        """All rows of the vectors table (ids sorted) — the source the FAISS index is built from."""
+        with self._lock:
+            return load_vectors(self._conn)

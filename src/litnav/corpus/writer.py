@@ -1,0 +1,203 @@
+"""CorpusWriter: the single writer of a corpus directory (ingest uses it; nothing else writes).
+
+Each input file is written in one DuckDB transaction (:meth:`CorpusWriter.source`) that also
+records the file in the manifest at commit, so a build killed mid-file redoes that file on rerun
+and a finished file is skipped (:meth:`CorpusWriter.is_ingested`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+from litnav.corpus import rows
+from litnav.corpus.errors import CorpusError
+from litnav.corpus.lock import acquire_writer_lock
+from litnav.corpus.records import Citation, Document, Reject
+from litnav.corpus.schema import PER_PAPER_TABLES
+from litnav.core.settings import CorpusSettings
+from litnav.corpus.store import connect, get_meta, register, set_meta, unregister
+
+
+class SourceTransaction:
+    """Writes of one input file; valid only inside its ``with w.source(...)`` block."""
+
+    def __init__(self, conn: duckdb.DuckDBPyConnection, source_key: str):
+        self._conn = conn
+        self.source_key = source_key
+        self.counts = {"documents": 0, "citations": 0, "rejects": 0}
+        self._open = True
+
+    def _check(self) -> None:
+        if not self._open:
+            raise CorpusError(f"source transaction for {self.source_key!r} is closed")
+
+    def _insert(self, table: str, data: pa.Table) -> None:
+        if data.num_rows:
+            register(self._conn, "_staged", data)
+            try:
+                self._conn.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _staged")
+            finally:
+                unregister(self._conn, "_staged")
+
+    def add_documents(self, docs: Sequence[Document]) -> None:
+        """Upsert documents: a record for an existing corpus_id replaces the old one in every tier.
+
+        Within ``docs`` the last record of a corpus_id wins. Replaced papers lose their abstract,
+        paragraphs, chunks, chunk vectors, unresolved references and document-linked or
+        title-resolved outgoing citations; their abstract vector is re-made at finalize when
+        the title/abstract text changed. Edges from citation dumps are kept.
+        """
+        self._check()
+        if not docs:
+            return
+        latest = {d.paper.corpus_id: d for d in docs}
+        tables = rows.document_tables(list(latest.values()))
+        ids = tables["papers"].select(["corpus_id"])
+        register(self._conn, "_ids", ids)
+        try:
+            existing = self._conn.execute(
+                "SELECT count(*) FROM papers WHERE corpus_id IN (SELECT corpus_id FROM _ids)").fetchone()[0]
+            if existing:
+                for table in PER_PAPER_TABLES:
+                    col = "citing_id" if table == "refs" else "corpus_id"
+                    self._conn.execute(f"DELETE FROM {table} WHERE {col} IN (SELECT corpus_id FROM _ids)")
+                self._conn.execute(
+                    "DELETE FROM citations WHERE origin <> 'dump' AND citing_id IN (SELECT corpus_id FROM _ids)")
+        finally:
+            unregister(self._conn, "_ids")
+        for name, data in tables.items():
+            self._insert(name, data)
+        self.counts["documents"] += len(latest)
+
+    def add_citations(self, citations: Sequence[Citation]) -> None:
+        """Add edges from a citations dump; an edge for an existing (citing, cited) dump pair replaces it."""
+        self._check()
+        if not citations:
+            return
+        data = rows.dump_citation_table(citations)
+        register(self._conn, "_pairs", data.select(["citing_id", "cited_id"]))
+        try:
+            self._conn.execute(
+                "DELETE FROM citations c WHERE origin = 'dump' AND EXISTS (SELECT 1 FROM _pairs p "
+                "WHERE p.citing_id = c.citing_id AND p.cited_id = c.cited_id)")
+        finally:
+            unregister(self._conn, "_pairs")
+        self._insert("citations", data)
+        self.counts["citations"] += data.num_rows
+
+    def add_rejects(self, rejects: Sequence[Reject]) -> None:
+        """Record input records that could not be ingested (kept with this source's key)."""
+        self._check()
+        self._insert("rejects", rows.reject_table(self.source_key, rejects))
+        self.counts["rejects"] += len(rejects)
+
+
+class CorpusWriter:
+    """The single writer of a corpus directory. Use :meth:`open` as a context manager."""
+
+    def __init__(self, directory: Path, conn: duckdb.DuckDBPyConnection, lock: Any, settings: CorpusSettings):
+        self.directory = directory
+        self.conn = conn
+        self._lock = lock
+        self.settings = settings
+        self._in_source = False
+
+    @classmethod
+    def open(cls, path: str | Path, settings: CorpusSettings | None = None) -> CorpusWriter:
+        """Open (creating if needed) the corpus at ``path`` for writing and take its writer lock.
+
+        ``settings`` None = the settings stored in the corpus (or defaults for a new one); given
+        settings are stored. Raises :class:`CorpusLockedError` when another writer holds the lock,
+        :class:`CorpusError` when ``path`` is a non-empty directory that is not a corpus.
+        """
+        directory = Path(path)
+        if directory.exists() and not directory.is_dir():
+            raise CorpusError(f"corpus path {directory} exists and is not a directory")
+        directory.mkdir(parents=True, exist_ok=True)
+        from litnav.corpus.schema import DB_NAME, LOCK_NAME
+
+        foreign = [p.name for p in directory.iterdir() if p.name not in (DB_NAME, LOCK_NAME)]
+        if foreign and not (directory / DB_NAME).exists():
+            raise CorpusError(f"{directory} is not empty and not a corpus directory (holds {foreign[:3]})")
+        lock = acquire_writer_lock(directory)
+        try:
+            conn = connect(directory, read_only=False)
+        except BaseException:
+            lock.release()
+            raise
+        stored = get_meta(conn, "settings")
+        if settings is None:
+            settings = CorpusSettings.model_validate(stored) if stored else CorpusSettings()
+        set_meta(conn, "settings", settings.model_dump(mode="json"))
+        return cls(directory, conn, lock, settings)
+
+    def __enter__(self) -> CorpusWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Checkpoint the database, close it and release the lock."""
+        if self.conn is not None:
+            with contextlib.suppress(duckdb.Error):
+                self.conn.execute("CHECKPOINT")
+            self.conn.close()
+            self.conn = None  # type: ignore[assignment]
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+
+    def is_ingested(self, source_key: str, size: int, sha256: str) -> bool:
+        """True when this exact input (key, size, sha256) was committed before."""
+        return self.conn.execute(
+            "SELECT count(*) FROM manifest WHERE source_key = ? AND size = ? AND sha256 = ?",
+            [source_key, size, sha256]).fetchone()[0] > 0
+
+    @contextlib.contextmanager
+    def source(self, source_key: str, size: int, sha256: str) -> Iterator[SourceTransaction]:
+        """One transaction for one input file; commits with its manifest row, rolls back on error."""
+        if self._in_source:
+            raise CorpusError(f"source {source_key!r} opened inside another source block")
+        self._in_source = True
+        self.conn.execute("BEGIN TRANSACTION")
+        tx = SourceTransaction(self.conn, source_key)
+        try:
+            yield tx
+            self.conn.execute("DELETE FROM manifest WHERE source_key = ?", [source_key])
+            self.conn.execute(
+                "INSERT INTO manifest VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [source_key, size, sha256, datetime.now(timezone.utc).replace(tzinfo=None),
+                 tx.counts["documents"], tx.counts["citations"], tx.counts["rejects"]])
+            set_meta(self.conn, "indexes_dirty", True)
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        finally:
+            tx._open = False
+            self._in_source = False
+
+    def finalize(self, progress: bool = True, reembed: bool = False) -> dict[str, float]:
+        """Resolve references by title, chunk, embed, and build FAISS + BM25 indexes.
+
+        Returns seconds per stage (``resolve``, ``chunk``, ``embed``, ``faiss``, ``chunk_vectors``,
+        ``bm25``, ``total``). ``reembed=True`` drops all vectors (abstract and chunk) and embeds with
+        the current settings' model; without it a model different from the one that made the stored
+        vectors raises :class:`ModelMismatchError`. Safe to rerun after a crash.
+        """
+        from litnav.corpus.build import finalize
+
+        if self._in_source:
+            raise CorpusError("finalize called inside a source block")
+        return finalize(self, progress=progress, reembed=reembed)
+
+    def reembed(self, progress: bool = True) -> dict[str, float]:
+        """Re-embed everything with the current settings' model (``finalize(reembed=True)``)."""
+        return self.finalize(progress=progress, reembed=True)

@@ -1,0 +1,272 @@
+"""Outputs of an evaluation: JSON, TREC run files, Markdown and rich tables.
+
+The JSON (:func:`report_to_dict`) holds, per system name under ``"systems"``, the macro metrics
+under their usual names (``nDCG@10``, ``Recall@20``, ``F1@20``, ``Precision@5``, ``Hit@10``,
+``MRR``, ``hallucination_rate``, ``latency_s``, ``tokens``, ``cost_usd``), plus ``ci``
+(metric -> [low, high]), ``per_query`` (qid -> metric -> value), ``stage_seconds``,
+``per_round``, ``hallucinated``, ``missing_gold`` and, when ``bm25`` was evaluated,
+``delta_vs_bm25`` (metric -> [mean paired difference, low, high]).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from litnav.evaluation.harness import COST_METRICS, EvalReport
+from litnav.evaluation.metrics import metric_names
+
+
+def _atomic_write(path: str | Path, text: str) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(tmp, path)
+    return path
+
+
+def _missing(report: EvalReport) -> dict[str, Any]:
+    return {"count": report.missing_gold_count, "queries": len(report.missing_gold), "by_query": report.missing_gold}
+
+
+def report_to_dict(report: EvalReport) -> dict[str, Any]:
+    """The whole report as JSON-ready data (see module doc)."""
+    missing = _missing(report)
+    ref = report.reference()
+    deltas = report.deltas(ref) if ref else {}
+    systems = {}
+    for name, res in report.systems.items():
+        systems[name] = {
+            **res.metrics,
+            "ci": {m: list(v) for m, v in res.ci.items()},
+            "stage_seconds": res.stage_seconds,
+            "per_round": res.per_round,
+            "per_query": res.per_query,
+            "hallucinated": res.hallucinated,
+            "missing_gold": missing,
+        }
+        if name in deltas:
+            systems[name][f"delta_vs_{ref}"] = {m: list(v) for m, v in deltas[name].items()}
+    return {
+        "benchmark": {
+            "source": report.benchmark.source,
+            "queries": len(report.benchmark.tasks),
+            "skipped_queries": report.benchmark.skipped_queries,
+        },
+        "ks": report.ks,
+        "bootstrap": {"resamples": report.resamples, "seed": report.seed, "confidence": 0.95},
+        "missing_gold": missing,
+        "meta": report.meta,
+        "systems": systems,
+    }
+
+
+def write_json(report: EvalReport, path: str | Path) -> Path:
+    """Write :func:`report_to_dict` as indented JSON (atomically); returns the path."""
+    return _atomic_write(path, json.dumps(report_to_dict(report), indent=2, default=str) + "\n")
+
+
+def write_run_files(report: EvalReport, run_dir: str | Path) -> list[Path]:
+    """Write each system's rankings as a TREC run file ``run_dir/<system>.run``.
+
+    One line per returned paper: ``qid Q0 corpus_id rank score system`` (rank 1-based, score the
+    system's own). Queries keep benchmark order. Returns the paths written.
+    """
+    paths = []
+    for name, res in report.systems.items():
+        lines = []
+        for task in report.benchmark.tasks:
+            for rank, (cid, score) in enumerate(res.rankings.get(task.qid, []), 1):
+                lines.append(f"{task.qid} Q0 {cid} {rank} {score:.8g} {name}")
+        paths.append(_atomic_write(Path(run_dir) / f"{name}.run", "\n".join(lines) + ("\n" if lines else "")))
+    return paths
+
+
+def _fmt(metric: str, value: float) -> str:
+    if metric == "tokens":
+        return f"{value:,.0f}"
+    if metric == "cost_usd":
+        return f"{value:.4f}"
+    if metric == "latency_s":
+        return f"{value:.3f}"
+    return f"{value:.3f}"
+
+
+def _rows(report: EvalReport) -> list[tuple[str, list[str], set[int]]]:
+    """(metric, cells, indices of the best systems) for the comparison table; no best for
+    cost rows or when all systems tie."""
+    names = list(report.systems)
+    rows = []
+    for metric in [*metric_names(report.ks), *COST_METRICS]:
+        values = [report.systems[n].metrics[metric] for n in names]
+        cells = []
+        for n, v in zip(names, values):
+            lo, hi = report.systems[n].ci[metric]
+            cells.append(f"{_fmt(metric, v)} [{_fmt(metric, lo)}, {_fmt(metric, hi)}]")
+        best: set[int] = set()
+        if metric not in COST_METRICS and len(names) > 1 and max(values) > min(values):
+            best = {i for i, v in enumerate(values) if v == max(values)}
+        rows.append((metric, cells, best))
+    return rows
+
+
+def _delta_rows(report: EvalReport) -> tuple[str, list[str], list[tuple[str, list[str]]]] | None:
+    ref = report.reference()
+    if ref is None:
+        return None
+    deltas = report.deltas(ref)
+    others = list(deltas)
+    metrics = list(next(iter(deltas.values())))
+    rows = []
+    for m in metrics:
+        cells = []
+        for n in others:
+            mean, lo, hi = deltas[n][m]
+            cells.append(f"{mean:+.3f} [{lo:+.3f}, {hi:+.3f}]{'*' if lo > 0 else ''}")
+        rows.append((m, cells))
+    return ref, others, rows
+
+
+def _round_rows(report: EvalReport) -> list[tuple[str, list[str]]]:
+    out = []
+    for name, res in report.systems.items():
+        prev = None
+        for row in res.per_round or []:
+            cells = []
+            for k in report.ks:
+                v = row[f"Recall@{k}"]
+                gain = "" if prev is None else f" ({v - prev[f'Recall@{k}']:+.3f})"
+                cells.append(f"{v:.3f}{gain}")
+            out.append((f"{name} round {int(row['round'])}", cells))
+            prev = row
+    return out
+
+
+def to_markdown(report: EvalReport) -> str:
+    """A Markdown report: the comparison table (mean [95% CI]), per-round recall, stage times
+    and missing gold."""
+    names = list(report.systems)
+    lines = [
+        f"# litnav eval: {report.benchmark.source}",
+        "",
+        f"{len(report.benchmark.tasks)} queries; cells are the mean over queries "
+        f"[95% bootstrap CI, {report.resamples} resamples, seed {report.seed}]; best in bold.",
+        "",
+        "| metric | " + " | ".join(names) + " |",
+        "|---|" + "---|" * len(names),
+    ]
+    for metric, cells, best in _rows(report):
+        shown = [f"**{c}**" if i in best else c for i, c in enumerate(cells)]
+        lines.append(f"| {metric} | " + " | ".join(shown) + " |")
+    delta = _delta_rows(report)
+    if delta:
+        ref, others, rows = delta
+        lines += ["", f"## Difference from {ref} (paired bootstrap 95% CI; * = CI above 0)", "",
+                  "| metric | " + " | ".join(others) + " |", "|---|" + "---|" * len(others)]
+        lines += [f"| {m} | " + " | ".join(cells) + " |" for m, cells in rows]
+    rounds = _round_rows(report)
+    if rounds:
+        lines += ["", "## Recall per round (gain over the previous round)", "",
+                  "| system, round | " + " | ".join(f"Recall@{k}" for k in report.ks) + " |",
+                  "|---|" + "---|" * len(report.ks)]
+        lines += [f"| {label} | " + " | ".join(cells) + " |" for label, cells in rounds]
+    stages = sorted({s for r in report.systems.values() for s in r.stage_seconds})
+    if stages:
+        lines += ["", "## Mean seconds per query by stage", "",
+                  "| stage | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+        for s in stages:
+            cells = [f"{report.systems[n].stage_seconds[s]:.3f}" if s in report.systems[n].stage_seconds else "" for n in names]
+            lines.append(f"| {s} | " + " | ".join(cells) + " |")
+    lines += ["", f"Gold ids missing from the corpus: {report.missing_gold_count} "
+              f"(in {len(report.missing_gold)} queries)."]
+    for qid, ids in report.missing_gold.items():
+        lines.append(f"- {qid}: {', '.join(ids)}")
+    return "\n".join(lines) + "\n"
+
+
+def write_markdown(report: EvalReport, path: str | Path) -> Path:
+    """Write :func:`to_markdown` (atomically); returns the path."""
+    return _atomic_write(path, to_markdown(report))
+
+
+def print_report(report: EvalReport, console: Any = None) -> None:
+    """Print the comparison table, per-round recall, stage times and missing gold with rich."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = console or Console()
+    names = list(report.systems)
+    table = Table(title=f"{report.benchmark.source} — {len(report.benchmark.tasks)} queries, mean [95% CI]")
+    table.add_column("metric", style="bold")
+    for n in names:
+        table.add_column(n, justify="right")
+    for metric, cells, best in _rows(report):
+        table.add_row(metric, *[f"[bold green]{c}[/]" if i in best else c for i, c in enumerate(cells)])
+    console.print(table)
+    delta = _delta_rows(report)
+    if delta:
+        ref, others, rows = delta
+        dt = Table(title=f"Difference from {ref} (paired bootstrap 95% CI; * = CI above 0)")
+        dt.add_column("metric", style="bold")
+        for n in others:
+            dt.add_column(n, justify="right")
+        for m, cells in rows:
+            dt.add_row(m, *cells)
+        console.print(dt)
+    rounds = _round_rows(report)
+    if rounds:
+        rt = Table(title="Recall per round (gain over previous round)")
+        rt.add_column("system, round", style="bold")
+        for k in report.ks:
+            rt.add_column(f"Recall@{k}", justify="right")
+        for label, cells in rounds:
+            rt.add_row(label, *cells)
+        console.print(rt)
+    stages = sorted({s for r in report.systems.values() for s in r.stage_seconds})
+    if stages:
+        st = Table(title="Mean seconds per query by stage")
+        st.add_column("stage", style="bold")
+        for n in names:
+            st.add_column(n, justify="right")
+        for s in stages:
+            st.add_row(s, *[f"{report.systems[n].stage_seconds[s]:.3f}" if s in report.systems[n].stage_seconds else "" for n in names])
+        console.print(st)
+    shown = {q: ids for q, ids in list(report.missing_gold.items())[:20]}
+    console.print(
+        f"Gold ids missing from the corpus: {report.missing_gold_count} (in {len(report.missing_gold)} queries)"
+        + (f": {shown}" + (" ..." if len(report.missing_gold) > 20 else "") if shown else "")
+    )
+
+
+def plot_rounds(report: EvalReport, path: str | Path) -> Path:
+    """Draw Recall@K after each round for every multi-round system (one panel per K) to a PNG.
+
+    Raises ``ValueError`` when no system reported per-round rankings.
+    """
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    series = {n: r.per_round for n, r in report.systems.items() if r.per_round}
+    if not series:
+        raise ValueError("no system reported per-round rankings; nothing to plot")
+    fig, axes = plt.subplots(1, len(report.ks), figsize=(3.2 * len(report.ks), 3.2), squeeze=False, sharey=True)
+    for ax, k in zip(axes[0], report.ks):
+        for name, rows in series.items():
+            ax.plot([r["round"] for r in rows], [r[f"Recall@{k}"] for r in rows], marker="o", label=name)
+        ax.set_title(f"Recall@{k}")
+        ax.set_xlabel("round")
+        ax.xaxis.get_major_locator().set_params(integer=True)
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel("macro recall")
+    axes[0][-1].legend(fontsize="small")
+    fig.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path

@@ -1,0 +1,77 @@
+"""One evaluation run end to end, as ``litnav eval`` performs it: open the corpus, load the
+benchmark, build the systems, evaluate, print and write the requested outputs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from litnav.evaluation.benchmark import load_benchmark
+from litnav.evaluation.harness import EvalReport, evaluate
+from litnav.evaluation.metrics import DEFAULT_KS
+from litnav.evaluation.report import plot_rounds, print_report, write_json, write_markdown, write_run_files
+from litnav.evaluation.systems import DEFAULT_SYSTEMS, check_system_names, make_systems
+from litnav.core.settings import Settings
+
+
+@dataclass
+class Outputs:
+    """Where to write results; None = not written."""
+
+    json: Path | None = None
+    markdown: Path | None = None
+    run_dir: Path | None = None
+    plot: Path | None = None
+
+
+def run_evaluation(
+    corpus_dir: str | Path,
+    *,
+    bench: str | Path | None = None,
+    queries: str | Path | None = None,
+    qrels: str | Path | None = None,
+    systems: Sequence[str] = DEFAULT_SYSTEMS,
+    ks: Sequence[int] = DEFAULT_KS,
+    limit: int | None = None,
+    settings: Settings | None = None,
+    outputs: Outputs | None = None,
+    progress: bool = True,
+    console: Any = None,
+) -> EvalReport:
+    """Evaluate ``systems`` on a benchmark over the corpus at ``corpus_dir``.
+
+    Systems return ``max(ks)`` results each. The corpus is read with the encoder of
+    ``settings.corpus.model_path`` when set (else the corpus's own model). The plot is drawn only when some system reports
+    rounds. Raises ``BenchmarkError`` (bad benchmark file), ``ValueError`` (unknown system,
+    bad cut-off) and the corpus's own errors when the corpus cannot be opened.
+    """
+    from litnav.corpus import Corpus, Encoder
+
+    settings = settings or Settings()
+    outputs = outputs or Outputs()
+    names = check_system_names(systems)
+    ks = sorted(set(ks))
+    if not ks or ks[0] < 1:
+        raise ValueError(f"cut-offs must be positive integers, got {list(ks)}")
+    benchmark = load_benchmark(bench, queries=queries, qrels=qrels).limit(limit)
+    encoder = Encoder(settings.corpus) if settings.corpus.model_path else None
+    corpus = Corpus.open(corpus_dir, encoder=encoder)
+    try:
+        built = make_systems(names, corpus, settings, depth=max(ks))
+        meta = {"corpus": str(corpus_dir), "corpus_fingerprint": corpus.fingerprint(), "systems": names,
+                "settings": settings.model_dump(mode="json")}
+        report = evaluate(benchmark, built, corpus, ks, progress=progress, meta=meta)
+    finally:
+        corpus.close()
+    print_report(report, console)
+    if outputs.json:
+        write_json(report, outputs.json)
+    if outputs.markdown:
+        write_markdown(report, outputs.markdown)
+    if outputs.run_dir:
+        write_run_files(report, outputs.run_dir)
+    if outputs.plot and any(r.per_round for r in report.systems.values()):
+        plot_rounds(report, outputs.plot)
+    return report

@@ -1,0 +1,36 @@
+"""Retrieval metrics of litnav with a new scorer student against the configured one
+(``litnav scorer eval --bench``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from litnav.evaluation.benchmark import load_benchmark
+from litnav.evaluation.harness import EvalReport, evaluate
+from litnav.evaluation.metrics import DEFAULT_KS
+from litnav.evaluation.systems import LitnavSystem
+from litnav.core.settings import Settings
+
+
+def compare_students(corpus_dir: str | Path, bench: str | Path, student: str | Path, settings: Settings | None = None,
+                     *, ks: Sequence[int] = DEFAULT_KS, limit: int | None = None, progress: bool = False) -> EvalReport:
+    """Evaluate ``litnav[default]`` (``settings.scorer.student``, or the corpus-local/bundled
+    default when None) and ``litnav[new]`` (``scorer.student = student``) on the benchmark.
+    Raises ``BenchmarkError`` for a bad benchmark and the corpus's errors when it cannot open."""
+    from litnav.corpus import Corpus, Encoder
+
+    settings = settings or Settings()
+    tree = settings.model_dump()
+    tree["scorer"]["student"] = str(student)
+    new = Settings.model_validate(tree)
+    ks = sorted(set(ks))
+    benchmark = load_benchmark(bench).limit(limit)
+    corpus = Corpus.open(corpus_dir, encoder=Encoder(settings.corpus) if settings.corpus.model_path else None)
+    try:
+        systems = [LitnavSystem(corpus, settings, max(ks), name="litnav[default]"),
+                   LitnavSystem(corpus, new, max(ks), name="litnav[new]")]
+        return evaluate(benchmark, systems, corpus, ks, progress=progress,
+                        meta={"corpus": str(corpus_dir), "student": str(student)})
+    finally:
+        corpus.close()

@@ -1,0 +1,113 @@
+"""Building ``corpus.records.Paper`` from whatever a source gives: external ids normalised,
+venue normalised, year and venue derived from an ACL id when the record lacks them, and the
+``Review`` publication type derived from the title when the source has no types."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from litnav.corpus.records import Author, Paper
+
+from litnav.ingest.venues import clean, looks_like_review, normalise_venue, parse_acl_id
+
+ID_ALIASES: dict[str, str] = {
+    "doi": "doi", "arxiv": "arxiv", "arxivid": "arxiv", "arxiv_id": "arxiv", "acl": "acl",
+    "aclid": "acl", "acl_id": "acl", "pubmed": "pubmed", "pubmed_id": "pubmed", "pmid": "pubmed",
+    "pubmedcentral": "pmc", "pmc": "pmc", "pmc_id": "pmc", "pmcid": "pmc", "mag": "mag",
+    "mag_id": "mag", "corpusid": "s2", "s2": "s2", "s2_id": "s2",
+}
+"""Source spellings of external-id kinds (lower-cased) -> ``EXTERNAL_ID_KINDS``."""
+
+
+def normalise_external_id(kind: str, value: str) -> str:
+    """Canonical form of an external id: DOIs lower-case without ``https://doi.org/``;
+    arXiv ids without ``arXiv:``; PMC ids with the ``PMC`` prefix; others stripped."""
+    v = value.strip()
+    if kind == "doi":
+        v = v.lower().removeprefix("https://doi.org/").removeprefix("doi:")
+    elif kind == "arxiv":
+        v = v.removeprefix("arXiv:").removeprefix("arxiv:")
+    elif kind == "pmc" and v.isdigit():
+        v = "PMC" + v
+    return v
+
+
+def external_ids(raw: dict[str, Any] | None, **extra: Any) -> dict[str, str]:
+    """Map a source's id dictionary (any spelling of the keys) plus keyword ids onto the known
+    kinds; None/empty values and unknown kinds are dropped."""
+    out: dict[str, str] = {}
+    for key, value in list((raw or {}).items()) + list(extra.items()):
+        kind = ID_ALIASES.get(key.lower())
+        if kind and value not in (None, ""):
+            if isinstance(value, list):
+                value = value[0] if value else None
+                if value is None:
+                    continue
+            out[kind] = normalise_external_id(kind, str(value))
+    return out
+
+
+def parse_date(value: str | None) -> date | None:
+    """An ISO date (``2020-07-05``); partial or malformed dates give None."""
+    if not value:
+        return None
+    try:
+        return date.fromisoformat(value[:10])
+    except ValueError:
+        return None
+
+
+def make_paper(
+    corpus_id: str,
+    title: str,
+    *,
+    authors: list[Author] | list[dict[str, Any]] | None = None,
+    year: int | None = None,
+    publication_date: date | None = None,
+    venue_raw: str | None = None,
+    publication_types: list[str] | None = None,
+    fields_of_study: list[str] | None = None,
+    ids: dict[str, str] | None = None,
+    citation_count: int | None = None,
+    reference_count: int | None = None,
+    is_open_access: bool | None = None,
+    source_file: str | None = None,
+    source_line: int | None = None,
+) -> Paper:
+    """A ``Paper`` with the derivations of the ingest contract applied.
+
+    - year: the given year, else the publication date's year, else the ACL id's year;
+    - venue: ``normalise_venue(venue_raw, acl id)``;
+    - publication_types: the given list, else ``["Review"]`` when ``looks_like_review(title)``.
+
+    ``authors`` may be ``Author`` records or ``{"name", "author_id"}`` dicts (cheaper: pydantic
+    builds them in its compiled validator). The arguments come from a reader's validated input
+    model; the ``Paper`` validation here is a compiled one-pass check (faster than
+    ``model_construct``) that raises ``pydantic.ValidationError`` only on a reader bug.
+    """
+    ids = dict(ids or {})
+    if year is None and publication_date is not None:
+        year = publication_date.year
+    if year is None:
+        year = parse_acl_id(ids.get("acl"))[0]
+    types = list(publication_types or [])
+    if not types and looks_like_review(title):
+        types = ["Review"]
+    return Paper.model_validate(dict(
+        corpus_id=corpus_id,
+        title=" ".join(title.split()),
+        authors=authors or [],
+        year=year,
+        publication_date=publication_date,
+        venue=normalise_venue(venue_raw, ids.get("acl")),
+        venue_raw=clean(venue_raw),
+        publication_types=types,
+        fields_of_study=list(dict.fromkeys(fields_of_study or [])),
+        external_ids=ids,
+        citation_count=citation_count,
+        reference_count=reference_count,
+        is_open_access=is_open_access,
+        source_file=source_file,
+        source_line=source_line,
+    ))

@@ -1,0 +1,226 @@
+"""Generic JSONL of papers with a field mapping, for sources without a dedicated reader
+(the ACL Anthology exports with ``acl_id``, SciFact's ``corpus.jsonl`` ...).
+
+The mapping is ``target -> source field`` (dotted paths reach into objects: ``metadata.title``);
+targets are ``MAPPABLE``. Unmapped targets take the first source field present among
+``DEFAULT_SOURCES``. A list abstract (sentences) is joined with spaces; authors may be strings or
+objects with ``name`` or ``first``/``last``. When the id comes from an ``acl_id``/``acl`` field,
+the corpus id is the ACL id and year and venue are derived from it where missing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from litnav.corpus.records import Document
+
+from litnav.ingest.io import iter_records
+from litnav.ingest.papers import external_ids, make_paper, parse_date
+from litnav.ingest.readers import Item, ReadContext
+from litnav.ingest.schemas import converted_records, parse_year
+from litnav.ingest.text import author_name
+
+ID_KINDS = ("doi", "arxiv", "acl", "pubmed", "pmc", "mag", "s2")
+
+DEFAULT_SOURCES: dict[str, tuple[str, ...]] = {
+    "id": ("corpus_id", "corpusid", "paper_id", "id", "doc_id", "acl_id", "_id"),
+    "title": ("title",),
+    "abstract": ("abstract", "abstract_sentences", "summary"),
+    "year": ("year",),
+    "venue": ("venue", "journal", "booktitle"),
+    "authors": ("authors",),
+    "publication_date": ("publication_date", "publicationdate", "date"),
+    "publication_types": ("publication_types", "publicationtypes"),
+    "fields_of_study": ("fields_of_study", "fieldsofstudy"),
+    "doi": ("doi",),
+    "arxiv": ("arxiv_id", "arxiv"),
+    "acl": ("acl_id", "acl"),
+    "pubmed": ("pubmed_id", "pmid", "pubmed"),
+    "pmc": ("pmc_id", "pmcid", "pmc"),
+    "mag": ("mag_id", "mag"),
+    "s2": ("corpusid", "corpus_id"),
+}
+MAPPABLE = tuple(DEFAULT_SOURCES)
+"""Targets accepted by ``--map target=source``."""
+
+
+class MappingError(ValueError):
+    """A ``--map`` item is malformed or names an unknown target."""
+
+
+def parse_mapping(items: list[str] | None) -> dict[str, str]:
+    """``["id=acl_id", ...]`` -> ``{"id": "acl_id"}``; raises ``MappingError`` naming the item."""
+    out: dict[str, str] = {}
+    for item in items or []:
+        target, sep, source = item.partition("=")
+        target, source = target.strip(), source.strip()
+        if not sep or not target or not source:
+            raise MappingError(f"--map {item!r}: expected target=source_field")
+        if target not in MAPPABLE:
+            raise MappingError(f"--map {item!r}: unknown target {target!r} (known: {', '.join(MAPPABLE)})")
+        out[target] = source
+    return out
+
+
+def _get(record: dict, parts: tuple[str, ...]) -> Any:
+    node: Any = record
+    for part in parts:
+        if not isinstance(node, dict):
+            return None
+        node = node.get(part)
+    return node
+
+
+class _Resolver:
+    """Finds each target's value in a record: the first source field (mapped, else among
+    ``DEFAULT_SOURCES``) holding a non-empty value. Which candidates can hit depends only on
+    the record's key set, so the candidate lists are filtered once per key set (dumps repeat
+    one or a few) instead of probing every candidate of every target per record."""
+
+    MAX_SHAPES = 1024
+
+    def __init__(self, mapping: dict[str, str]) -> None:
+        self.plan = [
+            (target, [(src, tuple(src.split(".")) if "." in src else None)
+                      for src in ((mapping[target],) if target in mapping else candidates)])
+            for target, candidates in DEFAULT_SOURCES.items()
+        ]
+        self.shapes: dict[tuple[str, ...], list[tuple[str, list[tuple[str, tuple[str, ...] | None]]]]] = {}
+
+    def _for_shape(self, keys: tuple[str, ...]) -> list[tuple[str, list[tuple[str, tuple[str, ...] | None]]]]:
+        present = set(keys)
+        plan = [(t, c) for t, cands in self.plan
+                if (c := [(src, parts) for src, parts in cands if parts is not None or src in present])]
+        if len(self.shapes) >= self.MAX_SHAPES:
+            self.shapes.clear()
+        self.shapes[keys] = plan
+        return plan
+
+    def __call__(self, record: dict) -> tuple[dict[str, Any], dict[str, str]]:
+        keys = tuple(record)
+        plan = self.shapes.get(keys)
+        if plan is None:
+            plan = self._for_shape(keys)
+        values: dict[str, Any] = {}
+        fields: dict[str, str] = {}
+        for target, sources in plan:
+            for src, parts in sources:
+                value = record[src] if parts is None else _get(record, parts)
+                if value is not None and value != "" and value != []:
+                    values[target] = value
+                    fields[target] = src
+                    break
+        return values, fields
+
+
+@lru_cache(maxsize=64)
+def _resolver(mapping_items: tuple[tuple[str, str], ...]) -> _Resolver:
+    return _Resolver(dict(mapping_items))
+
+
+def _resolve(record: dict, mapping: dict[str, str]) -> tuple[dict[str, Any], dict[str, str]]:
+    """Values per target and the source field each came from."""
+    return _resolver(tuple(sorted(mapping.items())))(record)
+
+
+def _authors(value: Any, field: str) -> list[dict[str, str]]:
+    if isinstance(value, str):
+        value = [a for part in value.replace(";", " and ").split(" and ") if (a := part.strip(" ,"))]
+    if not isinstance(value, list):
+        raise ValueError(f"field {field!r}: expected a list or a string")
+    out = []
+    for a in value:
+        if isinstance(a, dict):
+            a = a.get("name") or author_name(a)
+        if not isinstance(a, str):
+            raise ValueError(f"field {field!r}: items must be strings or author objects")
+        if name := " ".join(a.split()):
+            out.append({"name": name})
+    return out
+
+
+def _opt_str(values: dict[str, Any], fields: dict[str, str], target: str) -> str | None:
+    value = values.get(target)
+    if value is None or isinstance(value, str):
+        return value
+    raise ValueError(f"field {fields[target]!r}: expected a string")
+
+
+def _str_list(values: dict[str, Any], fields: dict[str, str], target: str) -> list[str]:
+    value = values.get(target)
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return value
+    raise ValueError(f"field {fields[target]!r}: expected a list of strings")
+
+
+def _abstract(values: dict[str, Any], fields: dict[str, str]) -> str | None:
+    value = values.get("abstract")
+    if isinstance(value, list):
+        value = " ".join(" ".join(str(s).split()) for s in value if str(s).strip())
+    elif value is not None and not isinstance(value, str):
+        raise ValueError(f"field {fields['abstract']!r}: expected a string or a list of sentences")
+    return (value or "").strip() or None
+
+
+def _id(value: Any, field: str) -> str:
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise ValueError(f"field {field!r}: expected a string id")
+    return str(value).strip()
+
+
+def generic_document(record: Any, mapping: dict[str, str], source_file: str, line: int) -> Document:
+    """One ``Document`` from a generic record.
+
+    Each field is checked explicitly (type, emptiness) and the ``Paper`` model is the one
+    pydantic validation; raises ``ValueError`` naming the *source* field (``'acl_id'``,
+    ``'year'``, ``'authors'`` ...) when the record lacks an id or title or has a wrongly typed
+    field.
+    """
+    if not isinstance(record, dict):
+        raise ValueError("record: expected a JSON object")
+    values, fields = _resolve(record, mapping)
+    if "id" not in values:
+        raise ValueError(f"field {mapping.get('id', 'id')!r}: missing (map it with --map id=FIELD)")
+    corpus_id = _id(values["id"], fields["id"])
+    if not corpus_id:
+        raise ValueError(f"field {fields['id']!r}: empty")
+    title = values.get("title")
+    title_field = fields.get("title", mapping.get("title", "title"))
+    if title is None:
+        raise ValueError(f"field {title_field!r}: missing")
+    if not isinstance(title, str):
+        raise ValueError(f"field {title_field!r}: expected a string")
+    if not title.strip():
+        raise ValueError(f"field {title_field!r}: empty")
+    raw_ids = {k: _id(values[k], fields[k]) for k in ID_KINDS if k in values}
+    if fields["id"] in ("acl_id", "acl"):
+        raw_ids.setdefault("acl", corpus_id)
+    try:
+        year = parse_year(values.get("year"))
+    except ValueError as exc:
+        raise ValueError(f"field {fields['year']!r}: {exc}") from None
+    paper = make_paper(
+        corpus_id, title,
+        authors=_authors(values["authors"], fields["authors"]) if "authors" in values else [],
+        year=year,
+        publication_date=parse_date(_opt_str(values, fields, "publication_date")),
+        venue_raw=_opt_str(values, fields, "venue"),
+        publication_types=_str_list(values, fields, "publication_types"),
+        fields_of_study=_str_list(values, fields, "fields_of_study"),
+        ids=external_ids(raw_ids), source_file=source_file, source_line=line,
+    )
+    return Document(paper=paper, abstract=_abstract(values, fields))
+
+
+def read_generic(path: Path, ctx: ReadContext) -> Iterator[Item]:
+    """Every record of a generic JSONL file, mapped with ``ctx.mapping``."""
+    src = str(path)
+    yield from converted_records(iter_records(path), src,
+                                 lambda rec: generic_document(rec.value, ctx.mapping, src, rec.line))

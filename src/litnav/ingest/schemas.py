@@ -1,0 +1,248 @@
+"""Pydantic models of the input records, used to validate each raw record before it becomes a
+``Document`` so that a rejected line's reason names the offending field.
+
+The models ignore fields litnav does not use, accept the type variations real dumps show
+(ids as int or str, years as int, ``""`` or ``"2011-11"``) and reject everything else.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+
+
+def _id(value: Any) -> Any:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return value.strip()
+    return value
+
+
+def _opt_id(value: Any) -> Any:
+    value = _id(value)
+    return None if value in ("", None) else value
+
+
+_YEAR = re.compile(r"^\s*(\d{4})")
+
+
+def _year(value: Any) -> Any:
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):
+        m = _YEAR.match(value)
+        if not m:
+            raise ValueError(f"not a year: {value!r}")
+        return int(m.group(1))
+    return value
+
+
+def parse_year(value: Any) -> int | None:
+    """A year from an int, an integral float or a string starting with four digits
+    (``"2011"``, ``"2011-11"``); None/``""`` give None. Raises ``ValueError("not a year: ...")``
+    for anything else (booleans included)."""
+    value = _year(value)
+    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    raise ValueError(f"not a year: {value!r}")
+
+
+def _null_list(value: Any) -> Any:
+    return [] if value is None else value
+
+
+def _null_dict(value: Any) -> Any:
+    return {} if value is None else value
+
+
+Id = Annotated[str, BeforeValidator(_id), Field(min_length=1)]
+OptId = Annotated[str | None, BeforeValidator(_opt_id)]
+Year = Annotated[int | None, BeforeValidator(_year)]
+OptStr = str | None
+
+
+class In(BaseModel):
+    """Base of input models: unknown fields are ignored."""
+
+    model_config = ConfigDict(extra="ignore")
+
+
+class SpanIn(In):
+    start: int
+    end: int
+    ref_id: OptId = None
+
+
+class ParagraphIn(In):
+    text: str
+    section: OptStr = None
+    cite_spans: Annotated[list[SpanIn], BeforeValidator(_null_list)] = []
+
+
+class AuthorIn(In):
+    first: OptStr = ""
+    middle: Annotated[list[str], BeforeValidator(_null_list)] = []
+    last: OptStr = ""
+    suffix: OptStr = ""
+
+
+class BibEntryIn(In):
+    title: OptStr = None
+    year: Year = None
+    authors: Annotated[list[AuthorIn], BeforeValidator(_null_list)] = []
+    link: OptId = None
+    links: OptId = None
+
+
+class ParseIn(In):
+    """The full-text part of the S2ORC JSON layouts (pdf_parse / grobid_parse / top level)."""
+
+    abstract: Annotated[list[ParagraphIn], BeforeValidator(_null_list)] = []
+    body_text: Annotated[list[ParagraphIn], BeforeValidator(_null_list)] = []
+    bib_entries: Annotated[dict[str, BibEntryIn], BeforeValidator(_null_dict)] = {}
+
+
+class MetadataIn(In):
+    """S2ORC 2020 ``metadata_*.jsonl`` row (and the ``metadata`` object of per-paper JSON)."""
+
+    paper_id: OptId = None
+    title: OptStr = None
+    authors: Annotated[list[AuthorIn | str], BeforeValidator(_null_list)] = []
+    abstract: OptStr = None
+    year: Year = None
+    arxiv_id: OptId = None
+    acl_id: OptId = None
+    pmc_id: OptId = None
+    pubmed_id: OptId = None
+    doi: OptId = None
+    mag_id: OptId = None
+    venue: OptStr = None
+    journal: OptStr = None
+    mag_field_of_study: Annotated[list[str], BeforeValidator(_null_list)] = []
+    outbound_citations: Annotated[list[Id], BeforeValidator(_null_list)] = []
+    inbound_citations: Annotated[list[Id], BeforeValidator(_null_list)] = []
+    has_pdf_parse: bool | None = None
+
+
+class PaperJsonIn(In):
+    """A per-paper S2ORC JSON (aclsum, doc2json ``pdf/``, 20190928, 20200705, 20210101)."""
+
+    paper_id: OptId = None
+    title: OptStr = None
+    authors: Annotated[list[AuthorIn | str], BeforeValidator(_null_list)] = []
+    year: Year = None
+    venue: OptStr = None
+    abstract: Any = None
+    metadata: MetadataIn | None = None
+    pdf_parse: ParseIn | None = None
+    grobid_parse: ParseIn | None = None
+    latex_parse: ParseIn | None = None
+    body_text: Annotated[list[ParagraphIn], BeforeValidator(_null_list)] = []
+    bib_entries: Annotated[dict[str, BibEntryIn], BeforeValidator(_null_dict)] = {}
+
+
+class S2AuthorIn(In):
+    authorId: OptId = None
+    name: OptStr = None
+
+
+class FieldOfStudyIn(In):
+    category: str
+    source: OptStr = None
+
+
+class PaperIn(In):
+    """Datasets API ``papers`` row."""
+
+    corpusid: Id
+    externalids: Annotated[dict[str, OptId], BeforeValidator(_null_dict)] = {}
+    title: str
+    authors: Annotated[list[S2AuthorIn], BeforeValidator(_null_list)] = []
+    venue: OptStr = None
+    year: Year = None
+    referencecount: int | None = None
+    citationcount: int | None = None
+    isopenaccess: bool | None = None
+    s2fieldsofstudy: Annotated[list[FieldOfStudyIn], BeforeValidator(_null_list)] = []
+    publicationtypes: Annotated[list[str], BeforeValidator(_null_list)] = []
+    publicationdate: OptStr = None
+    journal: Annotated[dict[str, Any], BeforeValidator(_null_dict)] = {}
+
+
+class OpenAccessIn(In):
+    externalids: Annotated[dict[str, OptId], BeforeValidator(_null_dict)] = {}
+
+
+class AbstractIn(In):
+    """Datasets API ``abstracts`` row."""
+
+    corpusid: Id
+    abstract: OptStr = None
+    openaccessinfo: OpenAccessIn | None = None
+
+
+class CitationIn(In):
+    """Datasets API ``citations`` row."""
+
+    citingcorpusid: Id
+    citedcorpusid: OptId = None
+    contexts: Annotated[list[str], BeforeValidator(_null_list)] = []
+    intents: Annotated[list[str | list[str] | None], BeforeValidator(_null_list)] = []
+
+
+class ContentIn(In):
+    text: OptStr = None
+    annotations: Annotated[dict[str, Any], BeforeValidator(_null_dict)] = {}
+
+
+class S2orcIn(In):
+    """Datasets API ``s2orc`` row."""
+
+    corpusid: Id
+    externalids: Annotated[dict[str, OptId], BeforeValidator(_null_dict)] = {}
+    content: ContentIn
+
+
+def reason(exc: ValidationError) -> str:
+    """A one-line reason naming each failing field, e.g. ``field 'year': not a year: 'abc'``."""
+    parts = []
+    for err in exc.errors()[:3]:
+        loc = ".".join(str(x) for x in err["loc"]) or "record"
+        msg = err["msg"].removeprefix("Value error, ")
+        parts.append(f"field {loc!r}: {msg}")
+    return "; ".join(parts)
+
+
+
+def converted_records(records, source_file: str, convert, expected: tuple[type[Exception], ...] = (ValueError,)):
+    """Yield ``convert(record)`` for each ``RawRecord``, and instead a ``Reject`` naming the file,
+    line and reason for bad JSON, a failed pydantic validation (the failing fields) or one of the
+    ``expected`` errors (its message)."""
+    from litnav.corpus.records import Reject
+
+    for rec in records:
+        if rec.error:
+            yield Reject(source_file=source_file, line=rec.line, reason=rec.error)
+            continue
+        try:
+            yield convert(rec)
+        except ValidationError as exc:
+            yield Reject(source_file=source_file, line=rec.line, reason=reason(exc))
+        except expected as exc:
+            yield Reject(source_file=source_file, line=rec.line, reason=str(exc))
+
+
+def validated_records(path, model: type[BaseModel]):
+    """Yield ``(line, instance)`` for each record of ``path`` that ``model`` validates, and a
+    ``Reject`` naming the file, line and failing field for bad JSON or a failed validation."""
+    from litnav.ingest.io import iter_records
+
+    return converted_records(iter_records(path), str(path), lambda rec: (rec.line, model.model_validate(rec.value)),
+                             expected=())

@@ -1,0 +1,57 @@
+"""The Evidence Chunk Locator: for each (paper, checkpoint), the top-k chunks by cosine.
+
+``E_k(p, c) = top-k_{x in chunks(p)} cos(f(x), f(c))`` with ``f`` the corpus encoder (PaSaMaster,
+"Evidence Chunk Locator"). Abstract sentences are chunks, so abstract-only papers have evidence.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from litnav.core.records import CONTENT_KINDS, Checkpoint, Evidence
+
+
+def evidence_query(checkpoint: Checkpoint) -> str:
+    """The text embedded for a checkpoint: for exclusions the excluded phrase itself (a
+    negated sentence embeds badly), otherwise the checkpoint's statement."""
+    if checkpoint.kind == "exclusion" and checkpoint.terms:
+        return " ".join(checkpoint.terms)
+    return checkpoint.text
+
+
+def locatable(checkpoints: list[Checkpoint]) -> list[Checkpoint]:
+    """The checkpoints that need evidence: content kinds and exclusions (not metadata)."""
+    return [c for c in checkpoints if c.kind in CONTENT_KINDS or c.kind == "exclusion"]
+
+
+def locate_evidence(
+    corpus, corpus_ids: list[str], checkpoints: list[Checkpoint], query_vectors: dict[str, np.ndarray], k: int
+) -> dict[str, dict[str, list[Evidence]]]:
+    """Return ``evidence[corpus_id][checkpoint_id]`` = up to ``k`` Evidence, best first.
+
+    ``query_vectors`` maps ``evidence_query(c)`` to its L2-normalised vector (shape ``[dim]``).
+    Papers without chunks get empty lists.
+    """
+    cps = locatable(checkpoints)
+    out: dict[str, dict[str, list[Evidence]]] = {}
+    if not cps:
+        return {cid: {} for cid in corpus_ids}
+    q = np.stack([query_vectors[evidence_query(c)] for c in cps]).astype(np.float32)
+    many = corpus.chunk_vectors_many(corpus_ids)
+    for cid in corpus_ids:
+        chunks, vectors = many[cid]
+        per: dict[str, list[Evidence]] = {c.id: [] for c in cps}
+        if len(chunks):
+            sims = np.asarray(vectors, dtype=np.float32) @ q.T
+            top = min(k, len(chunks))
+            for j, c in enumerate(cps):
+                col = sims[:, j]
+                idx = np.argpartition(-col, top - 1)[:top] if top < len(col) else np.arange(len(col))
+                for i in sorted(idx, key=lambda i: (-col[i], i)):
+                    ch = chunks[i]
+                    per[c.id].append(Evidence(
+                        chunk_id=ch.chunk_id, corpus_id=cid, section=ch.section,
+                        char_start=ch.char_start, char_end=ch.char_end, text=ch.text,
+                        similarity=float(col[i]),
+                    ))
+        out[cid] = per
+    return out

@@ -1,0 +1,50 @@
+"""Exact metadata filtering of a pool by the checklist's metadata checkpoints."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from litnav.librarians.operators.base import OperatorParams, RunContext, WorkflowError, operator
+from litnav.librarians.pool import Pool
+from litnav.corpus.predicates import evaluate
+
+
+class FilterParams(OperatorParams):
+    """Which metadata checkpoints to enforce (empty = every metadata checkpoint of the checklist),
+    whether papers lacking the field are kept, and how many survivors to pass on."""
+
+    checkpoint_ids: list[str] = Field(default_factory=list)
+    keep_unknown: bool = Field(False, description="Keep papers whose metadata lacks the field.")
+    limit: int | None = Field(None, ge=1)
+
+
+@operator("filter", FilterParams, output="pool", channel="filter", input_type="pool",
+          min_inputs=1, max_inputs=1)
+def metadata_filter(params: FilterParams, inputs: list[Pool], ctx: RunContext, node_id: str) -> Pool:
+    """Keep the papers that satisfy every selected metadata predicate, in input order."""
+    checkpoints = [c for c in ctx.checklist.checkpoints if c.kind == "metadata" and c.predicate]
+    if params.checkpoint_ids:
+        known = {c.id for c in checkpoints}
+        missing = [i for i in params.checkpoint_ids if i not in known]
+        if missing:
+            raise WorkflowError(node_id, f"no metadata checkpoint(s) {missing} in the checklist", "checkpoint_ids")
+        checkpoints = [c for c in checkpoints if c.id in params.checkpoint_ids]
+    pool = inputs[0]
+    papers = ctx.corpus.papers(pool.ids)
+    kept: list[tuple[str, float]] = []
+    dropped = 0
+    for cid, score in pool.hits:
+        paper = papers.get(cid)
+        ok = paper is not None
+        for c in checkpoints if ok else []:
+            holds, _ = evaluate(c.predicate, paper)
+            if holds is False or (holds is None and not params.keep_unknown):
+                ok = False
+                break
+        if ok:
+            kept.append((cid, score))
+        else:
+            dropped += 1
+    if checkpoints:
+        ctx.note(node_id, f"dropped {dropped} of {len(pool.hits)} by {[c.id for c in checkpoints]}")
+    return Pool(kept, {cid: pool.found_by.get(cid, []) for cid, _ in kept}).truncated(params.limit or len(kept))

@@ -1,0 +1,74 @@
+"""Direct retrieval operators: semantic (dense, cosine over FAISS) and lexical (BM25)."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from litnav.librarians.operators.base import OperatorParams, RunContext, operator
+from litnav.librarians.pool import Pool
+from litnav.core.records import FoundBy
+
+
+class SearchParams(OperatorParams):
+    """A query and how many hits to keep."""
+
+    query: str = Field(min_length=1, description="Query text.")
+    k: int = Field(100, ge=1, le=10_000, description="Hits to return.")
+    checkpoint_id: str | None = Field(None, description="The checkpoint this query targets, if any.")
+
+
+def _pool(hits, channel: str, ctx: RunContext, node_id: str) -> Pool:
+    pairs = [(h.corpus_id, float(h.score)) for h in hits]
+    found = {
+        cid: [FoundBy(channel=channel, round=ctx.round, node_id=node_id, score=score, rank=rank)]
+        for rank, (cid, score) in enumerate(pairs, 1)
+    }
+    return Pool(pairs, found)
+
+
+@operator("semantic_search", SearchParams, output="pool", channel="semantic")
+def semantic_search(params: SearchParams, inputs: list, ctx: RunContext, node_id: str) -> Pool:
+    """Top-k papers by cosine similarity of the query to title + abstract embeddings."""
+    hits = ctx.corpus.semantic_search(ctx.query_vector(params.query), params.k)
+    return _pool(hits, "semantic", ctx, node_id)
+
+
+@operator("lexical_search", SearchParams, output="pool", channel="lexical")
+def lexical_search(params: SearchParams, inputs: list, ctx: RunContext, node_id: str) -> Pool:
+    """Top-k papers by BM25 over title + abstract."""
+    return _pool(ctx.corpus.lexical_search(params.query, params.k), "lexical", ctx, node_id)
+
+
+class WebSearchParams(OperatorParams):
+    """A query for the external providers and how many hits to ask each for."""
+
+    query: str = Field(min_length=1)
+    limit: int = Field(20, ge=1, le=100)
+
+
+@operator("web_search", WebSearchParams, output="pool", channel="web")
+def web_search(params: WebSearchParams, inputs: list, ctx: RunContext, node_id: str) -> Pool:
+    """External scholarly search; only hits verified against corpus records are kept."""
+    if ctx.web_fn is None:
+        ctx.note(node_id, "web channel skipped: no web search function configured")
+        return Pool()
+    outcome = ctx.web_fn(params.query, ctx.corpus, ctx.settings, params.limit)
+    if outcome.skipped_reason:
+        ctx.note(node_id, f"web channel skipped: {outcome.skipped_reason}")
+    hits: list[tuple[str, float]] = []
+    found: dict[str, list[FoundBy]] = {}
+    for rank, hit in enumerate(outcome.hits, 1):
+        if hit.corpus_id in found:
+            continue
+        hits.append((hit.corpus_id, float(hit.confidence)))  # verified mapping confidence
+        found[hit.corpus_id] = [
+            FoundBy(channel="web", round=ctx.round, node_id=node_id, score=float(hit.confidence),
+                    rank=rank, provider=hit.provider)
+        ]
+    remarks = []
+    if outcome.unverified:
+        remarks.append(f"{len(outcome.unverified)} external hits not verified against the corpus (dropped)")
+    remarks += [f"provider error: {e}" for e in getattr(outcome, "errors", [])]
+    if remarks:
+        ctx.note(node_id, "; ".join(remarks))
+    return Pool(hits, found)

@@ -1,0 +1,49 @@
+"""Author phrases: "by Yoav Goldberg", "papers from Hinton", "authored by Y. LeCun or Bengio",
+"not by Smith". Names are capitalised tokens (initials, particles such as "van", "de", and
+inner capitals as in "LeCun" allowed); a few capitalised common words are refused."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from litnav.navigator.intent.text import Workspace, list_pattern, split_list
+
+_UP = "A-Z\u00c0-\u00d6\u00d8-\u00de"
+_LO = "a-z\u00df-\u00f6\u00f8-\u00ff"
+_TOKEN = rf"(?:[{_UP}][{_LO}'\-]+(?:[{_UP}][{_LO}]+)?|[{_UP}]\.(?:\s?[{_UP}]\.)*)"
+_PARTICLE = r"(?:van|von|de|der|den|da|di|del|le|la|al|bin|el|ter|du)"
+_NAME = rf"{_TOKEN}(?:\s+(?:{_PARTICLE}\s+)*{_TOKEN})*"
+_NOT_NAMES = {
+    "The", "A", "An", "This", "These", "Those", "Using", "Means", "Deep", "Large", "Neural", "Machine",
+    "I", "We", "Me", "It", "Their", "Our", "Its", "Example", "Default", "Hand",
+}
+_MENTION = re.compile(
+    r"(?i:(?P<cue>\b(?:(?:(?:written|authored|co-?authored|published)\s+by)|by|"
+    r"(?:(?:papers?|works?|articles?|publications?|research|studies)\s+(?:from|of)))\s+(?:the\s+)?"
+    r"(?:(?:authors?|researchers?|professor|prof\.?|dr\.?)\s+)?))"
+    r"(?P<list>" + list_pattern(_NAME) + r")(?![\w-])"
+)
+
+
+@dataclass
+class AuthorMention:
+    """An author list: names, negation, offset and phrase."""
+
+    names: list[str]
+    negated: bool
+    position: int
+    phrase: str
+
+
+def extract_authors(ws: Workspace) -> list[AuthorMention]:
+    """Find author phrases in ``ws``, consume them with their cue, return them."""
+    found: list[AuthorMention] = []
+    for m in list(_MENTION.finditer(ws.text)):
+        names = [n for n in split_list(m.group("list")) if n.split()[0] not in _NOT_NAMES]
+        if not names:
+            continue
+        negated, _only, cue_start = ws.cue_before(m.start())
+        ws.consume(cue_start, m.end())
+        found.append(AuthorMention(names, negated, cue_start, ws.original[cue_start:m.end()].strip()))
+    return found

@@ -1,0 +1,214 @@
+"""Year and date ranges in an intent -> inclusive ``(start, end)`` dates.
+
+Phrases understood (case-insensitive): ranges ("between 2023 and October 2025", "2023 to Oct
+2025", "2019-2021", "2019-21", "from 2018 to 2020"), open starts ("since 2020", "from 2020
+onwards", "2020 or later", "after 2018" -- exclusive, so 2019-01-01 -- "post-2010"), open ends
+("before 2015" -- exclusive, so 2014-12-31 -- "pre-2000", "until 2019", "up to March 2020"),
+single periods ("in 2021", "published March 2020", "2021-06-15"), decades ("the 2010s",
+"published 2010s", "early 1990s", "'90s") and periods relative to ``today`` ("in the last five
+years", "past 3 years", "past decade", "last year", "this year", "recent").
+
+Relative periods: "last/past N years|months" is the exact span ``[today - N, today]``; "last
+year" without an article is the previous calendar year. "recent", "recently", "latest",
+"newest" and "recent years" mean the last :data:`RECENT_YEARS` years, as a *soft* constraint
+(weight :data:`RECENT_WEIGHT`) that is dropped when the intent also gives explicit dates.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from dataclasses import dataclass
+from datetime import date
+
+from litnav.navigator.intent.text import Workspace
+
+RECENT_YEARS = 3
+RECENT_WEIGHT = 0.5
+
+_MONTHS = {
+    "jan": 1, "january": 1, "feb": 2, "february": 2, "mar": 3, "march": 3, "apr": 4, "april": 4,
+    "may": 5, "jun": 6, "june": 6, "jul": 7, "july": 7, "aug": 8, "august": 8, "sep": 9,
+    "sept": 9, "september": 9, "oct": 10, "october": 10, "nov": 11, "november": 11, "dec": 12,
+    "december": 12,
+}
+NUMBER_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "a": 1,
+    "couple of": 2, "a couple of": 2, "few": 3, "a few": 3,
+}
+_MONTH_RE = "(?:" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_YEAR = r"(?:1[89]\d\d|20\d\d)"
+_ORD = r"(?:st|nd|rd|th)?"
+_DATE_BODY = (
+    rf"(?:{_YEAR}-(?:0?[1-9]|1[0-2])-\d{{1,2}}"
+    rf"|(?:\d{{1,2}}{_ORD}\s+(?:of\s+)?)?(?:{_MONTH_RE}\s+(?:\d{{1,2}}{_ORD},?\s+)?(?:of\s+)?)?{_YEAR})"
+)
+_END_GUARD = r"(?![\d'])(?!s\b)(?!-[A-Za-z])(?!\.\d)"
+D = rf"(?:{_DATE_BODY}){_END_GUARD}"
+# a date standing on its own must not be glued to a name ("CoNLL-2003", "SemEval-2016", "GPT-2")
+DG = rf"(?<![\w.])(?<![A-Za-z]-)(?:{_DATE_BODY}){_END_GUARD}"
+_NUM = r"(?:\d{1,2}|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + ")"
+_PUB = r"(?:\b(?:published|appeared|appearing|released|written|dated|papers?|articles?|work)\s+)?"
+_IN = r"(?:\b(?:in|during|within|over|of|for)\s+)?(?:the\s+)?(?:(?:years?|period)\s+)?"
+
+_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    ("range", re.compile(
+        rf"\b{_PUB}{_IN}(?:between|from)\s+(?P<a>{D})\s*(?:and|to|until|till|through|thru|-)\s*(?P<b>{D})", re.I)),
+    ("range", re.compile(rf"{_PUB}{_IN}(?P<a>{DG})\s*(?:-|to|until|till|through|thru)\s*(?P<b>{D})", re.I)),
+    ("range2", re.compile(rf"{_PUB}{_IN}(?P<a>{DG})\s*-\s*(?P<b>\d\d)(?![\d'])(?!s\b)", re.I)),
+    ("start", re.compile(
+        rf"\b{_PUB}(?P<op>since|starting(?:\s+(?:in|from))?|beginning(?:\s+(?:in|from))?|after|post-?"
+        rf"|later\s+than|newer\s+than|no\s+earlier\s+than|not\s+before)\s*(?P<a>{D})"
+        rf"(?:\s+(?:on(?:wards?)?\b|and\s+(?:later|after|beyond|newer)\b|or\s+(?:later|newer|after)\b))?", re.I)),
+    ("start", re.compile(
+        rf"{_PUB}(?:\b(?:from|in)\s+)?(?P<a>{DG})(?:\s+(?:on(?:wards?)?\b|and\s+(?:later|after|beyond|newer)\b"
+        rf"|or\s+(?:later|newer|after)\b)|\+)", re.I)),
+    ("end", re.compile(
+        rf"\b{_PUB}(?P<op>before|pre-?|prior\s+to|earlier\s+than|older\s+than|no\s+later\s+than|not\s+after"
+        rf"|until|till|up\s+(?:to|until)|through|thru)\s*(?P<a>{D})", re.I)),
+    ("end", re.compile(rf"{_PUB}{_IN}(?P<a>{DG})\s+(?:or|and)\s+(?:earlier|before|older)\b", re.I)),
+    ("decade", re.compile(
+        rf"{_PUB}{_IN}(?:(?P<part>early|mid|late)[- ]?)?(?P<dec>(?:1[89]|20)\d0|'\d0|(?<![\w'])\d0)s\b", re.I)),
+    ("relative", re.compile(
+        rf"\b{_PUB}(?:(?:in|within|over|during|from|for)\s+)?(?P<the>the\s+)?(?P<which>last|past|previous|recent)\s+"
+        rf"(?:(?P<n>{_NUM})[\s-]+)?(?P<unit>years?|decades?|months?)\b", re.I)),
+    ("this_year", re.compile(rf"\b{_PUB}(?:(?:in|from|during)\s+)?this\s+year\b", re.I)),
+    ("recent", re.compile(r"\b(?:(?:most|more)\s+)?(?:recent(?:ly)?|latest|newest)\b(?:\s+years\b)?", re.I)),
+    ("single", re.compile(rf"{_PUB}(?:\b(?:in|during|from|of|for)\s+)?(?:the\s+year\s+)?(?P<a>{DG})", re.I)),
+]
+
+_START_EXCLUSIVE = {"after", "post", "post-", "later than", "newer than"}
+_END_EXCLUSIVE = {"before", "pre", "pre-", "prior to", "earlier than", "older than"}
+
+
+@dataclass
+class DateConstraint:
+    """One date phrase: inclusive ``start``/``end`` (either may be None = open), whether it
+    was negated, its offset in the intent, its weight and the phrase itself."""
+
+    start: date | None
+    end: date | None
+    negated: bool
+    position: int
+    weight: float
+    phrase: str
+
+
+def _token_range(token: str) -> tuple[date, date]:
+    """The first and last day a date token covers: "2023", "Oct 2025", "15 March 2020",
+    "March 15, 2020", "2021-06-15"."""
+    token = token.strip()
+    iso = re.fullmatch(r"(\d{4})-(\d{1,2})-(\d{1,2})", token)
+    if iso:
+        y, m, d = map(int, iso.groups())
+        try:
+            day = date(y, m, d)
+            return day, day
+        except ValueError:
+            return date(y, m, 1), date(y, m, calendar.monthrange(y, m)[1])
+    year = int(re.findall(r"\d{4}", token)[-1])
+    month_m = re.search(_MONTH_RE, token, re.I)
+    if not month_m:
+        return date(year, 1, 1), date(year, 12, 31)
+    month = _MONTHS[month_m.group(0).rstrip(".").lower()]
+    last = calendar.monthrange(year, month)[1]
+    day_m = re.search(r"\b(\d{1,2})(?:st|nd|rd|th)?\b", token.replace(str(year), ""))
+    if day_m and 1 <= int(day_m.group(1)) <= last:
+        day = date(year, month, int(day_m.group(1)))
+        return day, day
+    return date(year, month, 1), date(year, month, last)
+
+
+def _minus_months(today: date, months: int) -> date:
+    y, m = divmod(today.year * 12 + today.month - 1 - months, 12)
+    m += 1
+    return date(y, m, min(today.day, calendar.monthrange(y, m)[1]))
+
+
+def _shift(day: date, days: int) -> date:
+    return date.fromordinal(day.toordinal() + days)
+
+
+def _resolve(kind: str, m: re.Match[str], today: date) -> tuple[date | None, date | None, float] | None:
+    """Turn one match into ``(start, end, weight)``; None when the match is not a date."""
+    if kind == "range":
+        a, b = _token_range(m.group("a")), _token_range(m.group("b"))
+        if a[0] > b[1]:
+            return None
+        return a[0], b[1], 1.0
+    if kind == "range2":
+        a = _token_range(m.group("a"))
+        end_year = a[0].year // 100 * 100 + int(m.group("b"))
+        if end_year <= a[0].year:
+            return None
+        return a[0], date(end_year, 12, 31), 1.0
+    if kind == "start":
+        a = _token_range(m.group("a"))
+        op = re.sub(r"\s+", " ", (m.groupdict().get("op") or "").lower())
+        return (_shift(a[1], 1) if op in _START_EXCLUSIVE else a[0]), None, 1.0
+    if kind == "end":
+        a = _token_range(m.group("a"))
+        op = re.sub(r"\s+", " ", (m.groupdict().get("op") or "").lower())
+        return None, (_shift(a[0], -1) if op in _END_EXCLUSIVE else a[1]), 1.0
+    if kind == "decade":
+        dec = m.group("dec").lstrip("'")
+        if len(dec) == 2:
+            dec = ("19" if int(dec) >= 30 else "20") + dec
+        first = int(dec)
+        lo, hi = {"early": (0, 3), "mid": (3, 6), "late": (6, 9)}.get((m.group("part") or "").lower(), (0, 9))
+        return date(first + lo, 1, 1), date(first + hi, 12, 31), 1.0
+    if kind == "relative":
+        unit = m.group("unit").lower().rstrip("s")
+        raw_n = (m.group("n") or "").lower()
+        if m.group("which").lower() == "recent" and not raw_n:
+            return _minus_months(today, 12 * RECENT_YEARS), today, RECENT_WEIGHT
+        n = int(raw_n) if raw_n.isdigit() else NUMBER_WORDS.get(raw_n, 1)
+        if n <= 0:
+            return None
+        if not raw_n and unit == "year" and not m.group("the") and m.group("which").lower() in ("last", "previous"):
+            return date(today.year - 1, 1, 1), date(today.year - 1, 12, 31), 1.0
+        months = n * {"year": 12, "decade": 120, "month": 1}[unit]
+        return _minus_months(today, months), today, 1.0
+    if kind == "this_year":
+        return date(today.year, 1, 1), today, 1.0
+    if kind == "recent":
+        return _minus_months(today, 12 * RECENT_YEARS), today, RECENT_WEIGHT
+    if kind == "single":
+        a = _token_range(m.group("a"))
+        return a[0], a[1], 1.0
+    raise AssertionError(kind)
+
+
+_EXPLICIT_KINDS = {"range", "start", "end"}
+_PUB_CUE = re.compile(r"\s*(?:published|appeared|appearing|released|written|dated|papers?|articles?|work)\b", re.I)
+
+
+def extract_dates(ws: Workspace, today: date, explicit_only: bool = False) -> list[DateConstraint]:
+    """Find every date phrase in ``ws``, consume it (with its negation cue) and return the
+    constraints in order of appearance. A negated one-sided range becomes its positive
+    complement ("not before 2015" = since 2015); a negated bounded range stays negated.
+
+    ``explicit_only`` (claim mode): keep only ranges ("between 2019 and 2021", "2019-2021"),
+    open starts/ends ("since 2019", "from 2020 onwards", "before 2015") and phrases led by a
+    publication word ("published in 2020"); a bare "in 2001", a decade or "recent" describes
+    the claim's study, not the publication date, and is left in the text."""
+    found: list[DateConstraint] = []
+    for kind, pattern in _PATTERNS:
+        for m in list(pattern.finditer(ws.text)):
+            if explicit_only and kind not in _EXPLICIT_KINDS and not _PUB_CUE.match(m.group(0)):
+                continue
+            if ws.text[m.start():m.end()] != ws.original[m.start():m.end()]:
+                continue  # overlaps something consumed by an earlier pattern in this loop
+            resolved = _resolve(kind, m, today)
+            if resolved is None:
+                continue
+            start, end, weight = resolved
+            negated, _only, cue = ws.cue_before(m.start())
+            if negated and (start is None) != (end is None):
+                start, end, negated = (_shift(end, 1), None, False) if start is None else (None, _shift(start, -1), False)
+            phrase = ws.original[cue:m.end()].strip()
+            ws.consume(cue, m.end())
+            found.append(DateConstraint(start, end, negated, cue, weight, phrase))
+    found.sort(key=lambda c: c.position)
+    return found

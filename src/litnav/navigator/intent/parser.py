@@ -1,0 +1,180 @@
+"""``parse_intent``: a natural-language intent -> a typed :class:`~litnav.records.Checklist`,
+without an LLM (regular expressions and the small tables of this package).
+
+Claim mode: an intent that is a declarative claim ("Aspirin inhibits the production of PGE2.",
+rule in :mod:`navigator.intent.claims`) becomes ONE topic checkpoint whose text is the claim
+itself and whose terms are its 2-5 salient noun phrases (with parenthesised acronyms); verb
+negations stay in the claim (no exclusion), and only an explicit date phrase ("published in
+2020", "since 2019", "between 2019 and 2021") becomes a year predicate -- a bare "in 2001"
+describes the study. Venues, authors and publication types are not extracted from a claim.
+
+Checkpoint ids: content facets ``c1, c2, ...`` (topic/method/application/data, in order of
+appearance), metadata ``m1, m2, ...`` (in order of appearance), exclusions ``x1, x2, ...``.
+
+Metadata predicates (one per field and polarity):
+
+- ``year``: every positive date phrase is intersected ("since 2020 ... before 2023"); when the
+  intersection is empty ("in 2019 or 2021") their hull is used. Negated bounded ranges
+  ("excluding 2020") stay separate negated predicates.
+- ``venue``: positive venue lists are merged into one predicate (any of them), negated ones
+  into one negated predicate. Values are the corpus's spellings when ``venues`` is given.
+- ``publication_type``: positive types merged, negated types merged.
+- ``author``: positive names merged, negated names merged.
+
+Weights: 1.0 except two soft preferences, :data:`~navigator.intent.dates.RECENT_WEIGHT`
+(0.5) for "recent" without explicit dates, and :data:`EMPIRICAL_WEIGHT` (0.5) for an
+"empirical study" preference (``publication_type`` ``["empirical"]``): a paper's metadata
+rarely says whether it is empirical, so it is a preference the scorer may check from the text
+rather than a filter. "only empirical studies" makes it weight 1.0.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from litnav.core.records import Checklist, Checkpoint, MetadataPredicate
+from litnav.navigator.intent.authors import extract_authors
+from litnav.navigator.intent.claims import claim_terms, is_claim
+from litnav.navigator.intent.dates import DateConstraint, extract_dates
+from litnav.navigator.intent.facets import Facet, extract_exclusions, extract_facets
+from litnav.navigator.intent.pubtypes import extract_types
+from litnav.navigator.intent.text import BOUNDARY, Workspace, normalise
+from litnav.navigator.intent.venues import extract_venues
+
+EMPIRICAL_WEIGHT = 0.5
+
+_TYPE_NAMES = {
+    "survey": "a survey or review", "meta-analysis": "a meta-analysis", "tutorial": "a tutorial",
+    "empirical": "an empirical study", "benchmark": "a benchmark paper", "position": "a position paper",
+    "dataset": "a dataset or resource paper", "theoretical": "a theoretical paper",
+}
+
+
+def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date | None = None) -> Checklist:
+    """Turn ``intent`` into a checklist of typed checkpoints.
+
+    ``venues`` is the corpus venue vocabulary (``Corpus.venues()``: normalised venue -> paper
+    count); venue predicates then use its spellings. ``today`` anchors relative periods ("in
+    the last five years"); default ``date.today()``. Deterministic for fixed arguments.
+
+    Raises ``ValueError`` when ``intent`` is not a string, is empty, or yields no checkpoint.
+    """
+    text = normalise(intent)
+    today = today or date.today()
+    if is_claim(text):
+        return _parse_claim(text, today)
+    ws = Workspace(text)
+    dates = extract_dates(ws, today)
+    types = extract_types(ws)
+    venue_mentions = extract_venues(ws, venues)
+    authors = extract_authors(ws)
+    exclusions = extract_exclusions(ws)
+    facets = extract_facets(ws)
+
+    metadata: list[tuple[int, Checkpoint]] = []
+    metadata += _year_checkpoints(dates)
+    for negated in (False, True):
+        vs = [v for v in venue_mentions if v.negated == negated]
+        if vs:
+            values = list(dict.fromkeys(x for v in vs for x in v.values))
+            missing = list(dict.fromkeys(x for v in vs for x in v.missing))
+            say = ("Not published in " if negated else "Published in ") + " or ".join(values)
+            if missing:
+                say += f" (not in the corpus venue list: {', '.join(missing)})"
+            metadata.append((vs[0].position, _meta(say, MetadataPredicate(field="venue", values=values, negate=negated))))
+        ts = [t for t in types if t.negated == negated]
+        if ts:
+            values = list(dict.fromkeys(x for t in ts for x in t.values))
+            weight = EMPIRICAL_WEIGHT if values == ["empirical"] and not any(t.only for t in ts) and not negated else 1.0
+            say = ("Is not " if negated else "Is ") + " or ".join(_TYPE_NAMES[v] for v in values)
+            if weight < 1.0:
+                say += " (preference)"
+            metadata.append((ts[0].position, _meta(
+                say, MetadataPredicate(field="publication_type", values=values, negate=negated), weight)))
+        aus = [a for a in authors if a.negated == negated]
+        if aus:
+            names = list(dict.fromkeys(n for a in aus for n in a.names))
+            say = ("Not authored by " if negated else "Authored by ") + " or ".join(names)
+            metadata.append((aus[0].position, _meta(say, MetadataPredicate(field="author", values=names, negate=negated))))
+    metadata.sort(key=lambda pair: pair[0])
+
+    checkpoints = [_content(f"c{i}", f) for i, f in enumerate(facets, 1)]
+    checkpoints += [cp.model_copy(update={"id": f"m{i}"}) for i, (_p, cp) in enumerate(metadata, 1)]
+    checkpoints += [
+        Checkpoint(id=f"x{i}", kind="exclusion", text=f"The paper is not about {phrase}", terms=terms)
+        for i, (phrase, terms, _p) in enumerate(exclusions, 1)
+    ]
+    if not checkpoints:
+        raise ValueError(f"intent {intent!r} yields no checkpoint: it names no topic, method, "
+                         "application, data set, venue, date, author or publication type")
+    return Checklist(intent=text, checkpoints=checkpoints)
+
+
+def _parse_claim(text: str, today: date) -> Checklist:
+    """Claim mode (see :mod:`navigator.intent.claims`): one topic checkpoint whose text is the
+    claim itself (as in the scorer's SciFact training rows) and whose terms are the claim's
+    salient noun phrases, plus a year predicate only for an explicit publication-date phrase
+    ("published since 2019"); other dates in a claim ("doubled between 1990 and 2010") describe
+    the finding and stay in its text."""
+    ws = Workspace(text)
+    dates = extract_dates(ws, today, explicit_only=True) if re.search(r"\bpublish", text, re.I) else []
+    claim = text
+    if dates:
+        claim = re.sub(r"\s+([.,;])", r"\1", re.sub(r"\s+", " ", ws.text.replace(BOUNDARY, " "))).strip(" ,;")
+    terms = claim_terms(claim) or [claim]
+    checkpoints = [Checkpoint(id="c1", kind="topic", text=claim, terms=terms)]
+    checkpoints += [cp.model_copy(update={"id": f"m{i}"}) for i, (_p, cp) in enumerate(_year_checkpoints(dates), 1)]
+    return Checklist(intent=text, checkpoints=checkpoints)
+
+
+def _meta(text: str, predicate: MetadataPredicate, weight: float = 1.0) -> Checkpoint:
+    return Checkpoint(id="m", kind="metadata", text=text, weight=weight, predicate=predicate)
+
+
+def _period(start: date | None, end: date | None) -> str:
+    if start and end:
+        return f"between {start.isoformat()} and {end.isoformat()}"
+    if start:
+        return f"on or after {start.isoformat()}"
+    return f"on or before {end.isoformat()}" if end else "at any time"
+
+
+def _year_checkpoints(dates: list[DateConstraint]) -> list[tuple[int, Checkpoint]]:
+    out: list[tuple[int, Checkpoint]] = []
+    positive = [d for d in dates if not d.negated]
+    hard = [d for d in positive if d.weight >= 1.0]
+    chosen = hard or positive
+    if chosen:
+        starts = [d.start for d in chosen if d.start]
+        ends = [d.end for d in chosen if d.end]
+        start, end = (max(starts) if starts else None), (min(ends) if ends else None)
+        if start and end and start > end:
+            start, end = min(starts), max(ends)
+        weight = min(d.weight for d in chosen)
+        say = f"Published {_period(start, end)}" + (" (soft: 'recent')" if weight < 1.0 else "")
+        out.append((chosen[0].position, _meta(say, MetadataPredicate(field="year", start=start, end=end), weight)))
+    for d in dates:
+        if d.negated:
+            out.append((d.position, _meta(f"Not published {_period(d.start, d.end)}",
+                                          MetadataPredicate(field="year", start=d.start, end=d.end, negate=True))))
+    return out
+
+
+def _content(cid: str, facet: Facet) -> Checkpoint:
+    phrase = " and ".join(facet.phrases)
+    if facet.kind == "topic":
+        text = f"The paper studies {phrase}"
+    elif facet.kind == "method":
+        text = f"The paper uses {phrase}"
+    elif facet.kind == "data":
+        text = f"The paper uses or evaluates on {phrase}"
+    else:
+        cue = facet.cue
+        if cue in ("across", "within", "in") or cue.startswith("in the"):
+            text = f"The work is applied {cue} {phrase}"
+        elif cue in ("for", "targeting", "aimed at", "for use in") or cue.startswith("tailored"):
+            text = f"The work is aimed at {phrase}"
+        else:
+            text = f"The work is applied to {phrase}"
+    return Checkpoint(id=cid, kind=facet.kind, text=text, terms=list(facet.terms))

@@ -1,0 +1,90 @@
+"""The working text of an intent: normalisation, consumed spans, negation and list cues.
+
+Extractors run in turn over one :class:`Workspace`. Each match they accept is *consumed*:
+its characters are replaced by a boundary mark ``|`` and spaces (same length, so offsets
+into the original intent stay valid and later extractors never see it again).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+BOUNDARY = "|"
+
+_DASHES = dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"), "-")
+_QUOTES = {ord("\u2018"): "'", ord("\u2019"): "'", ord("\u201c"): '"', ord("\u201d"): '"'}
+
+NEGATION = (
+    r"(?:\b(?:not|no|never|excluding|exclude|excludes|except(?:\s+for)?|other\s+than|rather\s+than"
+    r"|without|omitting|omit|ignoring|ignore|avoid(?:ing)?|leaving\s+out|minus)\b|n't\b|\bnon-)"
+)
+# Words allowed between a negation cue and what it negates: "not published in", "no survey", ...
+_FILLER = (
+    r"(?:(?:published|appearing|appeared|presented|accepted|written|authored|any|the|a|an|in|at"
+    r"|from|by|about|on|papers?|articles?|ones|those|that|are|is|was|were|be|been|a|venues?"
+    r"|journals?|conferences?)\s+){0,4}"
+)
+_NEG_BEFORE = re.compile(NEGATION + r"\s*" + _FILLER + r"$", re.IGNORECASE)
+_ONLY_BEFORE = re.compile(r"\b(?:only|just|exclusively|solely)\s+" + _FILLER + r"$", re.IGNORECASE)
+
+
+def normalise(intent: str) -> str:
+    """NFKC-normalise, map typographic dashes and quotes to ASCII, collapse whitespace.
+
+    Raises ``ValueError`` when ``intent`` is not a string or holds no word character.
+    """
+    if not isinstance(intent, str):
+        raise ValueError(f"intent must be a string, got {type(intent).__name__}")
+    text = unicodedata.normalize("NFKC", intent).translate(_DASHES).translate(_QUOTES)
+    text = text.replace(BOUNDARY, " ")
+    text = re.sub(r"\s+", " ", text).strip()
+    if not re.search(r"\w", text):
+        raise ValueError(f"intent is empty: {intent!r} holds no words to search for")
+    return text
+
+
+class Workspace:
+    """The intent text with the spans extractors have already consumed.
+
+    ``original`` is the normalised intent; ``text`` is the same length with consumed spans
+    blanked to ``"|   "``. Offsets are shared by both.
+    """
+
+    def __init__(self, original: str) -> None:
+        self.original = original
+        self.text = original
+
+    def consume(self, start: int, end: int) -> None:
+        """Blank ``[start, end)`` so no later extractor matches inside it."""
+        if end <= start:
+            return
+        self.text = self.text[:start] + BOUNDARY + " " * (end - start - 1) + self.text[end:]
+
+    def cue_before(self, start: int) -> tuple[bool, bool, int]:
+        """Look at the text before ``start`` for a negation or an "only" cue.
+
+        Returns ``(negated, only, cue_start)``: ``cue_start`` is where the cue begins (so the
+        caller can consume it), or ``start`` when there is none.
+        """
+        prefix = self.text[:start]
+        m = _NEG_BEFORE.search(prefix)
+        if m:
+            return True, False, m.start()
+        m = _ONLY_BEFORE.search(prefix)
+        if m:
+            return False, True, m.start()
+        return False, False, start
+
+
+def list_pattern(item: str) -> str:
+    """A regex for one ``item`` or a list of them joined by commas, ``or``, ``and``, ``nor``
+    or ``/``, each optionally preceded by ``in``/``at``/``by``: "ACL, EMNLP or at NAACL"."""
+    sep = r"(?:\s*(?:,|/)\s*(?:(?:or|and|nor)\s+)?|\s+(?:or|and|nor)\s+)(?:(?:in|at|by)\s+)?"
+    return rf"(?:{item})(?:{sep}(?:{item}))*"
+
+
+def split_list(text: str) -> list[str]:
+    """Split a list phrase on commas, slashes, ``or``, ``and``, ``nor``; drop empty parts."""
+    parts = re.split(r"\s*(?:,|/|;)\s*|\s+(?:or|and|nor|as well as)\s+", text, flags=re.IGNORECASE)
+    parts = [re.sub(r"^(?:(?:or|and|nor|in|at|by)\s+)+", "", p.strip(), flags=re.IGNORECASE) for p in parts]
+    return [p for p in parts if p]

@@ -1,0 +1,266 @@
+"""The self-refining search loop as a LangGraph graph:
+
+    plan -> retrieve (librarian fan-out) -> score -> rerank -> reflect -> (retrieve | END)
+
+Heavy objects (corpus, caches) live on the ``SearchRun``; the graph state carries only the
+round counter and the stop flag. Every round's checklist, workflow, operator runs, ranking and
+the reasons for each change are kept in the ``Session``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from datetime import date
+from typing import Any, Callable, TypedDict
+
+from langgraph.graph import END, START, StateGraph
+from tqdm.auto import tqdm
+
+from litnav.librarians import Pool, RunContext, ScoredPool, run_workflow, validate_workflow
+from litnav.librarians.operators import REGISTRY
+from litnav.core.records import Checklist, FoundBy, Round, Session, Workflow
+from litnav.core.settings import Settings
+from litnav.navigator.planner import TAIL_OPS, plan_workflow
+from litnav.navigator.reflect import ReflectionState, reflect
+from litnav.navigator.results import build_results
+from litnav.navigator.scoring import ScoringStage
+from litnav.reranker import cross_encoder_rerank, rank_scored
+
+RANKING_KEPT = 100
+
+
+class LoopState(TypedDict):
+    round: int
+    stop: bool
+
+
+def _settings_snapshot(settings: Settings) -> dict[str, Any]:
+    data = settings.model_dump(mode="json")
+    for ep in data.get("llm", {}).get("endpoints", {}).values():
+        if ep.get("api_key"):
+            ep["api_key"] = "***"
+    return data
+
+
+class SearchRun:
+    """One search: builds the graph, runs it, and assembles the ``Session``.
+
+    ``planner(intent, corpus, settings) -> (Checklist, Workflow | None, engine_name)`` and
+    ``reflector`` default to the rule-based ones; LLM variants plug in here. A ``reflector``,
+    ``teacher`` or ``llm_reranker`` with an ``engine`` attribute names the engine recorded in
+    ``Session.engines`` for its role (including any fallback it took).
+    """
+
+    def __init__(
+        self,
+        intent: str,
+        corpus,
+        settings: Settings,
+        *,
+        workflow: Workflow | None = None,
+        rounds: int | None = None,
+        top_k: int | None = None,
+        student=None,
+        teacher=None,
+        planner: Callable | None = None,
+        reflector: Callable | None = None,
+        llm_reranker=None,
+        web_fn: Callable | None = None,
+        engines: dict[str, str] | None = None,
+        progress: bool = False,
+        today: date | None = None,
+    ):
+        if not intent or not intent.strip():
+            raise ValueError("the search intent is empty")
+        self.intent = intent.strip()
+        self.corpus = corpus
+        self.settings = settings
+        self.user_workflow = workflow
+        self.max_rounds = rounds or settings.navigator.rounds
+        self.top_k = top_k or settings.navigator.top_k
+        self.planner = planner
+        self.reflector = reflector
+        self.llm_reranker = llm_reranker
+        self.web_fn = web_fn
+        self.today = today
+        self.stage = ScoringStage(corpus, student if settings.scorer.enabled else None, teacher=teacher)
+        self.engines = dict(engines or {})
+        self.progress = progress
+        self.timings: dict[str, float] = defaultdict(float)
+        self.found_by: dict[str, list[FoundBy]] = defaultdict(list)
+        self.rounds: list[Round] = []
+        self.reflection_state = ReflectionState()
+        self.checklist: Checklist | None = None
+        self.workflow: Workflow | None = None
+        self.results: dict[str, Any] = {}
+        self.ctx: RunContext | None = None
+        self.above: set[str] = set()
+        self.stop_reason: str | None = None
+        self._bar = None
+
+    # graph nodes -------------------------------------------------------------------------------
+    def _timed(self, stage: str, fn: Callable[[], Any]) -> Any:
+        t0 = time.perf_counter()
+        try:
+            return fn()
+        finally:
+            self.timings[stage] += time.perf_counter() - t0
+
+    def plan(self, state: LoopState) -> LoopState:
+        def run() -> None:
+            if self.planner is not None:
+                checklist, workflow, engine = self.planner(self.intent, self.corpus, self.settings)
+                self.engines.setdefault("navigator", engine)
+            else:
+                from litnav.navigator.intent import parse_intent
+
+                checklist = parse_intent(self.intent, venues=self.corpus.venues(), today=self.today)
+                workflow = None
+                self.engines.setdefault("navigator", "rules")
+            if self.user_workflow is not None:
+                validate_workflow(self.user_workflow)
+                workflow = self.user_workflow
+            self.checklist = checklist
+            self.workflow = workflow or plan_workflow(checklist, self.settings, self.top_k)
+            validate_workflow(self.workflow)
+
+        self._timed("plan", run)
+        return {"round": 1, "stop": False}
+
+    def _context(self, round_index: int) -> RunContext:
+        ctx = RunContext(corpus=self.corpus, checklist=self.checklist, settings=self.settings, round=round_index,
+                         score_fn=self.stage, rerank_fn=self._rerank, web_fn=self.web_fn)
+        if self.ctx is not None:
+            ctx.query_vectors = self.ctx.query_vectors
+        return ctx
+
+    def retrieve(self, state: LoopState) -> LoopState:
+        self.ctx = self._context(state["round"])
+        retrieval = {n.id for n in self.workflow.nodes if n.op not in TAIL_OPS}
+        self.results, runs = self._timed("retrieve", lambda: run_workflow(
+            self.workflow, self.ctx, only=retrieval, max_workers=self.settings.librarians.max_workers))
+        for value in self.results.values():
+            if isinstance(value, Pool):
+                for cid, fbs in value.found_by.items():
+                    for fb in fbs:
+                        if fb.node_id in retrieval and fb.round == state["round"] and fb not in self.found_by[cid]:
+                            self.found_by[cid].append(fb)
+        self._current_round(state["round"]).operator_runs.extend(runs)
+        return state
+
+    def _run_ops(self, ops: tuple[str, ...], stage: str, round_index: int) -> None:
+        only = {n.id for n in self.workflow.nodes if n.op in ops}
+        self.results, runs = self._timed(stage, lambda: run_workflow(
+            self.workflow, self.ctx, only=only, results=self.results,
+            max_workers=self.settings.librarians.max_workers))
+        self._current_round(round_index).operator_runs.extend(runs)
+
+    def score(self, state: LoopState) -> LoopState:
+        self._run_ops(("locate_evidence", "score"), "score", state["round"])
+        return state
+
+    def _rerank(self, scored: ScoredPool, params, ctx: RunContext) -> ScoredPool:
+        rank = {cid: i for i, cid in enumerate(scored.pool.ids)}
+        ranked = rank_scored(scored.scored, rank, diversity=params.diversity or self.settings.reranker.diversity,
+                             vectors=self._vectors(scored) if (params.diversity or self.settings.reranker.diversity) else None)
+        if self.settings.reranker.cross_encoder_path:
+            papers = self.corpus.papers([p.corpus_id for p in ranked[:50]])
+            texts = {cid: f"{p.title}. {self.corpus.abstract(cid) or ''}" for cid, p in papers.items()}
+            ranked = cross_encoder_rerank(self.intent, ranked, texts, self.settings.reranker.cross_encoder_path)
+            self.engines["reranker"] = f"cross-encoder:{self.settings.reranker.cross_encoder_path}"
+        if self.llm_reranker is not None:
+            ranked = self.llm_reranker(self.intent, ctx.checklist, ranked, self.corpus)
+        self.stage.ranked = ranked
+        top_k = params.top_k or len(ranked)
+        return ScoredPool(scored.pool, ranked[:top_k], scored.evidence)
+
+    def _vectors(self, scored: ScoredPool) -> dict[str, Any]:
+        ids = [p.corpus_id for p in scored.scored]
+        papers = self.corpus.papers(ids)
+        texts = [f"{papers[c].title}. {self.corpus.abstract(c) or ''}" for c in ids if c in papers]
+        vecs = self.corpus.encode(texts)
+        return dict(zip([c for c in ids if c in papers], vecs))
+
+    def rerank(self, state: LoopState) -> LoopState:
+        self._run_ops(("rerank",), "rerank", state["round"])
+        rnd = self._current_round(state["round"])
+        ranked = self.stage.ranked
+        rnd.ranking = [(p.corpus_id, round(p.final_score, 6)) for p in ranked[:RANKING_KEPT]]
+        rnd.candidates = len(ranked)
+        threshold = self.settings.navigator.new_paper_threshold
+        now_above = {p.corpus_id for p in ranked if p.final_score >= threshold}
+        rnd.new_above_threshold = sorted(now_above - self.above)
+        self.above |= now_above
+        return state
+
+    def reflect(self, state: LoopState) -> LoopState:
+        rnd = self._current_round(state["round"])
+        reflector = self.reflector or reflect
+        outcome = self._timed("reflect", lambda: reflector(
+            self.checklist, self.stage.ranked, state["round"], rnd.new_above_threshold,
+            self.reflection_state, self.settings, self.top_k, self.max_rounds))
+        self.engines.setdefault("reflection", "rules")
+        rnd.changes.extend(outcome.changes)
+        rnd.seconds = round(sum(r.seconds for r in rnd.operator_runs), 6)
+        if self._bar is not None:
+            self._bar.update(1)
+            self._bar.set_postfix(candidates=rnd.candidates, new=len(rnd.new_above_threshold))
+        if outcome.workflow is None:
+            self.stop_reason = outcome.stop_reason
+            return {"round": state["round"], "stop": True}
+        validate_workflow(outcome.workflow)
+        self.checklist, self.workflow = outcome.checklist, outcome.workflow
+        return {"round": state["round"] + 1, "stop": False}
+
+    def _current_round(self, index: int) -> Round:
+        if len(self.rounds) < index:
+            self.rounds.append(Round(index=index, checklist=self.checklist, workflow=self.workflow))
+        return self.rounds[index - 1]
+
+    # driver -------------------------------------------------------------------------------------
+    def graph(self):
+        """The compiled LangGraph graph of this run."""
+        g = StateGraph(LoopState)
+        for name in ("plan", "retrieve", "score", "rerank", "reflect"):
+            g.add_node(name, getattr(self, name))
+        g.add_edge(START, "plan")
+        g.add_edge("plan", "retrieve")
+        g.add_edge("retrieve", "score")
+        g.add_edge("score", "rerank")
+        g.add_edge("rerank", "reflect")
+        g.add_conditional_edges("reflect", lambda s: "stop" if s["stop"] else "next",
+                                {"stop": END, "next": "retrieve"})
+        return g.compile()
+
+    def run(self) -> Session:
+        """Run the loop to its stopping rule and return the session (results re-read from the corpus)."""
+        t0 = time.perf_counter()
+        self._bar = tqdm(total=self.max_rounds, desc="search rounds", unit="round", disable=not self.progress,
+                         leave=False)
+        try:
+            self.graph().invoke({"round": 0, "stop": False}, {"recursion_limit": 10 * self.max_rounds + 10})
+        finally:
+            self._bar.close()
+        results = build_results(self.corpus, self.stage.ranked, self.found_by, self.top_k)
+        self.timings["total"] = time.perf_counter() - t0
+        for role, hook in (("reflection", self.reflector), ("reranker", self.llm_reranker),
+                           ("scorer", self.stage.teacher if self.stage.student else None)):
+            if getattr(hook, "engine", None):  # LLM hooks name their engine, and any fallback taken
+                self.engines[role] = hook.engine
+        self.engines.setdefault("scorer", getattr(self.stage.student, "name", "none") if self.stage.student
+                                else "none (retrieval score)")
+        self.engines.setdefault("reranker", "listwise")
+        return Session(
+            intent=self.intent, corpus=str(getattr(self.corpus, "directory", "") or ""),
+            corpus_fingerprint=self.corpus.fingerprint(), settings=_settings_snapshot(self.settings),
+            rounds=self.rounds, results=results, engines=self.engines,
+            timings={k: round(v, 6) for k, v in self.timings.items()}, stop_reason=self.stop_reason,
+        )
+
+
+def operator_library() -> dict[str, dict[str, Any]]:
+    """The operator library as JSON-ready data: name, channel, edge types and parameter schema."""
+    return {name: {"channel": s.channel, "input": s.input_type, "inputs": [s.min_inputs, s.max_inputs],
+                   "output": s.output, "doc": s.doc, "params": s.params.model_json_schema()}
+            for name, s in sorted(REGISTRY.items())}

@@ -1,0 +1,103 @@
+"""``search``: the Python entry point of a checklist-driven search (see CONTRACT.md)."""
+
+from __future__ import annotations
+
+from datetime import date
+from functools import lru_cache
+from pathlib import Path
+
+from litnav.core.records import Session, Workflow
+from litnav.core.settings import Settings
+from litnav.navigator.loop import SearchRun
+
+
+CORPUS_STUDENT = ("scorer/student.json", "scorer/student")
+"""Corpus-local students, tried in order under the corpus folder when ``scorer.student`` is None."""
+
+
+def student_path(settings: Settings, corpus) -> str | None:
+    """The student to load: ``settings.scorer.student``; else a corpus-local one
+    (``DIR/scorer/student.json`` or the folder ``DIR/scorer/student/``); else None (the bundled
+    default)."""
+    if settings.scorer.student is not None:
+        return settings.scorer.student
+    directory = getattr(corpus, "directory", None)
+    for rel in CORPUS_STUDENT if directory is not None else ():
+        candidate = Path(directory) / rel
+        if candidate.exists():
+            return str(candidate)
+    return None
+
+
+def _cached_student(path: str | None):
+    """``scorer.load_student`` once per (path, modification time) in this process."""
+    from litnav.scorer import default_model_path
+
+    target = Path(path) if path else default_model_path()
+    stamp = (target / "student.json" if target.is_dir() else target).stat().st_mtime_ns if target.exists() else 0
+    return _load_student(str(target), stamp)
+
+
+@lru_cache(maxsize=4)
+def _load_student(path: str, stamp: int):
+    from litnav.scorer import load_student
+
+    return load_student(path)
+
+
+def _web_fn(settings: Settings):
+    if not settings.web.providers:
+        return None
+    from litnav.web import web_search
+
+    return web_search
+
+
+def search(
+    intent: str,
+    corpus,
+    settings: Settings | None = None,
+    *,
+    workflow: Workflow | None = None,
+    rounds: int | None = None,
+    top_k: int | None = None,
+    meter=None,
+    progress: bool = False,
+    today: date | None = None,
+    ask=None,
+) -> Session:
+    """Run a checklist-driven search of ``intent`` over ``corpus`` and return the session.
+
+    ``workflow`` replaces the planned round-1 workflow (a user-edited plan); ``rounds``/``top_k``
+    override the settings. LLM roles configured in ``settings.llm`` replace the no-LLM engines
+    (``navigator.agents``); their tokens are counted in ``meter`` (one is made when None) and
+    land in ``session.usage``. The student is ``scorer.student``, else a corpus-local one
+    (``student_path``), else the bundled default; its name lands in ``session.engines["scorer"]``.
+    ``ask(question, options, default) -> answer`` answers a clarifying
+    question when ``navigator.interactive`` is true (default: a terminal prompt); questions and
+    answers land in ``session.clarifications``. Raises ``WorkflowError`` for an invalid
+    workflow, ``ValueError`` for an empty intent, and ``LLMError`` when a configured LLM role
+    fails without an explicit fallback (``llm.fallback``).
+    """
+    settings = settings or Settings()
+    student = _cached_student(student_path(settings, corpus)) if settings.scorer.enabled else None
+    agents = _llm_agents(settings, meter, corpus=corpus, student=student, ask=ask, top_k=top_k, today=today)
+    run = SearchRun(intent, corpus, settings, workflow=workflow, rounds=rounds, top_k=top_k, student=student,
+                    web_fn=_web_fn(settings), progress=progress, today=today, **agents.hooks())
+    session = run.run()
+    session.usage = agents.meter.by_role()
+    if agents.planner is not None:
+        session.clarifications = list(agents.planner.clarifications)
+    return session
+
+
+def _llm_agents(settings: Settings, meter, *, corpus, student=None, ask=None, top_k=None, today=None):
+    """LLM-backed planner, reflector, teacher and listwise reranker for the configured roles
+    (``navigator.agents.build_agents``)."""
+    from litnav.navigator.agents import build_agents
+
+    if ask is None and settings.navigator.interactive:
+        from litnav.navigator.clarify import terminal_ask
+
+        ask = terminal_ask
+    return build_agents(settings, corpus, meter=meter, student=student, ask=ask, top_k=top_k, today=today)

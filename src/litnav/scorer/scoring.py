@@ -1,0 +1,188 @@
+"""Scoring papers against a checklist: judgements, holistic probability and final score.
+
+Following PaSaMaster (Towards Self-Evolving Agentic Literature Retrieval, Scorer section, Eq. 8-9;
+``shared/background/pasamaster-paper.txt``), each paper gets a 0-5 score per checkpoint, a
+calibrated holistic relevance probability p, and
+
+    final = (S + p) / 6,   S = sum_i w_i s_i / sum_i w_i   (s_i in [0, 5], p in [0, 1])
+
+so final lies in [0, 1]; ``w_i`` is ``Checkpoint.weight``. A checklist with zero total weight
+(or no checkpoints) has ``S = 5p``, i.e. ``final = p``.
+
+Hard constraints: a failed metadata checkpoint is scored 0, which lowers S by ``5 w_i / sum w``;
+it also lowers the ``metadata_pass`` input of the relevance model. It does not zero the final
+score: demoting or dropping such papers is the reranker's decision (``metadata_failed`` exposes
+the failures).
+
+Checkpoint kinds:
+- ``metadata``: decided exactly by ``scorer.metadata.check`` (score 0 or 5, engine ``"metadata"``).
+- ``topic``/``method``/``application``/``data``: score ``5 * P(satisfied)`` from the student,
+  with a verbatim quote from the best evidence chunk.
+- ``exclusion``: the student's P that the paper IS about the excluded text, inverted:
+  score ``5 * (1 - P)`` (5 = the exclusion is respected).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from litnav.corpus.records import Paper
+from litnav.core.records import Checkpoint, Checklist, Evidence, Judgement, ScoredPaper
+from litnav.scorer import metadata as meta
+from litnav.scorer.features import EvidenceItem, FeatureInput, checkpoint_terms
+from litnav.scorer.quote import pick_quote
+from litnav.scorer.student import Student, relevance_features, retrieval_rr
+
+METADATA_ENGINE = "metadata"
+
+
+def weighted_mean_score(judgements: Sequence[Judgement], checklist: Checklist) -> float | None:
+    """S = sum w_i s_i / sum w_i over the judgements (weights from the checklist), on 0-5;
+    None when the total weight is 0 or there are no judgements."""
+    w = np.array([checklist.get(j.checkpoint_id).weight for j in judgements], dtype=np.float64)
+    s = np.array([j.score for j in judgements], dtype=np.float64)
+    return float(np.dot(w, s) / w.sum()) if len(w) and w.sum() > 0 else None
+
+
+def final_score(mean_score: float | None, probability: float) -> float:
+    """``(S + p) / 6`` (PaSaMaster Eq. 9); ``S = 5p`` when ``mean_score`` is None. Clipped to [0, 1]."""
+    s = 5.0 * probability if mean_score is None else mean_score
+    return float(min(1.0, max(0.0, (s + probability) / 6.0)))
+
+
+def metadata_failed(scored: ScoredPaper) -> list[str]:
+    """Ids of the metadata checkpoints the paper failed (score 0)."""
+    return [j.checkpoint_id for j in scored.judgements if j.kind == "metadata" and j.score < 2.5]
+
+
+def metadata_judgement(cp: Checkpoint, paper: Paper) -> Judgement:
+    """The exact judgement of a metadata checkpoint: 5 when its predicate holds on the paper's
+    tier-1 metadata, else 0, with a rationale naming the field and value (engine ``metadata``).
+    Raises ``ValueError`` when the checkpoint has no predicate."""
+    if cp.predicate is None:
+        raise ValueError(f"checkpoint {cp.id!r}: kind 'metadata' needs a predicate")
+    ok, why = meta.check(cp.predicate, paper)
+    return Judgement(checkpoint_id=cp.id, kind=cp.kind, text=cp.text, score=5.0 if ok else 0.0,
+                     rationale=f"{cp.predicate.field}: {why}", engine=METADATA_ENGINE)
+
+
+def _content_rationale(cp: Checkpoint, p_about: float, score: float, quote, ev_best: Evidence | None) -> str:
+    if cp.kind == "exclusion":
+        head = (f"exclusion '{cp.text}' {'respected' if score >= 2.5 else 'violated'}: "
+                f"P(paper is about it) = {p_about:.2f}, inverted to {score:.1f}/5")
+    else:
+        verdict = "satisfied" if p_about >= 0.5 else "not satisfied"
+        head = f"{cp.kind} '{cp.text}' {verdict}: P(satisfied) = {p_about:.2f}, score {score:.1f}/5"
+    if quote is None:
+        return f"{head}; no evidence chunk located, judged on title/abstract terms only"
+    label = "closest evidence" if cp.kind == "exclusion" else "best evidence"
+    return f"{head}; {label} ({ev_best.section}, cosine {ev_best.similarity:.2f}): \"{quote.text}\""
+
+
+def lexical_query(checkpoint: Checkpoint) -> str:
+    """The BM25 query behind a checkpoint's ``bm25_rel`` feature: its key phrases, else its text."""
+    return " ".join(checkpoint.terms) if checkpoint.terms else checkpoint.text
+
+
+def score_papers(
+    papers: Sequence[Paper],
+    checklist: Checklist,
+    evidence: Mapping[str, Mapping[str, list[Evidence]]],
+    student: Student,
+    checkpoint_vectors: Mapping[str, np.ndarray] | None = None,
+    extra: Mapping[str, Mapping[str, Any]] | None = None,
+) -> list[ScoredPaper]:
+    """Score many papers in one vectorised pass (same order as ``papers``).
+
+    ``student`` is any loaded student (``load_student``): a feature ``Student`` or a
+    ``scorer.cross_encoder.CrossEncoderStudent``; its ``name`` becomes the judgements' engine.
+
+    ``evidence[corpus_id][checkpoint_id]`` is the located evidence (missing = none).
+    ``checkpoint_vectors[checkpoint_id]`` (L2-normalised) together with
+    ``extra[corpus_id]["title_vector"]`` gives the ``title_sim`` feature (imputed otherwise);
+    ``extra[corpus_id]["abstract"]`` (str) adds the abstract to the term-coverage features;
+    ``extra[corpus_id]["doc_vector"]`` (title + abstract vector) gives ``doc_sim``;
+    ``extra[corpus_id]["bm25"][checkpoint_id]`` is the ``bm25_rel`` feature (see
+    ``lexical_query``); ``extra[corpus_id]["retrieval_rank"]`` (1-based rank in the fused retrieval list) feeds the
+    holistic probability's retrieval feature.
+    Raises ``ValueError`` when evidence belongs to another paper or a metadata checkpoint lacks
+    a predicate.
+    """
+    extra = extra or {}
+    checkpoint_vectors = checkpoint_vectors or {}
+    content = [c for c in checklist.checkpoints if c.kind != "metadata"]
+    terms = {c.id: checkpoint_terms(c.text, c.terms) for c in content}
+    items: list[FeatureInput] = []
+    where: list[tuple[int, Checkpoint, list[Evidence]]] = []
+    for pi, paper in enumerate(papers):
+        ex = extra.get(paper.corpus_id, {})
+        tvec = ex.get("title_vector")
+        dvec = ex.get("doc_vector")
+        for cp in content:
+            evs = sorted(evidence.get(paper.corpus_id, {}).get(cp.id, []), key=lambda e: -e.similarity)
+            for e in evs:
+                if e.corpus_id != paper.corpus_id:
+                    raise ValueError(f"evidence {e.chunk_id!r} for checkpoint {cp.id!r} belongs to "
+                                     f"{e.corpus_id!r}, not paper {paper.corpus_id!r}")
+            cvec = checkpoint_vectors.get(cp.id)
+            tsim = float(np.dot(cvec, tvec)) if cvec is not None and tvec is not None else None
+            items.append(FeatureInput(text=cp.text, terms=list(cp.terms), title=paper.title,
+                                      abstract=ex.get("abstract"),
+                                      evidence=[EvidenceItem(e.text, e.similarity, e.section) for e in evs],
+                                      title_sim=tsim, bm25_rel=ex.get("bm25", {}).get(cp.id),
+                                      doc_sim=float(np.dot(cvec, dvec)) if cvec is not None and dvec is not None
+                                      else None))
+            where.append((pi, cp, evs))
+    p_about = student.predict_satisfaction(items) if len(items) else np.zeros(0)
+
+    per_paper: list[list[Judgement]] = [[] for _ in papers]
+    content_scores: list[list[tuple[float, float]]] = [[] for _ in papers]
+    best_sim = np.zeros(len(papers))
+    for k, (pi, cp, evs) in enumerate(where):
+        p = float(p_about[k])
+        score = 5.0 * (1.0 - p) if cp.kind == "exclusion" else 5.0 * p
+        quote = pick_quote(evs, *terms[cp.id])
+        per_paper[pi].append(Judgement(
+            checkpoint_id=cp.id, kind=cp.kind, text=cp.text, score=score,
+            rationale=_content_rationale(cp, p, score, quote, quote.evidence if quote else None),
+            quote=quote.text if quote else None, quote_chunk_id=quote.evidence.chunk_id if quote else None,
+            quote_start=quote.start if quote else None, quote_end=quote.end if quote else None,
+            evidence=evs, engine=student.name))
+        content_scores[pi].append((score, cp.weight))
+        if cp.kind != "exclusion" and evs:
+            best_sim[pi] = max(best_sim[pi], evs[0].similarity)
+
+    rel_rows = []
+    for pi, paper in enumerate(papers):
+        metas = [metadata_judgement(c, paper) for c in checklist.checkpoints if c.kind == "metadata"]
+        passed = float(np.mean([j.score >= 2.5 for j in metas])) if metas else 1.0
+        sc = np.array([s for s, _ in content_scores[pi]], dtype=np.float64)
+        w = np.array([w for _, w in content_scores[pi]], dtype=np.float64)
+        rank = extra.get(paper.corpus_id, {}).get("retrieval_rank")
+        rel_rows.append(relevance_features(sc, w, float(best_sim[pi]), passed, retrieval=retrieval_rr(rank)))
+        by_id = {j.checkpoint_id: j for j in per_paper[pi] + metas}
+        per_paper[pi] = [by_id[c.id] for c in checklist.checkpoints]
+    probs = student.relevance(np.vstack(rel_rows)) if papers else np.zeros(0)
+    out = []
+    for pi, paper in enumerate(papers):
+        p = float(probs[pi])
+        out.append(ScoredPaper(corpus_id=paper.corpus_id, judgements=per_paper[pi], probability=p,
+                               final_score=final_score(weighted_mean_score(per_paper[pi], checklist), p),
+                               probability_engine=student.name))
+    return out
+
+
+def score_paper(
+    paper: Paper,
+    checklist: Checklist,
+    evidence: Mapping[str, list[Evidence]],
+    student: Student,
+    checkpoint_vectors: Mapping[str, np.ndarray] | None = None,
+    extra: Mapping[str, Any] | None = None,
+) -> ScoredPaper:
+    """Score one paper: ``evidence[checkpoint_id]`` is its located evidence; ``extra`` may hold
+    ``"abstract"`` (str) and ``"title_vector"`` (np.ndarray). See ``score_papers``."""
+    return score_papers([paper], checklist, {paper.corpus_id: dict(evidence)}, student,
+                        checkpoint_vectors, {paper.corpus_id: dict(extra or {})})[0]

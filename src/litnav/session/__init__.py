@@ -1,0 +1,1 @@
+"""Session files: reading, writing and rendering a search session for people."""

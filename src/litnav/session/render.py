@@ -1,0 +1,124 @@
+"""Rendering sessions for people: the ranked table, the checklist, the audit matrix and the
+per-paper judgements with their verbatim evidence. Nothing is recomputed here."""
+
+from __future__ import annotations
+
+from rich.console import Console, Group
+from rich.markup import escape
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from litnav.core.records import Result, Session
+
+CONTEXT_CHARS = 160
+
+
+def _score_style(score: float) -> str:
+    return "green" if score >= 4 else "yellow" if score >= 2.5 else "red"
+
+
+def checklist_table(session: Session) -> Table:
+    """The final checklist: id, kind, weight, text and (for metadata) the predicate."""
+    checklist = session.rounds[-1].checklist if session.rounds else None
+    table = Table(title="Checklist", show_lines=False)
+    for col in ("id", "kind", "weight", "checkpoint"):
+        table.add_column(col)
+    for c in checklist.checkpoints if checklist else []:
+        pred = ""
+        if c.predicate:
+            p = c.predicate
+            pred = " [dim](" + ("NOT " if p.negate else "") + p.field + ": " + (
+                f"{p.start or '…'} to {p.end or '…'}" if p.field == "year" else ", ".join(p.values)) + ")[/dim]"
+        table.add_row(c.id, c.kind, f"{c.weight:g}", escape(c.text) + pred)
+    return table
+
+
+def results_table(session: Session, top: int | None = None) -> Table:
+    """Ranked results: rank, score, p, year, venue, title, corpus_id, channels."""
+    table = Table(title=f"Results for: {session.intent}", show_lines=False)
+    for col, kw in (("#", {"justify": "right"}), ("score", {}), ("p", {}), ("year", {}), ("venue", {}),
+                    ("title", {"overflow": "fold", "ratio": 3}), ("corpus_id", {"no_wrap": True, "min_width": 10}),
+                    ("found by", {"overflow": "fold"})):
+        table.add_column(col, **kw)
+    if not session.results:
+        table.caption = ("no paper satisfied the checklist's exact metadata constraints"
+                         if any(c.kind == "metadata" for c in (session.rounds[-1].checklist.checkpoints
+                                                                if session.rounds else []))
+                         else "no candidate was found")
+    for r in session.results[:top]:
+        channels = sorted({f"{f.channel}@r{f.round}" for f in r.found_by})
+        table.add_row(str(r.rank), f"{r.final_score:.3f}", f"{r.probability:.2f}", str(r.year or ""),
+                      escape(r.venue or ""), escape(r.title), r.corpus_id, ", ".join(channels[:4]))
+    return table
+
+
+def rationale_lines(result: Result, max_checkpoints: int | None = None) -> Text:
+    """One line per checkpoint: score and rationale (quotes are verbatim evidence)."""
+    text = Text()
+    for j in result.checkpoints[:max_checkpoints]:
+        text.append(f"  {j.checkpoint_id} {j.score:.1f}/5 ", style=_score_style(j.score))
+        text.append(f"{j.rationale}\n")
+    return text
+
+
+def matrix_table(session: Session) -> Table:
+    """The paper × checkpoint matrix of scores."""
+    checklist = session.rounds[-1].checklist if session.rounds else None
+    ids = [c.id for c in checklist.checkpoints] if checklist else []
+    table = Table(title="Paper × checkpoint scores (0–5)")
+    table.add_column("#", justify="right")
+    table.add_column("corpus_id")
+    for cid in ids:
+        table.add_column(cid, justify="center")
+    table.add_column("final", justify="right")
+    for r in session.results:
+        scores = {j.checkpoint_id: j.score for j in r.checkpoints}
+        cells = [Text(f"{scores[c]:.1f}", style=_score_style(scores[c])) if c in scores else Text("–")
+                 for c in ids]
+        table.add_row(str(r.rank), r.corpus_id, *cells, f"{r.final_score:.3f}")
+    return table
+
+
+def paper_panel(result: Result, full_text: str | None = None) -> Panel:
+    """Every judgement of one paper with its evidence; with ``full_text``, the evidence is shown
+    in context (``CONTEXT_CHARS`` either side) and the quote highlighted."""
+    parts: list = [Text(f"{result.title} ({result.year or 'n.d.'}, {result.venue or 'venue unknown'})",
+                        style="bold")]
+    for j in result.checkpoints:
+        parts.append(Text(f"\n{j.checkpoint_id} [{j.kind}] {j.text}", style="bold cyan"))
+        parts.append(Text(f"score {j.score:.1f}/5 by {j.engine}: {j.rationale}", style=_score_style(j.score)))
+        for e in j.evidence:
+            head = Text(f"  evidence {e.chunk_id} ({e.section}, chars {e.char_start}-{e.char_end}, "
+                        f"cos {e.similarity:.2f})", style="dim")
+            parts.append(head)
+            if full_text is not None and full_text[e.char_start:e.char_end] == e.text:
+                body = Text("  …" + full_text[max(0, e.char_start - CONTEXT_CHARS):e.char_start], style="dim")
+                body.append(_highlight(e.text, j.quote))
+                body.append(full_text[e.char_end:e.char_end + CONTEXT_CHARS] + "…", style="dim")
+            else:
+                body = Text("  ").append(_highlight(e.text, j.quote))
+            parts.append(body)
+    return Panel(Group(*parts), title=f"#{result.rank} {result.corpus_id}  final {result.final_score:.3f}")
+
+
+def _highlight(text: str, quote: str | None) -> Text:
+    out = Text(text)
+    if quote:
+        i = text.find(quote)
+        if i >= 0:
+            out.stylize("bold yellow", i, i + len(quote))
+    return out
+
+
+def print_session(session: Session, console: Console | None = None, rationales: int = 3) -> None:
+    """Print the checklist, the ranked table and the first rationales of each result."""
+    console = console or Console()
+    console.print(checklist_table(session))
+    console.print(results_table(session))
+    for r in session.results[:rationales]:
+        console.print(Text(f"#{r.rank} {r.title}", style="bold"))
+        console.print(rationale_lines(r))
+    rounds = len(session.rounds)
+    console.print(f"{rounds} round(s); stop: {session.stop_reason}; "
+                  f"total {session.timings.get('total', 0):.2f}s; engines: {session.engines}")

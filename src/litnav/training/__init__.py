@@ -1,0 +1,1 @@
+"""Training: teacher-labelled data synthesis, student training and dataset converters."""

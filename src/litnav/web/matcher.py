@@ -1,0 +1,328 @@
+"""Map an external record (a provider hit or a bibliography entry) to a corpus paper.
+
+Order of evidence:
+
+1. An exact external id (DOI, arXiv, S2 corpus id, ACL Anthology, PubMed) found by
+   ``Corpus.find_by_external_id`` -> method = that id kind, confidence 1.
+2. Otherwise by title over the corpus title index: exact normalised title (``title_exact``,
+   similarity 1), the title with its subtitle dropped or added (``title_main``, similarity
+   ``SUBTITLE_SIMILARITY``), or fuzzy (``title_fuzzy``: the best of rapidfuzz ``ratio``,
+   ``token_sort_ratio`` and ``ratio`` with spaces removed, divided by 100).
+
+Every candidate is then checked against the first author's surname and the year
+(within ``year_tolerance``, since an arXiv preprint and its published version often differ by
+a year). ``confidence = title_similarity * f_author * f_year`` with f = 1 when the field
+agrees, ``UNKNOWN_FACTOR`` when either side lacks it, ``DISAGREE_AUTHOR``/``DISAGREE_YEAR``
+when it disagrees. A candidate whose title similarity reaches ``match_threshold`` but whose
+author or year disagrees is a ``metadata_mismatch``; one whose confidence reaches
+``min_confidence`` with nothing disagreeing is ``verified``; everything else is ``not_found``
+(the closest candidate is kept for the report, never returned as a result).
+"""
+
+from __future__ import annotations
+
+import bisect
+import weakref
+from dataclasses import dataclass
+from typing import Iterable, Protocol
+
+from rapidfuzz import fuzz, process
+
+from litnav.corpus.records import Paper
+
+from .normalise import main_title, normalise_external_id, normalise_title, surname
+from .records import ExternalRecord, Match
+
+ID_KINDS: tuple[str, ...] = ("doi", "arxiv", "s2", "acl", "pubmed")
+SUBTITLE_SIMILARITY = 0.92
+UNKNOWN_FACTOR = 0.97
+DISAGREE_AUTHOR = 0.8
+DISAGREE_YEAR = 0.85
+SURNAME_AGREE = 85.0  # rapidfuzz ratio at which two surnames count as the same (transliteration, typos)
+EXTENDING_LIMIT = 200
+FUZZY_CANDIDATES = 5
+
+
+class CorpusLookup(Protocol):
+    """The part of ``corpus.Corpus`` the matcher uses (see corpus/CONTRACT.md)."""
+
+    def find_by_external_id(self, kind: str, value: str) -> str | None: ...
+
+    def title_index(self) -> list[tuple[str, str]]: ...
+
+    def papers(self, ids: Iterable[str]) -> dict[str, Paper]: ...
+
+
+@dataclass(frozen=True)
+class MatcherConfig:
+    """Thresholds: ``match_threshold`` (0-100, title similarity that counts as the same
+    title), ``min_confidence`` (0-1, to verify), ``year_tolerance`` (years)."""
+
+    match_threshold: float = 90.0
+    min_confidence: float = 0.9
+    year_tolerance: int = 1
+
+
+class TitleIndex:
+    """Normalised corpus titles, precomputed once: an exact dict (title -> corpus ids), the
+    list of distinct titles for rapidfuzz, and a sorted copy for subtitle (prefix) lookups."""
+
+    def __init__(self, entries: Iterable[tuple[str, str]]):
+        self.by_title: dict[str, list[str]] = {}
+        for cid, title in entries:
+            if title:
+                self.by_title.setdefault(title, []).append(cid)
+        self.titles: list[str] = list(self.by_title)
+        self.sorted_titles: list[str] = sorted(self.titles)
+
+    def __len__(self) -> int:
+        return len(self.titles)
+
+    def exact(self, norm: str) -> list[str]:
+        """Corpus ids whose normalised title equals ``norm``."""
+        return self.by_title.get(norm, [])
+
+    def extending(self, norm: str, limit: int = EXTENDING_LIMIT) -> list[str]:
+        """Normalised titles that are ``norm`` followed by more words (a subtitle)."""
+        key = norm + " "
+        i = bisect.bisect_left(self.sorted_titles, key)
+        out: list[str] = []
+        while i < len(self.sorted_titles) and self.sorted_titles[i].startswith(key) and len(out) < limit:
+            out.append(self.sorted_titles[i])
+            i += 1
+        return out
+
+    def fuzzy(self, norm: str, cutoff: float, limit: int = FUZZY_CANDIDATES) -> list[str]:
+        """Distinct titles scoring at least ``cutoff`` (0-100) by ratio or token_sort_ratio."""
+        found: dict[str, None] = {}
+        for scorer in (fuzz.ratio, fuzz.token_sort_ratio):
+            for title, _score, _ in process.extract(
+                norm, self.titles, scorer=scorer, processor=None, limit=limit, score_cutoff=cutoff
+            ):
+                found[title] = None
+        return list(found)
+
+
+FUNCTION_WORDS = frozenset(
+    "a an the of for in on at to and or with by from via using toward towards into over under "
+    "is are be as its their this that these those based".split()
+)
+"""Words whose addition or removal does not change which paper a title names (``not`` is
+deliberately absent)."""
+TYPO_TOKEN_RATIO = 80.0
+SPLIT_TYPO_RATIO = 85.0
+CONTENT_ONLY_FACTOR = 0.95
+SUBSTITUTION_CAP = 0.89
+
+
+def substituted_words(a_norm: str, b_norm: str) -> int:
+    """Content words of either title with no counterpart in the other. A word has a
+    counterpart when it is a function word, occurs inside the other title with spaces removed
+    (hyphenation: "pre training" / "pretraining"), is a 1-2 character edit of a word there
+    (rapidfuzz ratio >= ``TYPO_TOKEN_RATIO``), or (5+ letters) aligns with part of the other
+    title at partial_ratio >= ``SPLIT_TYPO_RATIO`` (a typo that split or merged words).
+    Returns the larger of the two sides' counts, so one replaced word counts 1."""
+    a_toks, b_toks = a_norm.split(), b_norm.split()
+
+    def unmatched(xs: list[str], ys: list[str]) -> int:
+        joined, yset, n = "".join(ys), set(ys), 0
+        for w in set(xs) - yset:
+            if w in FUNCTION_WORDS or (len(w) >= 2 and w in joined):
+                continue
+            if any(fuzz.ratio(w, y) >= TYPO_TOKEN_RATIO for y in yset):
+                continue
+            if len(w) >= 5 and fuzz.partial_ratio(w, joined) >= SPLIT_TYPO_RATIO:
+                continue
+            n += 1
+        return n
+
+    return max(unmatched(a_toks, b_toks), unmatched(b_toks, a_toks))
+
+
+def _content(norm: str) -> str:
+    return " ".join(w for w in norm.split() if w not in FUNCTION_WORDS)
+
+
+def title_similarity(a_norm: str, b_norm: str) -> float:
+    """Similarity in [0, 1] of two normalised titles: max of ratio, token_sort_ratio and
+    ratio with spaces removed (so "pre training" meets "pretraining"), divided by 100, and
+    ``CONTENT_ONLY_FACTOR`` times the ratio of the titles without function words ("Towards
+    X" vs "X"); capped
+    at ``SUBSTITUTION_CAP`` (below the default threshold) when a content word was replaced,
+    added or dropped (``substituted_words`` > 0), since a one-word change in a long title
+    scores high on character edits yet names another paper."""
+    if a_norm == b_norm:
+        return 1.0
+    s = max(
+        fuzz.ratio(a_norm, b_norm),
+        fuzz.token_sort_ratio(a_norm, b_norm),
+        fuzz.ratio(a_norm.replace(" ", ""), b_norm.replace(" ", "")),
+        CONTENT_ONLY_FACTOR * fuzz.ratio(_content(a_norm), _content(b_norm)),
+    ) / 100.0
+    if s > SUBSTITUTION_CAP and substituted_words(a_norm, b_norm):
+        s = SUBSTITUTION_CAP
+    return s
+
+
+class Matcher:
+    """Maps ``ExternalRecord``s to corpus papers; build once per corpus (``for_corpus``).
+
+    ``match(record) -> Match``; see the module docstring for the rules and the formula.
+    """
+
+    def __init__(self, corpus: CorpusLookup, config: MatcherConfig | None = None):
+        self.corpus = corpus
+        self.config = config or MatcherConfig()
+        self.index = TitleIndex(corpus.title_index())
+
+    _cache: "weakref.WeakKeyDictionary[object, Matcher]" = weakref.WeakKeyDictionary()
+
+    @classmethod
+    def for_corpus(cls, corpus: CorpusLookup, config: MatcherConfig | None = None) -> "Matcher":
+        """A matcher for ``corpus``, reusing the title index built for the same corpus object."""
+        config = config or MatcherConfig()
+        try:
+            m = cls._cache.get(corpus)
+        except TypeError:  # not weak-referenceable
+            return cls(corpus, config)
+        if m is None:
+            m = cls(corpus, config)
+            cls._cache[corpus] = m
+        elif m.config != config:
+            m = m.with_config(config)
+        return m
+
+    def with_config(self, config: MatcherConfig) -> "Matcher":
+        """The same index with other thresholds."""
+        m = object.__new__(Matcher)
+        m.corpus, m.config, m.index = self.corpus, config, self.index
+        return m
+
+    # ------------------------------------------------------------------ matching
+    def match(self, record: ExternalRecord) -> Match:
+        """The verdict for one record (never raises on odd input; an empty title and no id
+        gives ``not_found`` with a reason)."""
+        by_id = self._match_by_id(record)
+        if by_id is not None:
+            return by_id
+        norm = normalise_title(record.title or "")
+        if not norm:
+            return Match(status="not_found", reason="no title and no known external id")
+        candidates = self._title_candidates(record.title, norm)
+        if not candidates:
+            return Match(status="not_found", reason="no corpus title is similar")
+        papers = self.corpus.papers(list(candidates))
+        verdicts = []
+        for cid, (sim, method) in candidates.items():
+            paper = papers.get(cid)
+            if paper is None:
+                continue
+            if method == "title_main_extending":
+                # only a real subtitle: the corpus title's part before ":" is the reference title
+                corpus_main = main_title(paper.title)
+                if corpus_main is None or normalise_title(corpus_main) != norm:
+                    continue
+                method = "title_main"
+            verdicts.append(self._judge(record, paper, sim, method))
+        if not verdicts:
+            return Match(status="not_found", reason="candidate ids missing from corpus")
+        order = {"verified": 0, "metadata_mismatch": 1, "not_found": 2}
+        verdicts.sort(key=lambda m: (order[m.status], -m.confidence, -m.title_score))
+        return verdicts[0]
+
+    def _match_by_id(self, record: ExternalRecord) -> Match | None:
+        for kind in ID_KINDS:
+            raw = record.external_ids.get(kind)
+            value = normalise_external_id(kind, raw) if raw is not None else None
+            if not value:
+                continue
+            cid = self.corpus.find_by_external_id(kind, value)
+            if cid is None:
+                continue
+            paper = self.corpus.papers([cid]).get(cid)
+            if paper is None:
+                continue
+            sim = self._id_title_similarity(record.title, paper.title) if record.title else 1.0
+            mismatches = self._disagreements(record, paper)[0]
+            if record.title and sim * 100 < self.config.match_threshold - 30:
+                mismatches.insert(0, f"title: {record.title!r} vs corpus {paper.title!r}")
+            status = "metadata_mismatch" if mismatches else "verified"
+            return Match(
+                status=status, corpus_id=cid, method=kind, confidence=1.0 if not mismatches else round(sim, 4),
+                title_score=round(sim, 4), mismatches=mismatches,
+                reason=f"{kind} {value}" + (" but " + "; ".join(mismatches) if mismatches else ""),
+            )
+        return None
+
+    @staticmethod
+    def _id_title_similarity(ref_title: str, corpus_title: str) -> float:
+        a, b = normalise_title(ref_title), normalise_title(corpus_title)
+        sim = title_similarity(a, b)
+        mains = {normalise_title(m) for m in (main_title(ref_title), main_title(corpus_title)) if m}
+        if a in mains or b in mains:
+            sim = max(sim, SUBTITLE_SIMILARITY)
+        return sim
+
+    def _title_candidates(self, raw_title: str, norm: str) -> dict[str, tuple[float, str]]:
+        cands: dict[str, tuple[float, str]] = {}
+
+        def add(ids: Iterable[str], sim: float, method: str) -> None:
+            for cid in ids:
+                if cid not in cands or cands[cid][0] < sim:
+                    cands[cid] = (sim, method)
+
+        add(self.index.exact(norm), 1.0, "title_exact")
+        main = main_title(raw_title)
+        if main:  # the reference adds a subtitle the corpus title lacks
+            add(self.index.exact(normalise_title(main)), SUBTITLE_SIMILARITY, "title_main")
+        for t in self.index.extending(norm):  # the reference drops the corpus title's subtitle
+            add(self.index.exact(t), SUBTITLE_SIMILARITY, "title_main_extending")
+        cutoff = min(self.config.match_threshold, 80.0)
+        for t in self.index.fuzzy(norm, cutoff):
+            sim = title_similarity(norm, t)
+            add(self.index.exact(t), sim, "title_exact" if sim == 1.0 else "title_fuzzy")
+        return cands
+
+    def _disagreements(self, record: ExternalRecord, paper: Paper) -> tuple[list[str], float]:
+        """(mismatch descriptions, f_author * f_year) for ``record`` against ``paper``."""
+        mismatches: list[str] = []
+        factor = 1.0
+        rec_first = surname(record.authors[0]) if record.authors else ""
+        corpus_names = [surname(a.name) for a in paper.authors]
+        if not rec_first or not corpus_names:
+            factor *= UNKNOWN_FACTOR
+        elif fuzz.ratio(rec_first, corpus_names[0]) >= SURNAME_AGREE:
+            pass
+        elif any(fuzz.ratio(rec_first, n) >= SURNAME_AGREE for n in corpus_names[1:]):
+            factor *= UNKNOWN_FACTOR  # right author, other position
+        else:
+            factor *= DISAGREE_AUTHOR
+            mismatches.append(
+                f"authors: first author {record.authors[0]!r} vs corpus {paper.authors[0].name!r}"
+            )
+        if record.year is None or paper.year is None:
+            factor *= UNKNOWN_FACTOR
+        elif abs(record.year - paper.year) > self.config.year_tolerance:
+            factor *= DISAGREE_YEAR
+            mismatches.append(f"year: {record.year} vs corpus {paper.year}")
+        return mismatches, factor
+
+    def _judge(self, record: ExternalRecord, paper: Paper, sim: float, method: str) -> Match:
+        mismatches, factor = self._disagreements(record, paper)
+        confidence = round(min(1.0, sim * factor), 4)
+        if mismatches and sim * 100 >= self.config.match_threshold:
+            return Match(
+                status="metadata_mismatch", corpus_id=paper.corpus_id, method=method, confidence=confidence,
+                title_score=round(sim, 4), mismatches=mismatches,
+                reason=f"title similarity {sim:.2f} but " + "; ".join(mismatches),
+            )
+        if not mismatches and confidence >= self.config.min_confidence:
+            return Match(
+                status="verified", corpus_id=paper.corpus_id, method=method, confidence=confidence,
+                title_score=round(sim, 4),
+            )
+        return Match(
+            status="not_found", corpus_id=paper.corpus_id, method=method, confidence=confidence,
+            title_score=round(sim, 4), mismatches=mismatches,
+            reason=f"closest corpus title {paper.title!r} (similarity {sim:.2f}, confidence {confidence:.2f})",
+        )

@@ -1,0 +1,192 @@
+"""Read a reference list (BibTeX, RIS, CSL-JSON or plain titles) into ``Reference``s.
+
+The format is chosen by extension (``.bib``, ``.ris``, ``.json``, ``.txt``) and, for any other
+extension, by content (``@`` -> BibTeX, ``TY  -`` -> RIS, ``[``/``{`` -> CSL-JSON, else titles).
+Errors raise ``ReferenceParseError`` naming the file and the line or entry.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from .records import ExternalRecord
+
+RefFormat = Literal["bibtex", "ris", "csl-json", "titles"]
+
+
+class ReferenceParseError(ValueError):
+    """A reference file cannot be read; the message names the file and line or entry."""
+
+
+class Reference(BaseModel):
+    """One entry of a reference list: its key (BibTeX key, CSL id, or ``line N``), its 1-based
+    line in the file when known, and its bibliographic fields as an ``ExternalRecord``
+    (provider ``"bibliography"``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    key: str
+    line: int | None = None
+    record: ExternalRecord
+
+
+_YEAR = re.compile(r"(1[5-9]\d\d|20\d\d)")
+_ARXIV_IN_TEXT = re.compile(r"arxiv[:\s/]+(?:abs/)?(\d{4}\.\d{4,5}|[a-z\-]+/\d{7})", re.I)
+
+
+def _year(v: Any) -> int | None:
+    m = _YEAR.search(str(v)) if v not in (None, "") else None
+    return int(m.group(1)) if m else None
+
+
+def _clean(s: str) -> str:
+    s = re.sub(r"\\[a-zA-Z]+\s*(?=\{)", "", s)  # \emph{x} -> {x}
+    return " ".join(s.replace("{", "").replace("}", "").split())
+
+
+def _record(title: str, authors: list[str], year: int | None, venue: str | None,
+            ids: dict[str, str], key: str) -> ExternalRecord:
+    return ExternalRecord(
+        title=_clean(title), authors=[_clean(a) for a in authors if a.strip()], year=year,
+        venue=_clean(venue) if venue else None, external_ids={k: v for k, v in ids.items() if v},
+        provider="bibliography", provider_id=key,
+    )
+
+
+def detect_format(path: Path, text: str) -> RefFormat:
+    """The format of a reference file, by extension then by content."""
+    suffix = path.suffix.lower()
+    by_ext = {".bib": "bibtex", ".bibtex": "bibtex", ".ris": "ris", ".json": "csl-json", ".txt": "titles"}
+    if suffix in by_ext:
+        return by_ext[suffix]  # type: ignore[return-value]
+    head = text.lstrip()
+    if head.startswith("@"):
+        return "bibtex"
+    if re.match(r"TY  - ", head):
+        return "ris"
+    if head[:1] in "[{":
+        return "csl-json"
+    return "titles"
+
+
+def _bibtex(path: Path, text: str) -> list[Reference]:
+    import bibtexparser
+    lib = bibtexparser.parse_string(text)
+    if lib.failed_blocks:
+        b = lib.failed_blocks[0]
+        err = getattr(b, "error", None)
+        detail = getattr(err, "abort_reason", None) or str(err or "") or type(err).__name__
+        first_line = detail.strip().splitlines()[0] if detail.strip() else "unparseable block"
+        raise ReferenceParseError(
+            f"{path}:{b.start_line + 1}: BibTeX entry cannot be parsed ({first_line}); "
+            f"{len(lib.failed_blocks)} bad block(s) in all"
+        )
+    refs = []
+    for e in lib.entries:
+        f = {k.lower(): str(v.value) for k, v in e.fields_dict.items()}
+        where = f"{path}:{e.start_line + 1}: entry {e.key!r}"
+        if not f.get("title"):
+            raise ReferenceParseError(f"{where} has no title")
+        authors = [a for a in re.split(r"\s+and\s+", f.get("author", "")) if a.strip()]
+        ids = {"doi": f.get("doi", "")}
+        eprint = f.get("eprint", "")
+        if eprint and ("arxiv" in f.get("archiveprefix", "").lower() or re.fullmatch(r"\d{4}\.\d{4,5}(v\d+)?", eprint)):
+            ids["arxiv"] = eprint
+        m = _ARXIV_IN_TEXT.search(" ".join(f.get(k, "") for k in ("url", "journal", "note", "howpublished")))
+        if m and "arxiv" not in ids:
+            ids["arxiv"] = m.group(1)
+        if f.get("pmid"):
+            ids["pubmed"] = f["pmid"]
+        venue = f.get("journal") or f.get("booktitle")
+        refs.append(Reference(key=e.key, line=e.start_line + 1,
+                              record=_record(f["title"], authors, _year(f.get("year")), venue, ids, e.key)))
+    return refs
+
+
+def _ris(path: Path, text: str) -> list[Reference]:
+    import rispy
+    starts = [i + 1 for i, line in enumerate(text.splitlines()) if line.startswith("TY  -")]
+    try:
+        entries = rispy.loads(text)
+    except Exception as exc:  # rispy raises several types for malformed input
+        raise ReferenceParseError(f"{path}: RIS cannot be parsed ({exc})") from exc
+    if not entries and text.strip():
+        raise ReferenceParseError(f"{path}:1: no RIS entries (each must start with 'TY  - ')")
+    refs = []
+    for i, e in enumerate(entries):
+        line = starts[i] if i < len(starts) else None
+        title = e.get("title") or e.get("primary_title") or e.get("translated_title")
+        if not title:
+            raise ReferenceParseError(f"{path}:{line}: RIS entry {i + 1} has no title (TI/T1)")
+        authors = list(e.get("first_authors") or []) + list(e.get("authors") or [])
+        year = _year(e.get("year") or e.get("publication_year") or e.get("date"))
+        ids = {"doi": e.get("doi", "")}
+        m = _ARXIV_IN_TEXT.search(" ".join(e.get("urls") or []) + " " + str(e.get("url", "")))
+        if m:
+            ids["arxiv"] = m.group(1)
+        venue = e.get("journal_name") or e.get("secondary_title")
+        key = e.get("id") or f"entry {i + 1}"
+        refs.append(Reference(key=str(key), line=line, record=_record(title, authors, year, venue, ids, str(key))))
+    return refs
+
+
+def _csl_name(a: dict[str, Any]) -> str:
+    if a.get("family"):
+        return f"{a['family']}, {a.get('given', '')}".strip(", ")
+    return str(a.get("literal", ""))
+
+
+def _csl(path: Path, text: str) -> list[Reference]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ReferenceParseError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from exc
+    if isinstance(data, dict):
+        data = data.get("items", [data])
+    if not isinstance(data, list):
+        raise ReferenceParseError(f"{path}: CSL-JSON must be a list of items")
+    refs = []
+    for i, item in enumerate(data):
+        key = str(item.get("id", f"item {i + 1}")) if isinstance(item, dict) else f"item {i + 1}"
+        if not isinstance(item, dict) or not item.get("title"):
+            raise ReferenceParseError(f"{path}: CSL-JSON item {i + 1} ({key}) has no title")
+        try:
+            year = _year(((item.get("issued") or {}).get("date-parts") or [[None]])[0][0])
+        except (AttributeError, IndexError, TypeError):
+            year = _year((item.get("issued") or {}).get("raw") if isinstance(item.get("issued"), dict) else None)
+        authors = [_csl_name(a) for a in item.get("author") or [] if isinstance(a, dict)]
+        ids = {"doi": item.get("DOI", ""), "pubmed": str(item.get("PMID", ""))}
+        m = _ARXIV_IN_TEXT.search(str(item.get("URL", "")) + " " + str(item.get("number", "")))
+        if m:
+            ids["arxiv"] = m.group(1)
+        refs.append(Reference(key=key, line=None, record=_record(
+            item["title"], authors, year, item.get("container-title"), ids, key)))
+    return refs
+
+
+def _titles(path: Path, text: str) -> list[Reference]:
+    refs = []
+    for i, line in enumerate(text.splitlines(), start=1):
+        title = line.strip()
+        if not title or title.startswith("#"):
+            continue
+        refs.append(Reference(key=f"line {i}", line=i, record=_record(title, [], None, None, {}, f"line {i}")))
+    return refs
+
+
+def read_references(path: str | Path, fmt: RefFormat | None = None) -> tuple[RefFormat, list[Reference]]:
+    """``(format, references)`` of a reference file. Raises ``ReferenceParseError`` (file and
+    line/entry named) for unreadable files, syntax errors and entries without a title."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ReferenceParseError(f"{path}: cannot read ({exc})") from exc
+    fmt = fmt or detect_format(path, text)
+    reader = {"bibtex": _bibtex, "ris": _ris, "csl-json": _csl, "titles": _titles}[fmt]
+    return fmt, reader(path, text)
