@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from litnav.cli.common import SetOpt, SettingsOpt, clean_errors, fail, settings_from
+from litnav.cli.common import SetOpt, SettingsOpt, clean_errors, fail, settings_from, make_console
 
 
 def register(app: typer.Typer) -> None:
@@ -24,7 +24,6 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Ingest SOURCE files into the corpus; files already ingested are skipped."""
         from litnav.corpus import CorpusError
-        from rich.console import Console
         from rich.table import Table
 
         from litnav.ingest import FormatError, build
@@ -36,7 +35,7 @@ def register(app: typer.Typer) -> None:
             mapping = parse_mapping(map_)
         with clean_errors(SourceError, FormatError, CorpusError, OSError):
             report = build(sources, corpus, fmt=fmt, settings=settings, progress=not no_progress, mapping=mapping)
-        console = Console()
+        console = make_console()
         table = Table(title=f"litnav build -> {corpus}")
         table.add_column("what")
         table.add_column("count / seconds", justify="right")

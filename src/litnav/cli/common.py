@@ -10,7 +10,19 @@ from typing import Iterator
 import typer
 from rich.console import Console
 
-err_console = Console(stderr=True)
+NON_TTY_WIDTH = 160
+"""Console width used when the stream is not a terminal (pipes, files, CI): output then does not
+depend on ``COLUMNS`` or the terminal, and plain messages are never wrapped."""
+
+
+def make_console(stderr: bool = False) -> Console:
+    """A rich Console for stdout (or stderr) that, when the stream is not a terminal, has a fixed
+    width (``NON_TTY_WIDTH``) and does not wrap printed text, so tests and pipes see the same
+    output at any ``COLUMNS``. On a terminal it follows the terminal's width."""
+    stream = sys.stderr if stderr else sys.stdout
+    if stream.isatty():
+        return Console(stderr=stderr)
+    return Console(stderr=stderr, width=NON_TTY_WIDTH, soft_wrap=True)
 
 SettingsOpt = typer.Option(None, "--settings", help="Settings file (JSON or TOML).", exists=False)
 SetOpt = typer.Option(None, "--set", help="Override a setting: group.field=value (repeatable).")
@@ -28,7 +40,7 @@ def settings_from(file: Path | None, overrides: list[str] | None):
 
 def fail(message: str, code: int = 1) -> None:
     """Print ``error: message`` to stderr and exit with ``code``."""
-    err_console.print(f"[bold red]error:[/bold red] {message}", highlight=False)
+    make_console(stderr=True).print(f"[bold red]error:[/bold red] {message}", highlight=False)
     raise typer.Exit(code)
 
 

@@ -6,10 +6,9 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.console import Console
 from rich.rule import Rule
 
-from litnav.cli.common import SetOpt, SettingsOpt, open_corpus, settings_from
+from litnav.cli.common import SetOpt, SettingsOpt, open_corpus, settings_from, make_console
 
 
 def demo_cmd(
@@ -27,7 +26,7 @@ def demo_cmd(
     from litnav.session.render import print_session
     from litnav.session.io import write_session
 
-    console = Console()
+    console = make_console()
     settings = settings_from(settings_file, overrides)
     fresh = not corpus.exists()
     if fresh:

@@ -7,9 +7,8 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.console import Console
 
-from litnav.cli.common import SetOpt, SettingsOpt, clean_errors, fail, open_corpus, settings_from
+from litnav.cli.common import SetOpt, SettingsOpt, clean_errors, fail, open_corpus, settings_from, make_console
 
 
 def search_cmd(
@@ -41,10 +40,10 @@ def search_cmd(
     with clean_errors(WorkflowError, LLMError, ValueError):
         wf = load_workflow(workflow) if workflow else None
         session = search(query, c, settings, workflow=wf, rounds=rounds, top_k=top, progress=True)
-    print_session(session, Console(), rationales=rationales)
+    print_session(session, make_console(), rationales=rationales)
     out = json_out or Path("litnav-session.json")
     write_session(session, out)
-    Console(stderr=True).print(f"session written to {out} (audit it with `litnav audit {out}`)")
+    make_console(stderr=True).print(f"session written to {out} (audit it with `litnav audit {out}`)")
 
 
 def plan_cmd(
@@ -64,7 +63,7 @@ def plan_cmd(
     with clean_errors(ValueError):
         checklist = parse_intent(query, venues=c.venues())
     workflow = plan_workflow(checklist, settings)
-    console = Console()
+    console = make_console()
     console.print(describe(checklist))
     text = workflow.model_dump_json(indent=2)
     if out:
@@ -91,7 +90,7 @@ def audit_cmd(
         results = [r for r in results if r.corpus_id == paper]
         if not results:
             fail(f"{session_file}: no result with corpus_id {paper!r}")
-    console = Console()
+    console = make_console()
     console.print(f"intent: {session.intent}")
     console.print(checklist_table(session))
     if paper is None:

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import typer
-from litnav.cli.common import fail, open_corpus
+from litnav.cli.common import fail, open_corpus, make_console
 
 
 def paper_view(c, corpus_id: str) -> dict | None:
@@ -50,9 +50,8 @@ def register(app: typer.Typer) -> None:
         if as_json:
             typer.echo(json.dumps(view, indent=2, default=str))
             return
-        from rich.console import Console
 
-        con = Console()
+        con = make_console()
         p = view["paper"]
         con.print(f"[bold]{p['title']}[/bold]  ({p['corpus_id']})")
         con.print(f"{', '.join(a['name'] for a in p['authors'])}")

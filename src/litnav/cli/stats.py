@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import typer
-from litnav.cli.common import open_corpus
+from litnav.cli.common import open_corpus, make_console
 
 
 def register(app: typer.Typer) -> None:
@@ -31,7 +31,6 @@ def register(app: typer.Typer) -> None:
                 stats["rejected"] = [{"source_file": f, "line": line, "reason": r} for _, f, line, r in rejected]
             typer.echo(json.dumps(stats, indent=2, default=str))
             return
-        from rich.console import Console
         from rich.table import Table
 
         if rejected:
@@ -40,11 +39,11 @@ def register(app: typer.Typer) -> None:
                 listing.add_column(col, overflow="fold")
             for _, f, line, r in rejected:
                 listing.add_row(f, str(line), r)
-            Console().print(listing)
+            make_console().print(listing)
 
         table = Table(title=str(corpus))
         table.add_column("what")
         table.add_column("value", justify="right")
         for k, v in stats.items():
             table.add_row(k, json.dumps(v, default=str) if isinstance(v, (dict, list)) else str(v))
-        Console().print(table)
+        make_console().print(table)

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from litnav.cli.common import fail, SetOpt, SettingsOpt, clean_errors, open_corpus, settings_from
+from litnav.cli.common import fail, SetOpt, SettingsOpt, clean_errors, open_corpus, settings_from, make_console
 
 _STATUS = {"verified": "[green]verified[/green]", "metadata_mismatch": "[yellow]metadata mismatch[/yellow]",
            "not_found": "[red]not in corpus[/red]"}
@@ -25,7 +25,6 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Match every reference to the corpus: which are real corpus records, which are not in
         the corpus (possibly fabricated), which disagree on year or authors."""
-        from rich.console import Console
         from rich.table import Table
 
         from litnav.web import ReferenceParseError, verify_references
@@ -39,7 +38,7 @@ def register(app: typer.Typer) -> None:
             c.close()
         if not report.references:
             fail(f"{refs}: no references found (read as {report.format}); nothing was verified")
-        console = Console()
+        console = make_console()
         table = Table(title=f"litnav verify {refs} ({report.format}) against {corpus}")
         for col in ("#", "reference", "status", "corpus_id", "corpus title", "year", "how / why"):
             table.add_column(col, overflow="fold")
