@@ -33,8 +33,18 @@ def _module_name(path: Path) -> str:
     return ".".join(rel.parts).removesuffix(".__init__")
 
 
+def _all_modules() -> set[str]:
+    return {_module_name(p) for p in PACKAGE.rglob("*.py")}
+
+
+MODULES = _all_modules()
+
+
 def _imports(path: Path) -> set[str]:
-    """Every litnav module imported anywhere in the file (module level or inside functions)."""
+    """Every litnav module imported anywhere in the file (module level or inside functions).
+
+    ``from P import x`` counts as importing module ``P.x`` when that module exists (as Python
+    does), else as importing ``P``."""
     module = _module_name(path)
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found: set[str] = set()
@@ -46,10 +56,13 @@ def _imports(path: Path) -> set[str]:
                 base = package.split(".")
                 base = base[: len(base) - node.level + 1]
                 target = ".".join(base + ([node.module] if node.module else []))
-                found.add(target)
             elif node.module:
-                found.add(node.module)
-                found |= {f"{node.module}.{a.name}" for a in node.names if node.module == "litnav"}
+                target = node.module
+            else:
+                continue
+            for alias in node.names:
+                sub = f"{target}.{alias.name}"
+                found.add(sub if sub in MODULES else target)
     return {m for m in found if m == "litnav" or m.startswith("litnav.")}
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import shutil
 import time
-from typing import TYPE_CHECKING
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -17,14 +17,12 @@ from tqdm.auto import tqdm
 
 from litnav.corpus.chunking import Chunker, layout
 from litnav.corpus.encoder import Encoder
-from litnav.corpus.errors import ModelMismatchError
+from litnav.corpus.errors import ModelMismatchError, mismatch_message
 from litnav.corpus.lexical import BM25_DIR, build_bm25
 from litnav.corpus.schema import CHUNK_CACHE_DIR, INDEX_DIR
 from litnav.corpus.store import get_meta, register, set_meta, unregister
-from litnav.corpus.vectors import build_index, choose_kind, index_files_present, save_index
-
-if TYPE_CHECKING:
-    from litnav.corpus.writer import CorpusWriter
+from litnav.core.settings import CorpusSettings
+from litnav.corpus.vectors import build_index, choose_kind, index_files_present, load_vectors, save_index
 
 CHUNK_BATCH = 2000
 EMBED_BATCH = 2048
@@ -34,38 +32,30 @@ EMBED_TEXT_SQL = "coalesce(p.title, '') || CASE WHEN a.abstract IS NULL THEN '' 
 """The text embedded for a paper: title, newline, abstract. Its md5 is the stored ``text_hash``."""
 
 
-def mismatch_message(directory, stored: dict, current: dict) -> str:
-    """Explanation for :class:`ModelMismatchError`, with the ways out."""
-    return (
-        f"corpus {directory} was embedded with model {stored.get('name')} (dim {stored.get('dim')}, "
-        f"weights {str(stored.get('weights_hash'))[:12]}), but the encoder is {current['name']} "
-        f"(dim {current['dim']}, weights {current['weights_hash'][:12]}). Vectors of different models "
-        f"are never mixed: rebuild into a new directory (`litnav build ... --corpus NEW_DIR`) or re-embed "
-        f"this one in place (`litnav build ... --reembed`, i.e. CorpusWriter.finalize(reembed=True)).")
-
-
 def _stored_vectors(conn) -> bool:
     return conn.execute("SELECT (SELECT count(*) FROM vectors) + (SELECT count(*) FROM chunk_vectors)").fetchone()[0] > 0
 
 
-def finalize(w: CorpusWriter, progress: bool = True, reembed: bool = False) -> dict[str, float]:
-    """Run all build stages on writer ``w``; returns seconds per stage (see CorpusWriter.finalize)."""
-    conn, s = w.conn, w.settings
+def finalize(directory: Path, conn, s: CorpusSettings, progress: bool = True,
+             reembed: bool = False) -> dict[str, float]:
+    """Run all build stages on the corpus at ``directory`` through its open read-write DuckDB
+    connection ``conn`` (the caller holds the writer lock); returns seconds per stage
+    (see :meth:`CorpusWriter.finalize`)."""
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     encoder = Encoder.from_settings(s)
     ident = encoder.identity()
     stored = get_meta(conn, "model")
     if stored and stored != ident and _stored_vectors(conn) and not reembed:
-        raise ModelMismatchError(mismatch_message(w.directory, stored, ident))
-    changed = bool(get_meta(conn, "indexes_dirty", True)) or not index_files_present(w.directory / INDEX_DIR)
+        raise ModelMismatchError(mismatch_message(directory, stored, ident))
+    changed = bool(get_meta(conn, "indexes_dirty", True)) or not index_files_present(directory / INDEX_DIR)
     if reembed or (stored and stored != ident):
         conn.execute("BEGIN TRANSACTION")
         conn.execute("DELETE FROM vectors")
         conn.execute("DELETE FROM chunk_vectors")
         set_meta(conn, "indexes_dirty", True)
         conn.execute("COMMIT")
-        shutil.rmtree(w.directory / CHUNK_CACHE_DIR, ignore_errors=True)
+        shutil.rmtree(directory / CHUNK_CACHE_DIR, ignore_errors=True)
         changed = True
     set_meta(conn, "model", ident)
     limit = min(s.chunk_tokens, encoder.max_tokens)
@@ -89,7 +79,7 @@ def finalize(w: CorpusWriter, progress: bool = True, reembed: bool = False) -> d
     stage("embed", lambda: embedded.__setitem__(0, _embed_abstracts(conn, encoder, progress)))
     changed = changed or embedded[0] > 0
     if changed:
-        stage("faiss", lambda: _build_faiss(w, progress))
+        stage("faiss", lambda: _build_faiss(directory, conn, s, progress))
     n_chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
     mode = s.chunk_embeddings
     if mode == "auto":
@@ -98,7 +88,7 @@ def finalize(w: CorpusWriter, progress: bool = True, reembed: bool = False) -> d
         stage("chunk_vectors", lambda: _embed_chunks(conn, encoder, progress))
     set_meta(conn, "chunk_vectors_mode", mode)
     if changed:
-        stage("bm25", lambda: _build_bm25(w, progress))
+        stage("bm25", lambda: _build_bm25(directory, conn, progress))
     set_meta(conn, "indexes_dirty", False)
     conn.execute("CHECKPOINT")
     timings["total"] = round(time.perf_counter() - t0, 3)
@@ -217,26 +207,15 @@ def _embed_abstracts(conn, encoder: Encoder, progress: bool) -> int:
     return len(todo)
 
 
-def load_vectors(conn, where: str = "", params: list | None = None) -> tuple[list[str], np.ndarray]:
-    """``(ids, float32 [n, dim])`` from the vectors table, ordered by corpus_id."""
-    t = conn.sql(f"SELECT corpus_id, vec FROM vectors {where} ORDER BY corpus_id", params=params).to_arrow_table()
-    ids = t.column("corpus_id").to_pylist()
-    if not ids:
-        return [], np.zeros((0, 0), dtype=np.float32)
-    flat = t.column("vec").combine_chunks().flatten().to_numpy(zero_copy_only=False)
-    return ids, np.ascontiguousarray(flat.reshape(len(ids), -1), dtype=np.float32)
-
-
-def _build_faiss(w: CorpusWriter, progress: bool) -> None:
-    s = w.settings
-    ids, vecs = load_vectors(w.conn)
+def _build_faiss(directory: Path, conn, s: CorpusSettings, progress: bool) -> None:
+    ids, vecs = load_vectors(conn)
     kind = choose_kind(s.faiss_index, len(ids), s.ivf_threshold)
     if not ids:
-        vecs = np.zeros((0, get_meta(w.conn, "model")["dim"]), dtype=np.float32)
+        vecs = np.zeros((0, get_meta(conn, "model")["dim"]), dtype=np.float32)
     with tqdm(total=1, desc=f"faiss ({kind})", disable=not progress) as bar:
-        save_index(w.directory / INDEX_DIR, build_index(vecs, kind, s.ivf_nprobe), ids)
+        save_index(directory / INDEX_DIR, build_index(vecs, kind, s.ivf_nprobe), ids)
         bar.update(1)
-    set_meta(w.conn, "faiss", {"kind": kind, "n": len(ids)})
+    set_meta(conn, "faiss", {"kind": kind, "n": len(ids)})
 
 
 def _embed_chunks(conn, encoder: Encoder, progress: bool) -> None:
@@ -259,11 +238,11 @@ def _embed_chunks(conn, encoder: Encoder, progress: bool) -> None:
     bar.close()
 
 
-def _build_bm25(w: CorpusWriter, progress: bool) -> None:
-    rows = w.conn.execute(
+def _build_bm25(directory: Path, conn, progress: bool) -> None:
+    rows = conn.execute(
         "SELECT p.corpus_id, coalesce(p.title, '') || ' ' || coalesce(a.abstract, '') "
         "FROM papers p LEFT JOIN abstracts a USING (corpus_id) ORDER BY p.corpus_id").fetchall()
     if not rows:
         return
-    build_bm25(w.directory / INDEX_DIR, [r[0] for r in rows], [r[1] for r in rows], show_progress=progress)
-    set_meta(w.conn, "bm25", {"n": len(rows), "dir": BM25_DIR})
+    build_bm25(directory / INDEX_DIR, [r[0] for r in rows], [r[1] for r in rows], show_progress=progress)
+    set_meta(conn, "bm25", {"n": len(rows), "dir": BM25_DIR})

@@ -16,3 +16,13 @@ class ModelMismatchError(CorpusError):
 
     Vectors of two models are never mixed: rebuild into a new directory, or re-embed in place.
     """
+
+
+def mismatch_message(directory, stored: dict, current: dict) -> str:
+    """Explanation for :class:`ModelMismatchError`, with the ways out."""
+    return (
+        f"corpus {directory} was embedded with model {stored.get('name')} (dim {stored.get('dim')}, "
+        f"weights {str(stored.get('weights_hash'))[:12]}), but the encoder is {current['name']} "
+        f"(dim {current['dim']}, weights {current['weights_hash'][:12]}). Vectors of different models "
+        f"are never mixed: rebuild into a new directory (`litnav build ... --corpus NEW_DIR`) or re-embed "
+        f"this one in place (`litnav build ... --reembed`, i.e. CorpusWriter.finalize(reembed=True)).")

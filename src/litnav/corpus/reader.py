@@ -17,14 +17,14 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-from litnav.corpus.build import load_vectors, mismatch_message
 from litnav.corpus.encoder import Encoder
-from litnav.corpus.errors import CorpusError, ModelMismatchError
+from litnav.corpus.errors import CorpusError, ModelMismatchError, mismatch_message
 from litnav.corpus.records import EXTERNAL_ID_KINDS, Chunk, Citation, Hit, Paper
 from litnav.corpus.rows import PAPER_SELECT, paper_from_row
 from litnav.corpus.schema import CHUNK_CACHE_DIR, INDEX_DIR
 from litnav.core.settings import CorpusSettings
 from litnav.corpus.store import connect, get_meta, register, unregister
+from litnav.corpus.vectors import load_vectors
 from litnav.corpus.text import normalise_external_id, normalise_title
 
 CHUNK_CACHE_PAPERS = 4096

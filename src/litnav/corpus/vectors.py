@@ -71,3 +71,13 @@ def load_index(directory: Path, nprobe: int = 32):
 def index_files_present(directory: Path) -> bool:
     """True when both index files exist."""
     return (directory / INDEX_FILE).is_file() and (directory / IDS_FILE).is_file()
+
+
+def load_vectors(conn, where: str = "", params: list | None = None) -> tuple[list[str], np.ndarray]:
+    """``(ids, float32 [n, dim])`` from the vectors table, ordered by corpus_id."""
+    t = conn.sql(f"SELECT corpus_id, vec FROM vectors {where} ORDER BY corpus_id", params=params).to_arrow_table()
+    ids = t.column("corpus_id").to_pylist()
+    if not ids:
+        return [], np.zeros((0, 0), dtype=np.float32)
+    flat = t.column("vec").combine_chunks().flatten().to_numpy(zero_copy_only=False)
+    return ids, np.ascontiguousarray(flat.reshape(len(ids), -1), dtype=np.float32)

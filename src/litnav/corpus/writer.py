@@ -109,12 +109,17 @@ class CorpusWriter:
         self._in_source = False
 
     @classmethod
-    def open(cls, path: str | Path, settings: CorpusSettings | None = None) -> CorpusWriter:
+    def open(cls, path: str | Path, settings: CorpusSettings | None = None,
+             allow_settings_change: bool = False) -> CorpusWriter:
         """Open (creating if needed) the corpus at ``path`` for writing and take its writer lock.
 
-        ``settings`` None = the settings stored in the corpus (or defaults for a new one); given
-        settings are stored. Raises :class:`CorpusLockedError` when another writer holds the lock,
-        :class:`CorpusError` when ``path`` is a non-empty directory that is not a corpus.
+        ``settings`` None = the settings stored in the corpus (or defaults for a new one); of given
+        settings only the explicitly set fields override the stored ones (see
+        :func:`corpus.identity.merge_settings`), and the result is stored. Raises
+        :class:`CorpusLockedError` when another writer holds the lock, :class:`SettingsChangeError`
+        (nothing stored) when an explicit model or chunk size differs from the corpus's and
+        ``allow_settings_change`` is False, :class:`CorpusError` when ``path`` is a non-empty
+        directory that is not a corpus.
         """
         directory = Path(path)
         if directory.exists() and not directory.is_dir():
@@ -131,9 +136,15 @@ class CorpusWriter:
         except BaseException:
             lock.release()
             raise
-        stored = get_meta(conn, "settings")
-        if settings is None:
-            settings = CorpusSettings.model_validate(stored) if stored else CorpusSettings()
+        from litnav.corpus.identity import merge_settings
+
+        try:
+            settings = merge_settings(directory, get_meta(conn, "settings"), settings, get_meta(conn, "model"),
+                                      allow_change=allow_settings_change)
+        except BaseException:
+            conn.close()
+            lock.release()
+            raise
         set_meta(conn, "settings", settings.model_dump(mode="json"))
         return cls(directory, conn, lock, settings)
 
@@ -196,7 +207,7 @@ class CorpusWriter:
 
         if self._in_source:
             raise CorpusError("finalize called inside a source block")
-        return finalize(self, progress=progress, reembed=reembed)
+        return finalize(self.directory, self.conn, self.settings, progress=progress, reembed=reembed)
 
     def reembed(self, progress: bool = True) -> dict[str, float]:
         """Re-embed everything with the current settings' model (``finalize(reembed=True)``)."""
