@@ -21,6 +21,8 @@ def register(app: typer.Typer) -> None:
         set_: Optional[list[str]] = SetOpt,
         settings_file: Optional[Path] = SettingsOpt,
         no_progress: bool = typer.Option(False, "--no-progress", help="Hide the progress bars."),
+        reembed: bool = typer.Option(False, "--reembed", help="Allow --set to change the corpus's model or chunk "
+                                     "size: re-chunk and re-embed the whole corpus with the new settings."),
     ) -> None:
         """Ingest SOURCE files into the corpus; files already ingested are skipped."""
         from litnav.corpus import CorpusError
@@ -34,7 +36,8 @@ def register(app: typer.Typer) -> None:
         with clean_errors(MappingError):
             mapping = parse_mapping(map_)
         with clean_errors(SourceError, FormatError, CorpusError, OSError):
-            report = build(sources, corpus, fmt=fmt, settings=settings, progress=not no_progress, mapping=mapping)
+            report = build(sources, corpus, fmt=fmt, settings=settings, progress=not no_progress, mapping=mapping,
+                           reembed=reembed)
         console = make_console()
         table = Table(title=f"litnav build -> {corpus}")
         table.add_column("what")

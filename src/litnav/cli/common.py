@@ -38,6 +38,17 @@ def settings_from(file: Path | None, overrides: list[str] | None):
         fail(str(exc), code=2)
 
 
+class _ErrConsole:
+    """``err_console.print(...)``: a stderr console made at each use (see :func:`make_console`), so it
+    follows the stream the command runs with (a test runner swaps it)."""
+
+    def __getattr__(self, name: str):
+        return getattr(make_console(stderr=True), name)
+
+
+err_console = _ErrConsole()
+
+
 def fail(message: str, code: int = 1) -> None:
     """Print ``error: message`` to stderr and exit with ``code``."""
     make_console(stderr=True).print(f"[bold red]error:[/bold red] {message}", highlight=False)
@@ -65,7 +76,7 @@ def open_corpus(path: Path, settings=None, *, require_indexes: bool = True):
         if settings is not None and settings.corpus.model_path:
             from litnav.corpus import Encoder
 
-            encoder = Encoder(settings.corpus)
+            encoder = Encoder.from_settings(settings.corpus)
         corpus = Corpus.open(path, encoder=encoder)
     except CorpusError as exc:
         fail(str(exc))

@@ -36,14 +36,23 @@ def search_cmd(
     settings = settings_from(settings_file, overrides)
     ask = sys.stdin.isatty() if interactive is None else interactive
     settings = settings.model_copy(update={"navigator": settings.navigator.model_copy(update={"interactive": ask})})
+    from litnav.corpus import CorpusError
+
     c = open_corpus(corpus, settings)
-    with clean_errors(WorkflowError, LLMError, ValueError):
+    with clean_errors(WorkflowError, LLMError, ValueError, CorpusError):
         wf = load_workflow(workflow) if workflow else None
         session = search(query, c, settings, workflow=wf, rounds=rounds, top_k=top, progress=True)
-    print_session(session, make_console(), rationales=rationales)
     out = json_out or Path("litnav-session.json")
-    write_session(session, out)
+    # written before anything is printed: a closed pipe (`litnav search ... | head`) keeps the session
+    with clean_errors(OSError):
+        write_session(session, out)
     make_console(stderr=True).print(f"session written to {out} (audit it with `litnav audit {out}`)")
+    try:
+        print_session(session, make_console(), rationales=rationales)
+    except BrokenPipeError:  # the reader went away; the session is already on disk
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def plan_cmd(

@@ -56,7 +56,7 @@ def run_evaluation(
     if not ks or ks[0] < 1:
         raise ValueError(f"cut-offs must be positive integers, got {list(ks)}")
     benchmark = load_benchmark(bench, queries=queries, qrels=qrels).limit(limit)
-    encoder = Encoder(settings.corpus) if settings.corpus.model_path else None
+    encoder = Encoder.from_settings(settings.corpus) if settings.corpus.model_path else None
     corpus = Corpus.open(corpus_dir, encoder=encoder)
     try:
         built = make_systems(names, corpus, settings, depth=max(ks))

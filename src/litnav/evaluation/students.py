@@ -26,7 +26,7 @@ def compare_students(corpus_dir: str | Path, bench: str | Path, student: str | P
     new = Settings.model_validate(tree)
     ks = sorted(set(ks))
     benchmark = load_benchmark(bench).limit(limit)
-    corpus = Corpus.open(corpus_dir, encoder=Encoder(settings.corpus) if settings.corpus.model_path else None)
+    corpus = Corpus.open(corpus_dir, encoder=Encoder.from_settings(settings.corpus) if settings.corpus.model_path else None)
     try:
         systems = [LitnavSystem(corpus, settings, max(ks), name="litnav[default]"),
                    LitnavSystem(corpus, new, max(ks), name="litnav[new]")]

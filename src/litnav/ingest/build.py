@@ -220,6 +220,7 @@ def build(
     mapping: dict[str, str] | None = None,
     batch_size: int = 2000,
     finalize: bool = True,
+    reembed: bool = False,
 ) -> BuildReport:
     """Ingest ``sources`` (files, directories, globs; plain/.gz/.zst) into ``corpus_dir``.
 
@@ -229,7 +230,10 @@ def build(
     generic reader's ``target -> source field``. Units already in the manifest (same key, size
     and sha256) are skipped; each other unit is written in one transaction, so an interrupted
     build leaves whole units only and a re-run completes it. ``finalize=False`` stops before
-    finalize (benchmarks time it apart). Raises ``SourceError``/``FormatError`` for bad sources.
+    finalize (benchmarks time it apart). Explicit ``settings`` fields override the corpus's stored
+    settings; one that changes the model or the chunk size raises ``SettingsChangeError`` before
+    anything is stored unless ``reembed`` (then every chunk and vector is remade with the new
+    settings). Raises ``SourceError``/``FormatError`` for bad sources.
     """
     from litnav.corpus import CorpusWriter
     from tqdm.auto import tqdm
@@ -250,7 +254,7 @@ def build(
     fingerprint_units(units)
     report.seconds["fingerprint"] = time.perf_counter() - t0
 
-    with CorpusWriter.open(corpus_dir, corpus_settings) as writer:
+    with CorpusWriter.open(corpus_dir, corpus_settings, allow_settings_change=reembed) as writer:
         todo = [u for u in units if not writer.is_ingested(u.key, u.print.size, u.print.sha256)]
         report.skipped_files = [u.key for u in units if u not in todo]
         with ContentStore(workdir=None) as store:
@@ -279,7 +283,7 @@ def build(
             report.seconds["ingest"] = time.perf_counter() - t0
         if finalize:
             t0 = time.perf_counter()
-            stages = writer.finalize(progress=progress) or {}
+            stages = writer.finalize(progress=progress, reembed=reembed) or {}
             report.seconds.update({f"finalize.{k}": float(v) for k, v in stages.items()})
             report.seconds["finalize"] = time.perf_counter() - t0
     if finalize:
