@@ -6,6 +6,11 @@ targets are ``MAPPABLE``. Unmapped targets take the first source field present a
 ``DEFAULT_SOURCES``. A list abstract (sentences) is joined with spaces; authors may be strings or
 objects with ``name`` or ``first``/``last``. When the id comes from an ``acl_id``/``acl`` field,
 the corpus id is the ACL id and year and venue are derived from it where missing.
+
+``citations`` is a list of the ids of the papers this record cites (S2 ``outbound_citations``,
+``references`` as a list of ids, OpenAlex ``referenced_works``); each becomes a citation edge
+``record -> id`` that the corpus keeps when the cited id is (or later becomes) a corpus paper.
+Lists of objects (``[{"paperId": ...}]``, ``[{"id": ...}]``) are read by their id key.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from litnav.corpus.records import Document
+from litnav.corpus.records import BibReference, Document
 
 from litnav.ingest.io import iter_records
 from litnav.ingest.papers import external_ids, make_paper, parse_date
@@ -42,6 +47,7 @@ DEFAULT_SOURCES: dict[str, tuple[str, ...]] = {
     "pmc": ("pmc_id", "pmcid", "pmc"),
     "mag": ("mag_id", "mag"),
     "s2": ("corpusid", "corpus_id"),
+    "citations": ("outbound_citations", "references", "referenced_works", "cited_ids"),
 }
 MAPPABLE = tuple(DEFAULT_SOURCES)
 """Targets accepted by ``--map target=source``."""
@@ -175,6 +181,29 @@ def _id(value: Any, field: str) -> str:
     return str(value).strip()
 
 
+_REF_ID_KEYS = ("id", "paperId", "paper_id", "corpus_id", "corpusId", "cited_id")
+
+
+def _cited_ids(value: Any, field: str, own_id: str) -> list[str]:
+    """A citations field -> the distinct cited ids (own id dropped); raises ``ValueError``
+    naming ``field`` when it is not a list of ids or of objects carrying one."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ValueError(f"field {field!r}: expected a list of cited paper ids")
+    out: dict[str, None] = {}
+    for item in value:
+        if isinstance(item, dict):
+            item = next((item[k] for k in _REF_ID_KEYS if item.get(k) not in (None, "")), None)
+            if item is None:
+                continue  # an unlinked bibliography entry: nothing to link
+        if isinstance(item, bool) or not isinstance(item, (str, int)):
+            raise ValueError(f"field {field!r}: items must be ids (strings) or objects with an id")
+        if (cid := str(item).strip()) and cid != own_id:
+            out[cid] = None
+    return list(out)
+
+
 def generic_document(record: Any, mapping: dict[str, str], source_file: str, line: int) -> Document:
     """One ``Document`` from a generic record.
 
@@ -216,7 +245,9 @@ def generic_document(record: Any, mapping: dict[str, str], source_file: str, lin
         fields_of_study=_str_list(values, fields, "fields_of_study"),
         ids=external_ids(raw_ids), source_file=source_file, source_line=line,
     )
-    return Document(paper=paper, abstract=_abstract(values, fields))
+    refs = [BibReference(cited_id=c)
+            for c in _cited_ids(values.get("citations"), fields.get("citations", "citations"), corpus_id)]
+    return Document(paper=paper, abstract=_abstract(values, fields), references=refs)
 
 
 def read_generic(path: Path, ctx: ReadContext) -> Iterator[Item]:
