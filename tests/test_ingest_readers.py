@@ -14,8 +14,9 @@ from litnav.ingest.join import ContentStore
 from litnav.ingest.plan import plan
 from litnav.ingest.readers import CONTENT_FORMATS, ReadContext, Skipped, detect_format
 from litnav.ingest.readers.generic import MappingError, parse_mapping
-from litnav.ingest.text import sentence_spans
-from litnav.ingest.venues import looks_like_review, normalise_venue, parse_acl_id
+from litnav.core.text import sentence_spans
+from litnav.corpus.predicates import looks_like_review
+from litnav.ingest.venues import normalise_venue, parse_acl_id
 
 
 def read_all(paths: list[Path], mapping: dict | None = None) -> list:

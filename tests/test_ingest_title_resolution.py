@@ -19,7 +19,7 @@ from pathlib import Path
 import orjson
 import pytest
 from litnav.corpus import CorpusWriter
-from litnav.corpus.text import normalise_title
+from litnav.core.text import normalise_title
 from litnav.ingest import build
 from litnav.ingest.demo import aclsum_papers_dir
 

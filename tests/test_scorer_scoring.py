@@ -10,7 +10,8 @@ import pytest
 from litnav.corpus.records import Author, Paper
 from litnav.core.records import Checklist, Checkpoint, Evidence, MetadataPredicate
 from litnav.scorer import final_score, load_student, metadata_failed, score_paper, score_papers, weighted_mean_score
-from litnav.scorer.text import key_phrases, sentence_spans
+from litnav.core.text import sentence_spans
+from litnav.scorer.text import key_phrases
 
 ABSTRACT = ("Dense retrieval has become popular. We propose a graph neural network for citation "
             "recommendation that encodes the citation graph. Experiments on ACL Anthology show large gains.")

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from litnav.corpus.text import sentence_spans
+from litnav.core.text import sentence_spans
 
 PARAGRAPH_SEPARATOR = "\n\n"
 ABSTRACT_SECTION = "Abstract"

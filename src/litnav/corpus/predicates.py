@@ -11,14 +11,15 @@ unknown metadata fails. Rules:
 - ``venue``: passes when a value equals ``paper.venue`` case- and accent-insensitively, or is
   contained in ``paper.venue_raw``. Both missing: unknown, ``"venue unknown"``.
 - ``publication_type``: ``survey``/``review``/``overview`` pass for a review: a
-  ``publication_types`` entry containing "review" or "survey", or a title containing the word
-  survey/surveys/review/reviews/overview (so "A Survey of ..." counts even when the source has
-  no type). ``empirical`` passes for a paper that is not a review. ``meta-analysis``,
+  ``publication_types`` entry containing "review" or "survey", or a title that marks one
+  (:func:`review_cue`: "A Survey of ...", "...: A Review", not "Using survey data ..."), so a
+  survey counts even when the source has no type. ``empirical`` passes for a paper that is not a review. ``meta-analysis``,
   ``tutorial``, ``benchmark``, ``dataset``, ``position`` and ``theoretical`` pass when the
   publication types list the matching Semantic Scholar type or the title carries the cue word
   (``TYPE_TITLE_CUES``). Any other value is compared to the ``publication_types`` entries.
-- ``author``: passes when a value's surname (last word, or the part before a comma) equals an
-  author's surname, case- and accent-insensitively. No authors: unknown, ``"authors unknown"``.
+- ``author``: passes when a value's surname (``core.text.surname``: the part before a comma,
+  else the last word, suffixes such as "Jr" skipped) equals an author's surname, case-, accent-
+  and punctuation-insensitively. No authors: unknown, ``"authors unknown"``.
 - ``negate`` inverts a known result ("not surveys").
 Several ``values`` are alternatives (any one suffices).
 """
@@ -29,10 +30,10 @@ import re
 import unicodedata
 from datetime import date
 
-from litnav.corpus.records import Paper
 from litnav.core.records import MetadataPredicate
+from litnav.core.text import surname
+from litnav.corpus.records import Paper
 
-_REVIEW_TITLE = re.compile(r"\b(survey|surveys|review|reviews|overview)\b", re.IGNORECASE)
 _REVIEW_VALUES = {"survey", "review", "overview", "surveys", "reviews"}
 TYPE_TITLE_CUES: dict[str, tuple[re.Pattern[str], tuple[str, ...]]] = {
     "meta-analysis": (re.compile(r"\bmeta-?analys[ie]s\b", re.I), ("metaanalysis",)),
@@ -50,23 +51,50 @@ def _fold(s: str) -> str:
     return "".join(ch for ch in s if not unicodedata.combining(ch)).casefold().strip()
 
 
-def surname(name: str) -> str:
-    """Case- and accent-folded surname: the part before a comma, else the last word."""
-    name = name.strip()
-    if "," in name:
-        name = name.split(",", 1)[0]
-    words = name.split()
-    return _fold(words[-1]) if words else ""
+_REVIEW = re.compile(
+    "|".join(f"(?:{p})" for p in [
+        r"^\s*(an?\s+)?((brief|short|comprehensive|systematic|critical|concise|empirical)\s+)?(survey|review|overview)\b",
+        r"\b(survey|review|overview)\s+(of|on)\b",
+        r"[:\-–—]\s*(an?\s+)?(\w+\s+){0,2}(survey|review|overview)\s*$",
+        r"\b(an?|the)\s+(\w+\s+){0,2}survey\b",
+        r"\b(systematic|literature|scoping|narrative)\s+(literature\s+)?review\b",
+    ]),
+    re.IGNORECASE,
+)
+
+
+def review_cue(title: str | None) -> str | None:
+    """The words of ``title`` that mark it as a survey/review/overview paper, or None.
+
+    Matches e.g. "A Survey of ...", "... : A Review", "Overview of the ... Shared Task",
+    "Systematic review ..."; not "survey" or "review" used otherwise ("Using survey data to
+    estimate migration flows", "Peer review bias in NLP conferences").
+    """
+    if not title:
+        return None
+    lower = title.lower()
+    # every pattern needs one of these words: a substring test skips the regex for most titles
+    if "survey" not in lower and "review" not in lower and "overview" not in lower:
+        return None
+    m = _REVIEW.search(title)
+    return m.group(0).strip(" :-–—") if m else None
+
+
+def looks_like_review(title: str | None) -> bool:
+    """True when :func:`review_cue` finds a survey/review marker in ``title`` (the title rule
+    ingest uses to type a paper ``Review`` when its source gives no publication types)."""
+    return review_cue(title) is not None
 
 
 def is_review(paper: Paper) -> tuple[bool, str]:
-    """Whether the paper is a survey/review, and why (the field that says so)."""
+    """Whether the paper is a survey/review, and why: a ``publication_types`` entry containing
+    "review" or "survey", else the title rule :func:`review_cue`."""
     for t in paper.publication_types:
         if "review" in t.lower() or "survey" in t.lower():
             return True, f"publication type {t!r}"
-    m = _REVIEW_TITLE.search(paper.title or "")
-    if m:
-        return True, f"title says {m.group(0)!r}"
+    cue = review_cue(paper.title)
+    if cue:
+        return True, f"title says {cue!r}"
     return False, "no review/survey publication type or title word"
 
 

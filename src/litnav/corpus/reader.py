@@ -25,7 +25,8 @@ from litnav.corpus.schema import CHUNK_CACHE_DIR, INDEX_DIR
 from litnav.core.settings import CorpusSettings
 from litnav.corpus.store import connect, get_meta, register, unregister
 from litnav.corpus.vectors import load_vectors
-from litnav.corpus.text import normalise_external_id, normalise_title
+from litnav.core.ids import normalise_external_id
+from litnav.core.text import normalise_title
 
 CHUNK_CACHE_PAPERS = 4096
 """Papers whose chunk vectors the process-level LRU keeps."""

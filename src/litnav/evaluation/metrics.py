@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from litnav.corpus.records import Paper
-from litnav.corpus.text import normalise_title
+from litnav.core.text import normalise_title
 
 DEFAULT_KS = (5, 10, 20, 50)
 
@@ -82,7 +82,7 @@ def metadata_mismatches(printed: Mapping[str, Any], paper: Paper) -> list[str]:
     """Fields among title/year/venue that ``printed`` shows differently from the corpus record.
 
     Absent keys were not printed and are not checked. Titles and venues compare by
-    ``corpus.text.normalise_title`` (case, accents, punctuation ignored); a venue matches the
+    ``core.text.normalise_title`` (case, accents, punctuation ignored); a venue matches the
     record's normalised ``venue`` or its ``venue_raw``; years compare as integers.
     """
     bad = []

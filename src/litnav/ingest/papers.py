@@ -7,9 +7,11 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
+from litnav.core.ids import normalise_external_id
 from litnav.corpus.records import Author, Paper
 
-from litnav.ingest.venues import clean, looks_like_review, normalise_venue, parse_acl_id
+from litnav.corpus.predicates import looks_like_review
+from litnav.ingest.venues import clean, normalise_venue, parse_acl_id
 
 ID_ALIASES: dict[str, str] = {
     "doi": "doi", "arxiv": "arxiv", "arxivid": "arxiv", "arxiv_id": "arxiv", "acl": "acl",
@@ -18,19 +20,6 @@ ID_ALIASES: dict[str, str] = {
     "mag_id": "mag", "corpusid": "s2", "s2": "s2", "s2_id": "s2",
 }
 """Source spellings of external-id kinds (lower-cased) -> ``EXTERNAL_ID_KINDS``."""
-
-
-def normalise_external_id(kind: str, value: str) -> str:
-    """Canonical form of an external id: DOIs lower-case without ``https://doi.org/``;
-    arXiv ids without ``arXiv:``; PMC ids with the ``PMC`` prefix; others stripped."""
-    v = value.strip()
-    if kind == "doi":
-        v = v.lower().removeprefix("https://doi.org/").removeprefix("doi:")
-    elif kind == "arxiv":
-        v = v.removeprefix("arXiv:").removeprefix("arxiv:")
-    elif kind == "pmc" and v.isdigit():
-        v = "PMC" + v
-    return v
 
 
 def external_ids(raw: dict[str, Any] | None, **extra: Any) -> dict[str, str]:

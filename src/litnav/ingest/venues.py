@@ -1,5 +1,5 @@
-"""Venue normalisation for ACL-family venues, ACL Anthology id parsing, and the
-title rule that marks surveys as ``Review``.
+"""Venue normalisation for ACL-family venues and ACL Anthology id parsing. (The title rule that
+marks surveys as ``Review`` is ``corpus.predicates.looks_like_review``.)
 
 ACL Anthology ids come in two styles (https://aclanthology.org/info/ids/):
 
@@ -104,31 +104,3 @@ def _venue_of_raw(raw: str) -> str | None:
         if pattern.search(text):
             return venue
     return text
-
-
-_REVIEW = re.compile(
-    "|".join(f"(?:{p})" for p in [
-        r"^\s*(an?\s+)?((brief|short|comprehensive|systematic|critical|concise|empirical)\s+)?(survey|review|overview)\b",
-        r"\b(survey|review|overview)\s+(of|on)\b",
-        r"[:\-–—]\s*(an?\s+)?(\w+\s+){0,2}(survey|review|overview)\s*$",
-        r"\b(an?|the)\s+(\w+\s+){0,2}survey\b",
-        r"\b(systematic|literature|scoping|narrative)\s+(literature\s+)?review\b",
-    ]),
-    re.IGNORECASE,
-)
-
-
-def looks_like_review(title: str | None) -> bool:
-    """True when the title clearly marks a survey/review/overview paper.
-
-    Used only when the source gives no publication types. Matches e.g. "A Survey of ...",
-    "... : A Review", "Overview of the ... Shared Task", "Systematic review ..."; does not match
-    "survey" used as a data source ("Using survey data ...").
-    """
-    if not title:
-        return False
-    lower = title.lower()
-    # every pattern needs one of these words: a substring test skips the regex for most titles
-    if "survey" not in lower and "review" not in lower and "overview" not in lower:
-        return False
-    return _REVIEW.search(title) is not None

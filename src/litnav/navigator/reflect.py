@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from litnav.core.records import CONTENT_KINDS, Change, Checklist, Checkpoint, Node, ScoredPaper, Workflow
 from litnav.core.settings import Settings
+from litnav.core.text import stop_words
 from litnav.navigator.planner import assemble, content_query, content_terms
 
 SATISFIED = 3.5
@@ -44,10 +45,16 @@ class Reflection:
     stop_reason: str | None = None
 
 
-def _stopwords() -> frozenset[str]:
-    from sklearn.feature_extraction._stop_words import ENGLISH_STOP_WORDS
+_GENERIC = frozenset("""
+also although among could either etc even first found however less least many may might much must
+neither often one per rather several since still therefore though three thus toward towards two upon
+us via well whereas whether within without would yet
+""".split())
+"""Discourse words the salient-term search also skips, on top of ``core.text.stop_words``."""
 
-    return ENGLISH_STOP_WORDS | {"paper", "propose", "proposed", "approach", "method", "methods", "results",
+
+def _stopwords() -> frozenset[str]:
+    return stop_words() | _GENERIC | {"paper", "propose", "proposed", "approach", "method", "methods", "results",
                                  "show", "using", "based", "model", "models", "task", "work", "new", "use",
                                  "used", "study", "studies", "also", "data", "performance", "different"}
 

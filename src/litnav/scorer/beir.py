@@ -25,7 +25,8 @@ from pathlib import Path
 
 import numpy as np
 from litnav.scorer.data import DataError, Encoder, RowCheckpoint, RowEvidence, RowPaper, TrainingRow, _embed
-from litnav.scorer.text import key_phrases, sentence_spans
+from litnav.core.text import sentence_spans
+from litnav.scorer.text import key_phrases
 
 
 def _find(src: Path, given: Path | None, names: list[str], pattern: str, what: str) -> Path:

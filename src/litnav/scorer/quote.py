@@ -1,7 +1,7 @@
 """Picking the verbatim quote of a judgement inside the best evidence chunk.
 
 The best chunk is the evidence with the highest cosine similarity (ties: the earlier one). Its
-sentences (``scorer.text.sentence_spans``) are ranked by checkpoint-term coverage plus half the
+sentences (``core.text.sentence_spans``) are ranked by checkpoint-term coverage plus half the
 fraction of checkpoint phrases they contain; ties go to the earlier sentence. The quote is that
 sentence exactly as it appears in ``Evidence.text``; its full-text offsets are
 ``Evidence.char_start + offset within the chunk``.
@@ -13,7 +13,8 @@ from bisect import bisect_left
 from dataclasses import dataclass
 
 from litnav.core.records import Evidence
-from litnav.scorer.text import phrase_in, sentence_spans, stem_offsets, stem_string
+from litnav.core.text import sentence_spans
+from litnav.scorer.text import phrase_in, stem_offsets, stem_string
 
 
 @dataclass(frozen=True)

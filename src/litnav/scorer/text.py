@@ -1,23 +1,22 @@
-"""Text helpers of the scorer: tokenising, stemming, key phrases and sentence spans.
+"""Text helpers of the scorer: tokenising, stemming and key phrases.
 
 Terms are lower-cased word tokens (letters/digits, inner hyphens kept), stop words removed
-(``bm25s.stopwords.STOPWORDS_EN_PLUS``), stemmed with the Snowball English stemmer (PyStemmer),
-so "Surveys" and "survey" are the same term.
+(``core.text.stop_words``), stemmed with the Snowball English stemmer (PyStemmer), so "Surveys"
+and "survey" are the same term. Sentences come from ``core.text.sentence_spans``.
 """
 
 from __future__ import annotations
 
 import re
 from functools import lru_cache
+
 import Stemmer
-from bm25s.stopwords import STOPWORDS_EN_PLUS
+
+from litnav.core.text import stop_words
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*", re.IGNORECASE)
-_STOP = frozenset(STOPWORDS_EN_PLUS)
+_STOP = stop_words()
 _STEMMER = Stemmer.Stemmer("english")
-# A sentence ends at . ! ? followed by whitespace and an upper-case letter, digit or bracket;
-# abbreviations like "e.g. the" (lower-case next word) do not split.
-_SENT_END = re.compile(r"(?<=[.!?])([\"')\]]*)\s+(?=[A-Z0-9(\[\"'])")
 
 
 def tokens(text: str) -> list[str]:
@@ -80,22 +79,3 @@ def stem_string(stem_lists: list[list[str]]) -> str:
 def phrase_in(key: str, haystack: str) -> bool:
     """True when a ``phrase_key`` occurs contiguously in a ``stem_string`` (C-speed substring test)."""
     return bool(key) and key in haystack
-
-
-def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """``(start, end)`` character spans of the sentences of ``text``, whitespace trimmed, so
-    ``text[start:end]`` is each sentence verbatim. A text with no sentence break is one span."""
-    spans: list[tuple[int, int]] = []
-    pos = 0
-    for m in _SENT_END.finditer(text):
-        spans.append((pos, m.end(1)))
-        pos = m.end()
-    spans.append((pos, len(text)))
-    out: list[tuple[int, int]] = []
-    for s, e in spans:
-        seg = text[s:e]
-        ls = len(seg) - len(seg.lstrip())
-        rs = len(seg.rstrip())
-        if rs > ls:
-            out.append((s + ls, s + rs))
-    return out or [(0, len(text))]

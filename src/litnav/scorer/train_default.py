@@ -53,7 +53,7 @@ def _ece(p: np.ndarray, y: np.ndarray, bins: int = 10) -> float:
 def quote_hit_rate(student_rows: list[TrainingRow]) -> dict[str, float]:
     """On positive rows with rationale sentences: the whole abstract as one chunk, does the picked
     quote overlap a human rationale sentence? Also the expected rate of a random sentence."""
-    from litnav.scorer.text import sentence_spans
+    from litnav.core.text import sentence_spans
 
     hits, chance, n = 0, 0.0, 0
     for r in student_rows:

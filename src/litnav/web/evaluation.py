@@ -18,7 +18,8 @@ from typing import Iterable
 from litnav.corpus.records import Paper
 
 from .matcher import Matcher
-from .normalise import normalise_external_id, normalise_title
+from litnav.core.ids import find_external_id
+from litnav.core.text import normalise_title
 from .records import ExternalRecord
 
 
@@ -30,7 +31,7 @@ class MemoryCorpus:
         self._ids: dict[tuple[str, str], str] = {}
         for p in self._papers.values():
             for kind, value in p.external_ids.items():
-                norm = normalise_external_id(kind, value)
+                norm = find_external_id(kind, value)
                 if norm:
                     self._ids[(kind, norm)] = p.corpus_id
 

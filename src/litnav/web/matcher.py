@@ -30,7 +30,10 @@ from rapidfuzz import fuzz, process
 
 from litnav.corpus.records import Paper
 
-from .normalise import main_title, normalise_external_id, normalise_title, surname
+from litnav.core.ids import find_external_id
+from litnav.core.text import normalise_title, surname
+
+from .normalise import main_title
 from .records import ExternalRecord, Match
 
 ID_KINDS: tuple[str, ...] = ("doi", "arxiv", "s2", "acl", "pubmed")
@@ -233,7 +236,7 @@ class Matcher:
     def _match_by_id(self, record: ExternalRecord) -> Match | None:
         for kind in ID_KINDS:
             raw = record.external_ids.get(kind)
-            value = normalise_external_id(kind, raw) if raw is not None else None
+            value = find_external_id(kind, raw) if raw is not None else None
             if not value:
                 continue
             cid = self.corpus.find_by_external_id(kind, value)

@@ -27,7 +27,8 @@ from litnav.ingest.papers import external_ids, make_paper, parse_date
 from litnav.ingest.readers import Item, ReadContext, Skipped
 from litnav.ingest.readers.fulltext import DEFAULT_SECTION
 from litnav.ingest.schemas import AbstractIn, CitationIn, PaperIn, S2orcIn, reason, validated_records
-from litnav.ingest.text import sentence_at, sentence_spans, unique
+from litnav.core.text import sentence_at, sentence_spans
+from litnav.ingest.text import unique
 
 _YEAR = re.compile(r"\b(19|20)\d{2}\b")
 

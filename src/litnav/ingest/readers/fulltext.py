@@ -6,7 +6,8 @@ from __future__ import annotations
 from litnav.corpus.records import BibReference, Paragraph
 
 from litnav.ingest.schemas import BibEntryIn, ParagraphIn, ParseIn
-from litnav.ingest.text import author_name, sentence_at, sentence_spans, unique
+from litnav.core.text import sentence_at, sentence_spans
+from litnav.ingest.text import author_name, unique
 
 DEFAULT_SECTION = "Body"
 """Section name given to body paragraphs whose source section is empty."""

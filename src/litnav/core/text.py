@@ -1,0 +1,129 @@
+"""Text utilities shared by every layer: title keys, sentences with exact offsets, stop words.
+
+* :func:`normalise_title` — the one title key used for exact title lookup, reference resolution
+  and the web matcher.
+* :func:`sentence_spans` — a small rule-based sentence splitter returning character spans, so
+  offsets stay exact (``text[start:end]`` is the sentence). It treats as non-boundaries: periods of
+  common scholarly abbreviations (``et al.``, ``e.g.``, ``i.e.``, ``Fig.``, ``Eq.``, ``Sec.``, ``cf.``,
+  ``vs.`` ...), single capital initials (``J. Smith``), and decimals (``3.5`` has no space after the
+  dot). A boundary is ``[.!?]`` plus optional closing quotes/brackets, whitespace, then a character
+  that can open a sentence (upper-case letter, digit, quote, bracket) — or a blank line. Used for
+  corpus chunking, citation contexts at ingest, and quote picking in the scorer.
+* :func:`stop_words` — the English stop-word list (``bm25s.stopwords.STOPWORDS_EN_PLUS``, 179
+  function words), the one list for term extraction; loaded on first use.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+_PUNCT = re.compile(r"[^\w\s]|_", re.UNICODE)
+_ASCII_PUNCT = bytes(b if chr(b).isalnum() or chr(b).isspace() else 32 for b in range(256))
+_COMBINING = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+
+
+def normalise_title(s: str | None) -> str:
+    """Title key: NFKD accents stripped, lower-case, punctuation removed, whitespace collapsed.
+
+    ``normalise_title("Attention Is All You Need!")  == "attention is all you need"``;
+    ``None`` or empty input gives ``""``.
+    """
+    if not s:
+        return ""
+    if s.isascii():
+        return " ".join(s.lower().encode("ascii").translate(_ASCII_PUNCT).decode("ascii").split())
+    s = _COMBINING.sub("", unicodedata.normalize("NFKD", s))
+    return " ".join(_PUNCT.sub(" ", s.lower()).split())
+
+
+_ABBREVIATIONS = frozenset(
+    """al e.g i.e eg ie fig figs eq eqs sec secs tab tabs vs cf etc approx resp ref refs no nos
+    vol vols pp p ch chap dept univ dr mr mrs ms prof st jr sr inc ltd co corp jan feb mar apr jun
+    jul aug sep sept oct nov dec viz ca est min max avg std var incl ed eds op cit""".split()
+)
+_BOUNDARY = re.compile(r"""([.!?]+)(["'”’)\]]*)(\s+)(?=["'“‘(\[]?[A-Z0-9\u00C0-\u024F])|\n\s*\n""")
+_WORD_BEFORE = re.compile(r"([\w.]+)$")
+
+
+def _is_abbreviation(text: str, dot: int) -> bool:
+    """True when the ``.`` at ``text[dot]`` ends an abbreviation or an initial, not a sentence."""
+    m = _WORD_BEFORE.search(text, 0, dot)
+    if not m:
+        return False
+    word = m.group(1).lower().rstrip(".")
+    if word in _ABBREVIATIONS:
+        return True
+    # single capital initial: "J. Smith", but not a sentence ending in a one-letter word like "a."
+    token = m.group(1)
+    return len(token) == 1 and token.isalpha() and token.isupper()
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Split ``text`` into sentences; returns ``[(start, end)]`` char spans, whitespace trimmed.
+
+    Every non-blank character of ``text`` belongs to exactly one span; spans are in order and
+    ``text[start:end]`` is a sentence without leading/trailing whitespace. Blank text gives ``[]``.
+    """
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for m in _BOUNDARY.finditer(text):
+        if m.group(1) is not None:
+            if m.group(1) == "." and _is_abbreviation(text, m.start(1)):
+                continue
+            end = m.end(2)
+        else:
+            end = m.start()
+        _append_trimmed(text, start, end, spans)
+        start = m.end()
+    _append_trimmed(text, start, len(text), spans)
+    return spans
+
+
+def _append_trimmed(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> None:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    if end > start:
+        spans.append((start, end))
+
+
+def split_sentences(text: str) -> list[str]:
+    """The sentences of ``text`` (see :func:`sentence_spans`)."""
+    return [text[a:b] for a, b in sentence_spans(text)]
+
+
+def sentence_at(text: str, offset: int, spans: list[tuple[int, int]] | None = None) -> str | None:
+    """The sentence of ``text`` containing character ``offset`` (``spans`` = precomputed
+    :func:`sentence_spans`); None when ``offset`` falls between sentences or out of range."""
+    for s, e in spans if spans is not None else sentence_spans(text):
+        if s <= offset < e:
+            return text[s:e]
+    return None
+
+
+@lru_cache(maxsize=1)
+def stop_words() -> frozenset[str]:
+    """English stop words (lower-case): ``bm25s.stopwords.STOPWORDS_EN_PLUS``. The one list for
+    term extraction (scorer terms and key phrases, reflection's salient terms, claim terms).
+    The BM25 index itself uses bm25s's shorter ``"en"`` list (see ``corpus.lexical``)."""
+    from bm25s.stopwords import STOPWORDS_EN_PLUS
+
+    return frozenset(STOPWORDS_EN_PLUS)
+
+
+def surname(name: str) -> str:
+    """The normalised family name of a display name: the part before a comma
+    (``"Vaswani, Ashish"``), else the last token (``"Ashish Vaswani"``); lower-case, no accents,
+    no punctuation. Suffixes such as ``Jr`` are skipped."""
+    name = name.strip()
+    if "," in name:
+        fam = name.split(",", 1)[0]
+    else:
+        toks = [t for t in re.split(r"\s+", name) if t]
+        while len(toks) > 1 and toks[-1].strip(".").lower() in {"jr", "sr", "ii", "iii", "iv"}:
+            toks.pop()
+        fam = toks[-1] if toks else ""
+    return " ".join(_PUNCT.sub("", _COMBINING.sub("", unicodedata.normalize("NFKD", fam)).lower()).split())

@@ -1,0 +1,107 @@
+"""core.text and core.ids: the one title key, sentence splitter, stop-word list, surname rule and
+external-id form that every layer shares (they used to have copies that disagreed)."""
+
+from datetime import date
+
+from litnav.core.ids import find_external_id, normalise_external_id
+from litnav.core.records import MetadataPredicate
+from litnav.core.text import normalise_title, sentence_at, sentence_spans, split_sentences, stop_words, surname
+from litnav.corpus.predicates import evaluate, is_review, looks_like_review
+from litnav.corpus.records import Author, Paper
+
+
+def test_normalise_title():
+    assert normalise_title("Attention Is All You Need!") == "attention is all you need"
+    assert normalise_title("  Déjà-vu:   BERT’s (re)visit ") == "deja vu bert s re visit"
+    assert normalise_title(None) == "" and normalise_title("") == ""
+    assert normalise_title("中文 标题") == "中文 标题"
+
+
+def test_normalise_external_id():
+    assert normalise_external_id("doi", "https://doi.org/10.18653/V1/P19-1001") == "10.18653/v1/p19-1001"
+    assert normalise_external_id("doi", "http://dx.doi.org/10.1/X") == "10.1/x"
+    assert normalise_external_id("doi", "doi:10.1/X") == "10.1/x"
+    assert normalise_external_id("arxiv", "arXiv:1706.03762v5") == "1706.03762"
+    assert normalise_external_id("arxiv", "https://arxiv.org/abs/hep-th/9901001v2") == "hep-th/9901001"
+    assert normalise_external_id("acl", " P19-1001 ") == "P19-1001"
+
+
+def test_arxiv_versions_are_one_paper_everywhere():
+    """Ingest used to keep the version (``2101.00001v2``) while lookups dropped it."""
+    forms = ["2101.00001", "2101.00001v2", "arXiv:2101.00001v3", "https://arxiv.org/pdf/2101.00001v1.pdf"]
+    assert {normalise_external_id("arxiv", f) for f in forms} == {"2101.00001"}
+    assert {find_external_id("arxiv", f) for f in forms} == {"2101.00001"}
+
+
+def test_pmc_ids_carry_the_pmc_prefix_everywhere():
+    """Ingest stored ``PMC123`` while the web matcher looked up ``123``: one form now."""
+    for raw in ("123", "PMC123", "pmc123", " PMC123 "):
+        assert normalise_external_id("pmc", raw) == "PMC123"
+    assert find_external_id("pmc", "https://www.ncbi.nlm.nih.gov/pmc/articles/PMC123/") == "PMC123"
+
+
+def test_find_external_id_is_lenient_but_says_none_for_non_ids():
+    assert find_external_id("doi", "see https://doi.org/10.18653/V1/N19-1423.") == "10.18653/v1/n19-1423"
+    assert find_external_id("pubmed", "PMID: 31452104") == "31452104"
+    assert find_external_id("acl", "https://aclanthology.org/2020.acl-main.207.pdf") == "2020.acl-main.207"
+    assert find_external_id("arxiv", "not an id") is None
+    assert find_external_id("doi", "") is None
+
+
+def test_sentences_keep_abbreviations_and_decimals():
+    text = ("Smith et al. (2019) used e.g. BERT. Accuracy rose to 93.5% in Fig. 2 and Eq. 3. "
+            "J. Doe disagrees! Why? \"Quoted\" works.\n\nNew paragraph")
+    assert split_sentences(text) == [
+        "Smith et al. (2019) used e.g. BERT.", "Accuracy rose to 93.5% in Fig. 2 and Eq. 3.",
+        "J. Doe disagrees!", "Why?", "\"Quoted\" works.", "New paragraph"]
+
+
+def test_et_al_before_a_capitalised_name_does_not_split():
+    """The scorer's old splitter broke "et al. Smith" and "Fig. 3" into two sentences."""
+    text = "As shown by Doe et al. Smith later agreed. See Fig. 3 for details."
+    assert split_sentences(text) == ["As shown by Doe et al. Smith later agreed.", "See Fig. 3 for details."]
+
+
+def test_sentence_spans_are_exact_offsets():
+    text = "  First one.  Second one.   "
+    spans = sentence_spans(text)
+    assert [text[a:b] for a, b in spans] == ["First one.", "Second one."]
+    assert sentence_spans("   ") == []
+    assert sentence_at(text, text.index("Second")) == "Second one."
+    assert sentence_at(text, 0) is None
+
+
+def test_stop_words_are_function_words():
+    sw = stop_words()
+    assert {"the", "of", "and", "is"} <= sw
+    assert not {"survey", "parsing", "neural"} & sw
+
+
+def test_surname_skips_suffixes_and_accents():
+    assert surname("Ashish Vaswani") == surname("Vaswani, Ashish") == "vaswani"
+    assert surname("Martin Luther King Jr.") == "king"
+    assert surname("José Muñoz") == "munoz"
+
+
+def _paper(title: str, types: list[str] | None = None, authors: list[str] | None = None) -> Paper:
+    return Paper(corpus_id="p1", title=title, publication_types=types or [], year=2020,
+                 publication_date=date(2020, 1, 1), authors=[Author(name=a) for a in authors or []])
+
+
+def test_review_detection_is_one_rule_for_ingest_and_queries():
+    """The query side used to call any title with the word survey/review a survey."""
+    for title in ("Using survey data to estimate migration flows", "Peer review bias in NLP conferences"):
+        assert not looks_like_review(title)
+        assert is_review(_paper(title))[0] is False
+        held, _ = evaluate(MetadataPredicate(field="publication_type", values=["survey"]), _paper(title))
+        assert held is False
+    for title in ("A Survey of Neural Summarization", "Deep learning for NER: a review",
+                  "Systematic review of clinical NLP"):
+        assert looks_like_review(title) and is_review(_paper(title))[0]
+    assert is_review(_paper("Parsing", types=["Review"]))[0]
+
+
+def test_author_predicate_uses_the_shared_surname_rule():
+    p = _paper("Parsing", authors=["Martin Luther King Jr."])
+    held, _ = evaluate(MetadataPredicate(field="author", values=["King"]), p)
+    assert held is True
