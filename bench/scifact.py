@@ -43,23 +43,25 @@ def build_corpus(data: Path, corpus_dir: Path) -> None:
     print(f"built: {report.corpus} in {sum(report.seconds.values()):.1f} s", flush=True)
 
 
-def heldout_split(queries: Path, qrels: Path, out: Path, heldout: float = 0.2, seed: int = 0) -> tuple[Path, Path]:
+def heldout_split(queries: Path, qrels: Path, out: Path, heldout: float = 0.2, seed: int = 0,
+                  keep: str = "heldout") -> tuple[Path, Path]:
     """Write the held-out claims of ``scorer.train_default`` (a claim is held out when
     sha256(f"{seed}:{claim_id}") falls below the fraction) as ``out/heldout_queries.jsonl`` and
-    ``out/heldout_qrels.tsv``; returns their paths."""
+    ``out/heldout_qrels.tsv``; returns their paths. ``keep="tune"`` writes the complement (the
+    claims that may be tuned on) as ``out/tune_queries.jsonl`` and ``out/tune_qrels.tsv``."""
     import hashlib
     import json
     def held(claim_id: str) -> bool:
         return int(hashlib.sha256(f"{seed}:{claim_id}".encode()).hexdigest()[:8], 16) / 0xFFFFFFFF < heldout
 
     lines = [line for line in queries.read_text().splitlines() if line.strip()]
-    kept = [line for line in lines if held(str(json.loads(line)["_id"]))]
+    kept = [line for line in lines if held(str(json.loads(line)["_id"])) == (keep == "heldout")]
     ids = {str(json.loads(line)["_id"]) for line in kept}
     rel = qrels.read_text().splitlines()
-    q_out, r_out = out / "heldout_queries.jsonl", out / "heldout_qrels.tsv"
+    q_out, r_out = out / f"{keep}_queries.jsonl", out / f"{keep}_qrels.tsv"
     q_out.write_text("\n".join(kept) + "\n")
     r_out.write_text("\n".join([rel[0]] + [r for r in rel[1:] if r.split("\t")[0] in ids]) + "\n")
-    print(f"held-out split: {len(kept)} of {len(lines)} claims", flush=True)
+    print(f"{keep} split: {len(kept)} of {len(lines)} claims", flush=True)
     return q_out, r_out
 
 
@@ -71,9 +73,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "runs" / "scifact", help="Output folder.")
     parser.add_argument("--systems", default="bm25,dense,hybrid,litnav")
     parser.add_argument("--limit", type=int, default=None, help="Only the first N claims.")
-    parser.add_argument("--split", choices=("all", "heldout"), default="all",
+    parser.add_argument("--split", choices=("all", "heldout", "tune"), default="all",
                         help="heldout: only the claims the default student never saw in training "
-                        "(scorer.train_default's split, seed 0, 20%%).")
+                        "(scorer.train_default's split, seed 0, 20%%); tune: the other claims "
+                        "(the only ones pipeline settings may be tuned on).")
     parser.add_argument("--set", dest="overrides", action="append", default=[], help="Settings override group.field=value.")
     args = parser.parse_args(argv)
     if not (args.data / "corpus.jsonl").is_file():
@@ -83,8 +86,8 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out
     out.mkdir(parents=True, exist_ok=True)
     queries, qrels = args.data / "queries_train.jsonl", args.data / "qrels_train.tsv"
-    if args.split == "heldout":
-        queries, qrels = heldout_split(queries, qrels, out)
+    if args.split in ("heldout", "tune"):
+        queries, qrels = heldout_split(queries, qrels, out, keep=args.split)
     cmd = [
         sys.executable, "-m", "litnav.cli", "eval",
         "--corpus", str(args.cache),

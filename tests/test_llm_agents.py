@@ -448,7 +448,7 @@ def test_teacher_quote_not_in_evidence_is_rejected_then_repaired(fake, tmp_path)
     assert (j.quote_start, j.quote_end) == (100 + text.index("aligns"), 100 + text.index(" and improves"))
     assert sp.judgements[1].engine == "metadata" and sp.judgements[1].score == 5.0
     assert sp.probability == 0.8 and sp.probability_engine == f"{ENGINE}:stated"  # relevance 4 / 5
-    assert sp.final_score == pytest.approx(((4.5 + 5.0) / 2 + 0.8) / 6)
+    assert sp.final_score == pytest.approx((4.5 + 0.8) / 6)  # metadata stays out of the content score
 
 
 def test_teacher_still_bad_quote_fails_clearly(fake, tmp_path):

@@ -81,13 +81,14 @@ def test_metadata_judgement_is_exact(student):
     assert meta.rationale == "year: year 2021 is within 2019-01-01 to 2022-12-31"
     old = score_paper(PAPER.model_copy(update={"year": 2015}), CHECKLIST, {}, student)
     assert old.judgements[2].score == 0.0 and metadata_failed(old) == ["c3"]
-    assert old.final_score < s.final_score
+    # metadata is reported but stays out of the content score S that thresholds use
+    assert weighted_mean_score(old.judgements, CHECKLIST) == pytest.approx(weighted_mean_score(s.judgements, CHECKLIST))
 
 
 def test_final_score_formula(student):
     s = score_paper(PAPER, CHECKLIST, {"c1": RELEVANT, "c2": RELEVANT}, student)
     scores = [j.score for j in s.judgements]
-    mean = (2.0 * scores[0] + scores[1] + scores[2]) / 4.0
+    mean = (2.0 * scores[0] + scores[1]) / 3.0  # the metadata checkpoint c3 is not content
     assert weighted_mean_score(s.judgements, CHECKLIST) == pytest.approx(mean)
     assert s.final_score == pytest.approx((mean + s.probability) / 6.0)
     assert 0.0 <= s.final_score <= 1.0 and s.probability_engine == student.name

@@ -116,11 +116,14 @@ class NavigatorSettings(_Group):
 class LibrarianSettings(_Group):
     """Retrieval channels."""
 
-    semantic_k: int = Field(100, ge=1)
-    lexical_k: int = Field(100, ge=1)
+    semantic_k: int = Field(200, ge=1, description="Dense hits per whole-intent query (per-checkpoint: half).")
+    lexical_k: int = Field(200, ge=1, description="BM25 hits per whole-intent query (per-checkpoint: half).")
     citation_k: int = Field(30, ge=1)
     rrf_k: int = Field(60, ge=1, description="Reciprocal rank fusion constant (Cormack et al. 2009).")
-    pool_size: int = Field(60, ge=1, description="Candidates passed to evidence location and scoring.")
+    pool_size: int = Field(
+        60, ge=1, description="Top fused candidates given evidence and scores (top-N); every other fused "
+        "candidate follows below them in fused order."
+    )
     evidence_k: int = Field(2, ge=1, description="Evidence chunks per (paper, checkpoint).")
     max_workers: int = Field(4, ge=1, description="Librarians run concurrently.")
     citation_expansion: bool = Field(True, description="Expand from seed papers along citations.")
@@ -171,6 +174,14 @@ class RerankerSettings(_Group):
     llm_top_n: int = Field(20, ge=1, description="Candidates given to the LLM listwise reranker.")
 
 
+    order: Literal["combined", "score", "fusion"] = Field(
+        "combined", description="Final ordering of the scored top-N: combined = rank fusion of the fused order "
+        "and the scorer's order with fitted weights (reranker.combine); score = the scorer's final score "
+        "alone (PaSaMaster Eq. 9); fusion = the fused retrieval order (ablation)."
+    )
+    combination: str | None = Field(
+        None, description="Combination weights file (JSON); None = the bundled reranker/models/combination.json."
+    )
 class Settings(_Group):
     """The root of litnav's settings."""
 

@@ -26,6 +26,9 @@ ABLATIONS: dict[str, dict[str, dict[str, Any]]] = {
     "litnav-no-citations": {"librarians": {"citation_expansion": False}},
     "litnav-no-reflection": {"navigator": {"rounds": 1}},
     "litnav-no-scorer": {"scorer": {"enabled": False}},
+    "litnav-fusion-only": {"scorer": {"enabled": False}, "navigator": {"rounds": 1}},
+    "litnav-score-order": {"reranker": {"order": "score"}},
+    "litnav-fused-order": {"reranker": {"order": "fusion"}},
 }
 """litnav variants -> settings overrides; ``litnav-rounds-N`` sets ``navigator.rounds=N``."""
 DEFAULT_SYSTEMS = ("bm25", "dense", "hybrid", "litnav")

@@ -19,13 +19,14 @@ from tqdm.auto import tqdm
 
 from litnav.librarians import Pool, RunContext, ScoredPool, run_workflow, validate_workflow
 from litnav.librarians.operators import REGISTRY
-from litnav.core.records import Checklist, FoundBy, Round, Session, Workflow
+from litnav.core.records import Checklist, FoundBy, Round, ScoredPaper, Session, Workflow
 from litnav.core.settings import Settings
 from litnav.navigator.planner import TAIL_OPS, plan_workflow
 from litnav.navigator.reflect import ReflectionState, reflect
 from litnav.navigator.results import build_results
 from litnav.navigator.scoring import ScoringStage
 from litnav.reranker import cross_encoder_rerank, rank_scored
+from litnav.reranker.combine import Combination, combine, load_combination
 
 RANKING_KEPT = 100
 
@@ -97,6 +98,7 @@ class SearchRun:
         self.ctx: RunContext | None = None
         self.above: set[str] = set()
         self.stop_reason: str | None = None
+        self._combination_model: Combination | None = None
         self._bar = None
 
     # graph nodes -------------------------------------------------------------------------------
@@ -161,22 +163,38 @@ class SearchRun:
         return state
 
     def _rerank(self, scored: ScoredPool, params, ctx: RunContext) -> ScoredPool:
-        rank = {cid: i for i, cid in enumerate(scored.pool.ids)}
-        ranked = rank_scored(scored.scored, rank, diversity=params.diversity or self.settings.reranker.diversity,
-                             vectors=self._vectors(scored) if (params.diversity or self.settings.reranker.diversity) else None)
-        if self.settings.reranker.cross_encoder_path:
-            papers = self.corpus.papers([p.corpus_id for p in ranked[:50]])
+        """Order the scored top-N (``reranker.order``), then append the unscored fused tail."""
+        n = self.stage.n_scored
+        head, tail = list(scored.scored[:n]), list(scored.scored[n:])
+        order = self.settings.reranker.order
+        if head and order == "combined":
+            head = [p for p, _ in combine(head, self.stage.fused_rank, self._combination(), self.stage.soft_failed)]
+        elif head and order == "score":
+            head = rank_scored(head, self.stage.fused_rank)
+        diversity = params.diversity or self.settings.reranker.diversity
+        if head and diversity:
+            relevance = {p.corpus_id: 1.0 - i / len(head) for i, p in enumerate(head)}
+            head = rank_scored(head, self.stage.fused_rank, diversity=diversity, vectors=self._vectors(head),
+                               relevance=relevance)
+        if head and self.settings.reranker.cross_encoder_path:
+            papers = self.corpus.papers([p.corpus_id for p in head[:50]])
             texts = {cid: f"{p.title}. {self.corpus.abstract(cid) or ''}" for cid, p in papers.items()}
-            ranked = cross_encoder_rerank(self.intent, ranked, texts, self.settings.reranker.cross_encoder_path)
+            head = cross_encoder_rerank(self.intent, head, texts, self.settings.reranker.cross_encoder_path)
             self.engines["reranker"] = f"cross-encoder:{self.settings.reranker.cross_encoder_path}"
-        if self.llm_reranker is not None:
-            ranked = self.llm_reranker(self.intent, ctx.checklist, ranked, self.corpus)
+        if head and self.llm_reranker is not None:
+            head = self.llm_reranker(self.intent, ctx.checklist, head, self.corpus)
+        ranked = head + tail
         self.stage.ranked = ranked
         top_k = params.top_k or len(ranked)
         return ScoredPool(scored.pool, ranked[:top_k], scored.evidence)
 
-    def _vectors(self, scored: ScoredPool) -> dict[str, Any]:
-        ids = [p.corpus_id for p in scored.scored]
+    def _combination(self) -> Combination:
+        if self._combination_model is None:
+            self._combination_model = load_combination(self.settings.reranker.combination)
+        return self._combination_model
+
+    def _vectors(self, scored: list[ScoredPaper]) -> dict[str, Any]:
+        ids = [p.corpus_id for p in scored]
         papers = self.corpus.papers(ids)
         texts = [f"{papers[c].title}. {self.corpus.abstract(c) or ''}" for c in ids if c in papers]
         vecs = self.corpus.encode(texts)

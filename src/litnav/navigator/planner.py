@@ -1,17 +1,28 @@
 """The no-LLM planner: a checklist becomes a retrieval workflow (an operator DAG).
 
 Round 1 runs direct retrieval only: dense and BM25 retrieval of the whole intent and of each
-content checkpoint, fused by reciprocal rank fusion, filtered exactly by the metadata
-checkpoints, then evidence location, scoring and reranking. Citation expansion and query
-expansion are added by reflection from verified seeds (see ``navigator.reflect``).
+content checkpoint (``librarians.semantic_k``/``lexical_k`` deep, >= 200 by default), fused by
+reciprocal rank fusion over the whole depth (no cut), filtered exactly by the *hard* metadata
+checkpoints only (``hard_metadata``; soft preferences re-weight the final ordering instead),
+then evidence location and scoring for the top ``librarians.pool_size`` fused candidates and the
+final ordering, in which every other fused candidate follows in fused order (see
+``navigator.scoring`` and ``reranker.combine``). When ``web.providers`` is configured, a
+``web_search`` node joins the fusion. Citation expansion and query expansion are added by
+reflection from verified seeds (see ``navigator.reflect``).
 """
 
 from __future__ import annotations
 
-from litnav.core.records import CONTENT_KINDS, Checklist, Node, Workflow
+from litnav.core.records import CONTENT_KINDS, Checklist, Checkpoint, Node, Workflow
 from litnav.core.settings import Settings
 
 TAIL_OPS = ("locate_evidence", "score", "rerank")
+
+
+def hard_metadata(checklist: Checklist) -> list[Checkpoint]:
+    """The metadata checkpoints stated as hard constraints: those with a predicate and weight
+    >= 1. Soft preferences (weight < 1: "recent", "empirical") are never exact filters."""
+    return [c for c in checklist.checkpoints if c.kind == "metadata" and c.predicate is not None and c.weight >= 1.0]
 
 
 def content_terms(checklist: Checklist) -> list[str]:
@@ -53,29 +64,40 @@ def retrieval_nodes(checklist: Checklist, settings: Settings) -> list[Node]:
             nodes.append(Node(id=f"lexical_{c.id}", op="lexical_search",
                               params={"query": q, "k": max(10, lib.lexical_k // 2), "checkpoint_id": c.id},
                               note=f"BM25 retrieval for checkpoint {c.id}"))
+    if settings.web.providers:
+        nodes.append(Node(id="web_intent", op="web_search",
+                          params={"query": query, "limit": settings.web.per_provider_limit},
+                          note="external scholarly search, verified against the corpus"))
     return nodes
 
 
-def assemble(retrieval: list[Node], checklist: Checklist, settings: Settings, top_k: int) -> Workflow:
-    """Wire retrieval nodes into fuse -> metadata filter -> evidence -> score -> rerank.
+def _fusion_weight(node: Node) -> float:
+    """Whole-intent branches weigh 1.0 in the fusion; per-checkpoint, web and expansion branches 0.5."""
+    return 1.0 if node.id in ("semantic_intent", "lexical_intent") else 0.5
 
-    Whole-intent branches weigh 1.0 in the fusion, per-checkpoint and expansion branches 0.5.
+
+def assemble(retrieval: list[Node], checklist: Checklist, settings: Settings, top_k: int) -> Workflow:
+    """Wire retrieval nodes into fuse -> hard metadata filter -> evidence -> score -> rerank.
+
+    The fusion keeps every candidate (no cut: the tail below the scored top-N keeps its fused
+    order in the final ranking). Weights: see ``_fusion_weight``. Evidence is located for the
+    top ``librarians.pool_size`` fused candidates.
     """
     lib = settings.librarians
-    weights = [1.0 if n.id.endswith("_intent") else 0.5 for n in retrieval]
-    has_meta = any(c.kind == "metadata" for c in checklist.checkpoints)
+    weights = [_fusion_weight(n) for n in retrieval]
+    hard = hard_metadata(checklist)
     nodes = list(retrieval)
     nodes.append(Node(id="fuse", op="union", inputs=[n.id for n in retrieval],
-                      params={"method": "rrf", "k": lib.rrf_k, "weights": weights,
-                              **({} if has_meta else {"limit": lib.pool_size})},
+                      params={"method": "rrf", "k": lib.rrf_k, "weights": weights},
                       note="reciprocal rank fusion of every channel"))
     last = "fuse"
-    if has_meta:
-        nodes.append(Node(id="filter", op="filter", inputs=["fuse"], params={"limit": lib.pool_size},
-                          note="exact metadata constraints"))
+    if hard:
+        nodes.append(Node(id="filter", op="filter", inputs=["fuse"],
+                          params={"checkpoint_ids": [c.id for c in hard]},
+                          note="exact filter by the hard metadata constraints"))
         last = "filter"
     nodes += [
-        Node(id="evidence", op="locate_evidence", inputs=[last], params={"k": lib.evidence_k},
+        Node(id="evidence", op="locate_evidence", inputs=[last], params={"k": lib.evidence_k, "limit": lib.pool_size},
              note="top evidence chunks per paper and checkpoint"),
         Node(id="score", op="score", inputs=["evidence"], note="checkpoint judgements and final score"),
         Node(id="rank", op="rerank", inputs=["score"], params={"top_k": top_k}, note="final ordering"),

@@ -3,7 +3,8 @@
 Four moves, each recorded as a ``Change`` with its reason:
 1. checkpoints that no top paper satisfies get targeted dense + BM25 queries;
 2. salient terms shared by the best evidence expand the intent query (pseudo-relevance feedback);
-3. the best papers become citation seeds (both directions);
+3. the best papers (final content score >= ``navigator.new_paper_threshold``; none when no paper
+   clears it) become citation seeds (both directions) and the source of salient terms;
 4. a salient term present in nearly all top papers joins the checklist as a low-weight checkpoint.
 The loop stops when a round adds no new paper above the threshold, when nothing new is left to
 try, or at the round limit.
@@ -128,7 +129,8 @@ def reflect(
 
     known = {w.lower() for t in content_terms(checklist) for w in _WORD.findall(t)}
     known |= {w.lower() for w in _WORD.findall(checklist.intent)} | state.added_terms
-    good = [p for p in top if p.final_score >= settings.navigator.new_paper_threshold][:SEEDS] or top[:3]
+    # only papers that clear the content threshold seed expansion: when none does, no seeds
+    good = [p for p in top if p.final_score >= settings.navigator.new_paper_threshold][:SEEDS]
     terms = salient_terms(good, known) if len(good) >= 2 else []
     if terms:
         expansion = base + " " + " ".join(t for t, _ in terms)

@@ -1,34 +1,46 @@
-"""The scoring stage of the loop: evidence for carried-over papers, judgements, final scores.
+"""The scoring stage of the loop: the cumulative fused list, evidence and judgements for its top N.
 
-Papers scored in earlier rounds stay in the pool and are scored again under the current
-checklist (cheap: evidence is cached per (paper, checkpoint)), so the ranking of every round
-covers everything found so far and stays comparable across rounds.
+Every round's fused (and hard-filtered) pool is added to one cumulative fused list (reciprocal
+rank fusion scores summed over rounds, so later rounds' channels simply join the fusion). The top
+``librarians.pool_size`` of that list are scored under the current checklist (cheap after round
+1: evidence is cached per (paper, checkpoint)); every other fused candidate is passed on below,
+unscored, in fused order, so the final ordering (``reranker.combine``) can never lose a
+candidate the first stage ranked in the top M >= N.
 """
 
 from __future__ import annotations
 
+from litnav.corpus.predicates import evaluate
 from litnav.librarians import EvidencePool, ScoredPool
 from litnav.librarians.evidence import evidence_query, locatable, locate_evidence
 from litnav.librarians.operators import RunContext
 from litnav.core.records import Evidence, ScoredPaper
 
+UNSCORED_ENGINE = "none (below the scored top-N: fused order)"
+RETRIEVAL_ENGINE = "none (retrieval score)"
+
 
 class ScoringStage:
     """Callable plugged into ``RunContext.score_fn``.
 
-    ``student`` is a ``scorer`` student (None with ``scorer.enabled=false``: papers are then
-    ranked by their fused retrieval score, normalised to [0, 1], with no judgements).
-    ``carry`` bounds how many earlier papers are re-scored each round.
+    ``student`` is a ``scorer`` student (None with ``scorer.enabled=false``: every candidate is
+    then unscored and keeps its fused order, its final score being the fused score normalised to
+    [0, 1]). After a call: ``fused_rank[corpus_id]`` is the 1-based rank in the cumulative fused
+    list, ``n_scored`` how many leading papers of the returned list were scored, and
+    ``soft_failed[corpus_id]`` the summed weight of the soft metadata preferences (metadata
+    checkpoints with weight < 1) a scored paper fails (unknown metadata does not fail).
     """
 
-    def __init__(self, corpus, student, *, teacher=None, carry: int = 120):
+    def __init__(self, corpus, student, *, teacher=None):
         self.corpus = corpus
         self.student = student
         self.teacher = teacher
-        self.carry = carry
         self.evidence: dict[str, dict[str, list[Evidence]]] = {}
-        self.retrieval_score: dict[str, float] = {}
+        self.fused: dict[str, float] = {}
+        self.fused_rank: dict[str, int] = {}
         self.retrieval_rank: dict[str, int] = {}
+        self.soft_failed: dict[str, float] = {}
+        self.n_scored = 0
         self.ranked: list[ScoredPaper] = []
         self.extra: dict[str, dict] = {}
 
@@ -51,23 +63,40 @@ class ScoringStage:
                 self.evidence[cid].setdefault(cp_id, ev)
 
     def __call__(self, evpool: EvidencePool, ctx: RunContext) -> ScoredPool:
-        top = max((s for _, s in evpool.pool.hits), default=1.0) or 1.0
-        for rank, (cid, s) in enumerate(evpool.pool.hits, 1):
-            self.retrieval_score.setdefault(cid, s / top)
+        for rank, (cid, score) in enumerate(evpool.pool.hits, 1):
+            self.fused[cid] = self.fused.get(cid, 0.0) + score  # dict keeps first-seen order for ties
             self.retrieval_rank[cid] = min(rank, self.retrieval_rank.get(cid, rank))
         for cid, per in evpool.evidence.items():
             self.evidence.setdefault(cid, {}).update(per)
-        carried = [p.corpus_id for p in self.ranked[: self.carry]]
-        ids = list(dict.fromkeys(evpool.pool.ids + carried))
-        if self.student is None:
-            scored = [ScoredPaper(corpus_id=cid, judgements=[], probability=self.retrieval_score.get(cid, 0.0),
-                                  final_score=self.retrieval_score.get(cid, 0.0), probability_engine="none")
-                      for cid in ids]
-        else:
-            k = ctx.settings.librarians.evidence_k
-            self._complete_evidence(ids, ctx, k)
-            scored = self._score(ids, ctx)
-        return ScoredPool(evpool.pool, scored, {cid: self.evidence.get(cid, {}) for cid in ids})
+        first_seen = {cid: i for i, cid in enumerate(self.fused)}
+        order = sorted(self.fused, key=lambda c: (-self.fused[c], first_seen[c]))
+        self.fused_rank = {cid: i for i, cid in enumerate(order, 1)}
+        top = self.fused[order[0]] if order and self.fused[order[0]] > 0 else 1.0
+        n = 0 if self.student is None else ctx.settings.librarians.pool_size
+        head, tail = order[:n], order[n:]
+        scored: list[ScoredPaper] = []
+        if head:
+            self._complete_evidence(head, ctx, ctx.settings.librarians.evidence_k)
+            scored = self._score(head, ctx)
+            self._soft_failures(scored, ctx)
+        self.n_scored = len(scored)
+        engine = UNSCORED_ENGINE if n else RETRIEVAL_ENGINE
+        scored += [ScoredPaper(corpus_id=cid, judgements=[], probability=0.0 if n else self.fused[cid] / top,
+                               final_score=0.0 if n else self.fused[cid] / top, probability_engine=engine)
+                   for cid in tail]
+        return ScoredPool(evpool.pool, scored, {cid: self.evidence.get(cid, {}) for cid in head})
+
+    def _soft_failures(self, scored: list[ScoredPaper], ctx: RunContext) -> None:
+        soft = [c for c in ctx.checklist.checkpoints if c.kind == "metadata" and c.predicate and c.weight < 1.0]
+        self.soft_failed = {}
+        if not soft:
+            return
+        papers = self.corpus.papers([p.corpus_id for p in scored])
+        for p in scored:
+            paper = papers.get(p.corpus_id)
+            failed = sum(c.weight for c in soft if paper is not None and evaluate(c.predicate, paper)[0] is False)
+            if failed:
+                self.soft_failed[p.corpus_id] = failed
 
     def _score(self, ids: list[str], ctx: RunContext) -> list[ScoredPaper]:
         from litnav.scorer import score_papers

@@ -22,13 +22,19 @@ def rank_scored(
     top_k: int | None = None,
     diversity: float = 0.0,
     vectors: dict[str, np.ndarray] | None = None,
+    relevance: dict[str, float] | None = None,
 ) -> list[ScoredPaper]:
     """Order ``scored`` best first and keep ``top_k``.
 
     With ``diversity`` = λ > 0 and paper ``vectors`` (L2-normalised, shape ``[dim]``), greedy MMR:
-    pick ``argmax (1-λ)·final(d) − λ·max_{s∈S} cos(d, s)`` (Carbonell & Goldstein, SIGIR 1998).
+    pick ``argmax (1-λ)·rel(d) − λ·max_{s∈S} cos(d, s)`` (Carbonell & Goldstein, SIGIR 1998),
+    ``rel`` = ``relevance[corpus_id]`` when given (e.g. a rank-based score of an earlier
+    ordering, whose order is then kept at λ = 0), else the final score.
     """
-    ranked = sorted(scored, key=lambda p: order_key(p, retrieval_rank or {}))
+    if relevance is not None:
+        ranked = sorted(scored, key=lambda p: (-relevance.get(p.corpus_id, 0.0), p.corpus_id))
+    else:
+        ranked = sorted(scored, key=lambda p: order_key(p, retrieval_rank or {}))
     if diversity <= 0 or not vectors or len(ranked) < 2:
         return ranked[:top_k] if top_k else ranked
     limit = top_k or len(ranked)
@@ -40,7 +46,8 @@ def rank_scored(
             v = vectors.get(p.corpus_id)
             sim = max((float(v @ vectors[c.corpus_id]) for c in chosen
                        if v is not None and c.corpus_id in vectors), default=0.0)
-            val = (1 - diversity) * p.final_score - diversity * sim
+            rel = relevance.get(p.corpus_id, 0.0) if relevance is not None else p.final_score
+            val = (1 - diversity) * rel - diversity * sim
             if val > best_val:
                 best, best_val = p, val
         chosen.append(best)

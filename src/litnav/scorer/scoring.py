@@ -6,13 +6,15 @@ calibrated holistic relevance probability p, and
 
     final = (S + p) / 6,   S = sum_i w_i s_i / sum_i w_i   (s_i in [0, 5], p in [0, 1])
 
-so final lies in [0, 1]; ``w_i`` is ``Checkpoint.weight``. A checklist with zero total weight
-(or no checkpoints) has ``S = 5p``, i.e. ``final = p``.
+so final lies in [0, 1]; ``w_i`` is ``Checkpoint.weight``. S is the *content* score: it runs over
+the content and exclusion checkpoints only. A checklist with zero total content weight (or no
+content checkpoints) has ``S = 5p``, i.e. ``final = p``.
 
-Hard constraints: a failed metadata checkpoint is scored 0, which lowers S by ``5 w_i / sum w``;
-it also lowers the ``metadata_pass`` input of the relevance model. It does not zero the final
-score: demoting or dropping such papers is the reranker's decision (``metadata_failed`` exposes
-the failures).
+Metadata checkpoints are judged and reported (0 or 5) but stay out of S, so thresholds,
+stopping and reflection (which key on ``final``) see content alone; a failed metadata checkpoint
+lowers only the ``metadata_pass`` input of the relevance model. Hard metadata constraints are
+enforced by the librarians' exact filter, soft ones re-weight the final ordering
+(``reranker.combine``); ``metadata_failed`` exposes the failures.
 
 Checkpoint kinds:
 - ``metadata``: decided exactly by ``scorer.metadata.check`` (score 0 or 5, engine ``"metadata"``).
@@ -39,8 +41,9 @@ METADATA_ENGINE = "metadata"
 
 
 def weighted_mean_score(judgements: Sequence[Judgement], checklist: Checklist) -> float | None:
-    """S = sum w_i s_i / sum w_i over the judgements (weights from the checklist), on 0-5;
-    None when the total weight is 0 or there are no judgements."""
+    """The content score S = sum w_i s_i / sum w_i over the non-metadata judgements (weights
+    from the checklist), on 0-5; None when their total weight is 0 or there are none."""
+    judgements = [j for j in judgements if j.kind != "metadata"]
     w = np.array([checklist.get(j.checkpoint_id).weight for j in judgements], dtype=np.float64)
     s = np.array([j.score for j in judgements], dtype=np.float64)
     return float(np.dot(w, s) / w.sum()) if len(w) and w.sum() > 0 else None

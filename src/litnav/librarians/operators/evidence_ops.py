@@ -14,7 +14,8 @@ from litnav.librarians.pool import EvidencePool, Pool, ScoredPool
 
 
 class LocateEvidenceParams(OperatorParams):
-    """``k`` chunks per (paper, checkpoint); ``limit`` caps the papers examined."""
+    """``k`` chunks per (paper, checkpoint); ``limit`` caps the papers examined (the first
+    ``limit`` of the pool); the whole pool is passed on, so candidates below keep their place."""
 
     k: int = Field(2, ge=1, le=20)
     limit: int | None = Field(None, ge=1)
@@ -23,11 +24,12 @@ class LocateEvidenceParams(OperatorParams):
 @operator("locate_evidence", LocateEvidenceParams, output="evidence", channel="evidence",
           input_type="pool", min_inputs=1, max_inputs=1)
 def locate(params: LocateEvidenceParams, inputs: list[Pool], ctx: RunContext, node_id: str) -> EvidencePool:
-    """Top-k evidence chunks per candidate and content/exclusion checkpoint, by cosine."""
-    pool = inputs[0].truncated(params.limit) if params.limit else inputs[0]
+    """Top-k evidence chunks per candidate (the first ``limit``) and content/exclusion checkpoint, by cosine."""
+    pool = inputs[0]
+    ids = pool.ids[: params.limit] if params.limit else pool.ids
     cps = locatable(ctx.checklist.checkpoints)
     ctx.encode_queries([evidence_query(c) for c in cps])
-    ev = locate_evidence(ctx.corpus, pool.ids, cps, ctx.query_vectors, params.k)
+    ev = locate_evidence(ctx.corpus, ids, cps, ctx.query_vectors, params.k)
     return EvidencePool(pool, ev)
 
 

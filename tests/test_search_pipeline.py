@@ -1,0 +1,137 @@
+"""The search pipeline is never worse than its first stage by construction: deep fusion, a scored
+top-N reordered by a rank fusion with the fused order, every other fused candidate kept below in
+fused order; soft metadata preferences re-weight instead of filtering; reflection seeds only from
+papers that clear the content threshold; the web channel joins the plan when providers exist."""
+
+from __future__ import annotations
+
+import sys
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from litnav.core.records import Checklist, Checkpoint, MetadataPredicate, ScoredPaper
+from litnav.core.settings import Settings
+from litnav.corpus import Corpus, CorpusWriter
+from litnav.navigator import search
+from litnav.navigator.loop import SearchRun
+from litnav.navigator.planner import hard_metadata, plan_workflow
+from litnav.navigator.reflect import ReflectionState, reflect
+from litnav.reranker.combine import Combination, combine, load_combination
+
+sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "search"))
+from papers import documents  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> Corpus:
+    path = tmp_path_factory.mktemp("pipeline") / "corpus"
+    with CorpusWriter.open(path) as w:
+        with w.source("fixture:search", 1, "0" * 64) as tx:
+            tx.add_documents(documents())
+        w.finalize(progress=False)
+    c = Corpus.open(path)
+    yield c
+    c.close()
+
+
+def _sp(cid: str, final: float) -> ScoredPaper:
+    return ScoredPaper(corpus_id=cid, judgements=[], probability=final, final_score=final)
+
+
+def _settings(**groups) -> Settings:
+    tree = Settings().model_dump()
+    for group, fields in groups.items():
+        tree[group].update(fields)
+    return Settings.model_validate(tree)
+
+
+def test_combination_falls_back_to_fusion_and_soft_preferences_reweight():
+    scored = [_sp("a", 0.1), _sp("b", 0.9), _sp("c", 0.5)]
+    fused = {"a": 1, "b": 2, "c": 3}
+    only_fusion = combine(scored, fused, Combination(scorer_weight=0.0))
+    assert [p.corpus_id for p, _ in only_fusion] == ["a", "b", "c"]
+    only_scorer = combine(scored, fused, Combination(fusion_weight=0.0))
+    assert [p.corpus_id for p, _ in only_scorer] == ["b", "c", "a"]
+    soft = combine(scored, fused, Combination(scorer_weight=0.0, soft_penalty=1.0), {"a": 0.5})
+    assert [p.corpus_id for p, _ in soft][-1] == "a"  # demoted, not dropped
+    with pytest.raises(ValueError):
+        Combination(scorer_weight=-1.0)
+
+
+def test_bundled_combination_loads_and_bad_file_names_itself(tmp_path):
+    model = load_combination()
+    assert model.fusion_weight >= 0 and model.scorer_weight >= 0
+    bad = tmp_path / "c.json"
+    bad.write_text('{"fusion_weight": 1, "typo": 2}')
+    with pytest.raises(ValueError, match="c.json"):
+        load_combination(bad)
+
+
+def test_final_list_keeps_the_fused_top_m(corpus):
+    settings = _settings(librarians={"pool_size": 3}, navigator={"rounds": 1})
+    run = SearchRun("dense retrieval for question answering", corpus, settings, top_k=50,
+                    student=_student())
+    session = run.run()
+    fused = sorted(run.stage.fused_rank, key=run.stage.fused_rank.get)
+    got = [r.corpus_id for r in session.results]
+    assert len(got) == len(fused) > 3
+    for m in range(3, len(fused) + 1):  # the scorer reorders the top 3, never loses a candidate
+        assert set(got[:m]) == set(fused[:m])
+    assert got[3:] == fused[3:]
+
+
+def test_no_scorer_returns_the_fused_order(corpus):
+    settings = _settings(scorer={"enabled": False}, navigator={"rounds": 1})
+    run = SearchRun("dense retrieval for question answering", corpus, settings, top_k=50)
+    session = run.run()
+    assert [r.corpus_id for r in session.results] == sorted(run.stage.fused_rank, key=run.stage.fused_rank.get)
+
+
+def test_soft_recent_preference_does_not_filter(corpus):
+    intent = "recent work on dense retrieval for question answering"
+    session = search(intent, corpus, Settings(), top_k=20, today=date(2022, 6, 1))
+    soft = [c for c in session.rounds[0].checklist.checkpoints if c.kind == "metadata"]
+    assert soft and all(c.weight < 1 for c in soft)
+    assert not any(n.op == "filter" for n in session.rounds[0].workflow.nodes)
+    assert "old" in {r.corpus_id for r in session.results}  # 2016: failed a preference, still found
+
+
+def test_hard_constraints_filter_and_soft_ones_are_not_hard():
+    year = MetadataPredicate(field="year", start=date(2019, 1, 1))
+    checklist = Checklist(intent="x", checkpoints=[
+        Checkpoint(id="c1", kind="topic", text="dense retrieval", terms=["dense retrieval"]),
+        Checkpoint(id="m1", kind="metadata", text="since 2019", predicate=year),
+        Checkpoint(id="m2", kind="metadata", text="empirical", weight=0.5,
+                   predicate=MetadataPredicate(field="publication_type", values=["empirical"]))])
+    assert [c.id for c in hard_metadata(checklist)] == ["m1"]
+    wf = plan_workflow(checklist, Settings())
+    assert wf.node("filter").params["checkpoint_ids"] == ["m1"]
+    assert "limit" not in wf.node("fuse").params  # deep fusion: no cut before scoring
+    assert all(n.params["k"] >= 100 for n in wf.nodes if n.op in ("semantic_search", "lexical_search"))
+
+
+def test_web_channel_joins_the_plan_when_providers_are_configured():
+    checklist = Checklist(intent="dense retrieval", checkpoints=[
+        Checkpoint(id="c1", kind="topic", text="dense retrieval", terms=["dense retrieval"])])
+    assert not any(n.op == "web_search" for n in plan_workflow(checklist, Settings()).nodes)
+    wf = plan_workflow(checklist, _settings(web={"providers": ["openalex"]}))
+    web = [n for n in wf.nodes if n.op == "web_search"]
+    assert web and web[0].id in wf.node("fuse").inputs
+
+
+def test_reflection_does_not_seed_from_papers_below_the_threshold():
+    checklist = Checklist(intent="dense retrieval", checkpoints=[
+        Checkpoint(id="c1", kind="topic", text="dense retrieval", terms=["dense retrieval"])])
+    ranked = [_sp(str(i), 0.2) for i in range(10)]
+    out = reflect(checklist, ranked, 1, [], ReflectionState(), Settings(), 20, 3)
+    nodes = out.workflow.nodes if out.workflow else []
+    assert not any(n.op == "citation_expand" for n in nodes)
+    assert not any(c.action == "add_citation_expansion" for c in out.changes)
+
+
+def _student():
+    from litnav.scorer import load_student
+
+    return load_student(None)
