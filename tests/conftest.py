@@ -21,3 +21,29 @@ def shared_data() -> Path:
 def fixtures() -> Path:
     """The hand-written fixtures committed under ``tests/fixtures``."""
     return FIXTURES
+
+
+@pytest.fixture(scope="session")
+def export_corpus(tmp_path_factory) -> Path:
+    """The export/report/server fixture corpus (``tests/fixtures/export``), built once per run."""
+    import sys
+
+    for sub in ("search", "export"):
+        if str(FIXTURES / sub) not in sys.path:
+            sys.path.insert(0, str(FIXTURES / sub))
+    from export_papers import build_corpus
+
+    return build_corpus(tmp_path_factory.mktemp("export") / "corpus")
+
+
+@pytest.fixture(scope="session")
+def export_session(export_corpus, tmp_path_factory) -> Path:
+    """A session file of one real search over ``export_corpus`` (top 10), written once per run."""
+    from litnav.core.settings import Settings
+    from litnav.corpus import Corpus
+    from litnav.navigator import search
+    from litnav.session.io import write_session
+
+    with Corpus.open(export_corpus) as c:
+        session = search("dense retrieval for question answering", c, Settings(), top_k=10)
+    return write_session(session, tmp_path_factory.mktemp("export-session") / "session.json")

@@ -14,7 +14,7 @@ app = typer.Typer(
     add_completion=False,
 )
 
-COMMANDS: tuple[str, ...] = ("build", "stats", "show", "search", "demo", "verify", "eval", "scorer", "reindex")
+COMMANDS: tuple[str, ...] = ("build", "stats", "show", "search", "demo", "verify", "eval", "scorer", "reindex", "export")
 
 
 def _register() -> None:

@@ -17,6 +17,8 @@ def search_cmd(
     rounds: Optional[int] = typer.Option(None, "--rounds", min=1, help="Maximum rounds."),
     top: Optional[int] = typer.Option(None, "--top", "-k", min=1, help="Results to return."),
     json_out: Optional[Path] = typer.Option(None, "--json", help="Write the session file here."),
+    export: Optional[Path] = typer.Option(None, "--export", help="Also export the results here; the format "
+                                          "comes from the extension (.bib .ris .json .csv .jsonl .trec)."),
     workflow: Optional[Path] = typer.Option(None, "--workflow", help="Run this (edited) workflow JSON in round 1."),
     rationales: int = typer.Option(3, "--rationales", help="Results whose rationales are printed."),
     interactive: Optional[bool] = typer.Option(
@@ -33,6 +35,14 @@ def search_cmd(
     from litnav.session.render import print_session
     from litnav.session.io import write_session
 
+    from litnav.session.export import ExportError, format_for_path
+
+    export_format = None
+    if export is not None:
+        try:
+            export_format = format_for_path(export)
+        except ExportError as exc:
+            fail(str(exc), code=2)
     settings = settings_from(settings_file, overrides)
     ask = sys.stdin.isatty() if interactive is None else interactive
     settings = settings.model_copy(update={"navigator": settings.navigator.model_copy(update={"interactive": ask})})
@@ -47,6 +57,13 @@ def search_cmd(
     with clean_errors(OSError):
         write_session(session, out)
     make_console(stderr=True).print(f"session written to {out} (audit it with `litnav audit {out}`)")
+    if export is not None:
+        from litnav.session.export import export_session
+        from litnav.session.io import write_text_atomic
+
+        with clean_errors(OSError):
+            write_text_atomic(export_session(session, c, export_format), export)
+        make_console(stderr=True).print(f"{export_format} export written to {export}")
     try:
         print_session(session, make_console(), rationales=rationales)
     except BrokenPipeError:  # the reader went away; the session is already on disk

@@ -20,14 +20,15 @@ class SessionFileError(ValueError):
     """A session file cannot be read; the message names the file and the field."""
 
 
-def write_session(session: Session, path: str | Path) -> Path:
-    """Write ``session`` as indented JSON to ``path`` via a temporary file and rename."""
+def write_text_atomic(text: str, path: str | Path) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` via a temporary file and rename, with ordinary
+    permissions (``0666`` less the umask); returns the path."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(session.model_dump_json(indent=1))
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; a session file is an ordinary file
@@ -36,6 +37,11 @@ def write_session(session: Session, path: str | Path) -> Path:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def write_session(session: Session, path: str | Path) -> Path:
+    """Write ``session`` as indented JSON to ``path`` via a temporary file and rename."""
+    return write_text_atomic(session.model_dump_json(indent=1), path)
 
 
 def read_session(path: str | Path) -> Session:

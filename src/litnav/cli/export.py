@@ -1,0 +1,87 @@
+"""``litnav export`` (BibTeX, RIS, CSL-JSON, CSV, JSONL, TREC run) and ``litnav report`` (one
+self-contained HTML audit report) of a session file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from litnav.cli.common import clean_errors, err_console, fail
+
+FORMAT_HELP = "bibtex | ris | csljson | csv | jsonl | trec"
+
+
+def export_cmd(
+    session_file: Path = typer.Argument(..., help="A session file written by `litnav search --json`."),
+    fmt: str = typer.Option(..., "--format", "-f", help=FORMAT_HELP),
+    top: Optional[int] = typer.Option(None, "--top", "-k", min=1, help="Only the first K results."),
+    min_score: Optional[float] = typer.Option(None, "--min-score", help="Only results with final score >= X."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write here (default: standard output)."),
+    corpus: Optional[Path] = typer.Option(None, "--corpus", "-c",
+                                          help="Corpus to read the records from (default: the session's)."),
+) -> None:
+    """Export a session's results; every bibliographic field is re-read from the corpus record."""
+    from litnav.session.export import FORMATS, ExportError, export_session, open_session_corpus
+    from litnav.session.io import SessionFileError, read_session, write_text_atomic
+
+    if fmt not in FORMATS:
+        fail(f"unknown --format {fmt!r}; use one of {', '.join(FORMATS)}", code=2)
+    with clean_errors(SessionFileError, ExportError):
+        session = read_session(session_file)
+        c = open_session_corpus(session, corpus)
+    try:
+        text = export_session(session, c, fmt, top=top, min_score=min_score)  # type: ignore[arg-type]
+    finally:
+        c.close()
+    if out is None:
+        typer.echo(text, nl=False)
+        return
+    with clean_errors(OSError):
+        write_text_atomic(text, out)
+    err_console.print(f"{fmt} written to {out}")
+
+
+def report_cmd(
+    session_file: Path = typer.Argument(..., help="A session file written by `litnav search --json`."),
+    out: Path = typer.Option(Path("report.html"), "--out", "-o", help="The HTML file to write."),
+    corpus: Optional[Path] = typer.Option(None, "--corpus", "-c",
+                                          help="Corpus to show evidence in context (default: the session's)."),
+) -> None:
+    """Write one self-contained HTML audit report (no network): checklist, score matrix,
+    evidence in context, round history, clarifications, cost and timing."""
+    from litnav.session.io import SessionFileError, read_session, write_text_atomic
+    from litnav.session.report import render_report
+
+    with clean_errors(SessionFileError):
+        session = read_session(session_file)
+    c = _optional_corpus(session, corpus)
+    try:
+        html = render_report(session, c)
+    finally:
+        if c is not None:
+            c.close()
+    with clean_errors(OSError):
+        write_text_atomic(html, out)
+    err_console.print(f"report written to {out}")
+
+
+def _optional_corpus(session, corpus: Path | None):
+    """The session's corpus (or ``corpus``) when it opens, else None with a note: the report
+    then shows evidence without its surrounding text."""
+    from litnav.session.export import ExportError, open_session_corpus
+
+    try:
+        return open_session_corpus(session, corpus)
+    except ExportError as exc:
+        if corpus is not None:
+            fail(str(exc))
+        err_console.print(f"note: {exc}; evidence is shown without its surrounding text", highlight=False)
+        return None
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``export`` and ``report`` to ``app``."""
+    app.command("export")(export_cmd)
+    app.command("report")(report_cmd)

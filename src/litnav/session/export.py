@@ -1,0 +1,446 @@
+"""Exporting a session's results in standard formats: BibTeX, RIS, CSL-JSON, CSV, JSONL and a
+TREC run.
+
+Every bibliographic field comes from the corpus record of the paper (``Corpus.papers``), never
+from the session's copy: the session names the corpus it searched, and the export re-reads it.
+CSV and JSONL add the final score, the holistic probability and, per checkpoint, the score with
+its verbatim quote. Writers are the well-kept libraries: ``bibtexparser`` (v2) with
+``pylatexenc`` escaping, ``rispy``, ``csv`` and ``json``; CSL-JSON follows the CSL 1.0.2 item
+schema (``type``, ``title``, ``author`` as family/given, ``issued.date-parts``, ``DOI``, ``URL``,
+``PMID``, ``PMCID``, ``container-title``, ``number`` for the arXiv id).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import logging
+import re
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, get_args
+
+from litnav.core.records import Result, Session
+from litnav.corpus.records import Paper
+
+logger = logging.getLogger(__name__)
+
+ExportFormat = Literal["bibtex", "ris", "csljson", "csv", "jsonl", "trec"]
+FORMATS: tuple[str, ...] = get_args(ExportFormat)
+SUFFIXES: dict[str, ExportFormat] = {
+    ".bib": "bibtex", ".bibtex": "bibtex", ".ris": "ris", ".json": "csljson", ".csljson": "csljson",
+    ".csv": "csv", ".jsonl": "jsonl", ".trec": "trec", ".run": "trec",
+}
+"""File extension -> format, for ``litnav search --export FILE``."""
+
+RUN_TAG = "litnav"
+TEXT_FIELDS = ("title", "author", "booktitle", "journal", "howpublished")
+"""BibTeX fields holding prose (LaTeX-escaped); identifiers and URLs are written verbatim."""
+
+
+class ExportError(ValueError):
+    """An export cannot be made; the message names the file, format or corpus at fault."""
+
+
+@dataclass(frozen=True)
+class ExportRow:
+    """One exported result: the session's ``Result`` (rank, scores, judgements) and the corpus
+    ``Paper`` (all bibliographic fields)."""
+
+    result: Result
+    paper: Paper
+
+    @property
+    def ids(self) -> dict[str, str]:
+        """External ids of the corpus record (keys among ``corpus.records.EXTERNAL_ID_KINDS``)."""
+        return dict(self.paper.external_ids)
+
+    @property
+    def s2_url(self) -> str | None:
+        """The Semantic Scholar URL of an S2-based record (numeric corpus id), else None."""
+        cid = self.paper.corpus_id
+        return f"https://api.semanticscholar.org/CorpusID:{cid}" if cid.isdigit() else None
+
+    @property
+    def urls(self) -> list[str]:
+        """Landing pages, most specific first: DOI, ACL Anthology, arXiv, PubMed, S2."""
+        ids, out = self.ids, []
+        if ids.get("doi"):
+            out.append(f"https://doi.org/{ids['doi']}")
+        if ids.get("acl"):
+            out.append(f"https://aclanthology.org/{ids['acl']}")
+        if ids.get("arxiv"):
+            out.append(f"https://arxiv.org/abs/{ids['arxiv']}")
+        if ids.get("pubmed"):
+            out.append(f"https://pubmed.ncbi.nlm.nih.gov/{ids['pubmed']}/")
+        if self.s2_url:
+            out.append(self.s2_url)
+        return out
+
+
+def format_for_path(path: str | Path) -> ExportFormat:
+    """The export format of a file name by its extension; raises ``ExportError`` listing the known ones."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in SUFFIXES:
+        raise ExportError(f"{path}: cannot tell the export format from the extension {suffix or '(none)'!r}; "
+                          f"use one of {', '.join(sorted(SUFFIXES))}")
+    return SUFFIXES[suffix]
+
+
+def select_results(session: Session, top: int | None = None, min_score: float | None = None) -> list[Result]:
+    """The session's results in rank order, at most ``top``, each with ``final_score >= min_score``."""
+    results = [r for r in session.results if min_score is None or r.final_score >= min_score]
+    return results[:top] if top is not None else results
+
+
+def export_rows(session: Session, corpus, *, top: int | None = None,
+                min_score: float | None = None) -> list[ExportRow]:
+    """Pair each selected result with its corpus record (a fresh read of ``corpus``).
+
+    A result whose id the corpus no longer holds is left out with a warning (never exported
+    from the session's copy). When the corpus fingerprint differs from the session's, a warning
+    says the metadata is the corpus's current one.
+    """
+    results = select_results(session, top, min_score)
+    if session.corpus_fingerprint and corpus.fingerprint() != session.corpus_fingerprint:
+        logger.warning("corpus %s changed since this search; exporting its current records", corpus.directory)
+    papers = corpus.papers([r.corpus_id for r in results])
+    rows = []
+    for r in results:
+        paper = papers.get(r.corpus_id)
+        if paper is None:
+            logger.warning("result %s is not in corpus %s; left out of the export", r.corpus_id, corpus.directory)
+            continue
+        rows.append(ExportRow(r, paper))
+    return rows
+
+
+def open_session_corpus(session: Session, corpus_path: str | Path | None = None):
+    """Open the corpus a session searched (``session.corpus``) or ``corpus_path``, read-only.
+
+    Raises ``ExportError`` naming the path when it is missing or not a corpus.
+    """
+    from litnav.corpus import Corpus, CorpusError
+
+    path = Path(corpus_path) if corpus_path is not None else (Path(session.corpus) if session.corpus else None)
+    if path is None:
+        raise ExportError("the session names no corpus; pass the corpus directory (--corpus)")
+    try:
+        return Corpus.open(path)
+    except CorpusError as exc:
+        raise ExportError(f"{exc} (the corpus this session searched; pass another with --corpus)") from None
+
+
+# -- BibTeX ---------------------------------------------------------------------------------------
+
+def _ascii(s: str) -> str:
+    return unicodedata.normalize("NFKD", s).encode("ascii", "ignore").decode()
+
+
+_STOP = {"a", "an", "the", "on", "of", "for", "and", "in", "to", "with", "towards", "toward", "from", "by", "via", "is"}
+
+
+def bibtex_key(paper: Paper) -> str:
+    """A citation key from the record alone: first author's surname, year, first significant
+    title word (ASCII, lower case), e.g. ``karpukhin2020dense``; ``corpus_id`` based when empty."""
+    surname = ""
+    if paper.authors:
+        name = paper.authors[0].name.strip()
+        surname = name.split(",")[0] if "," in name else (name.split() or [""])[-1]
+    words = [w for w in re.findall(r"[a-z0-9]+", _ascii(paper.title).lower()) if w not in _STOP]
+    key = re.sub(r"[^a-z0-9]", "", _ascii(surname).lower()) + (str(paper.year) if paper.year else "") + \
+        (words[0] if words else "")
+    return key or "litnav" + re.sub(r"[^A-Za-z0-9]", "", paper.corpus_id)
+
+
+def unique_keys(papers: list[Paper]) -> list[str]:
+    """``bibtex_key`` of each paper, made unique in list order by suffixes ``a``, ``b``, ... on
+    repeats (the first keeps the bare key), so a key depends only on the records before it."""
+    seen: dict[str, int] = {}
+    used: set[str] = set()
+    out = []
+    for p in papers:
+        base = bibtex_key(p)
+        key = base
+        n = seen.get(base, 0)
+        while key in used:
+            key = base + _suffix(n)
+            n += 1
+        seen[base] = n
+        used.add(key)
+        out.append(key)
+    return out
+
+
+def _suffix(n: int) -> str:
+    letters = ""
+    n += 1
+    while n:
+        n, r = divmod(n - 1, 26)
+        letters = chr(ord("a") + r) + letters
+    return letters
+
+
+def _latex_encoder():
+    from pylatexenc.latexencode import UnicodeToLatexEncoder
+
+    # every character is text (keep_math off): "$", "_", "%", "&", "#", "{", "}" are escaped
+    return UnicodeToLatexEncoder(non_ascii_only=False, unknown_char_policy="keep",
+                                 replacement_latex_protection="braces")
+
+
+def _entry_type(paper: Paper) -> str:
+    types = {t.lower() for t in paper.publication_types}
+    if "journalarticle" in types and paper.venue:
+        return "article"
+    if paper.venue or paper.venue_raw:
+        return "inproceedings"
+    return "misc"
+
+
+def _bib_name(name: str) -> str:
+    # a name containing the word "and" must not split into two authors
+    return "{" + name + "}" if re.search(r"\sand\s", name) else name
+
+
+def to_bibtex(rows: list[ExportRow]) -> str:
+    """BibTeX entries (``@article``/``@inproceedings``/``@misc``) with LaTeX-escaped text fields;
+    DOI, ``eprint`` (arXiv), ``pmid``, ``url`` and ``corpusid`` verbatim."""
+    import bibtexparser
+    from bibtexparser.library import Library
+    from bibtexparser.model import Entry, Field
+
+    enc = _latex_encoder()
+    keys = unique_keys([r.paper for r in rows])
+    entries = []
+    for key, row in zip(keys, rows):
+        p, ids = row.paper, row.ids
+        etype = _entry_type(p)
+        fields: list[tuple[str, str]] = [("title", p.title)]
+        if p.authors:
+            fields.append(("author", " and ".join(_bib_name(a.name) for a in p.authors)))
+        if p.year:
+            fields.append(("year", str(p.year)))
+        venue = p.venue_raw or p.venue
+        if venue:
+            fields.append(({"article": "journal", "inproceedings": "booktitle"}.get(etype, "howpublished"), venue))
+        for kind, field in (("doi", "doi"), ("pubmed", "pmid"), ("pmc", "pmcid"), ("acl", "acl")):
+            if ids.get(kind):
+                fields.append((field, ids[kind]))
+        if ids.get("arxiv"):
+            fields += [("eprint", ids["arxiv"]), ("archiveprefix", "arXiv")]
+        if row.urls:
+            fields.append(("url", row.urls[0]))
+        fields.append(("corpusid", p.corpus_id))
+        out = []
+        for name, value in fields:
+            if name in TEXT_FIELDS:
+                value = enc.unicode_to_latex(value)
+                if name == "title":
+                    value = "{" + value + "}"  # keep the record's capitalisation in any style
+            out.append(Field(name, value))
+        entries.append(Entry(etype, key, out))
+    return bibtexparser.write_string(Library(entries))
+
+
+# -- RIS ------------------------------------------------------------------------------------------
+
+def to_ris(rows: list[ExportRow]) -> str:
+    """RIS records (``JOUR``/``CPAPER``/``GEN``): TI, AU, PY, JO or T2, DO, UR (every landing
+    page), ID (the citation key), C1 (corpus id), C2 (arXiv id), C3 (ACL id), C4 (PubMed id)."""
+    import rispy
+
+    keys = unique_keys([r.paper for r in rows])
+    entries = []
+    for key, row in zip(keys, rows):
+        p, ids = row.paper, row.ids
+        etype = _entry_type(p)
+        e: dict = {"type_of_reference": {"article": "JOUR", "inproceedings": "CPAPER"}.get(etype, "GEN"),
+                   "id": key, "title": p.title}
+        if p.authors:
+            e["authors"] = [a.name for a in p.authors]
+        if p.year:
+            e["year"] = str(p.year)
+        venue = p.venue_raw or p.venue
+        if venue:
+            e["journal_name" if etype == "article" else "secondary_title"] = venue
+        if ids.get("doi"):
+            e["doi"] = ids["doi"]
+        if row.urls:
+            e["urls"] = row.urls
+        e["custom1"] = p.corpus_id
+        for tag, kind in (("custom2", "arxiv"), ("custom3", "acl"), ("custom4", "pubmed")):
+            if ids.get(kind):
+                e[tag] = ids[kind]
+        entries.append(e)
+    return rispy.dumps(entries, implementation=_ris_writer())
+
+
+def _ris_writer():
+    from rispy.writer import RisWriter
+
+    class PlainRisWriter(RisWriter):
+        """rispy's writer without its ``1.`` numbering line before each record."""
+
+        def set_header(self, count: int) -> str:
+            return ""
+
+    return PlainRisWriter
+
+
+# -- CSL-JSON -------------------------------------------------------------------------------------
+
+def csl_name(name: str) -> dict[str, str]:
+    """A CSL name object: ``Family, Given`` and ``Given Family`` split into family/given; one-word
+    names stay ``literal``."""
+    name = " ".join(name.split())
+    if "," in name:
+        family, given = (s.strip() for s in name.split(",", 1))
+        return {"family": family, "given": given} if given else {"literal": family}
+    parts = name.rsplit(" ", 1)
+    return {"family": parts[1], "given": parts[0]} if len(parts) == 2 else {"literal": name}
+
+
+def to_csl_items(rows: list[ExportRow]) -> list[dict]:
+    """CSL-JSON items (``paper-conference``, ``article-journal`` or ``article``); ``id`` is the
+    citation key; ``custom`` keeps the corpus id and the ids CSL has no variable for."""
+    keys = unique_keys([r.paper for r in rows])
+    items = []
+    for key, row in zip(keys, rows):
+        p, ids = row.paper, row.ids
+        etype = _entry_type(p)
+        item: dict = {"id": key,
+                      "type": {"article": "article-journal", "inproceedings": "paper-conference"}.get(etype, "article"),
+                      "title": p.title}
+        if p.authors:
+            item["author"] = [csl_name(a.name) for a in p.authors]
+        if p.publication_date:
+            d = p.publication_date
+            item["issued"] = {"date-parts": [[d.year, d.month, d.day]]}
+        elif p.year:
+            item["issued"] = {"date-parts": [[p.year]]}
+        venue = p.venue_raw or p.venue
+        if venue:
+            item["container-title"] = venue
+        if ids.get("doi"):
+            item["DOI"] = ids["doi"]
+        if ids.get("pubmed"):
+            item["PMID"] = ids["pubmed"]
+        if ids.get("pmc"):
+            item["PMCID"] = ids["pmc"]
+        if ids.get("arxiv"):
+            item["number"] = f"arXiv:{ids['arxiv']}"
+            if etype == "misc":
+                item["publisher"] = "arXiv"
+        if row.urls:
+            item["URL"] = row.urls[0]
+        item["custom"] = {"corpus_id": p.corpus_id, **{k: v for k, v in ids.items()}}
+        items.append(item)
+    return items
+
+
+def to_csljson(rows: list[ExportRow]) -> str:
+    """``to_csl_items`` as an indented JSON array."""
+    return json.dumps(to_csl_items(rows), indent=2, ensure_ascii=False) + "\n"
+
+
+# -- CSV / JSONL / TREC -----------------------------------------------------------------------------
+
+def _checkpoint_ids(session: Session) -> list[str]:
+    if session.rounds:
+        return [c.id for c in session.rounds[-1].checklist.checkpoints]
+    return list(dict.fromkeys(j.checkpoint_id for r in session.results for j in r.checkpoints))
+
+
+def result_record(row: ExportRow) -> dict:
+    """The JSONL object of one result: rank, every corpus field, scores, and per checkpoint
+    ``{id, kind, text, score, rationale, quote, section, quote_start, quote_end, engine}``."""
+    p, r = row.paper, row.result
+    sections = {e.chunk_id: e.section for j in r.checkpoints for e in j.evidence}
+    return {
+        "rank": r.rank, "corpus_id": p.corpus_id, "title": p.title, "authors": [a.name for a in p.authors],
+        "year": p.year, "publication_date": p.publication_date.isoformat() if p.publication_date else None,
+        "venue": p.venue, "venue_raw": p.venue_raw, "publication_types": p.publication_types,
+        "external_ids": row.ids, "urls": row.urls, "s2_url": row.s2_url,
+        "final_score": r.final_score, "probability": r.probability,
+        "checkpoints": [{
+            "id": j.checkpoint_id, "kind": j.kind, "text": j.text, "score": j.score, "rationale": j.rationale,
+            "quote": j.quote, "section": sections.get(j.quote_chunk_id) if j.quote_chunk_id else None,
+            "quote_start": j.quote_start, "quote_end": j.quote_end, "engine": j.engine,
+        } for j in r.checkpoints],
+    }
+
+
+def to_jsonl(rows: list[ExportRow]) -> str:
+    """One ``result_record`` JSON object per line, in rank order."""
+    return "".join(json.dumps(result_record(row), ensure_ascii=False) + "\n" for row in rows)
+
+
+def to_csv(rows: list[ExportRow], session: Session) -> str:
+    """A spreadsheet: rank, corpus_id, title, authors (``; ``-joined), year, venue, doi, arxiv,
+    acl, pubmed, url, s2_url, final_score, probability, then ``<id> score`` and ``<id> quote``
+    per checkpoint of the final checklist (empty where the paper has no judgement)."""
+    cids = _checkpoint_ids(session)
+    head = ["rank", "corpus_id", "title", "authors", "year", "venue", "doi", "arxiv", "acl", "pubmed", "url",
+            "s2_url", "final_score", "probability"]
+    for c in cids:
+        head += [f"{c} score", f"{c} quote"]
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(head)
+    for row in rows:
+        p, r, ids = row.paper, row.result, row.ids
+        by_id = {j.checkpoint_id: j for j in r.checkpoints}
+        line = [r.rank, p.corpus_id, p.title, "; ".join(a.name for a in p.authors), p.year or "",
+                p.venue_raw or p.venue or "", ids.get("doi", ""), ids.get("arxiv", ""), ids.get("acl", ""),
+                ids.get("pubmed", ""), row.urls[0] if row.urls else "", row.s2_url or "", r.final_score,
+                r.probability]
+        for c in cids:
+            j = by_id.get(c)
+            line += [j.score if j else "", (j.quote or "") if j else ""]
+        w.writerow(line)
+    return buf.getvalue()
+
+
+def query_id(session: Session) -> str:
+    """A TREC query id for the session: 12 hex chars of the intent's SHA-256."""
+    import hashlib
+
+    return hashlib.sha256(session.intent.encode()).hexdigest()[:12]
+
+
+def to_trec(rows: list[ExportRow], session: Session) -> str:
+    """A TREC run: ``qid Q0 corpus_id rank score litnav`` per line. trec_eval orders a run by its
+    score column, so the score is ``N + 1 - rank`` (N rows), which keeps litnav's ranking; the
+    final scores themselves are in the CSV and JSONL exports."""
+    qid = query_id(session)
+    n = len(rows)
+    return "".join(f"{qid} Q0 {row.paper.corpus_id} {i} {n + 1 - i} {RUN_TAG}\n"
+                   for i, row in enumerate(rows, start=1))
+
+
+def render(rows: list[ExportRow], fmt: ExportFormat, session: Session) -> str:
+    """The export text of ``rows`` in ``fmt``; raises ``ExportError`` for an unknown format."""
+    if fmt == "bibtex":
+        return to_bibtex(rows)
+    if fmt == "ris":
+        return to_ris(rows)
+    if fmt == "csljson":
+        return to_csljson(rows)
+    if fmt == "csv":
+        return to_csv(rows, session)
+    if fmt == "jsonl":
+        return to_jsonl(rows)
+    if fmt == "trec":
+        return to_trec(rows, session)
+    raise ExportError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}")
+
+
+def export_session(session: Session, corpus, fmt: ExportFormat, *, top: int | None = None,
+                   min_score: float | None = None) -> str:
+    """``render(export_rows(...))``: the session's results as ``fmt`` text, fields from ``corpus``."""
+    if fmt not in FORMATS:
+        raise ExportError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}")
+    return render(export_rows(session, corpus, top=top, min_score=min_score), fmt, session)

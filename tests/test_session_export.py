@@ -1,0 +1,226 @@
+"""Exports of a real session: every format parses back with the library that reads it and
+gives the corpus record's fields (titles and names with braces, accents, &, %, $, _), BibTeX
+keys are stable and unique, CSV/JSONL carry scores and quotes, and the CLI writes them."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from litnav.corpus import Corpus
+from litnav.session.export import (ExportError, bibtex_key, csl_name, export_rows, export_session,
+                                   format_for_path, query_id, unique_keys)
+from litnav.session.io import read_session
+
+SPECIAL_ID = "215737187"
+
+
+@pytest.fixture(scope="module")
+def session(export_session):
+    return read_session(export_session)
+
+
+@pytest.fixture(scope="module")
+def corpus(export_corpus):
+    c = Corpus.open(export_corpus)
+    yield c
+    c.close()
+
+
+@pytest.fixture(scope="module")
+def records(session, corpus):
+    return {row.paper.corpus_id: row.paper for row in export_rows(session, corpus)}
+
+
+def test_the_search_returned_the_special_records(session):
+    ids = [r.corpus_id for r in session.results]
+    assert {SPECIAL_ID, "215737188", "2104.08663v2"} <= set(ids), ids
+
+
+def _bib_entries(text: str):
+    import bibtexparser
+    from bibtexparser.middlewares import LatexDecodingMiddleware
+
+    decoded = bibtexparser.parse_string(text, append_middleware=[LatexDecodingMiddleware()])
+    raw = bibtexparser.parse_string(text)
+    assert not decoded.failed_blocks and not raw.failed_blocks
+    return decoded.entries, {e.key: e for e in raw.entries}
+
+
+def test_bibtex_round_trip_gives_the_corpus_fields(session, corpus, records):
+    entries, raw = _bib_entries(export_session(session, corpus, "bibtex"))
+    assert len(entries) == len(session.results)
+    by_id = {raw[e.key]["corpusid"]: e for e in entries}
+    for cid, paper in records.items():
+        e = by_id[cid]
+        assert e["title"] == paper.title
+        assert e["author"].split(" and ") == [a.name for a in paper.authors]
+        assert e["year"] == str(paper.year)
+    special = by_id[SPECIAL_ID]
+    assert special.entry_type == "inproceedings"
+    assert special["booktitle"] == records[SPECIAL_ID].venue_raw
+    # identifiers and URLs are verbatim (never LaTeX-escaped)
+    assert raw[special.key]["doi"] == "10.18653/v1/2020.emnlp-main.550"
+    assert raw[special.key]["acl"] == "2020.emnlp-main.550"
+    assert raw[special.key]["url"] == "https://doi.org/10.18653/v1/2020.emnlp-main.550"
+    arxiv = raw[by_id["2104.08663v2"].key]
+    assert arxiv["eprint"] == "2104.08663" and arxiv["archiveprefix"] == "arXiv" and arxiv["pmid"] == "34567890"
+
+
+def test_bibtex_escapes_special_characters(session, corpus):
+    text = export_session(session, corpus, "bibtex")
+    line = next(ln for ln in text.splitlines() if "BERT" in ln and "Recall" in ln)
+    for escaped in (r"\{BERT\}", r"\&", r"100\%", r"\$5", r"top\_k"):
+        assert escaped in line, (escaped, line)
+
+
+def test_bibtex_keys_are_stable_and_unique(session, corpus, records):
+    full, raw = _bib_entries(export_session(session, corpus, "bibtex"))
+    keys = [e.key for e in full]
+    assert len(set(keys)) == len(keys)
+    # the two Núñez 2020 BERT papers share a base key; rank order decides the suffix
+    assert bibtex_key(records[SPECIAL_ID]) == bibtex_key(records["215737188"]) == "nunez2020bert"
+    assert {raw[k]["corpusid"] for k in keys if k.startswith("nunez2020bert")} == {SPECIAL_ID, "215737188"}
+    again, _ = _bib_entries(export_session(session, corpus, "bibtex"))
+    assert [e.key for e in again] == keys
+    top3, _ = _bib_entries(export_session(session, corpus, "bibtex", top=3))
+    assert [e.key for e in top3] == keys[:3]
+
+
+def test_unique_keys_suffixes():
+    from litnav.corpus.records import Paper
+
+    p = Paper(corpus_id="x", title="Attention", year=2017)
+    assert unique_keys([p, p, p]) == ["2017attention", "2017attentiona", "2017attentionb"]
+    assert bibtex_key(Paper(corpus_id="a:b", title="")) == "litnavab"
+
+
+def test_ris_round_trip(session, corpus, records):
+    import rispy
+
+    text = export_session(session, corpus, "ris")
+    assert text.startswith("TY  - ")
+    entries = rispy.loads(text)
+    assert len(entries) == len(session.results)
+    by_id = {e["custom1"]: e for e in entries}
+    for cid, paper in records.items():
+        e = by_id[cid]
+        assert e["title"] == paper.title
+        assert e["authors"] == [a.name for a in paper.authors]
+        assert e["year"] == str(paper.year)
+    assert by_id[SPECIAL_ID]["doi"] == "10.18653/v1/2020.emnlp-main.550"
+    assert by_id[SPECIAL_ID]["secondary_title"] == records[SPECIAL_ID].venue_raw
+    assert "https://aclanthology.org/2020.emnlp-main.550" in by_id[SPECIAL_ID]["urls"]
+    assert "https://api.semanticscholar.org/CorpusID:215737187" in by_id[SPECIAL_ID]["urls"]
+    assert by_id["2104.08663v2"]["custom2"] == "2104.08663"
+    assert by_id["2104.08663v2"]["journal_name"] == "Bioinformatics"
+
+
+def test_csljson_round_trip(session, corpus, records):
+    items = json.loads(export_session(session, corpus, "csljson"))
+    by_id = {i["custom"]["corpus_id"]: i for i in items}
+    assert len(items) == len(session.results)
+    for cid, paper in records.items():
+        item = by_id[cid]
+        assert item["title"] == paper.title
+        assert item["issued"]["date-parts"][0][0] == paper.year
+        assert len(item["author"]) == len(paper.authors)
+    s = by_id[SPECIAL_ID]
+    assert s["type"] == "paper-conference" and s["DOI"] == "10.18653/v1/2020.emnlp-main.550"
+    assert s["author"][0] == {"family": "Núñez", "given": "José"}
+    assert by_id["2104.08663v2"]["type"] == "article-journal" and by_id["2104.08663v2"]["PMID"] == "34567890"
+    assert csl_name("Vaswani, Ashish") == {"family": "Vaswani", "given": "Ashish"}
+    assert csl_name("Plato") == {"literal": "Plato"}
+
+
+def test_csv_has_scores_and_quotes(session, corpus, records):
+    rows = list(csv.DictReader(io.StringIO(export_session(session, corpus, "csv"))))
+    assert [int(r["rank"]) for r in rows] == [r.rank for r in session.results]
+    for row, res in zip(rows, session.results):
+        assert row["title"] == records[res.corpus_id].title
+        assert float(row["final_score"]) == pytest.approx(res.final_score)
+        assert float(row["probability"]) == pytest.approx(res.probability)
+        for j in res.checkpoints:
+            assert float(row[f"{j.checkpoint_id} score"]) == pytest.approx(j.score)
+            assert row[f"{j.checkpoint_id} quote"] == (j.quote or "")
+    special = next(r for r in rows if r["corpus_id"] == SPECIAL_ID)
+    assert special["authors"] == "José Núñez; Zoë O'Brien-Łukasiewicz"
+    assert special["s2_url"] == "https://api.semanticscholar.org/CorpusID:215737187"
+
+
+def test_jsonl_has_every_field_and_the_evidence(session, corpus, records):
+    lines = [json.loads(ln) for ln in export_session(session, corpus, "jsonl").splitlines()]
+    assert len(lines) == len(session.results)
+    for obj, res in zip(lines, session.results):
+        paper = records[res.corpus_id]
+        assert obj["title"] == paper.title and obj["external_ids"] == paper.external_ids
+        assert obj["final_score"] == res.final_score
+        for cp, j in zip(obj["checkpoints"], res.checkpoints):
+            assert cp["id"] == j.checkpoint_id and cp["score"] == j.score and cp["quote"] == j.quote
+            if j.quote:
+                assert cp["section"]
+
+
+def test_trec_run_reads_back_in_rank_order(session, corpus):
+    import ir_measures
+
+    run = list(ir_measures.read_trec_run(export_session(session, corpus, "trec", top=5)))
+    assert [r.doc_id for r in sorted(run, key=lambda r: -r.score)] == [r.corpus_id for r in session.results[:5]]
+    assert {r.query_id for r in run} == {query_id(session)}
+
+
+def test_filters(session, corpus):
+    cut = sorted(r.final_score for r in session.results)[len(session.results) // 2]
+    rows = export_rows(session, corpus, min_score=cut)
+    assert rows and all(r.result.final_score >= cut for r in rows)
+    assert len(export_rows(session, corpus, top=2)) == 2
+
+
+def test_format_for_path():
+    assert format_for_path("refs.bib") == "bibtex" and format_for_path("x.RIS") == "ris"
+    assert format_for_path("x.json") == "csljson" and format_for_path("run.trec") == "trec"
+    with pytest.raises(ExportError, match="extension"):
+        format_for_path("refs.docx")
+
+
+@pytest.fixture(scope="module")
+def runner():
+    from litnav.cli import _register
+
+    _register()
+    return CliRunner()
+
+
+def test_cli_export_and_errors(runner, export_session, tmp_path):
+    from litnav.cli import app
+
+    out = tmp_path / "refs.bib"
+    res = runner.invoke(app, ["export", str(export_session), "--format", "bibtex", "--top", "3", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    entries, _ = _bib_entries(out.read_text())
+    assert len(entries) == 3
+    res = runner.invoke(app, ["export", str(export_session), "--format", "docx"])
+    assert res.exit_code == 2 and "bibtex" in res.output
+    res = runner.invoke(app, ["export", str(export_session), "--format", "ris", "--corpus", str(tmp_path / "nope")])
+    assert res.exit_code == 1 and "nope" in res.output
+
+
+def test_cli_search_export(runner, export_corpus, tmp_path):
+    import rispy
+
+    from litnav.cli import app
+
+    out = tmp_path / "found.ris"
+    res = runner.invoke(app, ["search", "dense retrieval for question answering", "--corpus", str(export_corpus),
+                              "--top", "4", "--rounds", "1", "--json", str(tmp_path / "s.json"),
+                              "--export", str(out), "--no-interactive"])
+    assert res.exit_code == 0, res.output
+    assert len(rispy.loads(out.read_text())) == 4
+    bad = runner.invoke(app, ["search", "dense retrieval", "--corpus", str(export_corpus), "--export",
+                              str(tmp_path / "x.docx"), "--no-interactive"])
+    assert bad.exit_code == 2 and "extension" in bad.output
