@@ -162,6 +162,10 @@ class ScorerSettings(_Group):
     teacher: bool = Field(False, description="Grade with the LLM role `llm.scorer` (teacher) instead of the student.")
     teacher_logprobs: bool = Field(
         True, description="Ask the teacher endpoint for token log-probabilities (the holistic p from P(yes)); "
+    stated_evidence: bool = Field(
+        True, description="Verdicts agree with their evidence: a sentence stating every key phrase of a "
+        "checkpoint makes it satisfied (an exclusion violated) and becomes the quote."
+    )
         "turn off for endpoints that refuse logprobs (p then comes from the stated relevance)."
     )
 

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import numpy as np
+from litnav.core.boilerplate import content_spans, non_evidence_section
 from litnav.core.records import CONTENT_KINDS, Checkpoint, Evidence
 
 
@@ -23,13 +24,21 @@ def locatable(checkpoints: list[Checkpoint]) -> list[Checkpoint]:
     return [c for c in checkpoints if c.kind in CONTENT_KINDS or c.kind == "exclusion"]
 
 
+def _is_evidence(chunk) -> bool:
+    """A chunk can be evidence unless it sits in an acknowledgements/references-like section or
+    every sentence of it is boilerplate (``core.boilerplate``)."""
+    return not non_evidence_section(chunk.section) and bool(content_spans(chunk.text))
+
+
 def locate_evidence(
     corpus, corpus_ids: list[str], checkpoints: list[Checkpoint], query_vectors: dict[str, np.ndarray], k: int
 ) -> dict[str, dict[str, list[Evidence]]]:
     """Return ``evidence[corpus_id][checkpoint_id]`` = up to ``k`` Evidence, best first.
 
     ``query_vectors`` maps ``evidence_query(c)`` to its L2-normalised vector (shape ``[dim]``).
-    Papers without chunks get empty lists.
+    Papers without chunks get empty lists. Boilerplate is never evidence: chunks of
+    acknowledgements/references-like sections and chunks made only of road-map, URL, funding or
+    copyright sentences are skipped (``core.boilerplate``).
     """
     cps = locatable(checkpoints)
     out: dict[str, dict[str, list[Evidence]]] = {}
@@ -40,8 +49,10 @@ def locate_evidence(
     for cid in corpus_ids:
         chunks, vectors = many[cid]
         per: dict[str, list[Evidence]] = {c.id: [] for c in cps}
-        if len(chunks):
-            sims = np.asarray(vectors, dtype=np.float32) @ q.T
+        usable = [i for i, ch in enumerate(chunks) if _is_evidence(ch)]
+        if usable:
+            chunks = [chunks[i] for i in usable]
+            sims = np.asarray(vectors, dtype=np.float32)[usable] @ q.T
             top = min(k, len(chunks))
             for j, c in enumerate(cps):
                 col = sims[:, j]

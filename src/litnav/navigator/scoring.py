@@ -110,7 +110,8 @@ class ScoringStage:
         cps = locatable(ctx.checklist.checkpoints)
         vectors = {c.id: ctx.query_vectors[evidence_query(c)] for c in cps if evidence_query(c) in ctx.query_vectors}
         return score_papers([papers[c] for c in present], ctx.checklist, evidence, self.student,
-                            checkpoint_vectors=vectors, extra=self.extra)
+                            checkpoint_vectors=vectors, extra=self.extra,
+                            stated_evidence=ctx.settings.scorer.stated_evidence)
 
     def _complete_extra(self, ids: list[str], papers: dict, checklist) -> None:
         """Abstracts and title vectors (the student's title-similarity and coverage inputs),

@@ -1,7 +1,8 @@
 """Picking the verbatim quote of a judgement inside the best evidence chunk.
 
-The best chunk is the evidence with the highest cosine similarity (ties: the earlier one). Its
-sentences (``core.text.sentence_spans``) are ranked by checkpoint-term coverage plus half the
+The best chunk is the evidence with the highest cosine similarity (ties: the earlier one) among
+chunks with a non-boilerplate sentence. Its sentences (``core.boilerplate.content_spans``:
+``core.text.sentence_spans`` minus road-maps, URLs, acknowledgements) are ranked by checkpoint-term coverage plus half the
 fraction of checkpoint phrases they contain; ties go to the earlier sentence. The quote is that
 sentence exactly as it appears in ``Evidence.text``; its full-text offsets are
 ``Evidence.char_start + offset within the chunk``.
@@ -13,8 +14,8 @@ from bisect import bisect_left
 from dataclasses import dataclass
 
 from litnav.core.records import Evidence
-from litnav.core.text import sentence_spans
-from litnav.scorer.text import phrase_in, stem_offsets, stem_string
+from litnav.core.boilerplate import content_spans
+from litnav.scorer.text import phrase_in, stem_offsets, stem_string, stems
 
 
 @dataclass(frozen=True)
@@ -57,9 +58,29 @@ def best_span(text: str, terms: frozenset[str], phrases: list[str], spans: list[
 def pick_quote(evidence: list[Evidence], terms: frozenset[str], phrases: list[str]) -> Quote | None:
     """The quote for a judgement, or None when there is no evidence (or only blank chunks)."""
 
-    usable = [e for e in evidence if e.text.strip()]
+    usable = [(e, spans) for e in evidence if e.text.strip() and (spans := content_spans(e.text))]
     if not usable:
         return None
-    ev = max(usable, key=lambda e: e.similarity)  # max keeps the first of equal maxima
-    s, e = best_span(ev.text, terms, phrases, sentence_spans(ev.text))
+    ev, spans = max(usable, key=lambda es: es[0].similarity)  # max keeps the first of equal maxima
+    s, e = best_span(ev.text, terms, phrases, spans)
     return Quote(evidence=ev, text=ev.text[s:e], chunk_start=s, chunk_end=e)
+
+
+def stating_quote(evidence: list[Evidence], phrases: list[str]) -> Quote | None:
+    """The first non-boilerplate sentence, over ``evidence`` best first, that states every
+    phrase key (``states``); None when none does or there are no phrase keys."""
+    for ev in sorted(evidence, key=lambda e: -e.similarity):
+        for s, e in content_spans(ev.text):
+            if states(ev.text[s:e], phrases):
+                return Quote(evidence=ev, text=ev.text[s:e], chunk_start=s, chunk_end=e)
+    return None
+
+
+def states(sentence: str, phrases: list[str]) -> bool:
+    """True when ``sentence`` contains every phrase key (``scorer.text.phrase_key``) of a
+    checkpoint contiguously after stemming: the sentence states the checkpoint's key phrases
+    (e.g. "We fine-tune BERT ..." states "The paper uses BERT"). False without phrase keys."""
+    if not phrases:
+        return False
+    hay = stem_string([stems(sentence)])
+    return all(phrase_in(p, hay) for p in phrases)

@@ -34,10 +34,12 @@ from litnav.corpus.records import Paper
 from litnav.core.records import Checkpoint, Checklist, Evidence, Judgement, ScoredPaper
 from litnav.scorer import metadata as meta
 from litnav.scorer.features import EvidenceItem, FeatureInput, checkpoint_terms
-from litnav.scorer.quote import pick_quote
+from litnav.scorer.quote import pick_quote, states, stating_quote
 from litnav.scorer.student import Student, relevance_features, retrieval_rr
 
 METADATA_ENGINE = "metadata"
+STATED_P = 0.6
+"""The least P(satisfied) of a checkpoint whose evidence has a sentence stating all its key phrases."""
 
 
 def weighted_mean_score(judgements: Sequence[Judgement], checklist: Checklist) -> float | None:
@@ -96,8 +98,16 @@ def score_papers(
     student: Student,
     checkpoint_vectors: Mapping[str, np.ndarray] | None = None,
     extra: Mapping[str, Mapping[str, Any]] | None = None,
+    *,
+    stated_evidence: bool = True,
 ) -> list[ScoredPaper]:
     """Score many papers in one vectorised pass (same order as ``papers``).
+
+    Verdicts agree with their evidence (``stated_evidence``, default on): when a sentence of the
+    evidence states every key phrase of a checkpoint (``scorer.quote.states``), P(satisfied) --
+    for an exclusion P(paper is about it) -- is at least ``STATED_P`` and that sentence is the
+    quote, so a "not satisfied" verdict never quotes a sentence stating the checkpoint and an
+    exclusion is never "respected" beside a quote that violates it.
 
     ``student`` is any loaded student (``load_student``): a feature ``Student`` or a
     ``scorer.cross_encoder.CrossEncoderStudent``; its ``name`` becomes the judgements' engine.
@@ -145,11 +155,20 @@ def score_papers(
     best_sim = np.zeros(len(papers))
     for k, (pi, cp, evs) in enumerate(where):
         p = float(p_about[k])
-        score = 5.0 * (1.0 - p) if cp.kind == "exclusion" else 5.0 * p
         quote = pick_quote(evs, *terms[cp.id])
+        raised = None
+        if stated_evidence and p < 0.5:
+            stated = quote if quote is not None and states(quote.text, terms[cp.id][1]) else \
+                stating_quote(evs, terms[cp.id][1])
+            if stated is not None:  # the verdict must agree with a quote that states the checkpoint
+                quote, raised, p = stated, p, max(p, STATED_P)
+        score = 5.0 * (1.0 - p) if cp.kind == "exclusion" else 5.0 * p
+        rationale = _content_rationale(cp, p, score, quote, quote.evidence if quote else None)
+        if raised is not None:
+            rationale += f" (P raised from {raised:.2f}: the quote states every key phrase)"
         per_paper[pi].append(Judgement(
             checkpoint_id=cp.id, kind=cp.kind, text=cp.text, score=score,
-            rationale=_content_rationale(cp, p, score, quote, quote.evidence if quote else None),
+            rationale=rationale,
             quote=quote.text if quote else None, quote_chunk_id=quote.evidence.chunk_id if quote else None,
             quote_start=quote.start if quote else None, quote_end=quote.end if quote else None,
             evidence=evs, engine=student.name))

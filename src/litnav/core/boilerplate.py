@@ -1,0 +1,58 @@
+"""Boilerplate that is never evidence: section road-maps, URLs, acknowledgements, funding and
+copyright lines, code/data availability notes.
+
+Used by the evidence locator (a chunk made only of boilerplate, or from an acknowledgements or
+references section, is not located) and by quote selection (a boilerplate sentence is never
+quoted). The rules are cue patterns written for scholarly English; a sentence matches when any
+pattern occurs in it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from litnav.core.text import sentence_spans
+
+_PATTERNS = [
+    # section road-maps
+    r"\b(this|the|our)\s+(paper|article|work|thesis|report|manuscript)\s+is\s+(organi[sz]ed|structured|arranged)\b",
+    r"\b(the\s+)?(rest|remainder|reminder)\s+of\s+(this|the)\s+(paper|article|work|section|thesis)\b",
+    r"\b(is|are)\s+organi[sz]ed\s+as\s+follows\b",
+    r"^\s*(in\s+)?section\s+\d+(\.\d+)*\s*,?\s+(we|describes|presents|introduces|discusses|concludes|reviews|gives)\b",
+    r"\bfinally,?\s+section\s+\d+\s+(concludes|summari[sz]es)\b",
+    r"\bwe\s+conclude\s+in\s+section\s+\d+\b",
+    # URLs and availability notes
+    r"https?://|\bwww\.[a-z0-9-]+\.|\bgithub\.com\b|\bgitlab\.com\b|\bzenodo\.org\b|\bdoi\.org/",
+    r"\b(code|data|dataset|software|models?|implementation|resources?)\s+(is|are|will\s+be)\s+(publicly\s+|freely\s+)?(available|released)\s+at\b",
+    # acknowledgements, funding, copyright
+    r"\bwe\s+(would\s+like\s+to\s+)?(thank|acknowledge)\b",
+    r"\b(are|is)\s+grateful\s+to\b|\bour\s+thanks\s+(go|goes)\s+to\b",
+    r"\b(this|the)\s+(work|research|project|study)\s+(was|is|has\s+been)\s+(partially\s+|partly\s+|in\s+part\s+)?"
+    r"(supported|funded|sponsored)\s+by\b",
+    r"\b(grant|contract)\s+(no\.?|number|agreement)\s*[:#]?\s*[A-Z0-9-]{3,}",
+    r"\bcopyright\s+(©|\(c\)|\d{4})|©\s*\d{4}|\ball\s+rights\s+reserved\b",
+    r"\blicensed\s+under\s+(a\s+)?creative\s+commons\b",
+]
+_BOILERPLATE = re.compile("|".join(f"(?:{p})" for p in _PATTERNS), re.IGNORECASE)
+_NON_EVIDENCE_SECTIONS = re.compile(
+    r"^\s*(\d+(\.\d+)*\.?\s*)?(acknowledge?ments?|funding|references|bibliography|author\s+contributions|"
+    r"competing\s+interests|conflicts?\s+of\s+interest|data\s+availability|code\s+availability)\s*$",
+    re.IGNORECASE,
+)
+
+
+def is_boilerplate(sentence: str) -> bool:
+    """True when ``sentence`` is a road-map, URL, acknowledgement, funding, copyright or
+    availability line (see the module docstring); False for an empty string."""
+    return bool(sentence.strip()) and _BOILERPLATE.search(sentence) is not None
+
+
+def non_evidence_section(section: str | None) -> bool:
+    """True for sections that hold no findings: acknowledgements, funding, references,
+    author contributions, competing interests, data/code availability."""
+    return bool(section) and _NON_EVIDENCE_SECTIONS.match(section) is not None
+
+
+def content_spans(text: str) -> list[tuple[int, int]]:
+    """The sentence spans of ``text`` (``core.text.sentence_spans``) that are not boilerplate."""
+    return [(s, e) for s, e in sentence_spans(text) if not is_boilerplate(text[s:e])]

@@ -1,0 +1,63 @@
+"""Do verdicts agree with their evidence? A measurable check over judged papers.
+
+A content/exclusion judgement *disagrees* with its quote when:
+
+- ``boilerplate``: the quote is a road-map, URL, acknowledgement, funding or copyright line
+  (``core.boilerplate.is_boilerplate``);
+- ``unsatisfied_but_stated``: a content checkpoint is "not satisfied" (score < 2.5) although the
+  quote states every key phrase of it (``scorer.quote.states``);
+- ``respected_but_violated``: an exclusion is "respected" (score >= 2.5) although the quote states
+  the excluded phrase.
+
+Metadata judgements carry no quote and are not counted. ``verdict_agreement`` summarises a batch:
+``n`` judgements checked, ``agree`` their agreeing fraction, and a count per disagreement kind.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+from litnav.core.boilerplate import is_boilerplate
+from litnav.core.records import Checklist, Judgement
+from litnav.scorer.features import checkpoint_terms
+from litnav.scorer.quote import states
+
+REASONS = ("boilerplate", "unsatisfied_but_stated", "respected_but_violated")
+
+
+def disagreement(judgement: Judgement, checklist: Checklist) -> str | None:
+    """The kind of disagreement (one of ``REASONS``) between ``judgement`` and its quote, or None
+    when they agree (or the judgement has no quote, or is a metadata judgement). Raises
+    ``KeyError`` when the checkpoint is not in ``checklist``."""
+    if judgement.kind == "metadata" or not judgement.quote:
+        return None
+    if is_boilerplate(judgement.quote):
+        return "boilerplate"
+    cp = checklist.get(judgement.checkpoint_id)
+    _, phrases = checkpoint_terms(cp.text, cp.terms)
+    stated = states(judgement.quote, phrases)
+    if cp.kind == "exclusion":
+        return "respected_but_violated" if stated and judgement.score >= 2.5 else None
+    return "unsatisfied_but_stated" if stated and judgement.score < 2.5 else None
+
+
+def verdict_agreement(judged: Iterable[tuple[Sequence[Judgement], Checklist]]) -> dict[str, float | int]:
+    """Agreement over ``(judgements of one paper, its checklist)`` pairs (e.g. every result of
+    every session of a benchmark run: ``(r.checkpoints, session.rounds[-1].checklist)``).
+
+    Returns ``{"n": judgements with a quote, "agree": fraction agreeing (1.0 when n = 0),
+    <reason>: count for each of REASONS}``.
+    """
+    counts: Counter[str] = Counter()
+    n = 0
+    for judgements, checklist in judged:
+        for j in judgements:
+            if j.kind == "metadata" or not j.quote:
+                continue
+            n += 1
+            reason = disagreement(j, checklist)
+            if reason:
+                counts[reason] += 1
+    bad = sum(counts.values())
+    return {"n": n, "agree": round(1.0 - bad / n, 4) if n else 1.0, **{r: counts[r] for r in REASONS}}

@@ -1,0 +1,94 @@
+"""Verdicts agree with their evidence: no "not satisfied" beside a quote stating the checkpoint,
+no "respected" exclusion beside a quote violating it, and boilerplate is never evidence."""
+
+from __future__ import annotations
+
+import pytest
+
+from litnav.core.boilerplate import content_spans, is_boilerplate, non_evidence_section
+from litnav.core.records import Checklist, Checkpoint, Evidence, Judgement
+from litnav.corpus.records import Paper
+from litnav.scorer import load_student, score_paper
+from litnav.scorer.verdicts import disagreement, verdict_agreement
+
+PAPER = Paper(corpus_id="p", title="Sentiment classification of product reviews", year=2020)
+BERT = Checkpoint(id="c1", kind="method", text="The paper uses BERT", terms=["BERT"])
+TWITTER = Checkpoint(id="x1", kind="exclusion", text="The paper is not about Twitter data", terms=["Twitter"])
+CHECKLIST = Checklist(intent="sentiment analysis with BERT, not Twitter", checkpoints=[BERT, TWITTER])
+
+
+def ev(text: str, sim: float, i: int = 0, section: str = "Abstract") -> Evidence:
+    return Evidence(chunk_id=f"p:{i}", corpus_id="p", section=section, char_start=0, char_end=len(text),
+                    text=text, similarity=sim)
+
+
+@pytest.fixture(scope="module")
+def student():
+    return load_student(None)
+
+
+@pytest.mark.parametrize("sentence", [
+    "The paper is organized as follows.",
+    "The rest of this paper is structured as follows: Section 2 reviews related work.",
+    "Our code is available at https://github.com/x/y.",
+    "We thank the anonymous reviewers for their comments.",
+    "This work was partially supported by the National Science Foundation.",
+    "Copyright © 2020 the authors.",
+])
+def test_boilerplate_is_recognised(sentence):
+    assert is_boilerplate(sentence)
+
+
+@pytest.mark.parametrize("sentence", [
+    "Using survey data to estimate migration flows.",
+    "We fine-tune BERT on product reviews.",
+    "Section structure matters for long-document summarisation.",
+    "",
+])
+def test_content_is_not_boilerplate(sentence):
+    assert not is_boilerplate(sentence)
+
+
+def test_sections_without_findings():
+    assert non_evidence_section("Acknowledgments") and non_evidence_section("7 References")
+    assert not non_evidence_section("Results") and not non_evidence_section(None)
+
+
+def test_a_stated_method_is_never_unsatisfied(student):
+    evidence = [ev("Reviews were collected over two years. We fine-tune BERT on the reviews.", 0.05)]
+    j = score_paper(PAPER, CHECKLIST, {"c1": evidence}, student).judgements[0]
+    assert j.score >= 2.5 and "BERT" in j.quote and "satisfied" in j.rationale
+    assert disagreement(j, CHECKLIST) is None
+
+
+def test_an_exclusion_is_never_respected_beside_a_violating_quote(student):
+    evidence = [ev("Our corpus consists of messages collected from Twitter in 2019.", 0.02)]
+    j = score_paper(PAPER, CHECKLIST, {"x1": evidence}, student).judgements[1]
+    assert j.score < 2.5 and "violated" in j.rationale and "Twitter" in j.quote
+    assert disagreement(j, CHECKLIST) is None
+
+
+def test_boilerplate_is_never_quoted(student):
+    mixed = [ev("The paper is organized as follows. We classify reviews with BERT.", 0.9)]
+    j = score_paper(PAPER, CHECKLIST, {"c1": mixed}, student).judgements[0]
+    assert j.quote == "We classify reviews with BERT."
+    only = [ev("The remainder of this paper is organized as follows.", 0.9)]
+    assert content_spans(only[0].text) == []
+    assert score_paper(PAPER, CHECKLIST, {"c1": only}, student).judgements[0].quote is None
+
+
+def test_agreement_counts_each_kind_of_disagreement():
+    def j(cp: Checkpoint, score: float, quote: str) -> Judgement:
+        return Judgement(checkpoint_id=cp.id, kind=cp.kind, text=cp.text, score=score, rationale="r",
+                         quote=quote, engine="test")
+
+    judged = [
+        ([j(BERT, 0.5, "We fine-tune BERT."), j(TWITTER, 4.5, "Tweets from Twitter were used.")], CHECKLIST),
+        ([j(BERT, 4.0, "We thank the reviewers."), j(TWITTER, 4.5, "We study product reviews.")], CHECKLIST),
+        ([j(BERT, 4.0, "BERT is fine-tuned.")], CHECKLIST),
+    ]
+    report = verdict_agreement(judged)
+    assert report["n"] == 5
+    assert (report["unsatisfied_but_stated"], report["respected_but_violated"], report["boilerplate"]) == (1, 1, 1)
+    assert report["agree"] == pytest.approx(2 / 5)
+    assert verdict_agreement([])["agree"] == 1.0
