@@ -10,6 +10,13 @@
   (``query-id<TAB>corpus-id<TAB>score`` with a header line). Queries without any qrels line
   are not tasks (counted in ``Benchmark.skipped_queries``).
 
+- judged intents (``bench/intents/<suite>/``): a folder with ``intents.jsonl`` (qid, query,
+  type, checklist of checkpoints with ``id``/``kind``/``text`` and, for metadata checkpoints, an
+  exact ``filter``), ``judgements.jsonl`` (one label 0/1/2 per qid, corpus_id and checkpoint) and
+  a ``split.json`` beside it or one folder up; the grade of a paper is derived from its labels by
+  :func:`grade_from_labels` (``bench/intents/PROTOCOL.md``) and ``split`` picks ``dev`` or
+  ``heldout`` intents.
+
 Bad lines raise :class:`BenchmarkError` naming the file and the 1-based line number.
 """
 
@@ -17,7 +24,7 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,12 +36,19 @@ class BenchmarkError(ValueError):
 
 @dataclass(frozen=True)
 class Task:
-    """One benchmark query: ``gold`` maps corpus_id -> grade (> 0 relevant, 0 judged non-relevant)."""
+    """One benchmark query: ``gold`` maps corpus_id -> grade (> 0 relevant, 0 judged non-relevant).
+
+    ``filters`` is the exact metadata filter the query states (judged intents with venue/year
+    checkpoints; None otherwise); ``kind`` the intent type (direct, problem, metadata, exclusion,
+    survey) when the benchmark records one.
+    """
 
     qid: str
     query: str
     gold: dict[str, int]
     checklist: Any = None
+    filters: "MetadataFilter | None" = None
+    kind: str | None = None
 
     @property
     def relevant(self) -> set[str]:
@@ -210,11 +224,214 @@ def load_beir(queries: str | Path, qrels: str | Path) -> Benchmark:
 
 
 def load_benchmark(
-    bench: str | Path | None = None, *, queries: str | Path | None = None, qrels: str | Path | None = None
+    bench: str | Path | None = None, *, queries: str | Path | None = None, qrels: str | Path | None = None,
+    split: str | None = None,
 ) -> Benchmark:
-    """Load either a litnav JSONL (``bench``) or a BEIR pair (``queries`` + ``qrels``)."""
+    """Load a litnav JSONL or a judged-intents folder (``bench``; ``split`` picks dev/heldout
+    intents of a folder, None = all) or a BEIR pair (``queries`` + ``qrels``)."""
+    if split is not None and (bench is None or not Path(bench).is_dir()):
+        raise BenchmarkError(f"--split {split} needs a judged-intents folder as the benchmark")
     if bench is not None and (queries is None and qrels is None):
+        if Path(bench).is_dir():
+            return load_intents(bench, split)
         return load_tasks_jsonl(bench)
     if bench is None and queries is not None and qrels is not None:
         return load_beir(queries, qrels)
     raise BenchmarkError("give either a benchmark JSONL, or both a queries JSONL and a qrels TSV")
+
+
+METADATA_KINDS = ("venue", "year")
+"""Checkpoint kinds decided exactly from the record (a ``filter``), never by reading."""
+CONTENT_LABELS = (0, 1, 2)
+SPLITS = ("dev", "heldout")
+
+
+@dataclass(frozen=True)
+class MetadataFilter:
+    """An exact metadata predicate: inclusive year bounds and a case-insensitive regular
+    expression searched in the raw venue string. A bound or pattern that is None does not
+    constrain; a paper without the constrained field fails. Built from the ``filter`` objects of
+    an intent's venue/year checkpoints (:meth:`from_checklist`)."""
+
+    year_min: int | None = None
+    year_max: int | None = None
+    venue_regex: str | None = None
+
+    @classmethod
+    def from_spec(cls, spec: dict[str, Any], where: str = "filter") -> "MetadataFilter":
+        """One checkpoint's ``filter`` object; unknown keys or bad values raise :class:`BenchmarkError`."""
+        import re
+
+        if not isinstance(spec, dict) or not spec:
+            raise BenchmarkError(f"{where}: 'filter' must be a non-empty object")
+        unknown = set(spec) - {"year_min", "year_max", "venue_regex"}
+        if unknown:
+            raise BenchmarkError(f"{where}: unknown filter key(s) {sorted(unknown)}")
+        for key in ("year_min", "year_max"):
+            if key in spec and (isinstance(spec[key], bool) or not isinstance(spec[key], int)):
+                raise BenchmarkError(f"{where}: {key} must be an integer year")
+        if "venue_regex" in spec:
+            try:
+                re.compile(spec["venue_regex"])
+            except (re.error, TypeError) as exc:
+                raise BenchmarkError(f"{where}: venue_regex {spec['venue_regex']!r} is not a regular expression") from exc
+        return cls(spec.get("year_min"), spec.get("year_max"), spec.get("venue_regex"))
+
+    @classmethod
+    def from_checklist(cls, checklist: Sequence[dict[str, Any]]) -> "MetadataFilter | None":
+        """The conjunction of every checkpoint's ``filter`` (None when there is none)."""
+        lo, hi, venue = None, None, None
+        found = False
+        for cp in checklist:
+            if cp.get("filter"):
+                f = cls.from_spec(cp["filter"], f"checkpoint {cp.get('id')}")
+                found = True
+                lo = f.year_min if lo is None else max(lo, f.year_min or lo)
+                hi = f.year_max if hi is None else min(hi, f.year_max or hi)
+                venue = f.venue_regex or venue
+        return cls(lo, hi, venue) if found else None
+
+    def failures(self, year: int | None, venue_raw: str | None) -> list[str]:
+        """Why a paper with this year and raw venue fails (empty list: it passes)."""
+        import re
+
+        out = []
+        if self.year_min is not None or self.year_max is not None:
+            if year is None:
+                out.append("no year")
+            elif (self.year_min is not None and year < self.year_min) or (self.year_max is not None and year > self.year_max):
+                out.append(f"year {year} outside {self.year_min or ''}..{self.year_max or ''}")
+        if self.venue_regex is not None:
+            if not venue_raw:
+                out.append("no venue")
+            elif not re.search(self.venue_regex, venue_raw, re.IGNORECASE):
+                out.append(f"venue {venue_raw!r} does not match /{self.venue_regex}/")
+        return out
+
+    def passes(self, year: int | None, venue_raw: str | None) -> bool:
+        """True when the paper satisfies every bound and the venue pattern."""
+        return not self.failures(year, venue_raw)
+
+
+def grade_from_labels(checklist: Sequence[dict[str, Any]], labels: dict[str, int]) -> int | None:
+    """A candidate's grade from its per-checkpoint labels (``bench/intents/PROTOCOL.md``).
+
+    ``labels`` maps checkpoint id -> 0/1/2. Grade 0 when a metadata checkpoint fails (label 0)
+    or any content/exclusion label is 0; else the minimum content/exclusion label (2 or 1).
+    Returns None when some checkpoint is unlabelled (the candidate is not fully judged).
+    """
+    if any(cp["id"] not in labels for cp in checklist):
+        return None
+    meta = [labels[cp["id"]] for cp in checklist if cp["kind"] in METADATA_KINDS]
+    content = [labels[cp["id"]] for cp in checklist if cp["kind"] not in METADATA_KINDS]
+    if any(v == 0 for v in meta):
+        return 0
+    return min(content) if content else 2
+
+
+def _checklist(value: Any, where: str) -> list[dict[str, Any]]:
+    if not isinstance(value, list) or not value:
+        raise BenchmarkError(f"{where}: 'checklist' must be a non-empty list")
+    seen = set()
+    for i, cp in enumerate(value):
+        if not isinstance(cp, dict) or not all(isinstance(cp.get(k), str) and cp.get(k) for k in ("id", "kind", "text")):
+            raise BenchmarkError(f"{where}: checklist[{i}] needs string fields id, kind, text")
+        if cp["id"] in seen:
+            raise BenchmarkError(f"{where}: duplicate checkpoint id {cp['id']!r}")
+        seen.add(cp["id"])
+        if (cp["kind"] in METADATA_KINDS) != bool(cp.get("filter")):
+            raise BenchmarkError(f"{where}: checkpoint {cp['id']!r}: venue/year checkpoints (and only they) carry a 'filter'")
+    return value
+
+
+def _split_ids(folder: Path, split: str) -> set[str]:
+    if split not in SPLITS:
+        raise BenchmarkError(f"split must be one of {SPLITS}, got {split!r}")
+    for path in (folder / "split.json", folder.parent / "split.json"):
+        if path.is_file():
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+                ids = data[split]
+            except (json.JSONDecodeError, KeyError, TypeError) as exc:
+                raise BenchmarkError(f"{path}: expected an object with 'dev' and 'heldout' ({exc})") from exc
+            if isinstance(ids, dict):
+                if folder.name not in ids:
+                    raise BenchmarkError(f"{path}: no {split!r} list for suite {folder.name!r}")
+                ids = ids[folder.name]
+            return {str(q) for q in ids}
+    raise BenchmarkError(f"{folder}: no split.json here or one folder up (needed for split {split!r})")
+
+
+def read_judgements(path: str | Path) -> dict[str, dict[str, dict[str, int]]]:
+    """``{qid: {corpus_id: {checkpoint_id: label}}}`` from a judgements JSONL (fields qid,
+    corpus_id, checkpoint, label 0/1/2, rationale). A repeated triple is an error."""
+    path = Path(path)
+    out: dict[str, dict[str, dict[str, int]]] = {}
+    for lineno, obj in _json_lines(path):
+        where = f"{path}:{lineno}"
+        qid, cid, cp = (_text_field(obj, k, where) if k != "corpus_id" else str(obj.get(k) or "")
+                        for k in ("qid", "corpus_id", "checkpoint"))
+        if not cid:
+            raise BenchmarkError(f"{where}: field 'corpus_id' must be a non-empty string")
+        label = obj.get("label")
+        if label not in CONTENT_LABELS or isinstance(label, bool):
+            raise BenchmarkError(f"{where}: label {label!r} must be 0, 1 or 2")
+        slot = out.setdefault(qid, {}).setdefault(cid, {})
+        if cp in slot:
+            raise BenchmarkError(f"{where}: duplicate judgement for ({qid}, {cid}, {cp})")
+        slot[cp] = label
+    return out
+
+
+def read_intents(folder: str | Path) -> list[dict[str, Any]]:
+    """The validated intent records of ``folder/intents.jsonl`` in file order."""
+    path = Path(folder) / "intents.jsonl"
+    intents, seen = [], set()
+    for lineno, obj in _json_lines(path):
+        where = f"{path}:{lineno}"
+        qid = _text_field(obj, "qid", where)
+        if qid in seen:
+            raise BenchmarkError(f"{where}: duplicate qid {qid!r}")
+        seen.add(qid)
+        _text_field(obj, "query", where)
+        _checklist(obj.get("checklist"), where)
+        MetadataFilter.from_checklist(obj["checklist"])
+        intents.append(obj)
+    if not intents:
+        raise BenchmarkError(f"{path}: no intents")
+    return intents
+
+
+def load_intents(folder: str | Path, split: str | None = None) -> Benchmark:
+    """Load a judged-intents folder (see module doc) as a :class:`Benchmark`.
+
+    Each fully judged candidate gets the grade of :func:`grade_from_labels`; partly judged
+    candidates are left out (and counted in the source line). Intents with no relevant
+    candidate are skipped (``Benchmark.skipped_queries``). ``split`` ("dev"/"heldout") keeps
+    only that split's intents. Raises :class:`BenchmarkError` for malformed files.
+    """
+    folder = Path(folder)
+    intents = read_intents(folder)
+    judged = read_judgements(folder / "judgements.jsonl")
+    keep = _split_ids(folder, split) if split else None
+    tasks, skipped, partial = [], [], 0
+    for intent in intents:
+        qid = intent["qid"]
+        if keep is not None and qid not in keep:
+            continue
+        gold = {}
+        for cid, labels in judged.get(qid, {}).items():
+            g = grade_from_labels(intent["checklist"], labels)
+            if g is None:
+                partial += 1
+            else:
+                gold[cid] = g
+        if any(g > 0 for g in gold.values()):
+            tasks.append(Task(qid, intent["query"], gold, intent["checklist"],
+                              MetadataFilter.from_checklist(intent["checklist"]), intent.get("type")))
+        else:
+            skipped.append(qid)
+    if not tasks:
+        raise BenchmarkError(f"{folder}: no intent{f' of split {split!r}' if split else ''} has a relevant judged candidate")
+    source = f"{folder}" + (f" [{split}]" if split else "") + (f" ({partial} partly judged candidates left out)" if partial else "")
+    return Benchmark(tasks, source, skipped)
