@@ -82,8 +82,8 @@ def corpus(tmp_path_factory):
 @pytest.fixture(scope="module")
 def student_path(tmp_path_factory) -> str:
     """A tiny student trained on synthetic rows (independent of the bundled default model)."""
-    from litnav.scorer.data import RowCheckpoint, RowEvidence, RowPaper, TrainingRow
-    from litnav.scorer.train import train_student
+    from litnav.training.data import RowCheckpoint, RowEvidence, RowPaper, TrainingRow
+    from litnav.training.train import train_student
 
     rows = []
     for i, topic in enumerate(["machine translation", "protein folding", "graph networks", "speech", "sentiment"]):

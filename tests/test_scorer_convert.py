@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from litnav.scorer.beir import from_beir
-from litnav.scorer.data import DataError, TrainingRow, read_rows
+from litnav.training.beir import from_beir
+from litnav.training.data import DataError, TrainingRow, read_rows
 
 
 def hash_encoder(texts: list[str]) -> np.ndarray:
@@ -59,10 +59,10 @@ def test_later_optional_fields_do_not_change_the_stable_dump():
 
 
 def test_cli_convert_beir(fixtures, tmp_path, monkeypatch):
-    import litnav.scorer.data
+    import litnav.training.data
     from litnav.cli import _register, app
 
-    monkeypatch.setattr(litnav.scorer.data, "default_encoder", lambda batch_size=128: hash_encoder)
+    monkeypatch.setattr(litnav.training.data, "default_encoder", lambda batch_size=128: hash_encoder)
     _register()
     out = tmp_path / "beir.jsonl"
     res = CliRunner().invoke(app, ["scorer", "convert", "--format", "beir", str(fixtures / "scorer" / "beir"),

@@ -8,10 +8,10 @@ import pytest
 from litnav.corpus.records import Paper
 from litnav.core.records import Checklist, Checkpoint, Evidence
 from litnav.scorer import load_student, score_papers
-from litnav.scorer.agreement import agreement
-from litnav.scorer.data import RowCheckpoint, RowEvidence, RowPaper, TrainingRow
+from litnav.training.agreement import agreement
+from litnav.training.data import RowCheckpoint, RowEvidence, RowPaper, TrainingRow
 from litnav.scorer.student import StudentError
-from litnav.scorer.train import row_input
+from litnav.training.train import row_input
 
 TOPICS = ["machine translation", "protein folding", "graph neural networks", "speech recognition",
           "sentiment analysis", "image segmentation", "drug discovery", "question answering"]
@@ -33,7 +33,7 @@ def rows() -> list[TrainingRow]:
 
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
-    from litnav.scorer.cross_encoder import train_cross_encoder
+    from litnav.training.cross_encoder import train_cross_encoder
 
     student = train_cross_encoder(rows(), seed=0, epochs=1, batch_size=4, learning_rate=3e-4, max_seq_length=64,
                                   name="student:ce-test")

@@ -17,8 +17,8 @@ from litnav.core.settings import Settings
 from litnav.navigator import search
 from litnav.training.distill import DistillConfig, DistillError, pick_candidates, state_path, synthesize
 from litnav.scorer import load_student
-from litnav.scorer.agreement import split_rows
-from litnav.scorer.data import read_rows
+from litnav.training.agreement import split_rows
+from litnav.training.data import read_rows
 
 from fake_openai import FakeOpenAI
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 import numpy as np
 import pytest
-from litnav.scorer.data import DataError, RowCheckpoint, RowEvidence, RowPaper, TrainingRow, from_scifact, read_rows, write_rows
+from litnav.training.data import DataError, RowCheckpoint, RowEvidence, RowPaper, TrainingRow, from_scifact, read_rows, write_rows
 from litnav.scorer.features import feature_matrix
 from litnav.scorer.student import Student, StudentError
-from litnav.scorer.train import row_input, train_student
+from litnav.training.train import row_input, train_student
 
 TOPICS = ["graph neural networks", "protein folding", "machine translation", "image segmentation",
           "reinforcement learning", "speech recognition", "sentiment analysis", "climate modelling",
@@ -121,9 +121,9 @@ def test_from_scifact_on_a_mini_fixture(fixtures):
 
 def test_default_model_records_its_training(shared_data):
     """The shipped default student names the SciFact files it was trained on (by hash) and its
-    held-out metrics, so `python -m scorer.train_default` can be checked against it."""
+    held-out metrics, so `python -m training.train_default` can be checked against it."""
     from litnav.scorer import load_student
-    from litnav.scorer.data import scifact_hash
+    from litnav.training.data import scifact_hash
 
     meta = load_student().training
     assert meta["data_sha256"] == scifact_hash(shared_data / "scifact-train")

@@ -74,8 +74,8 @@ def train_command(
     no_progress: bool = typer.Option(False, "--no-progress"),
 ) -> None:
     """Train a student on teacher (or human) labels and report held-out agreement."""
-    from litnav.scorer.data import DataError
-    from litnav.scorer.pipeline import KINDS, train_file
+    from litnav.training.data import DataError
+    from litnav.training.pipeline import KINDS, train_file
 
     if kind not in KINDS:
         fail(f"--kind {kind!r}: expected one of {', '.join(KINDS)}", code=2)
@@ -103,8 +103,8 @@ def eval_command(
     settings_file: Optional[Path] = SettingsOpt,
 ) -> None:
     """Agreement with the teacher on held-out intents; with --bench, retrieval metrics vs the default student."""
-    from litnav.scorer.data import DataError
-    from litnav.scorer.pipeline import evaluate_file
+    from litnav.training.data import DataError
+    from litnav.training.pipeline import evaluate_file
     from litnav.scorer.student import StudentError
 
     if (corpus is None) != (bench is None):
@@ -142,7 +142,7 @@ def convert_command(
     cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="Cache sentence vectors here."),
 ) -> None:
     """Turn human evidence labels into the student training format."""
-    from litnav.scorer.data import DataError, from_scifact, write_rows
+    from litnav.training.data import DataError, from_scifact, write_rows
 
     if fmt not in ("scifact", "beir"):
         fail(f"--format {fmt!r}: expected scifact or beir", code=2)
@@ -150,7 +150,7 @@ def convert_command(
         if fmt == "scifact":
             rows = from_scifact(src, cache_dir=cache_dir, seed=seed)
         else:
-            from litnav.scorer.beir import from_beir
+            from litnav.training.beir import from_beir
 
             rows = from_beir(src, queries=queries, qrels=qrels, cache_dir=cache_dir, seed=seed)
         n = write_rows(rows, out)

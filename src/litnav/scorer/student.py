@@ -9,7 +9,7 @@ Each model is ``p = sigmoid(a * z + b)`` with ``z = ((x - mean) / scale) . coef 
 (a standardised logistic regression followed by Platt scaling, Platt 1999). Missing inputs
 (NaN) take the model's ``impute`` value (the training mean). The JSON file stores both models,
 the feature names, and the training metadata; ``scikit-learn`` is only needed to train
-(``scorer.train``), never to load or score.
+(``training.train``), never to load or score.
 """
 
 from __future__ import annotations
@@ -197,31 +197,3 @@ def default_model_path() -> Path:
 
 STUDENT_FILE = "student.json"
 """The document inside a student folder (``load_student`` on a directory)."""
-
-
-def load_student(path: str | Path | None = None):
-    """Load a student from ``path``, or the bundled default when ``path`` is None
-    (``ScorerSettings.student``).
-
-    ``path`` is a feature-student JSON file, or a folder holding ``student.json``; the folder's
-    document names the kind (``FORMAT`` = feature student; ``scorer.cross_encoder.FORMAT`` = a
-    ``CrossEncoderStudent``, whose weights sit beside it). Both kinds offer ``name``,
-    ``predict_satisfaction(items)`` and ``relevance(r)``. Raises ``StudentError`` for a bad or
-    unknown document and ``OSError`` when the path cannot be read."""
-    path = default_model_path() if path is None else Path(path)
-    if not path.is_dir():
-        return Student.load(path)
-    doc_path = path / STUDENT_FILE
-    if not doc_path.is_file():
-        raise StudentError(f"{path}: a student folder needs {STUDENT_FILE}")
-    try:
-        fmt = json.loads(doc_path.read_text(encoding="utf-8")).get("format")
-    except (json.JSONDecodeError, AttributeError) as exc:
-        raise StudentError(f"{doc_path}: {exc}") from exc
-    if fmt == FORMAT:
-        return Student.load(doc_path)
-    from litnav.scorer import cross_encoder
-
-    if fmt == cross_encoder.FORMAT:
-        return cross_encoder.CrossEncoderStudent.load(path)
-    raise StudentError(f"{doc_path}: format {fmt!r}, expected {FORMAT!r} or {cross_encoder.FORMAT!r}")

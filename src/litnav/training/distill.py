@@ -16,7 +16,7 @@
 4. Labels: the teacher (``scorer.teacher.Teacher``) grades every candidate's content and
    exclusion checkpoints on the located evidence: score 0-5, a rationale with a verbatim
    quote, and the holistic probability p. Each (paper, checkpoint) becomes a
-   ``scorer.data.TrainingRow`` (``source="teacher"``, ``label_relevant = [p >= 0.5]``,
+   ``training.data.TrainingRow`` (``source="teacher"``, ``label_relevant = [p >= 0.5]``,
    ``group = "{intent_id}:{corpus_id}"``, the teacher's words in ``row.teacher``).
 
 Resumable: rows are appended to the JSONL output one intent at a time (flushed and fsynced),
@@ -246,7 +246,7 @@ def label_rows(teacher, corpus, checklist: Checklist, intent_id: str, candidates
                evidence_k: int, failed: list[str]) -> tuple[list, int]:
     """Teacher-labelled ``TrainingRow``s of the candidates, and how many papers were graded.
     A paper whose grading fails (``LLMError``) is skipped and named in ``failed``."""
-    from litnav.scorer.data import RowCheckpoint, RowEvidence, RowPaper, TeacherLabel, TrainingRow
+    from litnav.training.data import RowCheckpoint, RowEvidence, RowPaper, TeacherLabel, TrainingRow
 
     cps = locatable(checklist.checkpoints)
     ids = [c for c, _ in candidates]
@@ -301,7 +301,7 @@ def _write_json_atomic(path: Path, doc: dict) -> None:
 def _recover(out: Path, done: set[str]) -> tuple[int, int]:
     """Keep only valid rows of done intents in ``out`` (rewritten atomically when anything is
     dropped); returns (rows kept, rows dropped)."""
-    from litnav.scorer.data import TrainingRow
+    from litnav.training.data import TrainingRow
 
     if not out.exists():
         return 0, 0

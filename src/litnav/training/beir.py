@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
-from litnav.scorer.data import DataError, Encoder, RowCheckpoint, RowEvidence, RowPaper, TrainingRow, _embed
+from litnav.training.data import DataError, Encoder, RowCheckpoint, RowEvidence, RowPaper, TrainingRow, _embed
 from litnav.core.text import sentence_spans
 from litnav.scorer.text import key_phrases
 

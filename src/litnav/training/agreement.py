@@ -20,9 +20,9 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from litnav.scorer.data import TrainingRow
+from litnav.training.data import TrainingRow
 from litnav.scorer.student import relevance_features
-from litnav.scorer.train import row_input
+from litnav.training.train import row_input
 
 
 def intent_of(row: TrainingRow, index: int = 0) -> str:
@@ -38,7 +38,7 @@ def is_heldout(key: str, fraction: float, seed: int) -> bool:
 
 def split_rows(rows: Sequence[TrainingRow], heldout: float, seed: int) -> tuple[list[TrainingRow], list[TrainingRow]]:
     """(train, held-out): whole intents are held out (``is_heldout`` of ``intent_of``), so no
-    intent's checkpoints leak between the two. Same rule as ``scorer.train_default.split_claims``."""
+    intent's checkpoints leak between the two. Same rule as ``training.train_default.split_claims``."""
     train, test = [], []
     for i, r in enumerate(rows):
         (test if is_heldout(intent_of(r, i), heldout, seed) else train).append(r)

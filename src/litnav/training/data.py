@@ -13,7 +13,7 @@ One row is one (checkpoint, paper) pair with its located evidence and labels::
      "teacher": {...}}            # optional: the teacher's own words (``TeacherLabel``)
 
 ``group`` is ``"{intent or claim id}:{corpus_id}"``; the part before the first ``:`` identifies
-the intent, which held-out splits keep together (``scorer.agreement.split_rows``).
+the intent, which held-out splits keep together (``training.agreement.split_rows``).
 
 Rows of the same ``group`` are the checkpoints of one (intent, paper) pair; the holistic
 relevance model is trained on groups (a row without a group is a group of its own).

@@ -1,4 +1,4 @@
-"""Training students from ``scorer.data.TrainingRow`` rows (scikit-learn; training time only).
+"""Training students from ``training.data.TrainingRow`` rows (scikit-learn; training time only).
 
 ``train_student(rows, seed)`` fits, deterministically for a given seed:
 
@@ -19,7 +19,7 @@ import hashlib
 from collections.abc import Iterable
 
 import numpy as np
-from litnav.scorer.data import TrainingRow
+from litnav.training.data import TrainingRow
 from litnav.scorer.features import FEATURE_NAMES, EvidenceItem, FeatureInput, feature_matrix
 from litnav.scorer.student import RELEVANCE_FEATURES, LinearModel, Student, relevance_features, retrieval_rr
 

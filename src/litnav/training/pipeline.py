@@ -1,6 +1,6 @@
 """Train, save and evaluate a student from a training-data file (``litnav scorer train|eval``).
 
-Both commands split the rows the same way (``scorer.agreement.split_rows``: whole intents held
+Both commands split the rows the same way (``training.agreement.split_rows``: whole intents held
 out, seeded): ``train`` fits on the training part only and records the split in the model's
 ``training["split"]``; ``eval`` reuses that split by default, so its agreement numbers are on
 intents the student never saw.
@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from litnav.scorer.agreement import agreement, split_rows
-from litnav.scorer.data import TrainingRow, read_rows
-from litnav.scorer.student import STUDENT_FILE, Student, load_student
+from litnav.training.agreement import agreement, split_rows
+from litnav.training.data import TrainingRow, read_rows
+from litnav.scorer import load_student
+from litnav.scorer.student import STUDENT_FILE, Student
 
 KINDS: tuple[str, ...] = ("feature", "cross-encoder")
 
@@ -48,14 +49,14 @@ def save_student(student, out: str | Path) -> Path:
 def train_rows(rows: list[TrainingRow], *, kind: str = "feature", seed: int = 0, name: str | None = None,
                metadata: dict | None = None, progress: bool = False, **cross_encoder: Any):
     """Train a student of ``kind`` (``KINDS``) on ``rows``; ``cross_encoder`` keywords go to
-    ``scorer.cross_encoder.train_cross_encoder`` (epochs, batch_size, learning_rate,
+    ``training.cross_encoder.train_cross_encoder`` (epochs, batch_size, learning_rate,
     max_seq_length, base_model). Raises ``ValueError`` for an unknown kind or unusable rows."""
     if kind == "feature":
-        from litnav.scorer.train import DEFAULT_NAME, train_student
+        from litnav.training.train import DEFAULT_NAME, train_student
 
         return train_student(rows, seed=seed, name=name or DEFAULT_NAME, metadata={"kind": "feature", **(metadata or {})})
     if kind == "cross-encoder":
-        from litnav.scorer.cross_encoder import DEFAULT_NAME, train_cross_encoder
+        from litnav.training.cross_encoder import DEFAULT_NAME, train_cross_encoder
 
         return train_cross_encoder(rows, seed=seed, name=name or DEFAULT_NAME, metadata=metadata,
                                    progress=progress, **cross_encoder)
