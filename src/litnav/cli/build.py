@@ -57,7 +57,15 @@ def register(app: typer.Typer) -> None:
         console.print(table)
         for path in report.unsupported_files:
             console.print(f"[yellow]warning:[/yellow] {path}: not a format litnav ingests (skipped)")
+        for key in report.still_incomplete:
+            console.print(f"[yellow]warning:[/yellow] {key} is still incomplete (damaged when it was ingested; "
+                          "replace it with a complete copy and rerun this build to finish it)")
         if r.rejects:
             console.print(f"[yellow]{r.rejects} records rejected; list them with `litnav stats --corpus {corpus} --rejects 50`[/yellow]")
+        if report.damaged_files:
+            listing = " | ".join(report.damaged_files.values())
+            fail(f"{listing}. Everything read before the damage was ingested and the corpus {corpus} is searchable; the "
+                 "damaged files are marked incomplete. Replace them with complete copies and rerun this same "
+                 "build: only the replaced files are read again.")
         if not report.ingested_files and not report.skipped_files:
             fail("nothing was ingested")

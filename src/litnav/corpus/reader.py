@@ -26,6 +26,7 @@ from litnav.core.settings import CorpusSettings
 from litnav.corpus.store import connect, get_meta, register, unregister
 from litnav.corpus.vectors import load_vectors
 from litnav.core.ids import normalise_external_id
+from litnav.core.io import atomic_path
 from litnav.core.text import normalise_title
 
 CHUNK_CACHE_PAPERS = 4096
@@ -243,9 +244,13 @@ class Corpus:
         return self._q("SELECT source_key, source_file, line, reason FROM rejects ORDER BY source_key, source_file, line")
 
     def manifest(self) -> list[dict[str, Any]]:
-        """Committed input files: source_key, size, sha256, ingested_at, documents, citations, rejects."""
+        """Committed input files: source_key, size, sha256, ingested_at, documents, citations, rejects,
+        plus ``incomplete``: None, or why the file was damaged part-way (its records before the damage
+        are stored; a rebuild with a repaired file replaces them)."""
         cols = ("source_key", "size", "sha256", "ingested_at", "documents", "citations", "rejects")
-        return [dict(zip(cols, r)) for r in self._q(f"SELECT {', '.join(cols)} FROM manifest ORDER BY source_key")]
+        damaged = get_meta(self._conn, "incomplete_sources") or {}
+        return [dict(zip(cols, r), incomplete=damaged.get(r[0]))
+                for r in self._q(f"SELECT {', '.join(cols)} FROM manifest ORDER BY source_key")]
 
     def dump(self) -> dict[str, list[tuple]]:
         """Every table's rows, sorted, without timestamps: a content snapshot for comparing builds
@@ -367,10 +372,8 @@ class Corpus:
                 pass
         vecs = enc.encode([c.text for c in chunks])
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
-            np.save(tmp, vecs, allow_pickle=False)
-            os.replace(tmp, path)
+            with atomic_path(path, suffix=".npy") as tmp:
+                np.save(tmp, vecs, allow_pickle=False)
         except OSError:
             pass  # read-only corpus directory: the in-memory LRU still holds them
         return vecs
@@ -384,9 +387,16 @@ class Corpus:
         with self._shared.lock:
             if self._shared.faiss is None:
                 self._require_indexes()
-                from litnav.corpus.vectors import load_index
+                from litnav.corpus.integrity import load_error, require_index
+                from litnav.corpus.vectors import INDEX_FILE, load_index
 
-                index, ids = load_index(self.directory / INDEX_DIR, self.settings.ivf_nprobe)
+                require_index(self.directory, self._conn, "abstracts")
+                try:
+                    index, ids = load_index(self.directory / INDEX_DIR, self.settings.ivf_nprobe)
+                    if index.ntotal != len(ids):
+                        raise ValueError(f"{index.ntotal} vectors but {len(ids)} ids")
+                except (RuntimeError, ValueError, OSError, EOFError) as exc:
+                    raise load_error(self.directory, self.directory / INDEX_DIR / INDEX_FILE, exc) from exc
                 self._shared.faiss = (index, ids, {c: i for i, c in enumerate(ids)})
             return self._shared.faiss
 
@@ -427,9 +437,14 @@ class Corpus:
         with self._shared.lock:
             if self._shared.lexical is None:
                 self._require_indexes()
-                from litnav.corpus.lexical import Lexical
+                from litnav.corpus.integrity import load_error, require_index
+                from litnav.corpus.lexical import BM25_DIR, Lexical
 
-                self._shared.lexical = Lexical(self.directory / INDEX_DIR)
+                require_index(self.directory, self._conn, BM25_DIR + "/")
+                try:
+                    self._shared.lexical = Lexical(self.directory / INDEX_DIR)
+                except Exception as exc:  # bm25s/numpy/json raise many kinds for a damaged file
+                    raise load_error(self.directory, self.directory / INDEX_DIR / BM25_DIR, exc) from exc
         return self._shared.lexical
 
     def lexical_search(self, query: str, k: int) -> list[Hit]:

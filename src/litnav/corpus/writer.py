@@ -8,6 +8,7 @@ and a finished file is skipped (:meth:`CorpusWriter.is_ingested`).
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import Iterator, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
@@ -31,6 +32,8 @@ class SourceTransaction:
         self._conn = conn
         self.source_key = source_key
         self.counts = {"documents": 0, "citations": 0, "rejects": 0}
+        self.incomplete: str | None = None
+        """Set by the caller when the input was damaged part-way: why (recorded in the manifest)."""
         self._open = True
 
     def _check(self) -> None:
@@ -180,7 +183,14 @@ class CorpusWriter:
         self.conn.execute("BEGIN TRANSACTION")
         tx = SourceTransaction(self.conn, source_key)
         try:
+            self._forget_source(source_key)
             yield tx
+            incomplete = dict(get_meta(self.conn, "incomplete_sources") or {})
+            if tx.incomplete:
+                incomplete[source_key] = tx.incomplete
+            else:
+                incomplete.pop(source_key, None)
+            set_meta(self.conn, "incomplete_sources", incomplete)
             self.conn.execute("DELETE FROM manifest WHERE source_key = ?", [source_key])
             self.conn.execute(
                 "INSERT INTO manifest VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -195,6 +205,30 @@ class CorpusWriter:
             tx._open = False
             self._in_source = False
 
+    def _forget_source(self, source_key: str) -> None:
+        """Inside a source transaction: drop what an earlier version of this input stored (its
+        rejects, and the papers whose stored record came from it), so that a changed file replaces
+        its records exactly, deletions included. Nothing to do for a file never committed."""
+        if not self.conn.execute("SELECT count(*) FROM manifest WHERE source_key = ?", [source_key]).fetchone()[0]:
+            return
+        self.conn.execute("DELETE FROM rejects WHERE source_key = ?", [source_key])
+        ids = self.conn.sql("SELECT corpus_id FROM papers WHERE source_file = ?", params=[source_key]).to_arrow_table()
+        if not ids.num_rows:
+            return
+        register(self.conn, "_gone", ids)
+        try:
+            for table in PER_PAPER_TABLES + ("vectors",):
+                col = "citing_id" if table == "refs" else "corpus_id"
+                self.conn.execute(f"DELETE FROM {table} WHERE {col} IN (SELECT corpus_id FROM _gone)")
+            self.conn.execute(
+                "DELETE FROM citations WHERE origin <> 'dump' AND citing_id IN (SELECT corpus_id FROM _gone)")
+        finally:
+            unregister(self.conn, "_gone")
+
+    def incomplete_sources(self) -> dict[str, str]:
+        """Inputs committed from a damaged file: source key -> what was wrong (see ``tx.incomplete``)."""
+        return dict(get_meta(self.conn, "incomplete_sources") or {})
+
     def finalize(self, progress: bool = True, reembed: bool = False) -> dict[str, float]:
         """Resolve references by title, chunk, embed, and build FAISS + BM25 indexes.
 
@@ -207,7 +241,15 @@ class CorpusWriter:
 
         if self._in_source:
             raise CorpusError("finalize called inside a source block")
-        return finalize(self.directory, self.conn, self.settings, progress=progress, reembed=reembed)
+        from litnav.corpus.integrity import index_problems, record_index_files
+
+        damaged = index_problems(self.directory, self.conn, checksums=True)
+        if damaged:  # a plain rebuild repairs damaged or missing index files
+            logging.getLogger(__name__).warning("rebuilding damaged indexes: %s", "; ".join(damaged))
+            set_meta(self.conn, "indexes_dirty", True)
+        timings = finalize(self.directory, self.conn, self.settings, progress=progress, reembed=reembed)
+        record_index_files(self.conn, self.directory)
+        return timings
 
     def reembed(self, progress: bool = True) -> dict[str, float]:
         """Re-embed everything with the current settings' model (``finalize(reembed=True)``)."""

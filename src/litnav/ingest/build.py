@@ -28,7 +28,7 @@ from typing import Any, Callable
 
 from litnav.corpus.records import Citation, Document, Reject
 
-from litnav.ingest.io import expand_sources
+from litnav.ingest.io import TruncatedSourceError, expand_sources
 from litnav.ingest.join import ContentStore
 from litnav.ingest.plan import Unit, fingerprint_units, plan
 from litnav.ingest.readers import CONTENT_FORMATS, PRIMARY_FOR, FormatError, Item, ReadContext, Skipped
@@ -90,6 +90,12 @@ class BuildReport:
     ingested_files: list[str] = field(default_factory=list)
     skipped_files: list[str] = field(default_factory=list)
     unsupported_files: list[str] = field(default_factory=list)
+    damaged_files: dict[str, str] = field(default_factory=dict)
+    """Inputs found cut short or damaged in this build: source key -> error. Their records before
+    the damage were committed and the file is marked incomplete in the manifest (a file damaged
+    before its first record, whose format could not be detected, is not ingested at all)."""
+    still_incomplete: list[str] = field(default_factory=list)
+    """Inputs marked incomplete by an earlier build and skipped now (same bytes): replace them."""
     formats: dict[str, int] = field(default_factory=dict)
     read: ReadStats = field(default_factory=ReadStats)
     corpus: dict[str, Any] = field(default_factory=dict)
@@ -103,6 +109,14 @@ class BuildReport:
 def iter_unit(unit: Unit, ctx: ReadContext) -> Iterator[Item]:
     """The items of one unit's file."""
     return READERS[unit.fmt](unit.path, ctx)
+
+
+def _until_damage(items: Iterator[Item], damage: list[TruncatedSourceError]) -> Iterator[Item]:
+    """``items`` up to a damaged input (the error goes to ``damage``; the items before it count)."""
+    try:
+        yield from items
+    except TruncatedSourceError as exc:
+        damage.append(exc)
 
 
 def read_file(path: str | Path, fmt: str | None = None, mapping: dict[str, str] | None = None) -> Iterator[Item]:
@@ -242,11 +256,15 @@ def build(
     report = BuildReport()
     t0 = time.perf_counter()
     paths = expand_sources(list(sources))
-    units, unsupported = plan(paths, fmt or ("jsonl" if mapping else None))
+    undetected: list[TruncatedSourceError] = []
+    units, unsupported = plan(paths, fmt or ("jsonl" if mapping else None), damaged=undetected)
     report.files = len(paths)
     report.unsupported_files = [str(p) for p in unsupported]
+    report.damaged_files = {str(e.path): str(e) for e in undetected}
     report.formats = dict(Counter(u.fmt for u in units))
     if not units:
+        if undetected:
+            raise undetected[0]
         raise FormatError("no input file is in a format litnav ingests: " + ", ".join(map(str, unsupported)))
     report.seconds["plan"] = time.perf_counter() - t0
 
@@ -257,6 +275,7 @@ def build(
     with CorpusWriter.open(corpus_dir, corpus_settings, allow_settings_change=reembed) as writer:
         todo = [u for u in units if not writer.is_ingested(u.key, u.print.size, u.print.sha256)]
         report.skipped_files = [u.key for u in units if u not in todo]
+        report.still_incomplete = sorted(set(report.skipped_files) & set(writer.incomplete_sources()))
         with ContentStore(workdir=None) as store:
             t0 = time.perf_counter()
             needed = {p for u in todo for p in u.covers}
@@ -277,8 +296,14 @@ def build(
             with _fewer_gc_passes():
                 for u in bar:
                     bar.set_postfix_str(u.path.name)
+                    damage: list[TruncatedSourceError] = []
                     with writer.source(u.key, u.print.size, u.print.sha256) as tx:
-                        _write(tx, iter_unit(u, ctx), report.read, batch_size)
+                        _write(tx, _until_damage(iter_unit(u, ctx), damage), report.read, batch_size)
+                        damage += [store.damaged[str(p)] for p in u.covers if str(p) in store.damaged]
+                        if damage:
+                            tx.incomplete = (f"{'; '.join(map(str, damage))}; the {tx.counts['documents']} "
+                                             "papers read before the damage were kept")
+                            report.damaged_files[u.key] = tx.incomplete
                     report.ingested_files.append(u.key)
             report.seconds["ingest"] = time.perf_counter() - t0
         if finalize:

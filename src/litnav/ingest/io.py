@@ -1,5 +1,10 @@
 """Input files: expansion of sources (files, directories, globs), transparent decompression
-(plain, ``.gz``, ``.zst``), fingerprints (size + sha256) and line-numbered JSON records.
+(plain, ``.gz``, ``.zst``, ``.bz2``, ``.xz``), fingerprints (size + sha256) and line-numbered JSON
+records.
+
+Damage is reported the same way for every compression: a stream that ends early (a cut
+download) or holds corrupt data raises :class:`TruncatedSourceError` naming the file and the last
+line read before the damage; the records before it have been yielded already.
 
 Everything streams: a JSONL file is read line by line, so memory stays bounded by one record.
 A per-paper ``.json`` file (one pretty-printed object per file, as the S2ORC tooling writes it)
@@ -8,21 +13,90 @@ is read whole; such files hold one paper each.
 
 from __future__ import annotations
 
+import bz2
 import glob
-import gzip
 import hashlib
 import io
+import lzma
+import os
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
 import orjson
-DATA_SUFFIXES = (".jsonl", ".json", ".jsonl.gz", ".json.gz", ".jsonl.zst", ".json.zst")
+COMPRESSIONS = (".gz", ".zst", ".bz2", ".xz")
+"""Compressed suffixes read transparently."""
+DATA_SUFFIXES = tuple(base + c for base in (".jsonl", ".json") for c in ("",) + COMPRESSIONS)
 
 
 class SourceError(ValueError):
     """A source argument matched no readable input file; the message names it."""
+
+
+class TruncatedSourceError(SourceError):
+    """A file is cut short or damaged: ``path``, ``line`` (the last line read before the damage,
+    0 when none was) and ``detail`` (the decompressor's or reader's error)."""
+
+    def __init__(self, path: Path, line: int, detail: str):
+        self.path, self.line, self.detail = Path(path), line, detail
+        where = f"after line {line}" if line else "before its first record"
+        super().__init__(f"{path}: damaged or truncated {where} ({detail})")
+
+
+class _CheckedStream(io.RawIOBase):
+    """Raw reader of a compressed file (one or more concatenated members/frames) that raises
+    ``EOFError`` when the input ends inside a member. One implementation for gzip, zstd, bz2 and
+    xz, so a cut file of any kind reads the same: all the data before the cut, then the error.
+    (``zstandard``'s own stream reader ends quietly at a cut, so a cut ``.zst`` read as a shorter
+    file.)
+
+    ``factory`` makes a fresh decompressor object with ``decompress(data)``, ``eof`` and
+    ``unused_data`` (``zlib.decompressobj``, ``bz2.BZ2Decompressor``, ``lzma.LZMADecompressor``,
+    ``zstandard.ZstdDecompressor().decompressobj``).
+    """
+
+    def __init__(self, raw: BinaryIO, factory: Any):
+        self._raw = raw
+        self._factory = factory
+        self._obj = factory()
+        self._in_member = False
+        self._buf = memoryview(b"")
+        self._eof = False
+
+    def readable(self) -> bool:
+        return True
+
+    def _fill(self) -> None:
+        while not len(self._buf) and not self._eof:
+            data = self._raw.read(1 << 17)
+            if not data:
+                if self._in_member:
+                    raise EOFError("compressed stream ended before its end-of-stream marker")
+                self._eof = True
+                return
+            out = []
+            while data:
+                self._in_member = True
+                out.append(self._obj.decompress(data))
+                if not self._obj.eof:
+                    break
+                data = self._obj.unused_data
+                self._obj = self._factory()
+                self._in_member = False
+            self._buf = memoryview(b"".join(out))
+
+    def readinto(self, b) -> int:  # type: ignore[override]
+        self._fill()
+        n = min(len(b), len(self._buf))
+        b[:n] = self._buf[:n]
+        self._buf = self._buf[n:]
+        return n
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
 
 
 def _is_data_file(path: Path) -> bool:
@@ -54,16 +128,9 @@ def expand_sources(sources: list[str | Path]) -> list[Path]:
 
 
 def open_text(path: Path) -> TextIO:
-    """Open ``path`` for reading text (UTF-8), decompressing ``.gz`` and ``.zst`` on the fly."""
-    name = path.name.lower()
-    if name.endswith(".gz"):
-        return gzip.open(path, "rt", encoding="utf-8")
-    if name.endswith(".zst"):
-        import zstandard
-        raw = path.open("rb")
-        reader = zstandard.ZstdDecompressor().stream_reader(raw, closefd=True)
-        return io.TextIOWrapper(reader, encoding="utf-8")
-    return path.open("r", encoding="utf-8")
+    """Open ``path`` for reading text (UTF-8), decompressing ``.gz``, ``.zst``, ``.bz2`` and ``.xz``
+    on the fly (a cut compressed stream raises ``EOFError`` when read)."""
+    return io.TextIOWrapper(open_binary(path), encoding="utf-8")
 
 
 def open_binary(path: Path) -> BinaryIO:
@@ -74,19 +141,26 @@ def open_binary(path: Path) -> BinaryIO:
     instead of an exception that would end the file.
     """
     name = path.name.lower()
+    factory = None
     if name.endswith(".gz"):
-        return gzip.open(path, "rb")  # type: ignore[return-value]
-    if name.endswith(".zst"):
+        factory = lambda: zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)  # noqa: E731
+    elif name.endswith(".zst"):
         import zstandard
-        raw = path.open("rb")
-        return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw, closefd=True))
-    return path.open("rb")
+
+        factory = zstandard.ZstdDecompressor().decompressobj
+    elif name.endswith(".bz2"):
+        factory = bz2.BZ2Decompressor
+    elif name.endswith(".xz"):
+        factory = lzma.LZMADecompressor
+    if factory is None:
+        return path.open("rb")
+    return io.BufferedReader(_CheckedStream(path.open("rb"), factory), buffer_size=1 << 16)  # type: ignore[return-value]
 
 
 def base_name(path: Path) -> str:
     """File name without the data suffixes (``metadata_0.jsonl.gz`` -> ``metadata_0``)."""
     name = path.name
-    for suffix in (".gz", ".zst", ".jsonl", ".json"):
+    for suffix in COMPRESSIONS + (".jsonl", ".json"):
         if name.lower().endswith(suffix):
             name = name[: -len(suffix)]
     return name
@@ -133,7 +207,7 @@ class RawRecord:
 
 def _is_single_object(path: Path) -> bool:
     name = path.name.lower()
-    return name.endswith((".json", ".json.gz", ".json.zst"))
+    return name.endswith(tuple(".json" + c for c in ("",) + COMPRESSIONS))
 
 
 def iter_records(path: Path) -> Iterator[RawRecord]:
@@ -142,16 +216,21 @@ def iter_records(path: Path) -> Iterator[RawRecord]:
     A ``.json`` file whose content is one object yields that object; a ``.json`` file that
     holds one object per line is read as JSONL. Bad JSON yields a ``RawRecord`` with
     ``error`` set instead of raising, so one broken line never stops a build. A damaged or
-    truncated compressed file raises ``SourceError`` naming it (the file's transaction is then
-    rolled back; nothing stored is touched).
+    truncated compressed file (any compression) raises :class:`TruncatedSourceError` naming it and
+    the last line read; every record before the damage has been yielded by then.
     """
+    last = [0]
     try:
-        yield from _iter_records(path)
-    except (EOFError, OSError) as exc:
-        raise SourceError(f"{path}: damaged or truncated file ({type(exc).__name__}: {exc})") from exc
+        if not path.is_file() or not os.access(path, os.R_OK):
+            raise SourceError(f"{path}: not a readable file (check that it exists and its permissions)")
+        for rec in _iter_records(path):
+            last[0] = rec.line
+            yield rec
+    except (EOFError, OSError, zlib.error, lzma.LZMAError) as exc:
+        raise TruncatedSourceError(path, last[0], f"{type(exc).__name__}: {exc}") from exc
     except Exception as exc:
         if type(exc).__module__.startswith("zstandard"):
-            raise SourceError(f"{path}: damaged zstd file ({exc})") from exc
+            raise TruncatedSourceError(path, last[0], f"damaged zstd data: {exc}") from exc
         raise
 
 

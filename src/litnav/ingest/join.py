@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from litnav.ingest.io import iter_records
+from litnav.ingest.io import TruncatedSourceError, iter_records
 
 ID_FIELD = {"s2orc-pdf-parse": "paper_id", "s2-abstracts": "corpusid", "s2-s2orc": "corpusid"}
 """Content format -> the field holding the join key."""
@@ -46,6 +46,8 @@ class ContentStore:
             "CREATE TABLE bad(file TEXT, line INT, reason TEXT);"
         )
         self.files: dict[str, str] = {}
+        self.damaged: dict[str, TruncatedSourceError] = {}
+        """Content files cut short or damaged: path -> error (their records before it were stored)."""
 
     def add_file(self, path: Path, fmt: str, batch: int = 5000) -> int:
         """Stream one content file into the store; returns the number of records stored.
@@ -55,7 +57,7 @@ class ContentStore:
         rows: list[tuple] = []
         bad: list[tuple] = []
         n = 0
-        for rec in iter_records(path):
+        for rec in self._until_damage(path):
             if rec.error:
                 bad.append((str(path), rec.line, rec.error))
                 continue
@@ -72,6 +74,13 @@ class ContentStore:
         self._db.executemany("INSERT INTO bad VALUES (?,?,?)", bad)
         self._db.commit()
         return n
+
+    def _until_damage(self, path: Path) -> Iterator[Any]:
+        """``iter_records(path)``, ending quietly at damage (recorded in ``self.damaged``)."""
+        try:
+            yield from iter_records(path)
+        except TruncatedSourceError as exc:
+            self.damaged[str(path)] = exc
 
     def _flush(self, rows: list[tuple]) -> None:
         self._db.executemany("INSERT OR REPLACE INTO content(fmt,key,file,line,body) VALUES (?,?,?,?,?)", rows)

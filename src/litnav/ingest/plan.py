@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from litnav.ingest.io import Fingerprint, base_name, combine, fingerprint, first_record
+from litnav.ingest.io import Fingerprint, TruncatedSourceError, base_name, combine, fingerprint, first_record
 from litnav.ingest.readers import CONTENT_FORMATS, FORMATS, PRIMARY_FOR, FormatError, detect_format
 
 _SHARD = re.compile(r"^(?:metadata|pdf_parses)_(\w+)$")
@@ -47,13 +47,21 @@ def detect(path: Path, fmt: str | None = None) -> str | None:
     return detect_format(first_record(path))
 
 
-def plan(paths: list[Path], fmt: str | None = None) -> tuple[list[Unit], list[Path]]:
+def plan(paths: list[Path], fmt: str | None = None,
+         damaged: list[TruncatedSourceError] | None = None) -> tuple[list[Unit], list[Path]]:
     """Units in build order (content files' units last, so joins happen first) and the files
-    whose format litnav does not ingest."""
+    whose format litnav does not ingest. A file too damaged to detect its format raises
+    ``TruncatedSourceError``, or, when a ``damaged`` list is given, is appended to it and left out."""
     typed: list[tuple[Path, str]] = []
     unsupported: list[Path] = []
     for p in paths:
-        f = detect(p, fmt)
+        try:
+            f = detect(p, fmt)
+        except TruncatedSourceError as exc:
+            if damaged is None:
+                raise
+            damaged.append(exc)
+            continue
         (typed.append((p, f)) if f else unsupported.append(p))
     content = {f: [p for p, g in typed if g == f] for f in CONTENT_FORMATS}
     shard_of = {base: p for p in content["s2orc-pdf-parse"] if (m := _SHARD.match(base := base_name(p)))}

@@ -1,0 +1,129 @@
+"""Fault injection: damaged and changed input files (issue 12, cases 3 and 4)."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import json
+import lzma
+
+import pytest
+import zstandard
+from typer.testing import CliRunner
+
+from litnav.cli import _register, app
+from litnav.corpus import Corpus
+from litnav.ingest import build
+
+COMPRESS = {
+    ".gz": gzip.compress,
+    ".zst": lambda b: zstandard.ZstdCompressor().compress(b),
+    ".bz2": bz2.compress,
+    ".xz": lzma.compress,
+}
+
+
+def papers(n, prefix="p"):
+    return [{"id": f"{prefix}{i:04d}", "title": f"Study number {i} of retrieval methods",
+             "abstract": f"Abstract {i} about dense and sparse retrieval."} for i in range(n)]
+
+
+def jsonl_bytes(records):
+    return "".join(json.dumps(r) + "\n" for r in records).encode()
+
+
+def stored_ids(corpus):
+    with Corpus.open(corpus) as c:
+        return c.all_ids()
+
+
+@pytest.fixture(scope="module")
+def runner():
+    _register()
+    return CliRunner()
+
+
+@pytest.mark.parametrize("suffix", sorted(COMPRESS))
+def test_cut_compressed_file_keeps_the_records_before_the_damage(tmp_path, suffix):
+    records = papers(300)
+    full = COMPRESS[suffix](jsonl_bytes(records))
+    src = tmp_path / f"papers.jsonl{suffix}"
+    src.write_bytes(full[: int(len(full) * 0.6)])
+    report = build([src], tmp_path / "c", fmt="jsonl", progress=False, finalize=False)
+    assert list(report.damaged_files) == [str(src)]
+    assert "damaged or truncated" in report.damaged_files[str(src)]
+    ids = stored_ids(tmp_path / "c")
+    # a prefix of the file, in order, and counted
+    assert ids == [r["id"] for r in records[: len(ids)]]
+    assert report.read.papers == len(ids) < 300
+    with Corpus.open(tmp_path / "c") as c:
+        [entry] = c.manifest()
+        assert entry["incomplete"] and "damaged or truncated" in entry["incomplete"]
+    # the same bytes again: skipped, still reported as incomplete
+    again = build([src], tmp_path / "c", fmt="jsonl", progress=False, finalize=False)
+    assert again.still_incomplete == [str(src)] and not again.damaged_files
+    # the repaired file: the build continues and the mark goes away
+    src.write_bytes(full)
+    report = build([src], tmp_path / "c", fmt="jsonl", progress=False, finalize=False)
+    assert not report.damaged_files
+    assert stored_ids(tmp_path / "c") == [r["id"] for r in records]
+    with Corpus.open(tmp_path / "c") as c:
+        assert c.manifest()[0]["incomplete"] is None
+
+
+def test_multi_frame_zstd_keeps_whole_frames_before_the_cut(tmp_path):
+    records = papers(200)
+    frames = b"".join(zstandard.ZstdCompressor().compress(jsonl_bytes(records[i:i + 20]))
+                      for i in range(0, 200, 20))
+    src = tmp_path / "p.jsonl.zst"
+    src.write_bytes(frames[: len(frames) // 2])
+    report = build([src], tmp_path / "c", fmt="jsonl", progress=False, finalize=False)
+    ids = stored_ids(tmp_path / "c")
+    assert report.damaged_files and len(ids) >= 80 and ids == [r["id"] for r in records[: len(ids)]]
+
+
+def test_good_file_and_cut_file_leave_a_searchable_corpus_and_a_fix_that_works(runner, tmp_path):
+    good = tmp_path / "good.jsonl"
+    good.write_bytes(jsonl_bytes(papers(5, "g")))
+    cut_full = gzip.compress(jsonl_bytes(papers(100, "c")))
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(cut_full[: len(cut_full) // 2])
+    corpus = tmp_path / "c"
+    res = runner.invoke(app, ["build", str(good), str(cut), "--corpus", str(corpus), "--no-progress"])
+    assert res.exit_code == 1
+    assert "cut.jsonl.gz: damaged or truncated" in res.output and "Traceback" not in res.output
+    assert "rerun this same build" in res.output
+    with Corpus.open(corpus) as c:
+        assert not c.stats()["indexes_dirty"]
+        assert {h.corpus_id for h in c.lexical_search("retrieval methods", 5)} <= set(c.all_ids())
+        assert {f"g{i:04d}" for i in range(5)} <= set(c.all_ids())
+    # the fix the message gives: replace the file, rerun the same build
+    cut.write_bytes(cut_full)
+    res = runner.invoke(app, ["build", str(good), str(cut), "--corpus", str(corpus), "--no-progress"])
+    assert res.exit_code == 0, res.output
+    assert len(stored_ids(corpus)) == 105
+
+
+def test_damaged_before_the_first_record_is_reported_and_others_still_build(runner, tmp_path):
+    good = tmp_path / "good.jsonl"
+    good.write_bytes(jsonl_bytes(papers(3, "g")))
+    bad = tmp_path / "bad.jsonl.xz"
+    bad.write_bytes(lzma.compress(jsonl_bytes(papers(50)))[:40])
+    res = runner.invoke(app, ["build", str(good), str(bad), "--corpus", str(tmp_path / "c"), "--no-progress"])
+    assert res.exit_code == 1 and "bad.jsonl.xz: damaged or truncated before its first record" in res.output
+    assert stored_ids(tmp_path / "c") == [f"g{i:04d}" for i in range(3)]
+
+
+def test_changed_source_file_replaces_its_records_exactly(tmp_path):
+    src = tmp_path / "a.jsonl"
+    records = papers(4)
+    src.write_bytes(jsonl_bytes(records) + b"{not json\n")
+    build([src], tmp_path / "c", fmt="jsonl", progress=False, finalize=False)
+    with Corpus.open(tmp_path / "c") as c:
+        assert len(c.all_ids()) == 4 and len(c.rejects()) == 1
+    src.write_bytes(jsonl_bytes([records[0], records[2]]))  # two deleted, the bad line fixed
+    build([src], tmp_path / "c", fmt="jsonl", progress=False, finalize=False)
+    with Corpus.open(tmp_path / "c") as c:
+        assert c.all_ids() == [records[0]["id"], records[2]["id"]]
+        assert c.rejects() == []
+        assert c.abstract(records[1]["id"]) is None
