@@ -19,15 +19,21 @@ def register(app: typer.Typer) -> None:
     @app.command("eval")
     def eval_command(
         corpus: Path = typer.Option(..., "--corpus", help="Corpus directory."),
-        bench: Optional[Path] = typer.Option(None, "--bench", help="Benchmark JSONL (qid, query, gold[, checklist])."),
+        bench: Optional[Path] = typer.Option(
+            None, "--bench", help="Benchmark JSONL (qid, query, gold[, checklist]) or a judged-intents folder "
+            "(bench/intents/<suite>: intents.jsonl + judgements.jsonl)."),
+        split: Optional[str] = typer.Option(
+            None, "--split", help="dev or heldout: that split of a judged-intents folder (default: all intents)."),
         queries: Optional[Path] = typer.Option(None, "--queries", help="BEIR queries.jsonl (with --qrels)."),
         qrels: Optional[Path] = typer.Option(None, "--qrels", help="BEIR qrels.tsv (with --queries)."),
         systems: str = typer.Option(
             "bm25,dense,hybrid,litnav", "--systems",
-            help="Comma-separated: bm25, dense, hybrid, litnav, litnav-no-citations, litnav-no-reflection, "
-            "litnav-no-scorer, litnav-rounds-N.",
+            help="Comma-separated: bm25, dense, hybrid, hybrid+filter (hybrid then the task's exact metadata "
+            "filter), litnav, litnav-no-citations, litnav-no-reflection, litnav-no-scorer, litnav-fusion-only, "
+            "litnav-score-order, litnav-fused-order, litnav-rounds-N. Every system is compared with hybrid, "
+            "hybrid+filter and bm25 when those ran.",
         ),
-        k: str = typer.Option("5,10,20,50", "--k", help="Comma-separated cut-offs K."),
+        k: str = typer.Option("5,10,20,50,100", "--k", help="Comma-separated cut-offs K."),
         limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Evaluate only the first N queries."),
         json_out: Optional[Path] = typer.Option(None, "--json", help="Write metrics, CIs and per-query values here."),
         markdown: Optional[Path] = typer.Option(None, "--markdown", help="Write a Markdown report here."),
@@ -46,6 +52,8 @@ def register(app: typer.Typer) -> None:
         beir = queries is not None or qrels is not None
         if (bench is None) == (not beir) or (beir and (queries is None or qrels is None)):
             fail("give --bench FILE, or both --queries FILE and --qrels FILE", code=2)
+        if split is not None and split not in ("dev", "heldout"):
+            fail(f"--split {split!r}: expected dev or heldout", code=2)
         if not corpus.exists():
             fail(f"corpus directory {corpus} does not exist (build one with `litnav build SOURCE --corpus {corpus}`)")
         try:
@@ -55,7 +63,7 @@ def register(app: typer.Typer) -> None:
         settings = settings_from(settings_file, set_)
         try:
             run_evaluation(
-                corpus, bench=bench, queries=queries, qrels=qrels, systems=_csv(systems), ks=ks, limit=limit,
+                corpus, bench=bench, queries=queries, qrels=qrels, systems=_csv(systems), ks=ks, limit=limit, split=split,
                 settings=settings, outputs=Outputs(json_out, markdown, run_dir, plot), progress=not no_progress,
             )
         except (BenchmarkError, ValueError) as exc:

@@ -15,6 +15,10 @@ from litnav.evaluation.metrics import DEFAULT_KS, hallucinations, metric_names, 
 from litnav.evaluation.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_ci
 from litnav.evaluation.systems import System
 
+REFERENCES = ("hybrid", "hybrid+filter", "bm25")
+"""Baselines reported against, in order (see :meth:`EvalReport.references`)."""
+HEADLINE = ("nDCG@10", "F1@20", "Recall@100", "MRR")
+"""Metrics of the printed difference tables (every nDCG/F1/Recall@K difference is in the JSON)."""
 COST_METRICS = ("hallucination_rate", "latency_s", "tokens", "cost_usd")
 """Per-query values besides the retrieval metrics: tokens = prompt + completion tokens."""
 
@@ -65,17 +69,26 @@ class EvalReport:
     meta: dict[str, Any] = field(default_factory=dict)
 
     def reference(self) -> str | None:
-        """The baseline others are compared against: ``bm25`` when evaluated, else None."""
-        return "bm25" if "bm25" in self.systems and len(self.systems) > 1 else None
+        """The first of :meth:`references` (None when there is none)."""
+        refs = self.references()
+        return refs[0] if refs else None
+
+    def references(self) -> list[str]:
+        """Baselines every other system is compared against, in this order when evaluated:
+        ``hybrid`` (litnav's own first stage), ``hybrid+filter`` (the same with the task's exact
+        metadata filter) and ``bm25``. Empty when only one system ran."""
+        if len(self.systems) < 2:
+            return []
+        return [r for r in REFERENCES if r in self.systems]
 
     def deltas(self, reference: str, metrics: Sequence[str] | None = None) -> dict[str, dict[str, tuple[float, float, float]]]:
         """Paired differences against ``reference``: system -> metric -> (mean difference, low, high).
 
         The interval is the paired bootstrap over queries (per-query differences resampled
         with this report's seed), so a low bound above 0 means the system beats the reference
-        on that metric at the 95% level. ``metrics`` default to nDCG@K, Recall@K and MRR.
+        on that metric at the 95% level. ``metrics`` default to nDCG@K, F1@K, Recall@K and MRR.
         """
-        names = list(metrics) if metrics else [*(f"nDCG@{k}" for k in self.ks), *(f"Recall@{k}" for k in self.ks), "MRR"]
+        names = list(metrics) if metrics else [*(f"{m}@{k}" for m in ("nDCG", "F1", "Recall") for k in self.ks), "MRR"]
         ref = self.systems[reference].per_query
         out: dict[str, dict[str, tuple[float, float, float]]] = {}
         for name, res in self.systems.items():
@@ -139,7 +152,7 @@ def evaluate_system(
     for task in tqdm(benchmark.tasks, desc=system.name, unit="query", disable=not progress):
         t0 = time.perf_counter()
         try:
-            run = system.run(task.query)
+            run = system.run_task(task) if hasattr(system, "run_task") else system.run(task.query)
         except Exception as exc:
             raise EvaluationError(f"system {system.name!r} failed on query {task.qid!r}: {exc}") from exc
         latency = time.perf_counter() - t0

@@ -21,7 +21,7 @@ from typing import Any
 from litnav.corpus.records import Paper
 from litnav.core.text import normalise_title
 
-DEFAULT_KS = (5, 10, 20, 50)
+DEFAULT_KS = (5, 10, 20, 50, 100)
 
 
 def metric_names(ks: Sequence[int]) -> list[str]:

@@ -4,30 +4,20 @@ The JSON (:func:`report_to_dict`) holds, per system name under ``"systems"``, th
 under their usual names (``nDCG@10``, ``Recall@20``, ``F1@20``, ``Precision@5``, ``Hit@10``,
 ``MRR``, ``hallucination_rate``, ``latency_s``, ``tokens``, ``cost_usd``), plus ``ci``
 (metric -> [low, high]), ``per_query`` (qid -> metric -> value), ``stage_seconds``,
-``per_round``, ``hallucinated``, ``missing_gold`` and, when ``bm25`` was evaluated,
-``delta_vs_bm25`` (metric -> [mean paired difference, low, high]).
+``per_round``, ``hallucinated``, ``missing_gold`` and, for each reference baseline evaluated
+(``hybrid``, ``hybrid+filter``, ``bm25``), ``delta_vs_<reference>`` (metric -> [mean paired
+difference, low, high]; nDCG/F1/Recall at every K and MRR).
 """
 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
-from litnav.evaluation.harness import COST_METRICS, EvalReport
+from litnav.core.io import write_text
+from litnav.evaluation.harness import COST_METRICS, HEADLINE, EvalReport
 from litnav.evaluation.metrics import metric_names
-
-
-def _atomic_write(path: str | Path, text: str) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    os.replace(tmp, path)
-    return path
 
 
 def _missing(report: EvalReport) -> dict[str, Any]:
@@ -37,8 +27,7 @@ def _missing(report: EvalReport) -> dict[str, Any]:
 def report_to_dict(report: EvalReport) -> dict[str, Any]:
     """The whole report as JSON-ready data (see module doc)."""
     missing = _missing(report)
-    ref = report.reference()
-    deltas = report.deltas(ref) if ref else {}
+    deltas = {ref: report.deltas(ref) for ref in report.references()}
     systems = {}
     for name, res in report.systems.items():
         systems[name] = {
@@ -50,8 +39,9 @@ def report_to_dict(report: EvalReport) -> dict[str, Any]:
             "hallucinated": res.hallucinated,
             "missing_gold": missing,
         }
-        if name in deltas:
-            systems[name][f"delta_vs_{ref}"] = {m: list(v) for m, v in deltas[name].items()}
+        for ref, by_system in deltas.items():
+            if name in by_system:
+                systems[name][f"delta_vs_{ref}"] = {m: list(v) for m, v in by_system[name].items()}
     return {
         "benchmark": {
             "source": report.benchmark.source,
@@ -68,7 +58,7 @@ def report_to_dict(report: EvalReport) -> dict[str, Any]:
 
 def write_json(report: EvalReport, path: str | Path) -> Path:
     """Write :func:`report_to_dict` as indented JSON (atomically); returns the path."""
-    return _atomic_write(path, json.dumps(report_to_dict(report), indent=2, default=str) + "\n")
+    return write_text(path, json.dumps(report_to_dict(report), indent=2, default=str) + "\n")
 
 
 def write_run_files(report: EvalReport, run_dir: str | Path) -> list[Path]:
@@ -83,7 +73,7 @@ def write_run_files(report: EvalReport, run_dir: str | Path) -> list[Path]:
         for task in report.benchmark.tasks:
             for rank, (cid, score) in enumerate(res.rankings.get(task.qid, []), 1):
                 lines.append(f"{task.qid} Q0 {cid} {rank} {score:.8g} {name}")
-        paths.append(_atomic_write(Path(run_dir) / f"{name}.run", "\n".join(lines) + ("\n" if lines else "")))
+        paths.append(write_text(Path(run_dir) / f"{name}.run", "\n".join(lines) + ("\n" if lines else "")))
     return paths
 
 
@@ -115,21 +105,29 @@ def _rows(report: EvalReport) -> list[tuple[str, list[str], set[int]]]:
     return rows
 
 
-def _delta_rows(report: EvalReport) -> tuple[str, list[str], list[tuple[str, list[str]]]] | None:
-    ref = report.reference()
-    if ref is None:
-        return None
-    deltas = report.deltas(ref)
-    others = list(deltas)
-    metrics = list(next(iter(deltas.values())))
-    rows = []
-    for m in metrics:
-        cells = []
-        for n in others:
-            mean, lo, hi = deltas[n][m]
-            cells.append(f"{mean:+.3f} [{lo:+.3f}, {hi:+.3f}]{'*' if lo > 0 else ''}")
-        rows.append((m, cells))
-    return ref, others, rows
+def _delta_tables(report: EvalReport) -> list[tuple[str, list[str], list[tuple[str, list[str]]]]]:
+    """One (reference, other systems, rows) per reference; rows are the headline metrics
+    (``harness.HEADLINE`` present in this run), cells ``mean [low, high]`` with ``*`` when the
+    interval lies above 0 and ``!`` when it lies below."""
+    tables = []
+    available = set(metric_names(report.ks))
+    metrics = [m for m in HEADLINE if m in available] or ["MRR"]
+    for ref in report.references():
+        deltas = report.deltas(ref, metrics)
+        others = list(deltas)
+        rows = []
+        for m in metrics:
+            cells = []
+            for n in others:
+                mean, lo, hi = deltas[n][m]
+                flag = "*" if lo > 0 else "!" if hi < 0 else ""
+                cells.append(f"{mean:+.3f} [{lo:+.3f}, {hi:+.3f}]{flag}")
+            rows.append((m, cells))
+        tables.append((ref, others, rows))
+    return tables
+
+
+DELTA_TITLE = "Difference from {ref} (paired bootstrap 95% CI; * = CI above 0, ! = CI below 0)"
 
 
 def _round_rows(report: EvalReport) -> list[tuple[str, list[str]]]:
@@ -163,10 +161,8 @@ def to_markdown(report: EvalReport) -> str:
     for metric, cells, best in _rows(report):
         shown = [f"**{c}**" if i in best else c for i, c in enumerate(cells)]
         lines.append(f"| {metric} | " + " | ".join(shown) + " |")
-    delta = _delta_rows(report)
-    if delta:
-        ref, others, rows = delta
-        lines += ["", f"## Difference from {ref} (paired bootstrap 95% CI; * = CI above 0)", "",
+    for ref, others, rows in _delta_tables(report):
+        lines += ["", "## " + DELTA_TITLE.format(ref=ref), "",
                   "| metric | " + " | ".join(others) + " |", "|---|" + "---|" * len(others)]
         lines += [f"| {m} | " + " | ".join(cells) + " |" for m, cells in rows]
     rounds = _round_rows(report)
@@ -191,7 +187,7 @@ def to_markdown(report: EvalReport) -> str:
 
 def write_markdown(report: EvalReport, path: str | Path) -> Path:
     """Write :func:`to_markdown` (atomically); returns the path."""
-    return _atomic_write(path, to_markdown(report))
+    return write_text(path, to_markdown(report))
 
 
 def print_report(report: EvalReport, console: Any = None) -> None:
@@ -208,10 +204,8 @@ def print_report(report: EvalReport, console: Any = None) -> None:
     for metric, cells, best in _rows(report):
         table.add_row(metric, *[f"[bold green]{c}[/]" if i in best else c for i, c in enumerate(cells)])
     console.print(table)
-    delta = _delta_rows(report)
-    if delta:
-        ref, others, rows = delta
-        dt = Table(title=f"Difference from {ref} (paired bootstrap 95% CI; * = CI above 0)")
+    for ref, others, rows in _delta_tables(report):
+        dt = Table(title=DELTA_TITLE.format(ref=ref))
         dt.add_column("metric", style="bold")
         for n in others:
             dt.add_column(n, justify="right")

@@ -35,6 +35,7 @@ def run_evaluation(
     systems: Sequence[str] = DEFAULT_SYSTEMS,
     ks: Sequence[int] = DEFAULT_KS,
     limit: int | None = None,
+    split: str | None = None,
     settings: Settings | None = None,
     outputs: Outputs | None = None,
     progress: bool = True,
@@ -42,7 +43,8 @@ def run_evaluation(
 ) -> EvalReport:
     """Evaluate ``systems`` on a benchmark over the corpus at ``corpus_dir``.
 
-    Systems return ``max(ks)`` results each. The corpus is read with the encoder of
+    Systems return ``max(ks)`` results each. ``split`` ("dev"/"heldout") picks the intents of a
+    judged-intents folder (``bench/intents/<suite>``). The corpus is read with the encoder of
     ``settings.corpus.model_path`` when set (else the corpus's own model). The plot is drawn only when some system reports
     rounds. Raises ``BenchmarkError`` (bad benchmark file), ``ValueError`` (unknown system,
     bad cut-off) and the corpus's own errors when the corpus cannot be opened.
@@ -55,7 +57,7 @@ def run_evaluation(
     ks = sorted(set(ks))
     if not ks or ks[0] < 1:
         raise ValueError(f"cut-offs must be positive integers, got {list(ks)}")
-    benchmark = load_benchmark(bench, queries=queries, qrels=qrels).limit(limit)
+    benchmark = load_benchmark(bench, queries=queries, qrels=qrels, split=split).limit(limit)
     encoder = Encoder.from_settings(settings.corpus) if settings.corpus.model_path else None
     corpus = Corpus.open(corpus_dir, encoder=encoder)
     try:

@@ -1,7 +1,8 @@
 """Systems under evaluation: the ``System`` protocol, the plain baselines and litnav itself.
 
 A system turns one query into a ranking over corpus ids. Baselines (``bm25``, ``dense``,
-``hybrid``) call the corpus search tools directly; ``litnav`` and its ablations call
+``hybrid``, ``hybrid+filter``) call the corpus search tools directly (a system with ``run_task``
+is given the whole task, e.g. its exact metadata filter); ``litnav`` and its ablations call
 ``navigator.search`` with modified settings. :func:`make_systems` builds them by name.
 """
 
@@ -20,7 +21,7 @@ from litnav.core.settings import Settings
 if TYPE_CHECKING:
     from litnav.corpus import Corpus
 
-BASELINES = ("bm25", "dense", "hybrid")
+BASELINES = ("bm25", "dense", "hybrid", "hybrid+filter")
 ABLATIONS: dict[str, dict[str, dict[str, Any]]] = {
     "litnav": {},
     "litnav-no-citations": {"librarians": {"citation_expansion": False}},
@@ -112,6 +113,37 @@ class HybridSystem:
         return SystemRun(fused, stage_seconds={"lexical": t1 - t0, "semantic": t2 - t1, "fuse": t3 - t2})
 
 
+class HybridFilterSystem(HybridSystem):
+    """``hybrid+filter``: the hybrid ranking followed by the task's exact metadata filter.
+
+    For a task with stated metadata constraints (``Task.filters``, e.g. venue pattern and year
+    range) the fusion runs over the top ``pool_depth`` hits of each channel, papers failing the
+    filter are dropped (a paper without the constrained field fails) and the rest are cut to
+    ``depth``. Without a filter the ranking is exactly ``hybrid``'s. This is the baseline
+    litnav must match on metadata-constrained intents: the user's hard constraints applied
+    exactly to plain first-stage retrieval.
+    """
+
+    def __init__(self, corpus: "Corpus", depth: int, *, pool_depth: int = 1000, name: str = "hybrid+filter", **kw: Any) -> None:
+        super().__init__(corpus, depth, name=name, **kw)
+        self.pool_depth = pool_depth
+
+    def run_task(self, task: Any) -> SystemRun:
+        """Rank for ``task.query`` and apply ``task.filters`` (None: no filter)."""
+        flt = getattr(task, "filters", None)
+        if flt is None:
+            return self.run(task.query)
+        t0 = time.perf_counter()
+        lexical = [h.corpus_id for h in self.corpus.lexical_search(task.query, max(self.lexical_k, self.pool_depth))]
+        dense = [h.corpus_id for h in self.corpus.semantic_search(task.query, max(self.semantic_k, self.pool_depth))]
+        fused = reciprocal_rank_fusion([lexical, dense], k=self.rrf_k)
+        t1 = time.perf_counter()
+        papers = self.corpus.papers([cid for cid, _ in fused])
+        kept = [(cid, score) for cid, score in fused
+                if cid in papers and flt.passes(papers[cid].year, papers[cid].venue_raw or papers[cid].venue)]
+        return SystemRun(kept[: self.depth], stage_seconds={"retrieve": t1 - t0, "filter": time.perf_counter() - t1})
+
+
 class LitnavSystem:
     """``litnav`` (or an ablation): ``navigator.search(query, corpus, settings, top_k=depth)``.
 
@@ -191,6 +223,9 @@ def make_systems(names: Sequence[str], corpus: "Corpus", settings: Settings, dep
             systems.append(DenseSystem(corpus, depth))
         elif name == "hybrid":
             systems.append(HybridSystem(corpus, depth, lexical_k=lib.lexical_k, semantic_k=lib.semantic_k, rrf_k=lib.rrf_k))
+        elif name == "hybrid+filter":
+            systems.append(HybridFilterSystem(corpus, depth, lexical_k=lib.lexical_k, semantic_k=lib.semantic_k,
+                                              rrf_k=lib.rrf_k))
         else:
             variant = _with_overrides(settings, litnav_overrides(name) or {})
             systems.append(LitnavSystem(corpus, variant, depth, name=name))
