@@ -14,6 +14,10 @@ $(VENV)/.installed: pyproject.toml
 	# CPU build of torch first, so nothing later pulls a CUDA build.
 	$(BIN)/pip install -q "$(TORCH)"
 	$(BIN)/pip install -q -e '.[dev]'
+	# Chromium from the OS packages for the HTML report's browser test (skipped, with a note, without apt or root)
+	@command -v chromium >/dev/null 2>&1 || { command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] \
+	  && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } \
+	  || echo "note: chromium not installed; the report's browser test will be skipped"
 	touch $@
 
 demo: setup

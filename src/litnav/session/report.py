@@ -66,7 +66,8 @@ def audit_view(session: Session, corpus=None) -> dict[str, Any]:
         for j in r.checkpoints:
             judgements[j.checkpoint_id] = {
                 "kind": j.kind, "text": j.text, "score": j.score, "score_class": _score_class(j.score),
-                "rationale": j.rationale, "quote": j.quote, "quote_start": j.quote_start, "quote_end": j.quote_end,
+                "rationale": j.rationale, "quote": j.quote, "quote_chunk_id": j.quote_chunk_id,
+                "quote_start": j.quote_start, "quote_end": j.quote_end,
                 "engine": j.engine, "evidence": [_evidence(e, j.quote, full_text) for e in j.evidence],
             }
         results.append({

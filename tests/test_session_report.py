@@ -1,0 +1,140 @@
+"""The HTML audit report: self-contained, escaped, evidence in its surrounding text; and in a real
+headless Chromium (the OS package, driven by Playwright) it loads without console errors or network
+requests, has one matrix row per result, shows a cell's evidence on click, sorts and filters.
+The browser test writes ``report.png`` into its output directory."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from litnav.corpus import Corpus
+from litnav.session.io import read_session
+from litnav.session.report import audit_view, render_report
+
+
+@pytest.fixture(scope="module")
+def session(export_session):
+    return read_session(export_session)
+
+
+@pytest.fixture(scope="module")
+def report_file(export_session, tmp_path_factory) -> Path:
+    from litnav.cli import _register, app
+
+    _register()
+    out = tmp_path_factory.mktemp("report") / "report.html"
+    res = CliRunner().invoke(app, ["report", str(export_session), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    return out
+
+
+def test_audit_view_shows_evidence_in_its_text(session, export_corpus):
+    with Corpus.open(export_corpus) as c:
+        view = audit_view(session, c)
+        checked = 0
+        for r in view["results"]:
+            full = c.full_text(r["corpus_id"])
+            for j in r["judgements"].values():
+                for e in j["evidence"]:
+                    assert e["in_context"]
+                    chunk = e["text_pre"] + e["quote"] + e["text_post"]
+                    assert full[e["char_start"]:e["char_end"]] == chunk
+                    assert full[:e["char_start"]].endswith(e["before"]) and full[e["char_end"]:].startswith(e["after"])
+                    if j["quote"] and e["chunk_id"] == j["quote_chunk_id"]:
+                        assert e["quote"] == j["quote"]  # the quote is highlighted in its chunk
+                        checked += 1
+    assert checked > 0
+    assert [r["rank"] for r in view["results"]] == [r.rank for r in session.results]
+    assert len(view["rounds"]) == len(session.rounds)
+    found = {f["corpus_id"] for rd in view["rounds"] for f in rd["found"]}
+    assert {r.corpus_id for r in session.results} <= found
+
+
+def test_report_is_self_contained_and_escaped(report_file, session):
+    html = report_file.read_text()
+    assert not re.search(r"<(script|img|iframe)[^>]*\bsrc=", html, re.I)
+    assert not re.search(r"<link[^>]*stylesheet", html, re.I)
+    assert "http://" not in html and "https://" not in html
+    assert "{BERT} &amp; Dense Retrieval" in html  # the special title, HTML-escaped
+    assert session.intent in html
+
+
+def test_report_without_corpus_shows_evidence_alone(session):
+    html = render_report(session, None)
+    quote = next(j.quote for r in session.results for j in r.checkpoints if j.quote)
+    assert "surrounding text unavailable" in html and "<mark>" in html
+    assert quote.split()[0] in html
+
+
+def _chromium():
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    if path is None:
+        pytest.skip("no chromium on PATH (install the OS package: apt-get install -y chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("playwright is not installed (pip install -e '.[dev]')")
+    return path, sync_playwright
+
+
+def test_report_in_a_real_browser(report_file, session, tmp_path):
+    path, sync_playwright = _chromium()
+    with sync_playwright() as p:
+        try:
+            browser = p.chromium.launch(executable_path=path, args=["--no-sandbox"])
+        except Exception as exc:  # the binary exists but cannot start here (no sandbox support, libs)
+            pytest.skip(f"chromium at {path} cannot be launched: {str(exc).splitlines()[0]}")
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            errors: list[str] = []
+            requests: list[str] = []
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.on("request", lambda r: requests.append(r.url))
+            page.goto(report_file.as_uri())
+            page.wait_for_load_state("load")
+            assert errors == []
+            assert all(u.startswith(("file:", "data:", "about:")) for u in requests), requests
+
+            rows = page.locator("#matrix tbody tr")
+            assert rows.count() == len(session.results)
+
+            # clicking a cell shows that judgement's evidence
+            r = next(r for r in session.results if any(j.quote for j in r.checkpoints))
+            k, j = next((k, j) for k, j in enumerate(r.checkpoints) if j.quote)
+            ckpt_ids = [c.id for c in session.rounds[-1].checklist.checkpoints]
+            cell = rows.nth(r.rank - 1).locator("td.cell").nth(ckpt_ids.index(j.checkpoint_id))
+            cell.click()
+            panel = page.locator("#evidence-panel")
+            assert panel.locator(".judgement").count() == 1
+            assert panel.locator("mark").first.inner_text() == j.quote
+            assert r.title in panel.inner_text()
+
+            # sorting by final score, best first
+            page.locator("#matrix th[data-key=final]").click()
+            finals = [float(x) for x in page.locator("#matrix tbody tr").evaluate_all(
+                "rows => rows.map(r => r.dataset.final)")]
+            assert finals == sorted(finals, reverse=True)
+
+            # filtering by text
+            page.locator("#filter-text").fill("biomedical")
+            visible = page.locator("#matrix tbody tr:not([hidden])")
+            expected = [x for x in session.results if "biomedical" in x.title.lower()]
+            assert visible.count() == len(expected) >= 1
+            page.locator("#filter-text").fill("")
+            assert page.locator("#matrix tbody tr:not([hidden])").count() == len(session.results)
+
+            cell = page.locator("#matrix tbody tr").first.locator("td.cell[data-target]").first
+            cell.click()
+            shot = tmp_path / "report.png"
+            page.screenshot(path=str(shot))
+            assert shot.stat().st_size > 10_000
+            print(f"screenshot: {shot}")
+            assert errors == []
+        finally:
+            browser.close()
