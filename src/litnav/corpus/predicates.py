@@ -8,8 +8,11 @@ unknown metadata fails. Rules:
 - ``year``: with ``publication_date`` the date must lie in ``[start, end]`` (inclusive; a
   missing bound is open). With only ``year``, the paper passes when any day of that year lies in
   the range. With neither: unknown, rationale ``"year unknown"``.
-- ``venue``: passes when a value equals ``paper.venue`` case- and accent-insensitively, or is
-  contained in ``paper.venue_raw``. Both missing: unknown, ``"venue unknown"``.
+- ``venue``: passes when a value equals ``paper.venue`` case- and accent-insensitively, or
+  occurs as whole words in ``paper.venue_raw`` when the venue was not normalised (missing or
+  equal to the raw string), or was normalised to a generic kind (``WS``) and the value has
+  several words ("Workshop on Asian Translation"): a Findings paper is not EMNLP although its raw
+  venue names EMNLP, and an ACL workshop paper is not ACL. Both missing: unknown, ``"venue unknown"``.
 - ``publication_type``: ``survey``/``review``/``overview`` pass for a review: a
   ``publication_types`` entry containing "review" or "survey", or a title that marks one
   (:func:`review_cue`: "A Survey of ...", "...: A Review", not "Using survey data ..."), so a
@@ -114,13 +117,24 @@ def _year(p: MetadataPredicate, paper: Paper) -> tuple[bool | None, str]:
     return None, "year unknown"
 
 
+GENERIC_VENUES = frozenset({"ws", "workshop", "workshops"})
+"""Normalised venues that name a kind of venue, not one venue: their raw string is searched."""
+
+
 def _venue(p: MetadataPredicate, paper: Paper) -> tuple[bool | None, str]:
     if not paper.venue and not paper.venue_raw:
         return None, "venue unknown"
+    # the raw string is searched only when the venue was not normalised to a specific name: a
+    # Findings paper (venue "Findings", raw "Findings of the ACL: EMNLP 2020") is not EMNLP
+    # a generic venue (WS) is searched for multi-word names only: an ACL workshop is not ACL
+    normalised = bool(paper.venue) and bool(paper.venue_raw) and _fold(paper.venue) != _fold(paper.venue_raw)
+    generic = bool(paper.venue) and _fold(paper.venue) in GENERIC_VENUES
     for v in p.values:
         if paper.venue and _fold(v) == _fold(paper.venue):
             return True, f"venue {paper.venue!r} matches {v!r}"
-        if paper.venue_raw and _fold(v) and _fold(v) in _fold(paper.venue_raw):
+        searchable = not normalised or (generic and len(v.split()) >= 2)
+        if paper.venue_raw and searchable and _fold(v) and re.search(
+                rf"(?<!\w){re.escape(_fold(v))}(?!\w)", _fold(paper.venue_raw)):
             return True, f"venue {paper.venue_raw!r} contains {v!r}"
     shown = paper.venue or paper.venue_raw
     return False, f"venue {shown!r} is none of {p.values}"

@@ -7,6 +7,15 @@ match of any alias after normalisation, whole-word ``contains`` rules, containme
 (>= 5 words) alias in a vocabulary entry, and fuzzy match (``rapidfuzz.fuzz.ratio`` >=
 :data:`FUZZY_THRESHOLD`). Without a vocabulary, or when nothing matches, the canonical name
 is kept and the mention is flagged as not found.
+
+Venues come from the data: every spelling of the vocabulary is a venue name of its own, and
+acronyms derived from it (``derived_acronyms``: a parenthesised acronym such as "(RANLP 2021)",
+or the initials of the capitalised words, "Global WordNet Conference" -> "GWC") match it too.
+"main" before a venue list ("main ACL, EMNLP or NAACL") is consumed with it (the main venues are
+what their names already select; Findings are a venue of their own). A venue-like phrase that
+matches nothing ("presented at the Foo Bar Workshop", "at IWSLT" in a corpus without IWSLT) is
+consumed and returned as a mention whose ``missing`` lists it (``unrecognised`` true), so the
+plan reports it instead of turning it into topic text.
 """
 
 from __future__ import annotations
@@ -19,7 +28,7 @@ from pathlib import Path
 
 from rapidfuzz import fuzz, process
 
-from litnav.navigator.intent.text import Workspace, list_pattern
+from litnav.navigator.intent.text import BOUNDARY, Workspace, list_pattern
 
 VENUES_FILE = Path(__file__).resolve().parent.parent / "data" / "venues.json"
 FUZZY_THRESHOLD = 90.0
@@ -51,6 +60,7 @@ class VenueMention:
     phrase: str
     values: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+    unrecognised: bool = False
 
 
 def _norm(s: str) -> str:
@@ -86,6 +96,24 @@ def _alias_re(alias: str) -> str:
 
 
 _ACRONYM = re.compile(r"[A-Z][A-Za-z0-9&]*[A-Z][A-Za-z0-9&]*")
+_PAREN_ACRONYM = re.compile(r"\((\*?[A-Z][A-Za-z*]*[A-Z][A-Za-z]*)(?:[\s'-]*\d{2,4})?\)")
+_MINOR = {"of", "the", "on", "and", "for", "in", "at", "to", "a", "an", "&", "its", "with"}
+_ORDINAL = re.compile(r"^(\d+(st|nd|rd|th)?|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
+                      r"eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|"
+                      r"nineteenth|twentieth|annual|proceedings|volume|\d{4})$", re.IGNORECASE)
+
+
+def derived_acronyms(venue: str) -> list[str]:
+    """Acronyms a venue spelling answers to: parenthesised ones ("... (RANLP 2021)" -> "RANLP",
+    "(SemEval-2021)" -> "SemEval") and the initials of its capitalised words after dropping
+    "Proceedings", ordinals, years and minor words ("Proceedings of the 11th Global WordNet
+    Conference" -> "GWC"); initials only when there are 3 to 8 of them and no word is lower-case."""
+    out = [m.group(1) for m in _PAREN_ACRONYM.finditer(venue)]
+    head = re.split(r"[(:,]", venue, maxsplit=1)[0]
+    words = [w for w in re.findall(r"[\w'-]+", head) if w.lower() not in _MINOR and not _ORDINAL.match(w)]
+    if 3 <= len(words) <= 8 and all(w[0].isupper() for w in words):
+        out.append("".join(w[0] for w in words))
+    return list(dict.fromkeys(out))
 
 
 @lru_cache(maxsize=16)
@@ -102,11 +130,17 @@ def _matcher(vocab_key: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[st
     for entry in load_table():
         for a in entry.strict:
             spelled[a.lower()] = (entry, True, a)
+    derived: dict[str, list[str]] = {}
     for v in vocab_key:
+        for acronym in derived_acronyms(v):
+            derived.setdefault(acronym, []).append(v)
         if v.lower() in spelled or len(v) < 2 or len(v) > 80 or len(v.split()) > 8:
             continue
         strict = not (_ACRONYM.fullmatch(v) and len(v) >= 3)
         spelled[v.lower()] = (VenueEntry(v), strict, v)
+    for acronym, spellings in derived.items():
+        if acronym.lower() not in spelled:  # the table's and the vocabulary's own names win
+            spelled[acronym.lower()] = (VenueEntry(acronym, tuple(spellings)), len(acronym) < 3, acronym)
     parts = []
     for alias in sorted(spelled, key=len, reverse=True):
         _entry, strict, original = spelled[alias]
@@ -115,7 +149,8 @@ def _matcher(vocab_key: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[st
     cue = (r"(?P<cue>(?i:(?:\b(?:published|appearing|appeared|presented|accepted|papers?|articles?|work)\s+)?"
            r"(?:\b(?:in|at|from|to)\s+)(?:the\s+)?(?:(?:proceedings|journal)\s+(?:of\s+)?)?))?")
     suffix = r"(?i:\s+(?:proceedings|papers|conference|journal|main\s+conference)\b)?"
-    mention = re.compile(cue + r"(?P<list>" + list_pattern(item) + r")" + suffix)
+    main = r"(?P<main>(?i:\bmain\s+(?:conferences?\s+(?:of\s+)?)?))?"
+    mention = re.compile(cue + main + r"(?P<list>" + list_pattern(item) + r")" + suffix)
     lookup = {k: (e, s) for k, (e, s, _o) in spelled.items()}
     return mention, re.compile(item), lookup
 
@@ -131,8 +166,9 @@ def extract_venues(ws: Workspace, vocab: dict[str, int] | None) -> list[VenueMen
     """Find venue lists in ``ws``, consume them with their cue words ("published in", "not
     at") and map each to ``vocab`` (see module doc). A list made only of strict aliases
     ("Nature", "Science") counts only after a venue, negation or "only" cue."""
+    found: list[VenueMention] = _named_venues(ws, vocab)
     mention_re, item_re, lookup = _matcher(_vocab_tuple(vocab))
-    found: list[VenueMention] = []
+    table: list[VenueMention] = []
     for m in list(mention_re.finditer(ws.text)):
         items = [lookup[re.sub(r"\s+", " ", im.group(0)).lower()] for im in item_re.finditer(m.group("list"))]
         negated, only, cue_start = ws.cue_before(m.start())
@@ -141,10 +177,12 @@ def extract_venues(ws: Workspace, vocab: dict[str, int] | None) -> list[VenueMen
             continue
         ws.consume(cue_start, m.end())
         entries = list(dict.fromkeys(e for e, _s in items))
-        found.append(VenueMention(entries, negated, cue_start, ws.original[cue_start:m.end()].strip()))
-    for mention in found:
+        table.append(VenueMention(entries, negated, cue_start, ws.original[cue_start:m.end()].strip()))
+    for mention in table:
         _resolve(mention, vocab)
-    return found
+    found += table
+    found += _unrecognised_acronyms(ws)
+    return sorted(found, key=lambda m: m.position)
 
 
 def _resolve(mention: VenueMention, vocab: dict[str, int] | None) -> None:
@@ -183,3 +221,47 @@ def map_to_vocabulary(entry: VenueEntry, vocab: dict[str, int]) -> list[str]:
                 if keys[idx] not in hits:
                     hits.append(keys[idx])
     return sorted(hits, key=lambda v: -int(vocab.get(v) or 0))
+
+
+_VENUE_WORD = r"(?:Conference|Workshop|Symposium|Journal|Meeting|Congress|Colloquium|Forum|Summit)s?"
+_CAP = r"[A-Z][\w'&*-]*"
+_UNKNOWN = re.compile(
+    r"(?P<cue>\b(?i:(?:(?:published|appearing|appeared|presented|accepted)\s+)?(?:in|at|from)\s+(?:the\s+)?"
+    r"(?:(?:proceedings|journal)\s+of\s+(?:the\s+)?)?))"
+    r"(?P<name>(?:(?:" + _CAP + r"\s+){0,6}" + _VENUE_WORD + r"(?:\s+(?:on|of|for)(?:\s+(?:the|and|" + _CAP + r"))+)?"
+    r"|(?:" + _VENUE_WORD + r")\s+(?:on|of|for)(?:\s+(?:the|and|" + _CAP + r"))+))"
+)
+_UNKNOWN_ACRONYM = re.compile(
+    r"(?P<cue>\b(?i:(?:published|appearing|appeared|presented|accepted)\s+(?:in|at)|at)\s+(?:the\s+)?)"
+    r"(?P<name>[A-Z][A-Z0-9]{2,}(?:-[A-Z0-9]+)?)(?:\s+(?:19|20)\d{2})?\b(?!\s+(?:model|method|data))"
+)
+
+
+def _mention(ws: Workspace, m: re.Match, values: list[str], unrecognised: bool) -> VenueMention:
+    name = m.group("name").strip()
+    negated, _only, cue_start = ws.cue_before(m.start())
+    ws.consume(cue_start, m.end())
+    return VenueMention([VenueEntry(name)], negated, cue_start, ws.original[cue_start:m.end()].strip(),
+                        values=values or [name], missing=[name] if unrecognised else [], unrecognised=unrecognised)
+
+
+def _named_venues(ws: Workspace, vocab: dict[str, int] | None) -> list[VenueMention]:
+    """Named venues ("at the Global WordNet Conference", "in the Workshop on Asian Translation"):
+    the vocabulary spellings that contain the name as whole words, most papers first; a name
+    none contains is unrecognised (module docstring)."""
+    out: list[VenueMention] = []
+    normed = {v: f" {_norm(v)} " for v in vocab or {}}
+    for m in list(_UNKNOWN.finditer(ws.text)):
+        if BOUNDARY in m.group(0):
+            continue
+        key = f" {_norm(m.group('name'))} "
+        hits = sorted((v for v, n in normed.items() if key in n), key=lambda v: -int((vocab or {}).get(v) or 0))
+        out.append(_mention(ws, m, hits, unrecognised=not hits))
+    return out
+
+
+def _unrecognised_acronyms(ws: Workspace) -> list[VenueMention]:
+    """Acronyms after a publication cue ("presented at IWSLT") that neither the table nor the
+    vocabulary knows: unrecognised mentions."""
+    return [_mention(ws, m, [], unrecognised=True) for m in list(_UNKNOWN_ACRONYM.finditer(ws.text))
+            if BOUNDARY not in m.group(0)]

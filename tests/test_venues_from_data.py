@@ -1,0 +1,73 @@
+"""Venues come from the data: the corpus's own venue names and acronyms derived from them match;
+an unrecognised venue-like phrase is reported, not turned into topic text; "main ACL, EMNLP or
+NAACL" never admits a Findings paper."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from litnav.core.records import MetadataPredicate
+from litnav.corpus.predicates import evaluate
+from litnav.corpus.records import Paper
+from litnav.navigator.intent import parse_intent
+from litnav.navigator.intent.text import Workspace
+from litnav.navigator.intent.venues import derived_acronyms, extract_venues
+
+VOCAB = {
+    "ACL": 500, "EMNLP": 400, "NAACL": 300, "Findings": 250,
+    "Proceedings of the 11th Global WordNet Conference": 20,
+    "Proceedings of the 13th International Workshop on Spoken Language Translation: Papers": 12,
+    "Proceedings of the International Conference on Recent Advances in Natural Language Processing (RANLP 2021)": 9,
+}
+
+
+@pytest.mark.parametrize("venue, acronym", [
+    ("Proceedings of the 11th Global WordNet Conference", "GWC"),
+    ("Proceedings of the 13th International Workshop on Spoken Language Translation: Papers", "IWSLT"),
+    ("Proceedings of the International Conference on Recent Advances in Natural Language Processing (RANLP 2021)",
+     "RANLP"),
+    ("Proceedings of the 15th International Workshop on Semantic Evaluation (SemEval-2021)", "SemEval"),
+])
+def test_acronyms_are_derived_from_venue_names(venue, acronym):
+    assert acronym in derived_acronyms(venue)
+
+
+@pytest.mark.parametrize("intent, spelling", [
+    ("wordnet construction at the Global WordNet Conference", "Proceedings of the 11th Global WordNet Conference"),
+    ("wordnet construction at GWC", "Proceedings of the 11th Global WordNet Conference"),
+    ("speech translation at IWSLT",
+     "Proceedings of the 13th International Workshop on Spoken Language Translation: Papers"),
+])
+def test_corpus_venues_match_by_name_or_derived_acronym(intent, spelling):
+    ws = Workspace(intent)
+    (mention,) = extract_venues(ws, VOCAB)
+    assert spelling in mention.values and not mention.missing and not mention.unrecognised
+    assert "|" in ws.text  # consumed: not left for the topic
+
+
+def test_unrecognised_venue_phrases_are_reported_not_topic_text():
+    checklist = parse_intent("dialogue systems presented at the Foo Bar Workshop on Chatbots", venues=VOCAB,
+                             today=date(2024, 1, 1))
+    venue = [c for c in checklist.checkpoints if c.kind == "metadata" and c.predicate.field == "venue"]
+    assert venue and "Foo Bar Workshop on Chatbots" in venue[0].text and "not in the corpus" in venue[0].text
+    topical = " ".join(t for c in checklist.checkpoints if c.kind != "metadata" for t in [c.text, *c.terms])
+    assert "Foo Bar" not in topical
+
+
+def test_main_venues_exclude_findings():
+    ws = Workspace("neural parsing in main ACL, EMNLP or NAACL")
+    (mention,) = extract_venues(ws, VOCAB)
+    assert mention.values == ["ACL", "EMNLP", "NAACL"] and "main" not in ws.text
+    predicate = MetadataPredicate(field="venue", values=mention.values)
+    findings = Paper(corpus_id="f", title="t", venue="Findings",
+                     venue_raw="Findings of the Association for Computational Linguistics: EMNLP 2020")
+    main = Paper(corpus_id="m", title="t", venue="EMNLP",
+                 venue_raw="Proceedings of the 2020 Conference on Empirical Methods in Natural Language Processing")
+    workshop = Paper(corpus_id="w", title="t", venue="WS", venue_raw="Proceedings of the ACL Workshop on Parsing")
+    assert evaluate(predicate, findings)[0] is False
+    assert evaluate(predicate, main)[0] is True
+    assert evaluate(predicate, workshop)[0] is False  # an ACL workshop is not main ACL
+    named = MetadataPredicate(field="venue", values=["Workshop on Parsing"])
+    assert evaluate(named, workshop)[0] is True  # but a named workshop is found in its raw venue
