@@ -1,16 +1,17 @@
 """The FAISS index over abstract vectors (inner product of L2-normalised vectors = cosine).
 
 Files in ``DIR/index/``: ``abstracts.faiss`` and ``abstracts.ids.npy`` (row -> corpus_id).
-Both are written to a temporary name and ``os.replace``d into place.
+Both are written atomically (``core.io.atomic_path``).
 """
 
 from __future__ import annotations
 
 import math
-import os
 from pathlib import Path
 
 import numpy as np
+
+from litnav.core.io import atomic_path
 INDEX_FILE = "abstracts.faiss"
 IDS_FILE = "abstracts.ids.npy"
 
@@ -46,15 +47,12 @@ def build_index(vecs: np.ndarray, kind: str, nprobe: int = 32):
 
 
 def save_index(directory: Path, index, ids: list[str]) -> None:
-    """Write index and ids atomically (temp file + ``os.replace``)."""
+    """Write index and ids atomically (``core.io.atomic_path``)."""
     import faiss
-    directory.mkdir(parents=True, exist_ok=True)
-    tmp = directory / (INDEX_FILE + ".tmp")
-    faiss.write_index(index, str(tmp))
-    os.replace(tmp, directory / INDEX_FILE)
-    tmp_ids = directory / (IDS_FILE + ".tmp.npy")
-    np.save(tmp_ids, np.array(ids, dtype=np.str_), allow_pickle=False)
-    os.replace(tmp_ids, directory / IDS_FILE)
+    with atomic_path(directory / INDEX_FILE) as tmp:
+        faiss.write_index(index, str(tmp))
+    with atomic_path(directory / IDS_FILE, suffix=".npy") as tmp:
+        np.save(tmp, np.array(ids, dtype=np.str_), allow_pickle=False)
 
 
 def load_index(directory: Path, nprobe: int = 32):

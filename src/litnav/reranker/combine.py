@@ -28,6 +28,7 @@ from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
 
+from litnav.core.io import write_text
 from litnav.core.records import ScoredPaper
 
 MODEL_FILE = "combination.json"
@@ -56,10 +57,7 @@ class Combination:
 
     def save(self, path: str | Path) -> None:
         """Write the combination as JSON (atomically: a temporary file replaced into place)."""
-        path = Path(path)
-        tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_text(json.dumps(asdict(self), indent=2, sort_keys=True) + "\n")
-        tmp.replace(path)
+        write_text(path, json.dumps(asdict(self), indent=2, sort_keys=True) + "\n")
 
 
 def default_combination_path() -> Path:

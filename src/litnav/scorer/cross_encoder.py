@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from litnav.core.io import write_json
 from litnav.scorer.features import FeatureInput
 from litnav.scorer.student import RELEVANCE_FEATURES, STUDENT_FILE, LinearModel, StudentError
 
@@ -111,9 +113,7 @@ class CrossEncoderStudent:
         doc = {"format": FORMAT, "name": self.name, "max_seq_length": self.max_seq_length,
                "relevance_model": self.relevance_model.to_dict() if self.relevance_model else None,
                "training": self.training}
-        tmp = folder / f".{STUDENT_FILE}.tmp"
-        tmp.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
-        tmp.replace(folder / STUDENT_FILE)
+        write_json(folder / STUDENT_FILE, doc, indent=1)
 
     @classmethod
     def load(cls, folder: str | Path) -> "CrossEncoderStudent":

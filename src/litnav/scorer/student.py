@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from litnav.core.io import write_json
 from litnav.scorer.features import FEATURE_NAMES, FeatureInput, feature_matrix
 
 FORMAT = "litnav-scorer-student/1"
@@ -156,12 +158,8 @@ class Student:
                 "relevance_model": self.relevance_model.to_dict(), "training": self.training}
 
     def save(self, path: str | Path) -> None:
-        """Write the student as JSON (temp file, then rename)."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.tmp")
-        tmp.write_text(json.dumps(self.to_dict(), indent=1) + "\n", encoding="utf-8")
-        tmp.replace(path)
+        """Write the student as JSON, atomically (``core.io.write_json``)."""
+        write_json(path, self.to_dict(), indent=1)
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], where: str = "student") -> "Student":

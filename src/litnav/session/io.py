@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
 from pydantic import ValidationError
 
+from litnav.core.io import write_text
 from litnav.core.records import Session
 
 
@@ -21,22 +20,9 @@ class SessionFileError(ValueError):
 
 
 def write_text_atomic(text: str, path: str | Path) -> Path:
-    """Write ``text`` (UTF-8) to ``path`` via a temporary file and rename, with ordinary
-    permissions (``0666`` less the umask); returns the path."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; a session file is an ordinary file
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    """Write ``text`` (UTF-8) to ``path`` atomically with ordinary permissions
+    (``core.io.write_text``); returns the path."""
+    return write_text(path, text)
 
 
 def write_session(session: Session, path: str | Path) -> Path:

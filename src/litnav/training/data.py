@@ -34,6 +34,8 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from litnav.core.io import atomic_path
+
 from litnav.scorer.text import key_phrases
 
 
@@ -137,15 +139,12 @@ def read_rows(path: str | Path) -> Iterator[TrainingRow]:
 
 
 def write_rows(rows: Iterable[TrainingRow], path: str | Path) -> int:
-    """Write rows as JSONL (atomically: temp file then rename); returns the count."""
-    path = Path(path)
-    tmp = path.with_suffix(path.suffix + ".tmp")
+    """Write rows as JSONL, atomically (``core.io.atomic_path``); returns the count."""
     n = 0
-    with tmp.open("w", encoding="utf-8") as fh:
+    with atomic_path(path) as tmp, tmp.open("w", encoding="utf-8") as fh:
         for row in rows:
             fh.write(row.model_dump_json(exclude_none=True) + "\n")
             n += 1
-    tmp.replace(path)
     return n
 
 
@@ -222,10 +221,8 @@ def _embed(texts: list[str], encoder: Encoder | None, cache: Path | None, tag: s
         holder["enc"] = encoder or default_encoder()
     vec = holder["enc"](texts)
     if f is not None:
-        cache.mkdir(parents=True, exist_ok=True)
-        tmp = f.with_name(f".{f.stem}.tmp.npy")
-        np.save(tmp, vec)
-        tmp.replace(f)
+        with atomic_path(f, suffix=".npy") as tmp:
+            np.save(tmp, vec)
     return vec
 
 

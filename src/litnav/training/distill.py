@@ -44,6 +44,7 @@ from litnav.librarians.evidence import evidence_query, locatable, locate_evidenc
 from litnav.llm import LLMError, UsageMeter, build_engine, engine_for
 from litnav.llm.checked import structured_checked
 from litnav.llm.factory import ROLES, response_cache
+from litnav.core.io import write_json, write_text
 from litnav.core.records import CONTENT_KINDS, Checklist, Usage
 from litnav.core.settings import Settings
 from litnav.navigator.llm_planner import CheckpointDraft, to_checklist
@@ -292,12 +293,6 @@ def label_rows(teacher, corpus, checklist: Checklist, intent_id: str, candidates
 
 # -- state and resumption ------------------------------------------------------------------------
 
-def _write_json_atomic(path: Path, doc: dict) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
-    tmp.replace(path)
-
-
 def _recover(out: Path, done: set[str]) -> tuple[int, int]:
     """Keep only valid rows of done intents in ``out`` (rewritten atomically when anything is
     dropped); returns (rows kept, rows dropped)."""
@@ -320,9 +315,7 @@ def _recover(out: Path, done: set[str]) -> tuple[int, int]:
             else:
                 dropped += 1
     if dropped:
-        tmp = out.with_name(f".{out.name}.tmp")
-        tmp.write_text("".join(keep), encoding="utf-8")
-        tmp.replace(out)
+        write_text(out, "".join(keep))
     return len(keep), dropped
 
 
@@ -368,7 +361,7 @@ def synthesize(corpus, settings: Settings, teacher: str, out: str | Path, config
     if state["topics"] is None:
         state["topics"] = [{"seed_ids": s, "checklists": None}
                            for s in seed_topics(corpus, cfg.topics, cfg.seeds_per_topic, cfg.sample, cfg.seed)]
-        _write_json_atomic(spath, state)
+        write_json(spath, state, indent=1)
 
     student = load_student(student_path(settings, corpus))
     grader = Teacher(engine, abstract=corpus.abstract, max_workers=engine.endpoint.max_concurrency,
@@ -383,7 +376,7 @@ def synthesize(corpus, settings: Settings, teacher: str, out: str | Path, config
             if topic["checklists"] is None:
                 lists = propose_intents(engine, corpus, topic["seed_ids"], cfg.intents_per_topic)
                 topic["checklists"] = [c.model_dump(mode="json") for c in lists]
-                _write_json_atomic(spath, state)
+                write_json(spath, state, indent=1)
             for ii, doc in enumerate(topic["checklists"]):
                 intent_id = f"t{ti:03d}-i{ii}"
                 if intent_id in state["done"]:
@@ -398,7 +391,7 @@ def synthesize(corpus, settings: Settings, teacher: str, out: str | Path, config
                                      settings.librarians.evidence_k, failed)
                 _append(out, rows)
                 state["done"][intent_id] = {"intent": checklist.intent, "rows": len(rows), "papers": n}
-                _write_json_atomic(spath, state)
+                write_json(spath, state, indent=1)
                 done_now += 1
                 rows_written += len(rows)
                 labelled += n

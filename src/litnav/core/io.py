@@ -1,0 +1,68 @@
+"""Atomic file writes: a reader sees the old file or the new one, never half of one.
+
+Every write goes to a temporary file in the target's folder (same file system, so the final
+``os.replace`` is atomic on POSIX and Windows) and is renamed into place; on any error the
+temporary file is removed and the old file is left as it was. New files get ordinary permissions
+(``0666`` less the umask), not ``mkstemp``'s ``0600``.
+
+- :func:`write_text` / :func:`write_bytes` / :func:`write_json`: whole contents at once.
+- :func:`atomic_path`: a context manager yielding a temporary path for writers that need a file
+  name (``np.save``, ``faiss.write_index``, a JSONL stream); renamed on success.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | Path, suffix: str = ".tmp") -> Iterator[Path]:
+    """Yield a fresh temporary path beside ``path`` (same folder, hidden name ending in
+    ``suffix``, e.g. ``".npy"`` for ``np.save``); when the block ends without an exception the
+    temporary file replaces ``path``, otherwise it is deleted. Parent folders are created."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=suffix)
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        yield tmp
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def write_bytes(path: str | Path, data: bytes) -> Path:
+    """Write ``data`` to ``path`` atomically; returns ``path``."""
+    path = Path(path)
+    with atomic_path(path) as tmp:
+        tmp.write_bytes(data)
+    return path
+
+
+def write_text(path: str | Path, text: str) -> Path:
+    """Write ``text`` (UTF-8, newlines as given) to ``path`` atomically; returns ``path``."""
+    path = Path(path)
+    with atomic_path(path) as tmp, tmp.open("w", encoding="utf-8", newline="") as fh:
+        fh.write(text)
+    return path
+
+
+def write_json(path: str | Path, value: Any, *, indent: int | None = None) -> Path:
+    """Write ``value`` as UTF-8 JSON (non-ASCII kept, a final newline when indented) atomically."""
+    text = json.dumps(value, ensure_ascii=False, indent=indent)
+    return write_text(path, text + "\n" if indent is not None else text)
