@@ -1,0 +1,44 @@
+"""The final ordering's weight is fitted on development records: a scorer that orders the gold
+first earns weight, one that orders it last falls back to the fused order (weight 0)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from litnav.evaluation.fit_combination import fit, main, ranking
+from litnav.reranker.combine import Combination, load_combination
+
+
+def _records(path, scorer_good: bool) -> None:
+    rows = []
+    for q in range(6):
+        # fused order d0..d9; gold is d5 (relevant); the scorer puts it first or last
+        head = [[f"q{q}d{i}", i + 1, (0.9 if i == 5 else 0.1 + 0.01 * i) if scorer_good
+                 else (0.0 if i == 5 else 0.5 + 0.01 * i), 0.5, 0.0] for i in range(10)]
+        rows.append({"qid": f"q{q}", "gold": {f"q{q}d5": 1, f"q{q}d0": 0}, "head": head, "tail": [f"q{q}t"]})
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+
+
+@pytest.mark.parametrize("good", [True, False])
+def test_fit_rewards_an_informative_scorer_only(tmp_path, good):
+    path = tmp_path / "r.jsonl"
+    _records(path, good)
+    model = fit([path])
+    assert (model.scorer_weight > 0) is good
+    rec = json.loads(path.read_text().splitlines()[0])
+    assert ranking(rec, Combination(scorer_weight=0.0))[:10] == [f"q0d{i}" for i in range(10)]
+    assert ranking(rec, model)[-1] == "q0t"  # the unscored tail stays below
+
+
+def test_cli_writes_a_loadable_file_with_its_command(tmp_path):
+    path, out = tmp_path / "r.jsonl", tmp_path / "c.json"
+    _records(path, True)
+    assert main(["fit", str(path), "--out", str(out)]) == 0
+    model = load_combination(out)
+    assert "fit_combination fit" in model.command and str(path) in model.fitted_on
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"qid": "x"}\n')
+    with pytest.raises(ValueError, match="bad.jsonl:1"):
+        fit([bad])
