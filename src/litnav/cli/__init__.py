@@ -14,7 +14,7 @@ app = typer.Typer(
     add_completion=False,
 )
 
-COMMANDS: tuple[str, ...] = ("build", "stats", "show", "search", "demo", "verify", "eval", "scorer", "reindex", "export", "check")
+COMMANDS: tuple[str, ...] = ("build", "stats", "show", "search", "demo", "verify", "eval", "scorer", "reindex", "export", "refine", "check")
 
 
 def _register() -> None:

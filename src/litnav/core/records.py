@@ -240,8 +240,68 @@ class Clarification(_Record):
     interactive: bool
 
 
+EditAction = Literal[
+    "add_node", "modify_node", "remove_node", "set_param",
+    "add_checkpoint", "drop_checkpoint", "reweight_checkpoint", "pin", "ban",
+]
+
+
+class Edit(_Record):
+    """One typed edit of a turn's workflow or checklist, made from user feedback.
+
+    ``target`` is a node id (node edits, ``set_param``), a checkpoint id (checkpoint edits) or a
+    corpus id (``pin``/``ban``); ``detail`` holds the edit's data (the new node, the parameter
+    and its old/new value, the checkpoint ...); ``reason`` quotes what in the feedback asked for it.
+    """
+
+    action: EditAction
+    target: str
+    detail: dict[str, Any] = Field(default_factory=dict)
+    reason: str
+
+
+class ResultDiff(_Record):
+    """How a turn's result list differs from the previous turn's: ids that are ``new``,
+    ``dropped``, and ``moved`` as ``(corpus_id, old_rank, new_rank)`` (1-based)."""
+
+    new: list[str] = Field(default_factory=list)
+    dropped: list[str] = Field(default_factory=list)
+    moved: list[tuple[str, int, int]] = Field(default_factory=list)
+
+
+class Turn(_Record):
+    """One user turn: the first search, or a refinement from feedback.
+
+    ``rounds`` are the indices (into ``Session.rounds``) of the rounds this turn ran;
+    ``rerun`` the workflow nodes executed in this turn and ``reused`` those whose cached output
+    (same operator, parameters, inputs and checklist dependency) was taken from an earlier turn.
+    ``pins`` are corpus ids placed first in the results (in order); ``bans`` never appear.
+    """
+
+    index: int
+    feedback: str | None = None
+    anchor: str | None = Field(None, description="Anchor paper corpus_id of an anchor search.")
+    direction: str | None = Field(None, description="Anchor direction (successor, predecessor ...).")
+    edits: list[Edit] = Field(default_factory=list)
+    checklist: Checklist
+    workflow: Workflow
+    rounds: list[int] = Field(default_factory=list)
+    rerun: list[str] = Field(default_factory=list)
+    reused: list[str] = Field(default_factory=list)
+    pins: list[str] = Field(default_factory=list)
+    bans: list[str] = Field(default_factory=list)
+    results: list[Result] = Field(default_factory=list)
+    diff: ResultDiff | None = None
+    clarification: Clarification | None = None
+    engine: str = Field("rules", description="What turned the feedback into edits: 'rules' or 'llm:MODEL'.")
+
+
 class Session(_Record):
-    """Everything needed to audit or replay one search (the session file)."""
+    """Everything needed to audit or replay one search (the session file).
+
+    ``turns`` holds one entry per user turn (the first search included) once a session has
+    been refined or started as an anchor search; ``results`` are always the latest turn's.
+    """
 
     version: int = 1
     intent: str
@@ -256,3 +316,4 @@ class Session(_Record):
     usage: dict[str, Usage] = Field(default_factory=dict, description="role -> usage")
     timings: dict[str, float] = Field(default_factory=dict, description="stage -> seconds")
     stop_reason: str | None = None
+    turns: list[Turn] = Field(default_factory=list)

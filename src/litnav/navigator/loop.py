@@ -1,10 +1,11 @@
-"""The self-refining search loop as a LangGraph graph:
+"""The self-refining search loop, plain code:
 
-    plan -> retrieve (librarian fan-out) -> score -> rerank -> reflect -> (retrieve | END)
+    plan -> retrieve (librarian fan-out) -> score -> rerank -> reflect -> (retrieve | stop)
 
-Heavy objects (corpus, caches) live on the ``SearchRun``; the graph state carries only the
-round counter and the stop flag. Every round's checklist, workflow, operator runs, ranking and
-the reasons for each change are kept in the ``Session``.
+Heavy objects (corpus, caches) live on the ``SearchRun``. Every round's checklist, workflow,
+operator runs, ranking and the reasons for each change are kept in the ``Session``, which is
+the whole persisted state: a later turn (``navigator.refine``) starts from the session file,
+with ``checklist``/``cached`` given here, so no separate graph checkpoint store is needed.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from collections import defaultdict
 from datetime import date
 from typing import Any, Callable, TypedDict
 
-from langgraph.graph import END, START, StateGraph
 from tqdm.auto import tqdm
 
 from litnav.librarians import Pool, RunContext, ScoredPool, run_workflow, validate_workflow
@@ -51,6 +51,10 @@ class SearchRun:
     ``reflector`` default to the rule-based ones; LLM variants plug in here. A ``reflector``,
     ``teacher`` or ``llm_reranker`` with an ``engine`` attribute names the engine recorded in
     ``Session.engines`` for its role (including any fallback it took).
+
+    A refined turn passes ``checklist`` (used instead of parsing ``intent``) with ``workflow``,
+    and ``cached``: node id -> value of retrieval nodes whose output an earlier turn already
+    computed under the same parameters and inputs (they are not run again in round 1).
     """
 
     def __init__(
@@ -71,6 +75,8 @@ class SearchRun:
         engines: dict[str, str] | None = None,
         progress: bool = False,
         today: date | None = None,
+        checklist: Checklist | None = None,
+        cached: dict[str, Any] | None = None,
     ):
         if not intent or not intent.strip():
             raise ValueError("the search intent is empty")
@@ -85,6 +91,8 @@ class SearchRun:
         self.llm_reranker = llm_reranker
         self.web_fn = web_fn
         self.today = today
+        self.given_checklist = checklist
+        self.cached = dict(cached or {})
         self.stage = ScoringStage(corpus, student if settings.scorer.enabled else None, teacher=teacher)
         self.engines = dict(engines or {})
         self.progress = progress
@@ -111,7 +119,9 @@ class SearchRun:
 
     def plan(self, state: LoopState) -> LoopState:
         def run() -> None:
-            if self.planner is not None:
+            if self.given_checklist is not None:  # a refined turn: checklist and workflow are given
+                checklist, workflow = self.given_checklist, None
+            elif self.planner is not None:
                 checklist, workflow, engine = self.planner(self.intent, self.corpus, self.settings)
                 self.engines.setdefault("navigator", engine)
             else:
@@ -141,8 +151,10 @@ class SearchRun:
         self.ctx = self._context(state["round"])
         retrieval = {n.id for n in self.workflow.nodes if n.op not in TAIL_OPS}
         self.results, runs = self._timed("retrieve", lambda: run_workflow(
-            self.workflow, self.ctx, only=retrieval, max_workers=self.settings.librarians.max_workers))
+            self.workflow, self.ctx, only=retrieval, results=cached,
+            max_workers=self.settings.librarians.max_workers))
         for value in self.results.values():
+        cached = {k: v for k, v in self.cached.items() if k in retrieval} if state["round"] == 1 else {}
             if isinstance(value, Pool):
                 for cid, fbs in value.found_by.items():
                     for fb in fbs:
@@ -237,19 +249,16 @@ class SearchRun:
         return self.rounds[index - 1]
 
     # driver -------------------------------------------------------------------------------------
-    def graph(self):
-        """The compiled LangGraph graph of this run."""
-        g = StateGraph(LoopState)
-        for name in ("plan", "retrieve", "score", "rerank", "reflect"):
-            g.add_node(name, getattr(self, name))
-        g.add_edge(START, "plan")
-        g.add_edge("plan", "retrieve")
-        g.add_edge("retrieve", "score")
-        g.add_edge("score", "rerank")
-        g.add_edge("rerank", "reflect")
-        g.add_conditional_edges("reflect", lambda s: "stop" if s["stop"] else "next",
-                                {"stop": END, "next": "retrieve"})
-        return g.compile()
+    def loop(self) -> None:
+        """plan, then retrieve -> score -> rerank -> reflect until reflection stops (at the
+        latest at the round limit)."""
+        state = self.plan({"round": 0, "stop": False})
+        while True:
+            for step in (self.retrieve, self.score, self.rerank):
+                state = step(state)
+            state = self.reflect(state)
+            if state["stop"]:
+                return
 
     def run(self) -> Session:
         """Run the loop to its stopping rule and return the session (results re-read from the corpus)."""
@@ -257,7 +266,7 @@ class SearchRun:
         self._bar = tqdm(total=self.max_rounds, desc="search rounds", unit="round", disable=not self.progress,
                          leave=False)
         try:
-            self.graph().invoke({"round": 0, "stop": False}, {"recursion_limit": 10 * self.max_rounds + 10})
+            self.loop()
         finally:
             self._bar.close()
         results = build_results(self.corpus, self.stage.ranked, self.found_by, self.top_k)

@@ -122,3 +122,25 @@ def print_session(session: Session, console: Console | None = None, rationales: 
     rounds = len(session.rounds)
     console.print(f"{rounds} round(s); stop: {session.stop_reason}; "
                   f"total {session.timings.get('total', 0):.2f}s; engines: {session.engines}")
+
+
+def turns_table(session: Session) -> Table:
+    """The session's turns: the feedback (or clarification), each edit with its reason, the nodes
+    re-run and reused, and the result diff (new / dropped / moved)."""
+    table = Table(title="Turns", show_lines=True)
+    for col in ("turn", "feedback", "edits", "re-run / reused", "results"):
+        table.add_column(col)
+    for t in session.turns:
+        said = t.feedback or ("(first search" + (f": {t.direction} of {t.anchor}" if t.anchor else "") + ")")
+        if t.clarification is not None:
+            said += f"\n[dim]asked: {escape(t.clarification.question)} -> {escape(t.clarification.answer)}[/dim]"
+        edits = "\n".join(f"{e.action} {escape(e.target)}: {escape(e.reason)}" for e in t.edits) or "-"
+        nodes = f"{', '.join(t.rerun) or '-'}\n[dim]reused: {', '.join(t.reused) or '-'}[/dim]"
+        diff = (f"{len(t.results)} results; +{len(t.diff.new)} -{len(t.diff.dropped)} moved {len(t.diff.moved)}"
+                if t.diff else f"{len(t.results)} results")
+        if t.diff and t.diff.new:
+            diff += "\nnew: " + ", ".join(escape(c) for c in t.diff.new[:8])
+        if t.diff and t.diff.dropped:
+            diff += "\ndropped: " + ", ".join(escape(c) for c in t.diff.dropped[:8])
+        table.add_row(str(t.index), escape(said) if t.clarification is None else said, edits, nodes, diff)
+    return table

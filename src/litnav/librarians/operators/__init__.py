@@ -1,6 +1,6 @@
 """The operator library: importing this package registers every operator in ``REGISTRY``."""
 
-from litnav.librarians.operators import citation, evidence_ops, filter, fusion, retrieval  # noqa: F401
+from litnav.librarians.operators import citation, evidence_ops, filter, fusion, graph, retrieval, text  # noqa: F401
 from litnav.librarians.operators.base import (
     REGISTRY,
     OperatorParams,

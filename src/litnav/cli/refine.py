@@ -1,0 +1,60 @@
+"""``litnav refine SESSION "feedback"``: continue a search with one line of feedback (also
+reachable as ``litnav search --continue SESSION "feedback"``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from litnav.cli.common import SetOpt, SettingsOpt, clean_errors, fail, make_console, open_corpus, settings_from
+
+
+def continue_session(session_file: Path, feedback: str, corpus: Optional[Path], out: Optional[Path],
+                     settings) -> None:
+    """Refine the session in ``session_file`` with ``feedback``, write it (to ``out`` or in place),
+    and print the turns and the new results."""
+    from litnav.librarians import WorkflowError
+    from litnav.navigator import refine
+    from litnav.navigator.feedback import FeedbackError
+    from litnav.session.io import SessionFileError, read_session, write_session
+    from litnav.session.render import results_table, turns_table
+
+    with clean_errors(SessionFileError):
+        session = read_session(session_file)
+    path = corpus or (Path(session.corpus) if session.corpus else None)
+    if path is None:
+        fail(f"{session_file}: the session names no corpus; give --corpus")
+    c = open_corpus(path, settings)
+    if session.corpus_fingerprint and c.fingerprint() != session.corpus_fingerprint:
+        make_console(stderr=True).print(f"[yellow]note: {path} changed since this session; cached operator "
+                                        "outputs are reused as recorded[/yellow]")
+    with clean_errors(FeedbackError, WorkflowError, ValueError):
+        session = refine(session, feedback, c, settings)
+    target = out or session_file
+    with clean_errors(OSError):
+        write_session(session, target)
+    console = make_console()
+    console.print(turns_table(session))
+    console.print(results_table(session))
+    make_console(stderr=True).print(f"session written to {target} (turn {session.turns[-1].index}; "
+                                    f"history: `litnav audit {target} --turns`)")
+
+
+def refine_cmd(
+    session_file: Path = typer.Argument(..., help="A session file written by `litnav search`."),
+    feedback: str = typer.Argument(..., help="What to change, e.g. 'only papers after 2019', 'follow the citing "
+                                   "direction of the top paper', 'drop anything about speech', 'pin paper 2'."),
+    corpus: Optional[Path] = typer.Option(None, "--corpus", "-c", help="Corpus directory (default: the session's)."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write the refined session here (default: in place)."),
+    settings_file: Optional[Path] = SettingsOpt,
+    overrides: Optional[list[str]] = SetOpt,
+) -> None:
+    """Turn feedback into workflow edits, re-run only what changed, and append a turn to the session."""
+    continue_session(session_file, feedback, corpus, out, settings_from(settings_file, overrides))
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``refine`` to ``app``."""
+    app.command("refine")(refine_cmd)

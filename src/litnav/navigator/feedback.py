@@ -1,0 +1,211 @@
+"""Rule-based feedback parsing: one line of user feedback -> typed edits of checklist and workflow.
+
+The feedback is read with the intent machinery (``navigator.intent.parse_intent``) for metadata
+constraints ("only papers after 2019", "only NeurIPS", "not surveys", "more recent") and
+exclusions, plus patterns for what only makes sense between turns:
+
+- citation direction: "follow the citing direction of the top paper", "papers that cite #2",
+  "follow-up work of the first paper" (``citing``); "what does the top paper cite", "references
+  of paper 3", "predecessors of ..." (``cited``);
+- exclusion: "drop/remove/exclude/filter out anything about X", "no X", "without X";
+- result size: "show 20 results", "only the top 5";
+- pin/ban: "pin paper 2", "ban #3", "remove paper 4" (a rank, a corpus id, or a quoted title);
+- checkpoints: "focus on X" / "prioritise X" (add a topic), "X matters more/less" (reweight),
+  "ignore the year constraint" / "drop checkpoint m1" (drop).
+
+Paper references: "the top paper"/"the first paper"/"paper N"/"#N"/"the Nth paper" are ranks in
+the current results; a corpus id is taken as is. Each edit carries the phrase it came from.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from litnav.core.records import Checklist, Checkpoint, Edit, Workflow
+from litnav.navigator.intent import parse_intent
+
+_ORDINALS = {"top": 1, "first": 1, "best": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5,
+             "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10, "last": -1}
+_PAPER_REF = (r"(?:the\s+)?(?:(?P<ord>top|first|best|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last)"
+              r"(?:\s+(?:paper|result|one|hit))?|(?:paper|result|hit|no\.?|number)\s*#?(?P<num>\d+)|#(?P<hash>\d+)"
+              r"|\"(?P<title>[^\"]{4,})\"|(?P<cid>[\w.\-/:]*\d[\w.\-/:]*))")
+_CITING = re.compile(
+    r"(?:citing\s+direction|papers?\s+(?:that\s+|which\s+)?cit(?:e|ing)|follow[\s-]*ups?(?:\s+work)?|"
+    r"successors?|cited\s+by|work\s+(?:that\s+)?builds?\s+on|who\s+cites?|later\s+work)"
+    r"(?:\s+(?:of|to|on|for))?\s+" + _PAPER_REF, re.I)
+_CITED = re.compile(
+    r"(?:cited\s+direction|references?|predecessors?|(?:what|papers?)\s+(?:does\s+)?\S*\s*cites?|"
+    r"background|prior\s+work|earlier\s+work)(?:\s+(?:of|from|in|by))?\s+" + _PAPER_REF, re.I)
+_CITED_REVERSE = re.compile(r"(?:what|which\s+papers?)\s+(?:does|did)\s+" + _PAPER_REF + r"\s+cite", re.I)
+_EXCLUDE = re.compile(
+    r"\b(?:drop|remove|exclude|filter\s+out|get\s+rid\s+of|skip|hide|no\s+more|no|without|not)\s+"
+    r"(?:(?:anything|everything|all|any|the\s+ones|those|papers?|work|results?)\s+)?"
+    r"(?:(?:that\s+(?:is|are)\s+)?(?:about|on|mentioning|related\s+to|concerning|involving|using)\s+)"
+    r"(?P<what>[\w\s\-]+?)(?:\s+papers?)?\s*(?:[,.;]|$|\band\b)", re.I)
+_TOP_K = re.compile(r"\b(?:show|give|return|list)(?:\s+me)?\s+(?:the\s+)?(?:top\s+)?(?P<n>\d+)|"
+                    r"\bonly\s+(?:the\s+)?top\s+(?P<m>\d+)|\b(?P<o>\d+)\s+results\b", re.I)
+_PIN = re.compile(r"\b(?P<verb>pin|keep|ban|remove|drop|discard)\s+" + _PAPER_REF + r"(?=\s*(?:[,.;]|$|\band\b))", re.I)
+_FOCUS = re.compile(r"\b(?:focus\s+on|prioriti[sz]e|more\s+(?:about|on)|emphasi[sz]e|should\s+(?:also\s+)?(?:cover|address))\s+"
+                    r"(?P<what>[\w\s\-]+?)\s*(?:[,.;]|$)", re.I)
+_REWEIGHT = re.compile(r"(?P<what>[\w\s\-]+?)\s+(?:matters?|is|are)\s+(?P<dir>more|less)\s+important", re.I)
+_DROP_CP = re.compile(r"\b(?:ignore|drop|relax|remove)\s+(?:the\s+)?(?:(?P<field>year|date|venue|type|publication\s+type)"
+                      r"\s+(?:constraint|filter|requirement|restriction)|checkpoint\s+(?P<cid>[a-z]\d+))", re.I)
+
+
+class FeedbackError(ValueError):
+    """The feedback names something that does not exist (a rank past the results, an unknown
+    checkpoint); the message says what."""
+
+
+def resolve_paper(m: re.Match[str], ranking: list[str], corpus=None) -> str:
+    """The corpus id a ``_PAPER_REF`` match names (rank in ``ranking``, quoted title, or id).
+
+    Raises ``FeedbackError`` for a rank past the results or an unknown title/id."""
+    rank = None
+    if m.group("ord"):
+        rank = _ORDINALS[m.group("ord").lower()]
+    elif m.group("num") or m.group("hash"):
+        rank = int(m.group("num") or m.group("hash"))
+    if rank is not None:
+        if not ranking or rank > len(ranking) or rank == 0:
+            raise FeedbackError(f"there is no result number {rank} (the results have {len(ranking)})")
+        return ranking[rank - 1] if rank > 0 else ranking[-1]
+    if m.group("title"):
+        ids = corpus.find_by_title(m.group("title")) if corpus is not None else []
+        if not ids:
+            raise FeedbackError(f"no paper titled {m.group('title')!r} in the corpus")
+        return ids[0]
+    cid = m.group("cid")
+    if corpus is not None and corpus.paper(cid) is None:
+        raise FeedbackError(f"no paper {cid!r} in the corpus")
+    return cid
+
+
+def _next_id(prefix: str, checklist: Checklist) -> str:
+    used = {c.id for c in checklist.checkpoints}
+    n = 1
+    while f"{prefix}{n}" in used:
+        n += 1
+    return f"{prefix}{n}"
+
+
+def _same_predicate(a: Checkpoint, b: Checkpoint) -> bool:
+    return a.predicate is not None and b.predicate is not None and a.predicate == b.predicate
+
+
+def parse_feedback(
+    feedback: str,
+    checklist: Checklist,
+    workflow: Workflow,
+    ranking: list[str],
+    corpus=None,
+    today: date | None = None,
+) -> list[Edit]:
+    """Typed edits for ``feedback`` given the current turn (see the module docstring).
+
+    ``ranking`` is the current result list (corpus ids, best first). Edits are abstract
+    (``add_checkpoint`` with the checkpoint, ``set_param`` on a role such as ``citation``,
+    ``exclude``, ``top_k``); ``navigator.refine.apply_edits`` wires them into the workflow.
+    Raises ``FeedbackError`` when the feedback refers to a missing result or checkpoint and
+    ``ValueError`` when nothing in it could be understood.
+    """
+    text = " ".join(feedback.split())
+    if not text:
+        raise ValueError("the feedback is empty")
+    edits: list[Edit] = []
+    scratch = Checklist(intent=checklist.intent, checkpoints=list(checklist.checkpoints))
+    consumed: list[tuple[int, int]] = []
+
+    def take(m: re.Match[str]) -> str:
+        consumed.append(m.span())
+        return m.group(0).strip()
+
+    for rx, direction in ((_CITED_REVERSE, "cited"), (_CITING, "citing"), (_CITED, "cited")):
+        for m in rx.finditer(text):
+            if any(s <= m.start() < e for s, e in consumed):
+                continue
+            seed = resolve_paper(m, ranking, corpus)
+            edits.append(Edit(action="add_node", target=f"cite_{direction}", detail={
+                "role": "citation", "direction": direction, "seed_ids": [seed]}, reason=take(m)))
+    for m in _PIN.finditer(text):
+        if any(s <= m.start() < e for s, e in consumed):
+            continue
+        verb = m.group("verb").lower()
+        seed = resolve_paper(m, ranking, corpus)
+        action = "pin" if verb in ("pin", "keep") else "ban"
+        edits.append(Edit(action=action, target=seed, reason=take(m)))
+    for m in _EXCLUDE.finditer(text):
+        if any(s <= m.start() < e for s, e in consumed):
+            continue
+        what = " ".join(m.group("what").split())
+        if not what or what.lower() in ("paper", "papers", "results"):
+            continue
+        cp = Checkpoint(id=_next_id("x", scratch), kind="exclusion", text=f"The paper is not about {what}",
+                        terms=[what], source="user")
+        scratch.checkpoints.append(cp)
+        edits.append(Edit(action="add_checkpoint", target=cp.id, detail={"checkpoint": cp.model_dump(mode="json"),
+                                                                          "role": "exclude", "terms": [what]},
+                          reason=take(m)))
+    for m in _TOP_K.finditer(text):
+        n = int(m.group("n") or m.group("m") or m.group("o"))
+        edits.append(Edit(action="set_param", target="top_k", detail={"role": "top_k", "param": "top_k", "value": n},
+                          reason=take(m)))
+    for m in _DROP_CP.finditer(text):
+        ids = [m.group("cid")] if m.group("cid") else [
+            c.id for c in checklist.checkpoints if c.kind == "metadata" and c.predicate is not None
+            and c.predicate.field == {"date": "year", "type": "publication_type"}.get(
+                m.group("field").lower().split()[0], m.group("field").lower().replace(" ", "_"))]
+        for cid in ids:
+            if cid not in {c.id for c in checklist.checkpoints}:
+                raise FeedbackError(f"no checkpoint {cid!r} in the checklist")
+            edits.append(Edit(action="drop_checkpoint", target=cid, reason=take(m)))
+    for m in _FOCUS.finditer(text):
+        what = " ".join(m.group("what").split())
+        cp = Checkpoint(id=_next_id("c", scratch), kind="topic", text=f"The paper is about {what}",
+                        terms=[what], source="user")
+        scratch.checkpoints.append(cp)
+        edits.append(Edit(action="add_checkpoint", target=cp.id, detail={"checkpoint": cp.model_dump(mode="json"),
+                                                                          "role": "focus", "query": what},
+                          reason=take(m)))
+    for m in _REWEIGHT.finditer(text):
+        what = m.group("what").lower().split()
+        hit = next((c for c in checklist.checkpoints if any(w in (c.text + " " + " ".join(c.terms)).lower()
+                                                           for w in what if len(w) > 3)), None)
+        if hit is not None:
+            factor = 2.0 if m.group("dir").lower() == "more" else 0.5
+            edits.append(Edit(action="reweight_checkpoint", target=hit.id,
+                              detail={"old": hit.weight, "new": round(hit.weight * factor, 3)}, reason=take(m)))
+    # metadata constraints and stated exclusions, read by the intent parser on what is left
+    rest = text
+    for s, e in sorted(consumed, reverse=True):
+        rest = rest[:s] + " " + rest[e:]
+    venues = corpus.venues() if corpus is not None else None
+    try:
+        parsed = parse_intent(rest, venues=venues, today=today) if rest.strip(" ,.;and") else Checklist(intent="")
+    except ValueError:  # nothing left that the intent parser reads
+        parsed = Checklist(intent="")
+    for cp in parsed.checkpoints:
+        if cp.kind == "metadata" and cp.predicate is not None:
+            if any(_same_predicate(cp, c) for c in scratch.checkpoints):
+                continue
+            old = [c.id for c in scratch.checkpoints if c.kind == "metadata" and c.predicate is not None
+                   and c.predicate.field == cp.predicate.field and c.source == "user"]
+            new = cp.model_copy(update={"id": _next_id("m", scratch), "source": "user"})
+            scratch.checkpoints.append(new)
+            for cid in old:  # a new year range from the user replaces their earlier one
+                edits.append(Edit(action="drop_checkpoint", target=cid, reason=f"replaced by {new.text!r}"))
+            edits.append(Edit(action="add_checkpoint", target=new.id, detail={
+                "checkpoint": new.model_dump(mode="json"), "role": "filter" if new.weight >= 1.0 else "prefer"},
+                reason=new.text))
+        elif cp.kind == "exclusion" and not any(e.detail.get("role") == "exclude" for e in edits):
+            new = cp.model_copy(update={"id": _next_id("x", scratch), "source": "user"})
+            scratch.checkpoints.append(new)
+            edits.append(Edit(action="add_checkpoint", target=new.id, detail={
+                "checkpoint": new.model_dump(mode="json"), "role": "exclude", "terms": list(new.terms)},
+                reason=new.text))
+    if not edits:
+        raise ValueError(f"could not turn the feedback {feedback!r} into an edit; try e.g. 'only papers after "
+                         "2019', 'follow the citing direction of the top paper', 'drop anything about speech', "
+                         "'focus on X', 'pin paper 2', 'show 20 results'")
+    return edits

@@ -1,0 +1,473 @@
+"""Multi-turn search: feedback becomes typed edits of the workflow, and only what changed re-runs.
+
+A session's turns (``Session.turns``) are the first search and every refinement. A refinement
+
+1. turns the feedback into :class:`~litnav.core.records.Edit` s (``navigator.feedback``, or
+   edits given directly, e.g. from a clarification answer);
+2. applies them to the latest turn's checklist and workflow (:func:`apply_edits`): a year/venue/
+   type constraint becomes a checkpoint enforced by a ``filter`` node, an exclusion a checkpoint
+   plus a ``text_filter`` node, a citation direction a ``citation_expand`` node fused with the
+   other channels, a focus a topic checkpoint with its own retrieval branches, ...;
+3. runs the new workflow once, reusing every retrieval-side node whose key (operator, parameters,
+   the keys of its inputs and the checklist part it reads, :func:`node_keys`) matches a node an
+   earlier turn ran: its recorded output is the cached value; evidence, scoring and ranking run
+   again (they depend on the whole checklist);
+4. appends a :class:`~litnav.core.records.Turn` with the edits, the nodes re-run and reused, the
+   results and their diff against the previous turn.
+
+Orchestration is plain code (no LangGraph): the session file is the whole persisted state, so a
+refinement is a pure function ``Session -> Session`` and "resume after a crash" is "run the
+refinement again from the last written session file".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from datetime import date
+from typing import Any, Callable
+
+from litnav.core.records import (
+    Checklist, Checkpoint, Edit, FoundBy, Node, OperatorRun, ResultDiff, Result, Round, Session, Turn, Workflow,
+)
+from litnav.core.settings import Settings
+from litnav.librarians import Pool, validate_workflow
+from litnav.librarians.operators import REGISTRY
+from litnav.navigator.planner import TAIL_OPS
+
+log = logging.getLogger(__name__)
+
+_CHECKLIST_OPS = {"filter": "metadata"}  # pool ops that read the checklist
+
+
+# ---------------------------------------------------------------------------------------------
+# turns and diffs
+
+
+def first_turn(session: Session) -> Turn:
+    """Turn 1 of ``session``: its final checklist and workflow, all its rounds and results."""
+    last = session.rounds[-1] if session.rounds else None
+    if last is None:
+        raise ValueError("the session has no rounds to continue from")
+    return Turn(index=1, checklist=last.checklist, workflow=last.workflow,
+                rounds=[r.index for r in session.rounds], rerun=[r.node_id for r in last.operator_runs],
+                results=list(session.results))
+
+
+def ensure_turns(session: Session) -> Session:
+    """``session`` with ``turns`` holding at least turn 1 (sessions written before turns existed)."""
+    if not session.turns:
+        session.turns = [first_turn(session)]
+    return session
+
+
+def diff_results(before: list[str], after: list[str]) -> ResultDiff:
+    """Ids new in ``after``, dropped from ``before``, and moved ``(id, old_rank, new_rank)``."""
+    old = {cid: i for i, cid in enumerate(before, 1)}
+    new = {cid: i for i, cid in enumerate(after, 1)}
+    return ResultDiff(new=[c for c in after if c not in old], dropped=[c for c in before if c not in new],
+                      moved=[(c, old[c], new[c]) for c in after if c in old and old[c] != new[c]])
+
+
+# ---------------------------------------------------------------------------------------------
+# node keys and the operator cache
+
+
+def node_keys(workflow: Workflow, checklist: Checklist) -> dict[str, str]:
+    """A content key per node: sha1 of its operator, parameters, its inputs' keys and, for nodes
+    that read the checklist, the part they read (``filter``: the metadata checkpoints; tail
+    operators: the whole checklist). Two nodes with the same key compute the same value over
+    the same corpus. Raises ``WorkflowError`` for an invalid workflow."""
+    order, params = validate_workflow(workflow)
+    nodes = {n.id: n for n in workflow.nodes}
+    keys: dict[str, str] = {}
+    for nid in order:
+        node = nodes[nid]
+        dep: Any = None
+        if node.op == "filter":
+            wanted = set(params[nid].checkpoint_ids)
+            dep = [c.predicate.model_dump(mode="json") for c in checklist.checkpoints
+                   if c.kind == "metadata" and c.predicate is not None and (not wanted or c.id in wanted)]
+        elif node.op in TAIL_OPS:
+            dep = checklist.model_dump(mode="json", exclude={"intent"})
+        blob = json.dumps([node.op, params[nid].model_dump(mode="json"), [keys[i] for i in node.inputs], dep],
+                          sort_keys=True, default=str)
+        keys[nid] = hashlib.sha1(blob.encode()).hexdigest()
+    return keys
+
+
+def operator_cache(session: Session) -> dict[str, OperatorRun]:
+    """Key -> the latest recorded run of a pool-producing node with that key, over every round."""
+    cache: dict[str, OperatorRun] = {}
+    for rnd in session.rounds:
+        try:
+            keys = node_keys(rnd.workflow, rnd.checklist)
+        except ValueError:
+            continue
+        for run in rnd.operator_runs:
+            if run.node_id in keys and run.op not in TAIL_OPS and REGISTRY.get(run.op) is not None:
+                cache[keys[run.node_id]] = run
+    return cache
+
+
+def _cached_values(workflow: Workflow, keys: dict[str, str], cache: dict[str, OperatorRun]) -> dict[str, Pool]:
+    """Pools rebuilt from recorded outputs for the non-tail nodes whose key is cached and whose
+    inputs are all cached too (provenance: a source node's own channel; a derived node the
+    union of its inputs' provenance)."""
+    order, _ = validate_workflow(workflow)
+    nodes = {n.id: n for n in workflow.nodes}
+    values: dict[str, Pool] = {}
+    for nid in order:
+        node = nodes[nid]
+        run = cache.get(keys[nid])
+        if node.op in TAIL_OPS or run is None or any(i not in values for i in node.inputs):
+            continue
+        hits = [(cid, float(score)) for cid, score in run.outputs]
+        found: dict[str, list[FoundBy]] = {}
+        for rank, (cid, score) in enumerate(hits, 1):
+            if node.inputs:
+                merged: list[FoundBy] = []
+                for i in node.inputs:
+                    for fb in values[i].found_by.get(cid, []):
+                        if fb not in merged:
+                            merged.append(fb)
+                found[cid] = merged
+            else:
+                found[cid] = [FoundBy(channel=REGISTRY[node.op].channel, round=1, node_id=nid, score=score,
+                                      rank=rank)]
+        values[nid] = Pool(hits, found)
+    return values
+
+
+# ---------------------------------------------------------------------------------------------
+# applying edits
+
+
+def _chain_head(workflow: Workflow) -> str:
+    """The pool node feeding ``locate_evidence`` (the end of the retrieval side)."""
+    for n in workflow.nodes:
+        if n.op == "locate_evidence":
+            return n.inputs[0]
+    raise ValueError("the workflow has no locate_evidence node to refine before")
+
+
+def _fusion_node(workflow: Workflow) -> Node | None:
+    """The union node of the retrieval side that the most branches feed (None when there is none)."""
+    unions = [n for n in workflow.nodes if n.op == "union"]
+    return max(unions, key=lambda n: len(n.inputs)) if unions else None
+
+
+def _insert_before_evidence(workflow: Workflow, node: Node) -> None:
+    """Put ``node`` (one pool input) between the chain head and ``locate_evidence``."""
+    head = _chain_head(workflow)
+    node.inputs = [head]
+    for n in workflow.nodes:
+        if n.op == "locate_evidence":
+            n.inputs = [node.id]
+    workflow.nodes.insert(next(i for i, n in enumerate(workflow.nodes) if n.op == "locate_evidence"), node)
+
+
+def _add_branch(workflow: Workflow, node: Node, weight: float) -> list[Edit]:
+    """Fuse a new source ``node`` with the existing channels (wrapping the chain head in a union
+    when the workflow has none); returns the implied node edits."""
+    workflow.nodes.insert(0, node)
+    fuse = _fusion_node(workflow)
+    if fuse is None:
+        head = _chain_head(workflow)
+        fuse = Node(id="fuse_turns", op="union", inputs=[head, node.id], params={"method": "rrf", "weights": [1.0, weight]},
+                    note="fuses the channels added by refinement with the original ones")
+        for n in workflow.nodes:
+            if n.op == "locate_evidence":
+                n.inputs = [fuse.id]
+        workflow.nodes.insert(next(i for i, n in enumerate(workflow.nodes) if n.op == "locate_evidence"), fuse)
+        return [Edit(action="add_node", target=fuse.id, detail={"node": fuse.model_dump(mode="json")},
+                     reason=f"fuse {node.id} with the existing candidates")]
+    weights = fuse.params.get("weights") or [1.0] * len(fuse.inputs)
+    fuse.inputs = fuse.inputs + [node.id]
+    fuse.params = {**fuse.params, "weights": list(weights) + [weight]}
+    return [Edit(action="modify_node", target=fuse.id, detail={"inputs": fuse.inputs, "weights": fuse.params["weights"]},
+                 reason=f"fuse {node.id} with the other channels")]
+
+
+def _unique_id(workflow: Workflow, base: str) -> str:
+    ids = {n.id for n in workflow.nodes}
+    if base not in ids:
+        return base
+    i = 2
+    while f"{base}_{i}" in ids:
+        i += 1
+    return f"{base}_{i}"
+
+
+def apply_edits(checklist: Checklist, workflow: Workflow, edits: list[Edit], settings: Settings,
+                pins: list[str] | None = None, bans: list[str] | None = None,
+                ) -> tuple[Checklist, Workflow, list[Edit], list[str], list[str]]:
+    """Apply abstract ``edits`` (from ``parse_feedback``) to copies of ``checklist``/``workflow``.
+
+    Returns ``(checklist, workflow, concrete_edits, pins, bans)``: the concrete edits are the
+    node/checkpoint edits actually made, each with its reason (an abstract edit may imply several,
+    e.g. a citation direction adds a node and modifies the fusion). Raises ``WorkflowError`` when
+    the result is not a valid workflow and ``ValueError`` for an edit that names nothing.
+    """
+    cl = checklist.model_copy(deep=True)
+    wf = workflow.model_copy(deep=True)
+    pins, bans = list(pins or []), list(bans or [])
+    done: list[Edit] = []
+    lib = settings.librarians
+    for e in edits:
+        role = e.detail.get("role")
+        if e.action == "add_checkpoint":
+            cp = Checkpoint.model_validate(e.detail["checkpoint"])
+            cl.checkpoints.append(cp)
+            done.append(Edit(action="add_checkpoint", target=cp.id, detail={"checkpoint": e.detail["checkpoint"]},
+                             reason=e.reason))
+            if role == "filter":
+                filt = next((n for n in wf.nodes if n.op == "filter"), None)
+                if filt is None:
+                    filt = Node(id=_unique_id(wf, "filter"), op="filter", params={"checkpoint_ids": [cp.id]},
+                                note="exact filter by the hard metadata constraints")
+                    _insert_before_evidence(wf, filt)
+                    done.append(Edit(action="add_node", target=filt.id, detail={"node": filt.model_dump(mode="json")},
+                                     reason=e.reason))
+                else:
+                    old = list(filt.params.get("checkpoint_ids", []))
+                    if old:  # empty means every metadata checkpoint, which now includes cp
+                        filt.params = {**filt.params, "checkpoint_ids": old + [cp.id]}
+                    done.append(Edit(action="set_param", target=filt.id, detail={
+                        "param": "checkpoint_ids", "old": old, "new": filt.params.get("checkpoint_ids", [])},
+                        reason=e.reason))
+            elif role == "exclude":
+                terms = list(e.detail.get("terms") or cp.terms)
+                ex = next((n for n in wf.nodes if n.op == "text_filter" and n.id.startswith("exclude")), None)
+                if ex is None:
+                    ex = Node(id=_unique_id(wf, "exclude"), op="text_filter", params={"exclude_terms": terms},
+                              note="drops papers about the excluded topics")
+                    _insert_before_evidence(wf, ex)
+                    done.append(Edit(action="add_node", target=ex.id, detail={"node": ex.model_dump(mode="json")},
+                                     reason=e.reason))
+                else:
+                    old = list(ex.params.get("exclude_terms", []))
+                    ex.params = {**ex.params, "exclude_terms": old + [t for t in terms if t not in old]}
+                    done.append(Edit(action="set_param", target=ex.id, detail={
+                        "param": "exclude_terms", "old": old, "new": ex.params["exclude_terms"]}, reason=e.reason))
+            elif role == "focus":
+                q = e.detail.get("query") or " ".join(cp.terms)
+                for op, k in (("semantic_search", lib.semantic_k), ("lexical_search", lib.lexical_k)):
+                    node = Node(id=_unique_id(wf, f"{op.split('_')[0]}_{cp.id}"), op=op,
+                                params={"query": q, "k": max(10, k // 2), "checkpoint_id": cp.id},
+                                note=f"retrieval for the user's focus {q!r}")
+                    done.append(Edit(action="add_node", target=node.id, detail={"node": node.model_dump(mode="json")},
+                                     reason=e.reason))
+                    done += _add_branch(wf, node, 1.0)
+        elif e.action == "drop_checkpoint":
+            cl.checkpoints = [c for c in cl.checkpoints if c.id != e.target]
+            done.append(Edit(action="drop_checkpoint", target=e.target, reason=e.reason))
+            for n in list(wf.nodes):
+                ids = n.params.get("checkpoint_ids") if n.op == "filter" else None
+                if ids and e.target in ids:
+                    n.params = {**n.params, "checkpoint_ids": [i for i in ids if i != e.target]}
+                    if n.params["checkpoint_ids"]:
+                        done.append(Edit(action="set_param", target=n.id, detail={
+                            "param": "checkpoint_ids", "old": ids, "new": n.params["checkpoint_ids"]}, reason=e.reason))
+                    else:
+                        _remove_node(wf, n.id)
+                        done.append(Edit(action="remove_node", target=n.id, reason=e.reason))
+                if n.params.get("checkpoint_id") == e.target and n.op in ("semantic_search", "lexical_search"):
+                    _remove_node(wf, n.id)
+                    done.append(Edit(action="remove_node", target=n.id, reason=e.reason))
+        elif e.action == "reweight_checkpoint":
+            cp = cl.get(e.target)
+            cp.weight = float(e.detail["new"])
+            done.append(e)
+        elif e.action == "add_node" and role == "citation":
+            direction = e.detail["direction"]
+            seeds = list(e.detail["seed_ids"])
+            existing = next((n for n in wf.nodes if n.op == "citation_expand"
+                             and n.params.get("seed_ids") == seeds and not n.inputs), None)
+            if existing is not None:
+                old = existing.params.get("direction", "both")
+                existing.params = {**existing.params, "direction": direction}
+                done.append(Edit(action="set_param", target=existing.id,
+                                 detail={"param": "direction", "old": old, "new": direction}, reason=e.reason))
+                continue
+            from litnav.navigator.planner import content_query
+
+            node = Node(id=_unique_id(wf, e.target), op="citation_expand",
+                        params={"direction": direction, "seed_ids": seeds, "seeds": 0, "k": 100,
+                                "query": content_query(cl) or cl.intent},
+                        note=f"papers {'citing' if direction == 'citing' else 'cited by'} {', '.join(seeds)}")
+            done.append(Edit(action="add_node", target=node.id, detail={"node": node.model_dump(mode="json")},
+                             reason=e.reason))
+            done += _add_branch(wf, node, 1.0)
+        elif e.action == "set_param" and role == "top_k":
+            rank = next((n for n in wf.nodes if n.op == "rerank"), None)
+            if rank is None:
+                raise ValueError("the workflow has no rerank node whose top_k could change")
+            old = rank.params.get("top_k")
+            rank.params = {**rank.params, "top_k": int(e.detail["value"])}
+            done.append(Edit(action="set_param", target=rank.id, detail={"param": "top_k", "old": old,
+                                                                         "new": rank.params["top_k"]}, reason=e.reason))
+        elif e.action in ("add_node", "modify_node", "remove_node", "set_param"):
+            done += _node_edit(wf, e)
+        elif e.action == "pin":
+            pins = [e.target] + [p for p in pins if p != e.target]
+            bans = [b for b in bans if b != e.target]
+            done.append(e)
+        elif e.action == "ban":
+            bans = bans + [e.target] if e.target not in bans else bans
+            pins = [p for p in pins if p != e.target]
+            ex = next((n for n in wf.nodes if n.op == "text_filter" and n.id.startswith("exclude")), None)
+            if ex is None:
+                ex = Node(id=_unique_id(wf, "exclude"), op="text_filter", params={"ban_ids": [e.target]},
+                          note="drops banned papers and excluded topics")
+                _insert_before_evidence(wf, ex)
+                done.append(Edit(action="add_node", target=ex.id, detail={"node": ex.model_dump(mode="json")},
+                                 reason=e.reason))
+            else:
+                old = list(ex.params.get("ban_ids", []))
+                ex.params = {**ex.params, "ban_ids": old + [e.target]}
+                done.append(Edit(action="set_param", target=ex.id, detail={"param": "ban_ids", "old": old,
+                                                                           "new": ex.params["ban_ids"]}, reason=e.reason))
+            done.append(e)
+        else:
+            raise ValueError(f"cannot apply edit {e.action} {e.target!r}")
+    validate_workflow(wf)
+    return cl, wf, done, pins, bans
+
+
+def _remove_node(wf: Workflow, node_id: str) -> None:
+    """Remove a node, splicing a single-input node out of the chain (its consumers read its
+    input) and dropping it from multi-input consumers (and their weights)."""
+    node = wf.node(node_id)
+    wf.nodes = [n for n in wf.nodes if n.id != node_id]
+    for n in wf.nodes:
+        if node_id in n.inputs:
+            if n.op == "union":
+                idx = n.inputs.index(node_id)
+                n.inputs = [i for i in n.inputs if i != node_id]
+                if n.params.get("weights"):
+                    n.params = {**n.params, "weights": [w for j, w in enumerate(n.params["weights"]) if j != idx]}
+            else:
+                n.inputs = [node.inputs[0] if i == node_id else i for i in n.inputs] if node.inputs else \
+                    [i for i in n.inputs if i != node_id]
+
+
+def _node_edit(wf: Workflow, e: Edit) -> list[Edit]:
+    """A literal node edit (from an LLM or a script): ``add_node`` with ``detail.node`` (and
+    optionally ``detail.fuse_weight`` to fuse it), ``modify_node``/``set_param`` with
+    ``detail.params`` or ``detail.param``/``detail.value``, ``remove_node``."""
+    if e.action == "add_node":
+        node = Node.model_validate(e.detail["node"])
+        if "fuse_weight" in e.detail:
+            return [e] + _add_branch(wf, node, float(e.detail["fuse_weight"]))
+        wf.nodes.insert(0, node)
+        return [e]
+    if e.action == "remove_node":
+        _remove_node(wf, e.target)
+        return [e]
+    node = wf.node(e.target)
+    if "params" in e.detail:
+        node.params = {**node.params, **e.detail["params"]}
+    else:
+        node.params = {**node.params, e.detail["param"]: e.detail["value"]}
+    if "inputs" in e.detail:
+        node.inputs = list(e.detail["inputs"])
+    return [e]
+
+
+# ---------------------------------------------------------------------------------------------
+# running a turn
+
+
+def run_turn(
+    session: Session,
+    edits: list[Edit],
+    corpus,
+    settings: Settings | None = None,
+    *,
+    feedback: str | None = None,
+    engine: str = "rules",
+    today: date | None = None,
+    clarification=None,
+) -> Session:
+    """Apply ``edits`` to the latest turn and run it (see the module docstring); returns
+    ``session`` with the new turn appended, its rounds added and ``results`` replaced."""
+    from litnav.navigator.loop import SearchRun
+    from litnav.navigator.results import build_results
+    from litnav.navigator.search import _cached_student, _web_fn, student_path
+
+    settings = settings or Settings()
+    ensure_turns(session)
+    prev = session.turns[-1]
+    checklist, workflow, done, pins, bans = apply_edits(prev.checklist, prev.workflow, edits, settings,
+                                                         prev.pins, prev.bans)
+    keys = node_keys(workflow, checklist)
+    cached = _cached_values(workflow, keys, operator_cache(session))
+    rank_node = next((n for n in workflow.nodes if n.op == "rerank"), None)
+    top_k = (rank_node.params.get("top_k") if rank_node else None) or settings.navigator.top_k
+    student = (_cached_student(student_path(settings, corpus), settings.scorer.device)
+               if settings.scorer.enabled else None)
+    run = SearchRun(session.intent, corpus, settings, workflow=workflow, checklist=checklist, cached=cached,
+                    rounds=1, top_k=top_k, student=student, web_fn=_web_fn(settings), today=today)
+    new = run.run()
+    ranked = list(run.stage.ranked)
+    if pins:
+        by_id = {p.corpus_id: p for p in ranked}
+        ranked = [by_id[c] for c in pins if c in by_id] + [p for p in ranked if p.corpus_id not in pins]
+        missing = [c for c in pins if c not in by_id]
+        if missing:
+            log.warning("pinned papers %s are not among this turn's candidates", missing)
+    ranked = [p for p in ranked if p.corpus_id not in set(bans)]
+    results = build_results(corpus, ranked, run.found_by, top_k)
+    base = len(session.rounds)
+    rounds: list[Round] = []
+    for r in new.rounds:
+        r.index += base
+        rounds.append(r)
+    ran = [op.node_id for r in rounds for op in r.operator_runs]
+    turn = Turn(index=prev.index + 1, feedback=feedback, anchor=prev.anchor, direction=prev.direction, edits=done,
+                checklist=checklist, workflow=workflow, rounds=[r.index for r in rounds],
+                rerun=list(dict.fromkeys(ran)), reused=[n for n in cached if n not in ran], pins=pins, bans=bans,
+                results=results, diff=diff_results([r.corpus_id for r in prev.results], [r.corpus_id for r in results]),
+                engine=engine, clarification=clarification)
+    session.rounds.extend(rounds)
+    session.turns.append(turn)
+    session.results = results
+    session.stop_reason = new.stop_reason
+    for k, v in new.timings.items():
+        session.timings[k] = round(session.timings.get(k, 0.0) + v, 6)
+    return session
+
+
+def refine(
+    session: Session,
+    feedback: str,
+    corpus,
+    settings: Settings | None = None,
+    *,
+    today: date | None = None,
+    parser: Callable[..., list[Edit]] | None = None,
+) -> Session:
+    """Refine ``session`` with one line of user ``feedback`` and return it with a new turn.
+
+    The feedback is parsed by ``parser(feedback, checklist, workflow, ranking, corpus, today)``
+    (default: the rule-based ``navigator.feedback.parse_feedback``); the edits are applied and
+    the workflow re-run with cached operator outputs (:func:`run_turn`). ``session`` is changed
+    in place and returned. Raises ``ValueError`` when the feedback yields no edit,
+    ``FeedbackError`` when it names a missing result or checkpoint, ``WorkflowError`` when the
+    edited workflow is invalid.
+    """
+    from litnav.navigator.feedback import parse_feedback
+
+    settings = settings or Settings()
+    ensure_turns(session)
+    prev = session.turns[-1]
+    engine = "rules"
+    if parser is None:
+        parser = parse_feedback
+    else:
+        engine = getattr(parser, "engine", "custom")
+    edits = parser(feedback, prev.checklist, prev.workflow, [r.corpus_id for r in prev.results], corpus, today)
+    return run_turn(session, edits, corpus, settings, feedback=feedback, engine=engine, today=today)
+

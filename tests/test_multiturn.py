@@ -1,0 +1,129 @@
+"""Multi-turn refinement without an LLM: a scripted session whose feedback becomes typed edits,
+re-runs only the nodes whose inputs changed (read from the session's operator records), and
+whose final results satisfy every edit; plus the session file round trip and the CLI."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from litnav.core.settings import Settings
+from litnav.corpus import Corpus
+from litnav.navigator import refine, search
+from litnav.navigator.planner import TAIL_OPS
+from litnav.navigator.refine import ensure_turns
+from litnav.session.io import read_session, write_session
+
+sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "multiturn"))
+from papers import build_corpus  # noqa: E402
+
+INTENT = "contrastive learning of visual representations"
+SPEECH = re.compile(r"\bspeech", re.I)
+
+
+@pytest.fixture(scope="module")
+def corpus_dir(tmp_path_factory) -> Path:
+    return build_corpus(tmp_path_factory.mktemp("multiturn") / "corpus")
+
+
+@pytest.fixture(scope="module")
+def corpus(corpus_dir):
+    c = Corpus.open(corpus_dir)
+    yield c
+    c.close()
+
+
+@pytest.fixture(scope="module")
+def scripted(corpus):
+    """intent -> 'only papers after 2019' -> 'follow the citing direction of the top paper'
+    -> 'drop anything about speech', each turn a refinement of the previous one."""
+    session = ensure_turns(search(INTENT, corpus, Settings(), top_k=10))
+    for feedback in ("only papers after 2019", "follow the citing direction of the top paper",
+                     "drop anything about speech"):
+        session = refine(session, feedback, corpus, Settings())
+    return session
+
+
+def _non_tail(turn) -> set[str]:
+    ops = {n.id: n.op for n in turn.workflow.nodes}
+    return {n for n in turn.rerun if ops[n] not in TAIL_OPS}
+
+
+def test_each_feedback_is_one_typed_edit_with_a_reason(scripted):
+    t1, t2, t3, t4 = scripted.turns
+    assert t1.feedback is None and [t.feedback for t in (t2, t3, t4)] == [
+        "only papers after 2019", "follow the citing direction of the top paper", "drop anything about speech"]
+    year = [e for e in t2.edits if e.action == "add_checkpoint"]
+    assert len(year) == 1 and year[0].reason
+    pred = year[0].detail["checkpoint"]["predicate"]
+    assert pred["field"] == "year" and pred["start"] == "2020-01-01" and not pred.get("end")
+    top = t2.results[0].corpus_id
+    cite = [n for n in t3.workflow.nodes if n.op == "citation_expand" and n.params.get("direction") == "citing"
+            and top in n.params.get("seed_ids", [])]
+    assert len(cite) == 1, "the citing direction of the turn-2 top paper is one node"
+    assert any(e.target == cite[0].id and e.action in ("add_node", "set_param") and e.reason for e in t3.edits)
+    excl = [e for e in t4.edits if e.action == "add_checkpoint"]
+    assert len(excl) == 1 and excl[0].detail["checkpoint"]["kind"] == "exclusion"
+    assert "speech" in excl[0].detail["checkpoint"]["terms"]
+
+
+def test_only_affected_nodes_rerun(scripted):
+    t1, t2, t3, t4 = scripted.turns
+    retrieval_1 = {n.id for n in t1.workflow.nodes if n.op not in TAIL_OPS and n.op != "union"}
+    assert retrieval_1 and retrieval_1 <= set(t2.reused) and retrieval_1 <= set(t3.reused) | _non_tail(t3)
+    filt = next(n.id for n in t2.workflow.nodes if n.op == "filter")
+    assert _non_tail(t2) == {filt}
+    cite = next(n.id for n in t3.workflow.nodes if n.op == "citation_expand" and n.params["direction"] == "citing")
+    fuse = next(n.id for n in t3.workflow.nodes if n.op == "union" and cite in n.inputs)
+    assert _non_tail(t3) == {cite, fuse, filt}
+    excl = next(n.id for n in t4.workflow.nodes if n.op == "text_filter")
+    assert _non_tail(t4) == {excl}
+    # the session's operator records agree: each turn's rounds ran exactly its rerun nodes
+    for t in (t2, t3, t4):
+        ran = {op.node_id for r in scripted.rounds if r.index in t.rounds for op in r.operator_runs}
+        assert ran == set(t.rerun)
+
+
+def test_final_results_satisfy_all_three_edits(scripted, corpus):
+    final = scripted.results
+    assert final
+    top = scripted.turns[1].results[0].corpus_id
+    abstracts = corpus.abstracts([r.corpus_id for r in final])
+    for r in final:
+        assert r.year >= 2020, r
+        assert not SPEECH.search(r.title + " " + (abstracts.get(r.corpus_id) or "")), r
+    citers = {e.citing_id for e in corpus.citations(top)}
+    eligible = {c for c in citers if corpus.paper(c).year >= 2020
+                and not SPEECH.search(corpus.paper(c).title + " " + (corpus.abstract(c) or ""))}
+    assert eligible, "fixture: the top paper has citers that satisfy the constraints"
+    assert eligible <= {r.corpus_id for r in final}
+    # the turns' diffs record what the exclusion dropped
+    assert any(SPEECH.search(corpus.paper(c).title) for c in scripted.turns[3].diff.dropped)
+
+
+def test_session_file_keeps_every_turn(scripted, corpus, corpus_dir, tmp_path):
+    path = write_session(scripted, tmp_path / "s.json")
+    again = read_session(path)
+    assert [t.feedback for t in again.turns] == [t.feedback for t in scripted.turns]
+    assert again.results == scripted.turns[-1].results
+
+
+def test_cli_refine_and_audit_history(scripted, corpus_dir, tmp_path):
+    from litnav.cli import _register, app
+
+    _register()
+    session = read_session(write_session(scripted, tmp_path / "s.json"))
+    path = write_session(session.model_copy(update={"corpus": str(corpus_dir)}), tmp_path / "s.json")
+    runner = CliRunner()
+    res = runner.invoke(app, ["refine", str(path), "show 5 results"])
+    assert res.exit_code == 0, res.output
+    assert len(read_session(path).turns) == 5 and len(read_session(path).results) <= 5
+    res = runner.invoke(app, ["audit", str(path), "--turns"])
+    assert res.exit_code == 0, res.output
+    assert "drop anything about speech" in res.output and "show 5 results" in res.output
+    bad = runner.invoke(app, ["refine", str(path), "paper 99 cites what"])
+    assert bad.exit_code != 0
