@@ -150,11 +150,11 @@ class SearchRun:
     def retrieve(self, state: LoopState) -> LoopState:
         self.ctx = self._context(state["round"])
         retrieval = {n.id for n in self.workflow.nodes if n.op not in TAIL_OPS}
+        cached = {k: v for k, v in self.cached.items() if k in retrieval} if state["round"] == 1 else {}
         self.results, runs = self._timed("retrieve", lambda: run_workflow(
             self.workflow, self.ctx, only=retrieval, results=cached,
             max_workers=self.settings.librarians.max_workers))
         for value in self.results.values():
-        cached = {k: v for k, v in self.cached.items() if k in retrieval} if state["round"] == 1 else {}
             if isinstance(value, Pool):
                 for cid, fbs in value.found_by.items():
                     for fb in fbs:
