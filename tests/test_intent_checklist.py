@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from litnav.core.records import Checklist, MetadataPredicate
 from litnav.navigator.intent import EMPIRICAL_WEIGHT, describe, parse_intent
+from litnav.navigator.intent.parser import FACET_WEIGHT
 from litnav.navigator.intent.venues import VENUES_FILE, load_table
 
 TODAY = date(2025, 11, 15)
@@ -25,23 +26,27 @@ def _venue(cl: Checklist) -> list[MetadataPredicate]:
 def test_example_checklist_in_full() -> None:
     cl = parse_intent(EXAMPLE, today=TODAY)
     assert [(c.id, c.kind) for c in cl.checkpoints] == [
-        ("c1", "topic"), ("c2", "application"), ("c3", "application"),
+        ("c1", "topic"), ("c2", "topic"), ("c3", "application"), ("c4", "application"),
         ("m1", "metadata"), ("m2", "metadata"), ("m3", "metadata"), ("m4", "metadata"),
     ]
-    c1, c2, c3, m1, m2, m3, m4 = cl.checkpoints
-    assert c1.text == "The paper studies federated learning" and c1.terms == ["federated learning"]
-    assert c2.terms == ["hospitals"] and "across hospitals" in c2.text
-    assert c3.terms == ["medical imaging"]
+    c1, c2, c3, c4, m1, m2, m3, m4 = cl.checkpoints
+    # c1 is the whole intent less metadata and request words; the facets follow at lower weight
+    assert c1.text == "federated learning across hospitals for medical imaging" and c1.weight == 1.0
+    assert c1.terms == ["federated learning", "hospitals", "medical imaging"]
+    assert c2.terms == ["federated learning"]
+    assert c3.terms == ["hospitals"] and "across hospitals" in c3.text
+    assert c4.terms == ["medical imaging"]
+    assert all(c.weight == FACET_WEIGHT < 1.0 for c in (c2, c3, c4))
     assert m1.predicate == MetadataPredicate(field="publication_type", values=["empirical"])
     assert m1.weight == EMPIRICAL_WEIGHT
     assert m2.predicate == MetadataPredicate(
         field="venue", values=["Nature Medicine", "IEEE Transactions on Medical Imaging"])
     assert m3.predicate == MetadataPredicate(field="year", start=date(2023, 1, 1), end=date(2025, 10, 31))
     assert m4.predicate == MetadataPredicate(field="publication_type", values=["survey"], negate=True)
-    assert all(c.weight == 1.0 for c in (c1, c2, c3, m2, m3, m4))
+    assert all(c.weight == 1.0 for c in (m2, m3, m4))
     # no noise word survives in any content term
     noise = {"empirical", "studies", "papers", "not", "in", "or", "surveys", "2023"}
-    assert not {w.lower() for c in (c1, c2, c3) for t in c.terms for w in t.split()} & noise
+    assert not {w.lower() for c in (c1, c2, c3, c4) for t in c.terms for w in t.split()} & noise
     # round-trips as JSON (it goes into the session file)
     assert Checklist.model_validate_json(cl.model_dump_json()) == cl
 
@@ -111,7 +116,7 @@ def test_venue_vocabulary_spelling_and_fuzzy_match() -> None:
 
 def test_common_words_are_not_venues() -> None:
     cl = parse_intent("the nature of science education", today=TODAY)
-    assert _venue(cl) == [] and [c.kind for c in cl.checkpoints] == ["topic"]
+    assert _venue(cl) == [] and {c.kind for c in cl.checkpoints} == {"topic"}
     cl = parse_intent("NER on the CoNLL-2003 dataset", venues=VOCAB, today=TODAY)
     assert _venue(cl) == []
 

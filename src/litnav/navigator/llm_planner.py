@@ -310,7 +310,9 @@ class LLMPlanner:
                 raise
             from litnav.navigator.intent import parse_intent
 
-            checklist = parse_intent(intent, venues=corpus.venues(), today=self.today)
+            from litnav.corpus.phrases import corpus_phrases
+
+            checklist = parse_intent(intent, venues=corpus.venues(), today=self.today, phrases=corpus_phrases(corpus))
             return checklist, None, f"rules (fallback from {self.llm.name}: {exc})"
 
     def plan(self, intent: str, corpus, settings: Settings) -> tuple[Checklist, Workflow | None]:

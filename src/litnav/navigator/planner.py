@@ -34,9 +34,22 @@ def content_terms(checklist: Checklist) -> list[str]:
     return list(dict.fromkeys(t for t in terms if t.strip()))
 
 
+def whole_intent_checkpoint(checklist: Checklist):
+    """The checkpoint that is the whole intent (the rule parser's ``c1``: a topic checkpoint from
+    the intent, whose text is the intent less its metadata, exclusions and request words), or None."""
+    for c in checklist.checkpoints:
+        if c.id == "c1" and c.kind == "topic" and c.source == "intent" and not c.text.startswith("The paper "):
+            return c
+    return None
+
+
 def content_query(checklist: Checklist) -> str:
-    """The intent's content as one query: the raw intent when it has no metadata or exclusion
+    """The intent's content as one query: the whole-intent checkpoint's text when there is one
+    (always, for the rule parser), else the raw intent when it has no metadata or exclusion
     constraint (it is then all content), else the content checkpoints' key phrases."""
+    whole = whole_intent_checkpoint(checklist)
+    if whole is not None:
+        return whole.text
     constrained = any(c.kind in ("metadata", "exclusion") for c in checklist.checkpoints)
     terms = content_terms(checklist)
     if not constrained or not terms:
@@ -54,8 +67,9 @@ def retrieval_nodes(checklist: Checklist, settings: Settings) -> list[Node]:
         Node(id="lexical_intent", op="lexical_search", params={"query": query, "k": lib.lexical_k},
              note="BM25 retrieval of the whole intent"),
     ]
-    content = [c for c in checklist.checkpoints if c.kind in CONTENT_KINDS]
-    if len(content) > 1:
+    whole = whole_intent_checkpoint(checklist)
+    content = [c for c in checklist.checkpoints if c.kind in CONTENT_KINDS and c is not whole]
+    if len(content) > 1 or (whole is not None and content):
         for c in content:
             q = " ".join(c.terms) if c.terms else c.text
             nodes.append(Node(id=f"semantic_{c.id}", op="semantic_search",

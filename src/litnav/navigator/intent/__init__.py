@@ -7,9 +7,11 @@
     print(describe(checklist))
 
 Modules, one concept each: ``text`` (normalisation, consumed spans, negation cues), ``dates``,
-``venues`` (+ ``navigator/data/venues.json``), ``pubtypes``, ``authors``, ``facets`` (content
-exclusions and topic/method/application/data), ``parser`` (assembles the checklist),
-``describe`` (rendering).
+``venues`` (+ ``navigator/data/venues.json``), ``pubtypes``, ``authors``, ``grammar`` (word
+classes from a general English lexicon), ``keyphrases`` (concepts: boundaries from grammar and
+the corpus phrase table ``corpus.phrases``), ``facets`` (content exclusions; concepts typed
+topic/method/application/data by their cue words), ``claims`` (claim mode), ``parser``
+(assembles the checklist: the whole intent is always ``c1``), ``describe`` (rendering).
 """
 
 from litnav.navigator.intent.describe import describe

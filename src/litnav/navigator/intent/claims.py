@@ -13,10 +13,10 @@ Detection rule -- an intent is a claim when all hold:
    list after a comma (", not ...", ", excluding ...", ", since 2019", ", 2020", ...);
 2. it reads as a sentence: it ends with "." or starts with a capital letter or a digit;
 3. its main clause has a finite verb: an auxiliary/copula (is, are, was, were, has, have, had,
-   does, do, did, can, cannot, could, will, would, should, may, might, must) or a verb of the
-   small table :data:`PREDICATE_VERBS` (3rd-person "-s", plural base form or past "-ed"
-   form; ambiguous noun/verb forms like "causes", "increases" only when not followed by
-   "of"/"in"/"for"), not as the first word and not right after "that", "which", "who",
+   does, do, did, can, cannot, could, will, would, should, may, might, must) or any finite
+   verb form of the general English lexicon of ``lemminflect`` (3rd-person "-s", past, plural
+   present; no table of claim verbs); forms that are also nouns ("causes", "increases",
+   "models") only when no preposition, conjunction or clause end follows them; not as the first word and not right after "that", "which", "who",
    "to", "how", "whether" (a relative or infinitive clause) or a determiner ("A diminished
    ovarian reserve ...": an adjective).
 """
@@ -24,52 +24,27 @@ Detection rule -- an intent is a claim when all hold:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+
 from litnav.navigator.intent.facets import _DOC_LINK
-
-AUXILIARIES = ("is", "are", "was", "were", "has", "have", "had", "does", "do", "did", "can", "cannot",
-               "could", "will", "would", "should", "may", "might", "must")
-PREDICATE_VERBS = (
-    "affect", "activate", "alter", "attenuate", "accelerate", "bind", "block", "confer", "contain",
-    "contribute", "correlate", "decrease", "deactivate", "delay", "depend", "determine", "elevate",
-    "encode", "enhance", "exacerbate", "exhibit", "facilitate", "halt", "impair", "impede", "improve",
-    "increase", "induce", "inhibit", "interact", "lower", "mediate", "modulate", "occur", "predict",
-    "prevent", "produce", "promote", "protect", "raise", "receive", "reduce", "regulate", "remain",
-    "require", "restore", "reverse", "slow", "stimulate", "suppress", "trigger", "worsen", "cause",
-    "show", "lead", "result", "rise", "play", "drive", "lack", "develop", "reflect", "indicate",
-    "associate", "correspond", "express", "outperform", "influence", "phosphorylate", "kill",
-    "participate", "possess", "antagonize", "control", "stabilize", "vary", "consist", "identify",
-    "enable", "act", "damage", "provide", "overestimate", "underestimate", "interfere", "reinvigorate",
-    "aid", "recruit", "initiate", "limit", "target", "modify", "exert", "maintain", "disrupt",
-    "perpetuate", "repress", "silence", "degrade", "compromise", "augment", "diminish", "decline", "fail",
-    "undergo", "generate", "persist", "sustain", "mimic", "resemble", "exceed", "appear", "tend",
+from litnav.navigator.intent.grammar import (  # noqa: F401  (AUXILIARIES, is_acronym: public here too)
+    AUXILIARIES, PAREN_ACRONYM, ambiguous_is_verb, is_acronym, lexicon_verb, verb_class,
 )
-# forms that are also common nouns: a verb only when not followed by of/in/for ("causes of X")
-_AMBIGUOUS = ("increase", "decrease", "cause", "lead", "result", "rise", "play", "drive",
-              "lack", "block", "delay", "express", "trigger", "lower", "slow", "halt", "raise", "control",
-              "damage", "aid", "limit", "target", "act", "decline", "silence", "influence", "vary")
-_IRREGULAR = {"lead": ("led",), "rise": ("rose", "risen"), "show": ("showed", "shown"),
-              "drive": ("drove",), "bind": ("bound",)}
+
+_DETERMINER_BEFORE = re.compile(r"\b(?:the|a|an|this|these|those|its|their|our|his|her)\s+$", re.I)
 
 
-def _forms(verb: str) -> list[str]:
-    stem = verb[:-1] if verb.endswith("e") else verb
-    third = (verb[:-1] + "ies" if re.search(r"[^aeiou]y$", verb)
-             else verb + ("es" if re.search(r"(?:s|sh|ch|x|z)$", verb) else "s"))
-    past = _IRREGULAR.get(verb) or ((verb + "d") if verb.endswith("e") else
-                                    (verb[:-1] + "ied") if verb.endswith("y") and verb[-2] not in "aeiou"
-                                    else stem + "ed",)
-    base = () if verb in _AMBIGUOUS else (verb,)
-    return [third, *past, *base] if verb != "play" else ["plays", "played"]
+def _verbs(text: str) -> Iterator[tuple[int, int, str]]:
+    """``(start, end, class)`` of every word of ``text`` with a verb class (``verb_class``)."""
+    for m in re.finditer(r"(?<![\w'-])[A-Za-z]+(?:-[A-Za-z]+)?(?:n't)?(?![\w'-])", text):
+        word = m.group(0)
+        if word != word.lower() and word != word.capitalize():
+            continue  # "IS", "DO", "mRNA": an acronym or a name, not a verb
+        cls = verb_class(word.lower())
+        if cls:
+            yield m.start(), m.end(), cls
 
 
-_VERB_FORMS = sorted({f for v in PREDICATE_VERBS for f in _forms(v)}, key=len, reverse=True)
-_THIRD_PERSON = {f for f in _VERB_FORMS if f.endswith("s")}
-_AMBIGUOUS_FORMS = {f for v in _AMBIGUOUS for f in _forms(v)}
-_AUX = r"(?-i:(?:" + "|".join(AUXILIARIES) + r"|" + "|".join(a.capitalize() for a in AUXILIARIES) + r")(?:n't)?)(?!\s+\d)"
-_AMBIGUOUS_BASE = r"(?:" + "|".join(_AMBIGUOUS) + r")(?=\s+(?:to|the|a|an)\b)"
-_VERB = re.compile(
-    rf"(?<![\w'-])(?P<v>{_AUX}|{_AMBIGUOUS_BASE}|"
-    + "|".join(_VERB_FORMS) + r")(?![\w'-])", re.I)
 _CLAUSE_MARK = re.compile(r"(?:\b(?:that|which|who|whom|whose|to|how|whether|if|when|where)\s+"
                           r"(?:\w+ly\s+)?)$", re.I)
 _FRAMING = re.compile(
@@ -80,21 +55,39 @@ _FRAMING = re.compile(
     r"|,\s*(?:not|no|excluding|except|other\s+than|rather\s+than|but\s+not|without|only|since|from|between"
     r"|before|after|until|published|in\s+the\s+(?:last|past)|(?:19|20)\d\d)\b",
     re.I)
+class _Verb:
+    """A main-verb match: ``start()``, ``end()`` and ``group("v")`` like a regex match."""
+
+    def __init__(self, text: str, start: int, end: int) -> None:
+        self._text, self._start, self._end = text, start, end
+
+    def start(self) -> int:
+        return self._start
+
+    def end(self) -> int:
+        return self._end
+
+    def group(self, _name: str = "v") -> str:
+        return self._text[self._start:self._end]
 
 
-def main_verb(text: str) -> re.Match[str] | None:
-    """The first finite-verb match of ``text`` that can head a main clause (see module doc),
-    or None."""
-    for m in _VERB.finditer(text):
-        if m.start() == 0 or not re.search(r"\w", text[:m.start()]) or _CLAUSE_MARK.search(text[:m.start()]):
+def main_verb(text: str) -> _Verb | None:
+    """The first finite verb of ``text`` that can head a main clause (see module doc), or None:
+    not the first word, not right after a relative/infinitive marker or a determiner; a form that
+    is also a noun ("results", "models") only when no preposition, conjunction or clause end
+    follows it; an auxiliary not before a number ("is 5")."""
+    for start, end, cls in _verbs(text):
+        before = text[:start]
+        if start == 0 or not re.search(r"\w", before) or _CLAUSE_MARK.search(before):
             continue
-        v = m.group("v").lower()
-        if v in _AMBIGUOUS_FORMS and re.match(r"\s+(?:of|in|for)\b(?!-)", text[m.end():], re.I) \
-                and v not in ("results", "resulted"):
+        if _DETERMINER_BEFORE.search(before):
             continue
-        if re.search(r"\b(?:the|a|an|this|these|The|A|An|This|These)\s+$", text[:m.start()]):
+        after = text[end:]
+        if cls == "aux" and re.match(r"\s+\d", after):
             continue
-        return m
+        if cls == "ambiguous" and not ambiguous_is_verb(text[start:end].lower(), before, after):
+            continue
+        return _Verb(text, start, end)
     return None
 
 
@@ -123,18 +116,12 @@ million billion thousand hundred percent be been being longer
 _GENERIC = {"patients", "people", "individuals", "subjects", "participants", "humans", "cases", "effect",
             "effects", "role", "use", "level", "levels", "presence", "absence", "number", "rate", "rates",
             "amount", "type", "types", "form", "forms", "population", "populations", "group", "groups"}
-_ACRONYM = r"[A-Za-z0-9][\w+./-]{0,14}"
-PAREN_ACRONYM = re.compile(rf"\(\s*(?P<a>{_ACRONYM})\s*\)")
 MAX_TERMS = 5
 
 
-def is_acronym(token: str) -> bool:
-    """An acronym-like token: two or more capitals, or capitals mixed with digits or lower case
-    after the first letter ("CKD", "Th2", "mRNA", "B12"); not a year or plain number."""
-    if not re.fullmatch(_ACRONYM, token) or re.fullmatch(r"[\d.,/%-]+", token):
-        return False
-    caps = sum(c.isupper() for c in token)
-    return caps >= 2 or (caps >= 1 and any(c.isdigit() for c in token)) or bool(re.search(r"[a-z][A-Z]", token))
+def _third_person(word: str) -> bool:
+    """A 3rd-person present verb only ("inhibits", "reduces"): it ends a claim term."""
+    return word.endswith("s") and verb_class(word) == "finite"
 
 
 def _quantity(token: str) -> bool:
@@ -149,9 +136,11 @@ def _predicate_span(claim: str) -> tuple[int, int] | None:
         return None
     end = verb.end()
     if verb.group("v").lower().split("n't")[0] in AUXILIARIES:
-        tail = re.match(r"(?:\s+(?:not|no\s+longer|never|\w+ly|been|be|being))*"
-                        r"(?:\s+(?:" + "|".join(_VERB_FORMS) + r"|\w+ed)(?![\w'-]))?", claim[end:], re.I)
+        tail = re.match(r"(?:\s+(?:not|no\s+longer|never|\w+ly|been|be|being))*", claim[end:], re.I)
         end += tail.end()
+        nxt = re.match(r"\s+([A-Za-z]+)(?![\w'-])", claim[end:])
+        if nxt and (verb_class(nxt.group(1).lower()) or lexicon_verb(nxt.group(1).lower())):
+            end += nxt.end()
     return verb.start(), end
 
 
@@ -184,7 +173,7 @@ def claim_terms(claim: str) -> list[str]:
                 acronyms.setdefault(len(runs) - 1, m.group("a"))
             continue
         tok = m.group(0).rstrip(".")
-        if not re.search(r"\w", tok) or tok.lower() in _STOP or tok.lower() in _THIRD_PERSON or _quantity(tok):
+        if not re.search(r"\w", tok) or tok.lower() in _STOP or _third_person(tok.lower()) or _quantity(tok):
             close()
             continue
         current.append(tok)

@@ -1,6 +1,11 @@
 """Content exclusions and content facets (topic / method / application / data).
 
+Facet boundaries are concepts (``navigator.intent.keyphrases``: grammar and the corpus phrase
+table); the cue phrases below only type them. The older rule of cutting at cue phrases survives
+only in the exclusion extractor.
+
 Runs on what the metadata extractors left. Exclusions first: a negation cue ("not about",
+"that do not use", "which don't rely on": a relative clause negating a usage verb),
 "excluding", "other than", "rather than", "without", "except", "but not", "no") and the phrase
 after it, up to the next clause boundary. A verb negation is content, never an exclusion:
 "n't", "not"/"never" after an auxiliary or copula ("does not affect X", "is not Y"), "no
@@ -27,7 +32,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from litnav.navigator.intent.text import BOUNDARY, Workspace, split_list
+from litnav.corpus.phrases import PhraseTable
+from litnav.navigator.intent.grammar import is_acronym
+from litnav.navigator.intent.keyphrases import concepts
+from litnav.navigator.intent.text import BOUNDARY, Workspace, clean_phrase, split_list  # noqa: F401
 
 DOMAIN_WORDS = (
     "healthcare", "health care", "medicine", "clinical practice", "clinical settings", "hospitals?",
@@ -64,7 +72,10 @@ _REQUEST = re.compile(
     r"|collect|gather|identify|locate)(?:\s+(?:me|us))?"
     r"|i(?:'m|\s+am)\s+(?:looking|searching)\s+for|(?:looking|searching)\s+for"
     r"|i\s+(?:want|need|would\s+like|'d\s+like)(?:\s+to\s+(?:find|read|see|know\s+about))?"
-    r"|(?:are|is)\s+there\s+(?:any\s+)?|what\s+are\s+(?:the\s+)?|which\s+papers|tell\s+me\s+about)\b",
+    r"|(?:are|is)\s+there\s+(?:any\s+)?|what\s+are\s+(?:the\s+)?|which\s+papers|tell\s+me\s+about"
+    r"|what\s+(?:is|was|has\s+been|do\s+we|does\s+the\s+literature)\s+(?:currently\s+)?(?:known|found|know|say|said)"
+    r"(?:\s+(?:about|on|regarding|of))?|(?:the\s+)?(?:current\s+)?state\s+of\s+the\s+art\s+(?:in|on|of|for)"
+    r"|how\s+(?:do|does|can|could|should|did)\b|what\s+(?:is|are)\b)\b",
     re.I)
 _DOCS = r"(?:advances|progress|developments|trends|papers?|articles?|stud(?:y|ies)|works?|research|literature|publications?|preprints?|reports?|manuscripts?)"
 _QUALIFIERS = (r"(?:(?:some|any|all|the|a|an|relevant|good|key|important|seminal|influential|notable|major|main"
@@ -73,22 +84,9 @@ _LINK = (r"(?:on|about|of|regarding|concerning|into|in|that|which|dealing\s+with
          r"|examining|exploring|studying|describing|proposing|related\s+to|focusing\s+on|focused\s+on"
          r"|looking\s+at|discussing|in\s+the\s+(?:area|field)\s+of|covering|analy[sz]ing|presenting|where|whose)")
 _DOC_LINK = re.compile(rf"\b{_QUALIFIERS}(?:{_DOCS})\s+(?:{_LINK})\b", re.I)
-_NOISE = re.compile(r"\b(?:for\s+example|for\s+instance|e\.g\.|i\.e\.|in\s+particular|in\s+general|etc\.?)", re.I)
 
 # "(CKD)", "(Th2)": an acronym-like token in parentheses (see navigator.intent.claims.is_acronym)
 _PAREN_ACRONYM = re.compile(r"\(\s*(?P<a>(?=[\w+./-]*[A-Z])(?![\d.,/%-]+\s*\))[A-Za-z0-9][\w+./-]{0,14})\s*\)")
-
-_EDGE_WORDS = {
-    "a", "an", "the", "and", "or", "but", "also", "as", "well", "of", "on", "in", "at", "to", "from", "by",
-    "about", "that", "which", "who", "are", "is", "be", "were", "was", "me", "i", "us", "please", "any",
-    "some", "all", "papers", "paper", "articles", "article", "publications", "publication", "works",
-    "work", "research", "literature", "empirical", "recent", "novel", "new", "relevant", "good",
-    "various", "several", "many", "different", "specific", "particular", "interesting", "important",
-    "studies", "preprints", "published", "its", "their", "into", "only", "just", "etc", "so", "both",
-    "either", "with", "for", "using", "via", "such", "those", "these", "this", "related", "focus", "do",
-    "does", "find", "show", "want", "need", "looking", "search",
-}
-_KEEP_BEFORE_STUDIES = {"case", "user", "ablation", "clinical", "cohort", "observational", "pilot", "field"}
 
 _EXCLUSION = re.compile(
     r"(?<!whether or )(?P<cue>(?:\b(?:but\s+not|and\s+not|not|no|never|excluding|exclude|excludes"
@@ -98,7 +96,8 @@ _EXCLUSION = re.compile(
     r"|\b(?:for|across|within|applied\s+to|(?:evaluated|tested|trained)\s+on)\b|$))",
     re.I)
 _EXCLUSION_LEAD = re.compile(
-    r"^(?:(?:about|on|using|use|uses|involving|including|related\s+to|concerning|regarding|based\s+on|that|which"
+    r"^(?:(?:about|on|using|use|uses|used|involving|involve|include|including|related\s+to|concerning|regarding"
+    r"|based\s+on|that|which|rely\s+on|relies\s+on|employ|employs|require|requires|consider|considers|need|apply"
     r"|relying\s+on|focusing\s+on|focused\s+on|with|in|of|any|the|a|an|papers?|works?|studies|articles?|ones"
     r"|are|is|be|those)\s+)+", re.I)
 
@@ -112,19 +111,7 @@ class Facet:
     phrases: list[str] = field(default_factory=list)
     terms: list[str] = field(default_factory=list)
     position: int = 0
-
-
-def clean_phrase(phrase: str) -> str:
-    """Strip generic words and punctuation from both ends of ``phrase``; "" if nothing is left."""
-    phrase = _NOISE.sub(" ", phrase)
-    tokens = re.sub(r"\s+", " ", phrase.replace(BOUNDARY, " ")).strip(" \t-:'\"").split(" ")
-    while tokens and (tokens[0].lower().strip(".,:;!?'\"") in _EDGE_WORDS or not re.search(r"\w", tokens[0])):
-        tokens.pop(0)
-    while tokens and (tokens[-1].lower().strip(".,:;!?'\"") in _EDGE_WORDS or not re.search(r"\w", tokens[-1])):
-        if tokens[-1].lower() == "studies" and len(tokens) > 1 and tokens[-2].lower() in _KEEP_BEFORE_STUDIES:
-            break
-        tokens.pop()
-    return " ".join(tokens).strip(" ,.;:!?'\"")
+    salience: float = 0.0
 
 
 def key_terms(phrase: str, kind: str) -> list[str]:
@@ -149,6 +136,11 @@ def key_terms(phrase: str, kind: str) -> list[str]:
 _AUX_BEFORE = re.compile(
     r"\b(?:does|do|did|is|are|was|were|has|have|had|can|could|will|would|should|may|might|must|be|been)"
     r"(?:\s+\w+ly)?\s*$", re.I)
+_RELATIVE_AUX_BEFORE = re.compile(
+    r"\b(?:that|which|who|and|but)\s+(?:do|does|did|is|are|was|were|can|could|should|must|will|would)(?:n't)?"
+    r"(?:\s+\w+ly)?\s*(?:\s+not)?$", re.I)
+_USAGE_VERB = re.compile(r"\s*(?:use|rely\s+on|employ|involve|include|leverage|utili[sz]e|apply|consider|study"
+                         r"|address|mention|cover|focus\s+on|deal\s+with|target)\b", re.I)
 _LIST_BOUNDARY = re.compile(r"(?:^|[|,;(]|\b(?:and|but|or))\s*$", re.I)
 
 
@@ -158,6 +150,8 @@ def _verb_negation(text: str, m: re.Match[str]) -> bool:
     clause or list boundary ("receive no treatment")."""
     cue = re.sub(r"\s+", " ", m.group("cue").lower())
     before = text[:m.start("cue")]
+    if _RELATIVE_AUX_BEFORE.search(before + (" not" if cue == "n't" else "")) and _USAGE_VERB.match(text[m.end("cue"):]):
+        return False  # "methods that do not use X", "work which doesn't rely on X": an exclusion
     if cue == "n't" or (cue in ("not", "never") and _AUX_BEFORE.search(before)):
         return True
     if cue == "no":
@@ -173,7 +167,8 @@ def extract_exclusions(ws: Workspace) -> list[tuple[str, list[str], int]]:
         if _verb_negation(ws.text, m):
             continue
         phrase = _EXCLUSION_LEAD.sub("", m.group("phrase").strip())
-        terms = key_terms(phrase, "exclusion")
+        terms = [re.sub(rf"\s+{_DATA_WORDS}$", "", t, flags=re.I) if re.search(r"[A-Z0-9]\S*\s+\S+$", t) else t
+                 for t in key_terms(phrase, "exclusion")]
         if not terms:
             continue
         ws.consume(m.start(), m.end())
@@ -188,62 +183,82 @@ def _kind_of(m: re.Match[str]) -> str:
     raise AssertionError(m)
 
 
-def extract_facets(ws: Workspace) -> list[Facet]:
-    """Cut the remaining text into content facets, in order of appearance (see module doc)."""
-    text = _REQUEST.sub(lambda m: BOUNDARY + " " * (len(m.group(0)) - 1), ws.text)
-    text = _DOC_LINK.sub(lambda m: BOUNDARY + " " * (len(m.group(0)) - 1), text)
+MAX_FACETS = 6
+"""At most this many concepts become facets (the most salient ones, in order of appearance);
+the whole intent stays a checkpoint, so a long abstract-like intent loses nothing."""
+_VENUE_LIKE = re.compile(r"(?:\b(?:published|appearing|appeared|presented|accepted)\s+)?\b(?:in|at)\s+(?:the\s+)?$", re.I)
+_LIST_GAP = re.compile(r"^(?:\s|,|/|&|\band\b|\bor\b|\bas\s+well\s+as\b)*$", re.I)
+
+
+def blank_framing(text: str) -> str:
+    """``text`` with request words ("find me", "what is known about") and document links
+    ("papers on", "studies of") blanked to boundaries (same length)."""
+    text = _REQUEST.sub(lambda m: BOUNDARY + " " * (len(m.group(0)) - 1), text)
+    return _DOC_LINK.sub(lambda m: BOUNDARY + " " * (len(m.group(0)) - 1), text)
+
+
+def _cue_kind(text: str, cue: re.Match[str], concept_text: str) -> str | None:
+    kind = _kind_of(cue)
+    if kind == "method" and cue.group(0).lower() == "with":
+        # "treated with X", "trained with X", "with BERT": a method; "mice with X": no cue
+        before = re.findall(r"[\w'-]+", text[max(0, cue.start() - 40):cue.start()])
+        verb = bool(before) and re.search(r"(?:ed|en)$", before[-1].lower()) is not None
+        if not verb and not any(is_acronym(w) for w in concept_text.split()):
+            return None
+    return kind
+
+
+def extract_facets(ws: Workspace, phrases: PhraseTable | None = None) -> list[Facet]:
+    """The content facets of what the extractors left of the intent, in order of appearance.
+
+    Concept boundaries come from :func:`navigator.intent.keyphrases.concepts` (grammar and the
+    corpus phrase table ``phrases``); a cue word before a concept only types it (``_CUES``:
+    method, application, data, topic); concepts joined by a bare list ("X, Y and Z") share the
+    facet of the first. A bare acronym after "in"/"published in" at a clause end ("in PRL") is a
+    venue the venue vocabulary did not know, never a concept: it is consumed from ``ws``.
+    At most :data:`MAX_FACETS` facets are kept (highest salience)."""
+    text = blank_framing(ws.text)
     acronyms: list[tuple[int, str]] = []
     for m in list(_PAREN_ACRONYM.finditer(text)):
         acronyms.append((m.start(), m.group("a")))
         text = text[:m.start()] + " " * (m.end() - m.start()) + text[m.end():]
+    cues = [m for m in _CUE_RE.finditer(text)]
     facets: list[Facet] = []
     previous: Facet | None = None
-    for chunk in re.finditer(r"[^|,;.!?()\[\]{}:]+|\.(?=\w)", text):
-        if not chunk.group(0).strip():
+    prev_end = 0
+    venue_list = False
+    for c in concepts(text, phrases):
+        gap = text[prev_end:c.start]
+        venue_like = re.fullmatch(r"[A-Z][A-Z&]{1,7}", c.text) is not None and (
+            _VENUE_LIKE.search(gap) or (venue_list and _LIST_GAP.match(gap)))
+        if venue_like and re.match(r"\s*(?:$|[|,;.]|\b(?:or|and|only|since|from|before|after|in\s+\d)\b)", text[c.end:]):
+            ws.consume(c.start, c.end)
+            venue_list, prev_end = True, c.end
             continue
-        pieces: list[tuple[str | None, str, int]] = []
-        last, kind = 0, None
-        body = chunk.group(0)
-        for m in _CUE_RE.finditer(body):
-            pieces.append((kind, body[last:m.start()], chunk.start() + last))
-            kind, last = _kind_of(m), m.end()
-        pieces.append((kind, body[last:], chunk.start() + last))
-        for i, (piece_kind, raw, offset) in enumerate(pieces):
-            phrase = clean_phrase(raw)
-            if not phrase:
-                continue
-            if piece_kind is None and i == 0 and previous is not None and _continues(text, chunk.start()):
-                facet = previous
-            else:
-                k = piece_kind or "topic"
-                if k == "method" and re.search(rf"\b{_DATA_WORDS}$", phrase, re.I):
-                    k = "data"
-                facet = Facet(k, _cue_of(pieces, i, body), position=offset)
-                facets.append(facet)
-            facet.phrases.append(phrase)
-            facet.terms.extend(t for t in key_terms(phrase, facet.kind)
-                               if t.lower() not in {x.lower() for x in facet.terms})
-            previous = facet
+        venue_list = False
+        cue = next((m for m in reversed(cues) if prev_end <= m.start() and m.end() <= c.start), None)
+        kind = _cue_kind(text, cue, c.text) if cue else None
+        term = c.text
+        if kind == "data":
+            bare = re.sub(rf"\s+{_DATA_WORDS}$", "", term, flags=re.I)
+            term = bare if bare != term and re.search(r"[A-Z0-9]", bare) else term
+        if previous is not None and kind is None and _LIST_GAP.match(gap) and re.search(r"[,/&]|\b(?:and|or)\b", gap):
+            facet = previous
+        else:
+            facet = Facet(kind or "topic", re.sub(r"\s+", " ", cue.group(0).lower()) if cue else "", position=c.start)
+            facet.salience = 0.0
+            facets.append(facet)
+        facet.phrases.append(term)
+        if term.lower() not in {t.lower() for t in facet.terms}:
+            facet.terms.append(term)
+        facet.salience = max(facet.salience, c.salience)
+        previous, prev_end = facet, c.end
     for at, acronym in acronyms:
         owner = max((f for f in facets if f.position <= at), key=lambda f: f.position, default=None)
         if owner is not None and acronym.lower() not in {t.lower() for t in owner.terms}:
             owner.terms.append(acronym)
-    return [f for f in facets if f.terms]
-
-
-def _continues(text: str, start: int) -> bool:
-    """A chunk continues the previous facet when a plain comma (not consumed metadata or a
-    sentence end) separates them."""
-    before = text[:start].rstrip()
-    return before.endswith(",")
-
-
-def _cue_of(pieces: list[tuple[str | None, str, int]], i: int, body: str) -> str:
-    """The cue word that introduced piece ``i`` (the text between piece i-1 and piece i)."""
-    if i == 0:
-        return ""
-    prev_kind, prev_raw, prev_off = pieces[i - 1]
-    _k, _raw, off = pieces[i]
-    start_in_body = prev_off - pieces[0][2] + len(prev_raw)
-    end_in_body = off - pieces[0][2]
-    return re.sub(r"\s+", " ", body[start_in_body:end_in_body].strip().lower())
+    facets = [f for f in facets if f.terms]
+    if len(facets) > MAX_FACETS:
+        keep = set(sorted(range(len(facets)), key=lambda i: (-facets[i].salience, i))[:MAX_FACETS])
+        facets = [f for i, f in enumerate(facets) if i in keep]
+    return facets

@@ -37,12 +37,15 @@ from litnav.core.records import Checklist, Checkpoint, MetadataPredicate
 from litnav.navigator.intent.authors import extract_authors
 from litnav.navigator.intent.claims import claim_terms, is_claim
 from litnav.navigator.intent.dates import DateConstraint, extract_dates
-from litnav.navigator.intent.facets import Facet, extract_exclusions, extract_facets
+from litnav.corpus.phrases import PhraseTable
+from litnav.navigator.intent.facets import Facet, blank_framing, clean_phrase, extract_exclusions, extract_facets
 from litnav.navigator.intent.pubtypes import extract_types
 from litnav.navigator.intent.text import BOUNDARY, Workspace, normalise
 from litnav.navigator.intent.venues import extract_venues
 
 EMPIRICAL_WEIGHT = 0.5
+FACET_WEIGHT = 0.5
+"""Weight of a facet checkpoint beside the whole-intent checkpoint ``c1`` (weight 1.0)."""
 
 _TYPE_NAMES = {
     "survey": "a survey or review", "meta-analysis": "a meta-analysis", "tutorial": "a tutorial",
@@ -51,8 +54,16 @@ _TYPE_NAMES = {
 }
 
 
-def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date | None = None) -> Checklist:
+def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date | None = None,
+                 phrases: PhraseTable | None = None) -> Checklist:
     """Turn ``intent`` into a checklist of typed checkpoints.
+
+    ``c1`` is always the whole intent less its consumed metadata and exclusion spans and its
+    request words (:func:`whole_intent`); it is the retrieval query too. The concepts of the
+    intent (``navigator.intent.keyphrases``, boundaries from the corpus phrase table
+    ``phrases``, ``corpus.phrases.corpus_phrases``) follow as facets ``c2, c3, ...`` of weight
+    :data:`FACET_WEIGHT`, typed by the cue word before them; an intent that is one concept has
+    no facet beside ``c1``.
 
     ``venues`` is the corpus venue vocabulary (``Corpus.venues()``: normalised venue -> paper
     count); venue predicates then use its spellings. ``today`` anchors relative periods ("in
@@ -70,7 +81,8 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
     venue_mentions = extract_venues(ws, venues)
     authors = extract_authors(ws)
     exclusions = extract_exclusions(ws)
-    facets = extract_facets(ws)
+    facets = extract_facets(ws, phrases)
+    whole = whole_intent(ws.text)
 
     metadata: list[tuple[int, Checkpoint]] = []
     metadata += _year_checkpoints(dates)
@@ -99,7 +111,14 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
             metadata.append((aus[0].position, _meta(say, MetadataPredicate(field="author", values=names, negate=negated))))
     metadata.sort(key=lambda pair: pair[0])
 
-    checkpoints = [_content(f"c{i}", f) for i, f in enumerate(facets, 1)]
+    checkpoints = []
+    if whole:
+        terms = list(dict.fromkeys(t for f in facets for t in f.terms)) or [whole]
+        checkpoints.append(Checkpoint(id="c1", kind="topic", text=whole, terms=terms))
+        if len(facets) == 1:
+            facets = []  # one concept: c1 is it
+    checkpoints += [_content(f"c{i}", f).model_copy(update={"weight": FACET_WEIGHT})
+                    for i, f in enumerate(facets, len(checkpoints) + 1)]
     checkpoints += [cp.model_copy(update={"id": f"m{i}"}) for i, (_p, cp) in enumerate(metadata, 1)]
     checkpoints += [
         Checkpoint(id=f"x{i}", kind="exclusion", text=f"The paper is not about {phrase}", terms=terms)
@@ -109,6 +128,14 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
         raise ValueError(f"intent {intent!r} yields no checkpoint: it names no topic, method, "
                          "application, data set, venue, date, author or publication type")
     return Checklist(intent=text, checkpoints=checkpoints)
+
+
+def whole_intent(text: str) -> str:
+    """What is left of a workspace text (``Workspace.text``) once metadata, exclusions and
+    request words are taken out: its pieces between consumed spans, cleaned and joined by
+    ", "; "" when nothing is left."""
+    pieces = [clean_phrase(p) for p in blank_framing(text).split(BOUNDARY)]
+    return re.sub(r"\s+", " ", ", ".join(p for p in pieces if p)).strip()
 
 
 def _parse_claim(text: str, today: date) -> Checklist:

@@ -88,3 +88,29 @@ def split_list(text: str) -> list[str]:
     parts = re.split(r"\s*(?:,|/|;)\s*|\s+(?:or|and|nor|as well as)\s+", text, flags=re.IGNORECASE)
     parts = [re.sub(r"^(?:(?:or|and|nor|in|at|by)\s+)+", "", p.strip(), flags=re.IGNORECASE) for p in parts]
     return [p for p in parts if p]
+
+
+_NOISE = re.compile(r"\b(?:for\s+example|for\s+instance|e\.g\.|i\.e\.|in\s+particular|in\s+general|etc\.?)", re.I)
+_EDGE_WORDS = {
+    "a", "an", "the", "and", "or", "but", "also", "as", "well", "of", "on", "in", "at", "to", "from", "by",
+    "about", "that", "which", "who", "are", "is", "be", "were", "was", "me", "i", "us", "please", "any",
+    "some", "all", "papers", "paper", "articles", "article", "publications", "publication", "works",
+    "work", "research", "literature", "empirical", "recent", "novel", "new", "relevant", "good",
+    "various", "several", "many", "different", "specific", "particular", "interesting", "important",
+    "studies", "preprints", "published", "its", "their", "into", "only", "just", "etc", "so", "both",
+    "either", "with", "for", "using", "via", "such", "those", "these", "this", "related", "focus", "do",
+    "does", "find", "show", "want", "need", "looking", "search",
+}
+_KEEP_BEFORE_STUDIES = {"case", "user", "ablation", "clinical", "cohort", "observational", "pilot", "field"}
+
+def clean_phrase(phrase: str) -> str:
+    """Strip generic words and punctuation from both ends of ``phrase``; "" if nothing is left."""
+    phrase = _NOISE.sub(" ", phrase)
+    tokens = re.sub(r"\s+", " ", phrase.replace(BOUNDARY, " ")).strip(" \t-:'\"").split(" ")
+    while tokens and (tokens[0].lower().strip(".,:;!?'\"") in _EDGE_WORDS or not re.search(r"\w", tokens[0])):
+        tokens.pop(0)
+    while tokens and (tokens[-1].lower().strip(".,:;!?'\"") in _EDGE_WORDS or not re.search(r"\w", tokens[-1])):
+        if tokens[-1].lower() == "studies" and len(tokens) > 1 and tokens[-2].lower() in _KEEP_BEFORE_STUDIES:
+            break
+        tokens.pop()
+    return " ".join(tokens).strip(" ,.;:!?'\"")

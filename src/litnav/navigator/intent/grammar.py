@@ -1,0 +1,116 @@
+"""English grammar helpers shared by intent analysis: auxiliaries, acronyms and verb forms.
+
+Word classes come from the general English lexicon of ``lemminflect`` (its lemma and
+inflection tables), never from a table of domain verbs: a word is a finite verb when the
+lexicon lists it as a 3rd-person, past or plural-present form of a verb. Forms that are also
+nouns or adjectives ("increases", "models", "increased") are read in context
+(:func:`ambiguous_is_verb`).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+AUXILIARIES = ("is", "are", "was", "were", "has", "have", "had", "does", "do", "did", "can", "cannot",
+               "could", "will", "would", "should", "may", "might", "must")
+_FINITE_TAGS = ("VBZ", "VBD", "VBP")
+_IRREGULAR_PLURALS = frozenset("data mitochondria bacteria criteria phenomena people children men women mice "
+                               "teeth feet genera media".split())
+_NOUN_FOLLOWERS = re.compile(r"\s*(?:$|[,.;:)?!|]|\b(?:of|in|for|and|or|from|with|on|at|by|as|versus|vs|that|which"
+                             r"|who|whose|\w+ing)\b(?!-))", re.I)
+_ACRONYM = r"[A-Za-z0-9][\w+./-]{0,14}"
+PAREN_ACRONYM = re.compile(rf"\(\s*(?P<a>{_ACRONYM})\s*\)")
+
+def is_acronym(token: str) -> bool:
+    """An acronym-like token: two or more capitals, or capitals mixed with digits or lower case
+    after the first letter ("CKD", "Th2", "mRNA", "B12"); not a year or plain number."""
+    if not re.fullmatch(_ACRONYM, token) or re.fullmatch(r"[\d.,/%-]+", token):
+        return False
+    caps = sum(c.isupper() for c in token)
+    return caps >= 2 or (caps >= 1 and any(c.isdigit() for c in token)) or bool(re.search(r"[a-z][A-Z]", token))
+
+
+@lru_cache(maxsize=16384)
+def verb_class(word: str) -> str:
+    """How the general English lexicon (``lemminflect``) reads a lower-cased word: "finite"
+    for a finite verb form only (3rd person "-s", past, plural present: "inhibits", "reduced",
+    "outperform"), "ambiguous" for a finite form that is also a noun or adjective ("increases",
+    "results", "models"), "aux" for an auxiliary or modal, else "" (nouns, adjectives, "-ing"
+    forms, unknown words)."""
+    from lemminflect import getAllInflections, getAllLemmas
+
+    if word in AUXILIARIES or (word.endswith("n't") and word[:-3] in AUXILIARIES + ("ca", "wo", "do")):
+        return "aux"
+    if word.endswith("ing"):
+        return ""
+    if "-" in word:
+        head, _, last = word.rpartition("-")
+        return verb_class(last) if head in ("up", "down", "co", "re", "pre", "over", "under", "mis", "out") else ""
+    lemmas = getAllLemmas(word)
+    if not lemmas:  # unknown to the lexicon: productive verb suffixes ("phosphorylates", "downregulates")
+        return "finite" if re.search(r"(?:ates|izes|ises|ifies)$", word) and len(word) > 7 else ""
+    verbs = lemmas.get("VERB", ())
+    finite = any(word in getAllInflections(lemma, upos="VERB").get(tag, ()) for lemma in verbs for tag in _FINITE_TAGS)
+    if not finite:
+        return ""
+    return "ambiguous" if set(lemmas) - {"VERB"} else "finite"
+
+
+def ambiguous_is_verb(word: str, before: str, after: str) -> bool:
+    """Context for a form that is also a noun or adjective: a past form ("increased") is a verb
+    before a function word, number or clause end ("increased by 10%", not "increased risk"); a
+    base form ("give", "play") only after a plural or acronym subject ("stem cells give rise",
+    "RIM1 decrease") or before a determiner or "to" ("play a role", "lead to"); an "-s" form
+    ("increases", "models") unless a preposition, conjunction, clause end or another finite
+    verb follows ("interfaces remain": the subject)."""
+    if word.endswith("ed"):
+        return bool(re.match(r"\s*(?:$|[,.;:)]|\d|\b(?:by|to|from|with|in|at|after|before|over|during|the|a|an)\b)",
+                             after, re.I))
+    if not word.endswith("s"):
+        if re.match(r"\s+(?:a|an|the|to|no|its|their|this|these|that|more|less)\b", after, re.I):
+            return True
+        prev = re.search(r"([\w-]+)\W*$", before)
+        if not prev:
+            return False
+        w = prev.group(1)
+        plural = w.lower().endswith("s") and not w.lower().endswith("ss")
+        return plural or w.lower() in _IRREGULAR_PLURALS or ("-" not in w and is_acronym(w))
+    nxt = re.match(r"\s+([a-z]+)\b", after)
+    if nxt and verb_class(nxt.group(1)) in ("finite", "aux"):
+        return False  # "interfaces remain", "results are": the subject before its verb
+    return not _NOUN_FOLLOWERS.match(after)
+
+
+@lru_cache(maxsize=8192)
+def lexicon_verb(word: str) -> bool:
+    """True for any verb form the lexicon knows (base, participles: "affect", "associated")."""
+    from lemminflect import getAllLemmas
+
+    return "VERB" in getAllLemmas(word)
+
+
+@lru_cache(maxsize=8192)
+def word_class(word: str) -> str:
+    """"verb" for a word that can only be an inflected verb form, "adverb" for one that can only
+    be an adverb, else "" (noun, adjective, unknown, "-ing" form)."""
+    from lemminflect import getAllLemmas
+
+    lemmas = getAllLemmas(word)
+    if not lemmas:
+        return "adverb" if len(word) > 4 and word.endswith("ly") else ""
+    kinds = set(lemmas)
+    if kinds == {"ADV"}:
+        return "adverb"
+    if kinds == {"VERB"} and not word.endswith("ing"):
+        return "verb"
+    return ""
+
+
+@lru_cache(maxsize=8192)
+def adjective_only(word: str) -> bool:
+    """True for a word the lexicon knows only as an adjective ("brittle", "robust"): no concept
+    on its own."""
+    from lemminflect import getAllLemmas
+
+    return set(getAllLemmas(word)) == {"ADJ"}

@@ -1,0 +1,164 @@
+"""Concepts of an intent: keyphrases cut at grammar and corpus statistics, not at hand lists.
+
+:func:`concepts` reads what the metadata and exclusion extractors left of an intent:
+
+1. the text is cut into runs at punctuation, consumed spans and English function words
+   (``corpus.phrases.segments``);
+2. inside a run, a word that can only be an inflected verb ("treated", "inhibits") or only an
+   adverb ("However", "significantly") is a boundary too (word classes from the general English
+   lexicon of ``lemminflect``; "-ing" forms stay: "parsing", "querying" head noun phrases);
+3. with a corpus phrase table (``corpus.phrases.PhraseTable``), each run is segmented
+   greedily into the longest phrases the table knows (3 then 2 words), and a word left over
+   joins the segment after it (English modifiers precede their head: "large" + "pretrained
+   language models"); without a table a run is one concept;
+4. request and document words at the edges are trimmed (``facets.clean_phrase``), and a
+   lower-case one-word concept that is only an adjective ("brittle") or generic in the corpus (in more than :data:`GENERIC_DOC_FRACTION`
+   of its documents, e.g. "effect", "approach"; without a table: the words of
+   :data:`FALLBACK_GENERIC`) is dropped.
+
+Each concept carries its salience: the sum of its words' corpus IDF (without a table, its word
+count), used to keep the most specific concepts of a long, abstract-like intent.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from litnav.corpus.phrases import PhraseTable, segments
+from litnav.navigator.intent.grammar import adjective_only as _adjective_only
+from litnav.navigator.intent.grammar import ambiguous_is_verb, verb_class
+from litnav.navigator.intent.grammar import word_class as _word_class
+from litnav.navigator.intent.text import clean_phrase
+
+GENERIC_DOC_FRACTION = 0.03
+FALLBACK_GENERIC = frozenset("""
+effect effects impact impacts role use uses usage method methods approach approaches technique techniques
+model models system systems study studies analysis result results work works paper papers research problem
+problems task tasks issue issues question questions way ways type types kind kinds number level levels aspect
+aspects factor factors application applications performance evaluation known new novel recent current state
+art overview review survey literature evidence data information
+""".split())
+
+GENERIC_HEADS = frozenset("methods method approaches approach techniques technique strategies frameworks "
+                          "studies works papers".split())
+"""Head words dropped from the end of a multi-word concept ("sentiment analysis methods" ->
+"sentiment analysis"), so "X methods" and "methods for X" name the same concept."""
+CONNECTIVE_GERUNDS = frozenset("using leveraging employing utilising utilizing relying applying exploiting "
+                               "combining incorporating".split())
+"""Gerunds that introduce a method ("batteries using silicon anodes"): boundaries, not heads."""
+_PRONOUN_VERB = re.compile(r"\b(?:we|i|they|you|he|she)\s+(?:\w+ly\s+)?[\w-]+", re.I)
+
+
+@dataclass
+class Concept:
+    """One keyphrase: its ``text`` as written, offsets ``[start, end)`` into the analysed text,
+    lower-cased ``words`` and ``salience`` (sum of word IDF, or word count without a table)."""
+
+    text: str
+    start: int
+    end: int
+    words: list[str]
+    salience: float
+
+
+def _after_verb(text: str, start: int) -> bool:
+    """True when the word before ``start`` is a verb (a predicate adjective follows it)."""
+    prev = re.search(r"([A-Za-z]+)\W*$", text[:start])
+    return bool(prev) and _word_class(prev.group(1).lower()) == "verb"
+
+
+def _split_run(run: list[tuple[str, int, int]], text: str) -> list[list[tuple[str, int, int]]]:
+    """Cut a run at verb-only and adverb-only words, at finite verbs read in context
+    (``claims.main_verb``'s rules: "microplastics affect coral reefs") and at the gerunds that
+    introduce a method (:data:`CONNECTIVE_GERUNDS`); a participle ("-ed", "-en") followed by
+    another word of the run modifies it ("federated learning", "treated mice") and stays."""
+    out: list[list[tuple[str, int, int]]] = []
+    cur: list[tuple[str, int, int]] = []
+    for k, tok in enumerate(run):
+        if text[tok[1]].isupper() and k > 0:
+            cur.append(tok)  # "Natural Questions": a capitalised word inside a run is part of a name
+            continue
+        cls = _word_class(tok[0])
+        finite = verb_class(tok[0])
+        if finite == "finite" or (finite == "ambiguous" and k > 0
+                                  and ambiguous_is_verb(tok[0], text[:tok[1]], text[tok[2]:])):
+            cls = cls or "verb"
+        if cls == "verb" and k + 1 < len(run) and re.search(r"(?:ed|en)$", tok[0]):
+            cls = ""
+        if tok[0] in CONNECTIVE_GERUNDS:
+            cls = "verb"
+        if cls and "-" not in tok[0]:
+            if cur:
+                out.append(cur)
+            cur = []
+        else:
+            cur.append(tok)
+    if cur:
+        out.append(cur)
+    return out
+
+
+def _segment(run: list[tuple[str, int, int]], table: PhraseTable | None) -> list[list[tuple[str, int, int]]]:
+    if table is None or len(run) < 2:
+        return [run]
+    pieces: list[tuple[list[tuple[str, int, int]], bool]] = []  # (tokens, is a table phrase)
+    i = 0
+    while i < len(run):
+        for n in (3, 2):
+            if i + n <= len(run) and table.is_phrase([t for t, _s, _e in run[i:i + n]]):
+                pieces.append((run[i:i + n], True))
+                i += n
+                break
+        else:
+            pieces.append(([run[i]], False))
+            i += 1
+    out: list[list[tuple[str, int, int]]] = []
+    pending: list[tuple[str, int, int]] = []
+    for toks, phrase in pieces:
+        if phrase:
+            out.append(pending + toks)
+            pending = []
+        else:
+            pending += toks
+    if pending:
+        if out and len(pending) == 1 and table.doc_fraction(pending[0][0]) > GENERIC_DOC_FRACTION:
+            out[-1] = out[-1] + pending  # a generic head word ends the phrase before it ("... models")
+        else:
+            out.append(pending)
+    return out
+
+
+def generic(word: str, table: PhraseTable | None) -> bool:
+    """True for a lower-cased word too common to be a concept on its own (module doc, step 4)."""
+    if table is not None and table.n_docs >= 200:
+        return table.doc_fraction(word) > GENERIC_DOC_FRACTION or word in FALLBACK_GENERIC
+    return word in FALLBACK_GENERIC
+
+
+def concepts(text: str, table: PhraseTable | None = None) -> list[Concept]:
+    """The concepts of ``text`` in order of appearance (module docstring); offsets index ``text``."""
+    # a pronoun and the verb after it ("we study", "they propose") hold no concept
+    text = _PRONOUN_VERB.sub(lambda m: "|" + " " * (len(m.group(0)) - 1), text)
+    out: list[Concept] = []
+    for run in segments(text):
+        for part in _split_run(run, text):
+            for seg in _segment(part, table):
+                raw = text[seg[0][1]:seg[-1][2]]
+                phrase = clean_phrase(raw)
+                while len(phrase.split()) > 1 and phrase.split()[-1].lower() in GENERIC_HEADS:
+                    rest = clean_phrase(phrase.rsplit(" ", 1)[0])
+                    if " " not in rest and rest.islower() and _adjective_only(rest):
+                        break  # "neural approaches" stays: "neural" alone names nothing
+                    phrase = rest
+                if not phrase or not re.search(r"[A-Za-z]", phrase):
+                    continue
+                start = seg[0][1] + raw.find(phrase)
+                words = [w.lower() for w in re.findall(r"[\w'.-]+", phrase)]
+                if len(words) == 1 and phrase.islower() and (
+                        generic(words[0].strip(".'"), table)
+                        or (_adjective_only(words[0]) and _after_verb(text, seg[0][1]))):
+                    continue  # "effect"; "brittle" in "interfaces remain brittle"
+                sal = sum(table.idf(w) for w in words) if table is not None else float(len(words))
+                out.append(Concept(text=phrase, start=start, end=start + len(phrase), words=words, salience=sal))
+    return out

@@ -1,0 +1,184 @@
+"""Invariance tests of ``parse_intent``: paraphrases of one need, in five disciplines, yield the
+same concepts and the same constraints, and the whole intent is always the first checkpoint and
+the retrieval query. Nothing here pins today's exact wording of a checkpoint."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+from lemminflect import getLemma
+from litnav.core.records import CONTENT_KINDS, Checklist
+from litnav.corpus.phrases import build_phrase_table, segments
+from litnav.navigator.intent import parse_intent
+from litnav.navigator.intent.claims import is_claim
+from litnav.navigator.planner import content_query
+
+TODAY = date(2025, 11, 15)
+
+
+def concept(term: str) -> str:
+    """A concept key: lower case, the last word lemmatised ("coral reefs" -> "coral reef")."""
+    words = term.lower().replace("-", " ").split()
+    words[-1] = getLemma(words[-1], upos="NOUN")[0]
+    return " ".join(words)
+
+
+def concepts(cl: Checklist) -> set[str]:
+    return {concept(t) for c in cl.checkpoints if c.kind in CONTENT_KINDS for t in c.terms}
+
+
+def covered(core: set[str], found: set[str]) -> set[str]:
+    """The core concepts that some found concept holds as a whole-word span ("lithium" in
+    "lithium treatment")."""
+    return {c for c in core if any(f" {c} " in f" {f} " for f in found)}
+
+
+def constraints(cl: Checklist) -> set[tuple]:
+    out: set[tuple] = set()
+    for c in cl.checkpoints:
+        if c.predicate is not None:
+            p = c.predicate
+            out.add((p.field, tuple(sorted(p.values)), p.start, p.end, p.negate))
+        elif c.kind == "exclusion":
+            out.add(("exclusion", tuple(sorted(concept(t) for t in c.terms))))
+    return out
+
+
+# A small corpus per discipline: its phrase table gives concept boundaries as a real corpus would.
+ABSTRACTS = [
+    "Lithium treatment reduced amyloid plaques in transgenic mice with Alzheimer's disease.",
+    "Alzheimer's disease mouse models show memory deficits; lithium treatment restores memory in mice.",
+    "Microplastics accumulate in coral reefs and harm coral reefs through bleaching.",
+    "The effect of microplastics on coral reefs was measured across coral reefs in the Pacific.",
+    "Topological insulators host surface states; topological insulators were grown by molecular beam epitaxy.",
+    "Perovskite solar cells reach high efficiency; perovskite solar cells degrade under humidity.",
+    "Lithium-ion batteries with silicon anodes; silicon anodes expand in lithium-ion batteries.",
+    "Smartphone use and adolescent depression: smartphone use predicts adolescent depression.",
+    "Minimum wage increases and employment: minimum wage effects on teen employment.",
+    "Sentiment analysis of product reviews; sentiment analysis with neural networks.",
+    "Graph neural networks for drug discovery; graph neural networks predict molecular properties.",
+    "Machine translation for low-resource languages; machine translation with transformers.",
+]
+TABLE = build_phrase_table(ABSTRACTS * 3, min_count=2)
+
+# (discipline, paraphrases of one need, constraints every paraphrase must carry)
+GROUPS = [
+    ("biomedicine", [
+        "studies of mice with Alzheimer's disease treated with lithium",
+        "lithium treatment in mice with Alzheimer's disease",
+        "find papers on lithium for Alzheimer's disease in mice",
+        "Alzheimer's disease, mice, lithium",
+    ], {"lithium", "alzheimer's disease", "mouse"}),
+    ("ecology / environmental science", [
+        "what is known about the effect of microplastics on coral reefs",
+        "effects of microplastics on coral reefs",
+        "I am looking for research on microplastics and coral reefs",
+        "how do microplastics affect coral reefs?",
+    ], {"microplastic", "coral reef"}),
+    ("physics", [
+        "topological insulators published in PRL since 2015",
+        "papers on topological insulators published in PRL since 2015",
+        "since 2015, topological insulator papers published in PRL",
+    ], {"topological insulator"}),
+    ("materials / chemistry", [
+        "silicon anodes for lithium-ion batteries, not reviews",
+        "lithium-ion batteries using silicon anodes, excluding surveys",
+        "non-review papers about silicon anodes in lithium-ion batteries",
+    ], {"silicon anode", "lithium ion battery"}),
+    ("social science", [
+        "smartphone use and adolescent depression published between 2015 and 2020",
+        "papers from 2015 to 2020 on adolescent depression and smartphone use",
+        "adolescent depression related to smartphone use, 2015-2020",
+    ], {"smartphone use", "adolescent depression"}),
+    ("computer science", [
+        "Sentiment analysis methods that do not use Twitter data",
+        "sentiment analysis without Twitter data",
+        "methods for sentiment analysis, excluding Twitter data",
+        "sentiment analysis approaches which don't rely on Twitter data",
+    ], {"sentiment analysis"}),
+]
+
+
+@pytest.mark.parametrize("table", [None, TABLE], ids=["no-phrase-table", "phrase-table"])
+@pytest.mark.parametrize(("discipline", "paraphrases", "core"), GROUPS, ids=[g[0] for g in GROUPS])
+def test_paraphrases_share_concepts_and_constraints(discipline, paraphrases, core, table) -> None:
+    parsed = [parse_intent(p, None, TODAY, phrases=table) for p in paraphrases]
+    for p, cl in zip(paraphrases, parsed):
+        assert covered(core, concepts(cl)) == core, (p, concepts(cl))
+    first = constraints(parsed[0])
+    for p, cl in zip(paraphrases[1:], parsed[1:]):
+        assert constraints(cl) == first, (p, constraints(cl), first)
+
+
+def test_constraints_of_the_groups_are_the_expected_ones() -> None:
+    """The shared constraints above are the right ones, not merely equal."""
+    def first(i: int) -> set[tuple]:
+        return constraints(parse_intent(GROUPS[i][1][0], None, TODAY, phrases=TABLE))
+    assert first(0) == set() and first(1) == set()
+    assert {c[0] for c in first(2)} == {"year", "venue"}
+    assert {c[0] for c in first(3)} == {"publication_type"}
+    assert {c[0] for c in first(4)} == {"year"}
+    assert first(5) == {("exclusion", ("twitter",))}
+
+
+@pytest.mark.parametrize("intent", [g[1][0] for g in GROUPS] + [
+    "In this paper we study querying databases. However, natural language interfaces remain brittle, "
+    "and we propose a neural semantic parser trained on Spider that generalises to unseen schemas.",
+])
+def test_whole_intent_is_always_the_first_checkpoint_and_the_query(intent: str) -> None:
+    cl = parse_intent(intent, None, TODAY, phrases=TABLE)
+    c1 = cl.checkpoints[0]
+    assert c1.id == "c1" and c1.kind in CONTENT_KINDS and c1.weight == 1.0
+    assert content_query(cl) == c1.text
+    # the whole-intent text keeps every content word of the intent that no constraint consumed
+    facet_weights = [c.weight for c in cl.checkpoints[1:] if c.kind in CONTENT_KINDS]
+    assert all(w < 1.0 for w in facet_weights)
+    for c in cl.checkpoints:
+        for t in c.terms:
+            assert not any(w in {"however", "what", "known"} for w in t.lower().split()), t
+
+
+def test_long_abstract_like_intent_has_no_discourse_words_in_concepts() -> None:
+    cl = parse_intent("In this paper we study querying databases. However, natural language interfaces remain "
+                      "brittle and we propose a new neural semantic parser.", None, TODAY, phrases=TABLE)
+    words = {w for t in concepts(cl) for w in t.split()}
+    assert not words & {"however", "we", "propose", "remain", "paper"}
+    assert {"natural language interface", "neural semantic parser"} <= concepts(cl)
+
+
+@pytest.mark.parametrize("claim", [
+    "Lithium reduces amyloid plaques in transgenic mice.",              # biomedicine
+    "Microplastics impair coral calcification.",                       # ecology
+    "Topological insulators host protected surface states.",           # physics
+    "Silicon anodes degrade faster than graphite anodes.",             # materials
+    "Social media use predicts adolescent depression.",                # social science
+    "Graph neural networks outperform fingerprints on molecular property prediction.",  # CS
+])
+def test_claims_are_detected_in_every_discipline(claim: str) -> None:
+    """Claim detection reads finite verbs from a general lexicon, not a table of claim verbs."""
+    assert is_claim(claim)
+    cl = parse_intent(claim, None, TODAY)
+    assert cl.checkpoints[0].text == claim
+
+
+@pytest.mark.parametrize("intent", [
+    "graph neural networks for drug discovery.",
+    "Language models and their biases",
+    "CLIP-based image retrieval in the medical domain",
+    "Deep learning models of protein folding",
+    "BERT fine-tuned on SQuAD",
+])
+def test_noun_phrase_requests_are_not_claims(intent: str) -> None:
+    assert not is_claim(intent)
+
+
+def test_phrase_table_cuts_at_function_words_and_counts_collocations() -> None:
+    assert [t for t, _s, _e in segments("effect of microplastics on coral reefs")[1]] == ["microplastics"]
+    assert TABLE.is_phrase(["coral", "reefs"]) and not TABLE.is_phrase(["reefs", "harm"])
+
+
+@pytest.mark.parametrize("intent", ["topological insulators in PRL since 2015", "graphene in PRL or PRB"])
+def test_a_bare_venue_acronym_is_never_a_concept(intent: str) -> None:
+    cl = parse_intent(intent, None, TODAY, phrases=TABLE)
+    assert not any(w in ("prl", "prb") for t in concepts(cl) for w in t.split())
