@@ -104,22 +104,22 @@ def audit_cmd(
     paper: Optional[str] = typer.Option(None, "--paper", "-p", help="Show only this corpus_id."),
     corpus: Optional[Path] = typer.Option(None, "--corpus", "-c",
                                           help="Corpus to show evidence in context (default: the session's)."),
-) -> None:
-    """The paper × checkpoint matrix and every judgement with its verbatim evidence (and the turns)."""
     turns: bool = typer.Option(False, "--turns", help="Show only the turn history: feedback, edits, re-run "
                                "nodes and result diffs."),
+) -> None:
+    """The paper × checkpoint matrix and every judgement with its verbatim evidence (and the turns)."""
     from litnav.session.render import checklist_table, matrix_table, paper_panel
     from litnav.session.io import SessionFileError, read_session
 
     with clean_errors(SessionFileError):
         session = read_session(session_file)
-    results = session.results
-    if paper is not None:
     if turns:
         from litnav.session.render import turns_table
 
         make_console().print(turns_table(session) if session.turns else "this session has a single turn")
         return
+    results = session.results
+    if paper is not None:
         results = [r for r in results if r.corpus_id == paper]
         if not results:
             fail(f"{session_file}: no result with corpus_id {paper!r}")
