@@ -135,3 +135,34 @@ def _student():
     from litnav.scorer import load_student
 
     return load_student(None)
+
+
+def test_web_channel_runs_in_a_search_against_a_fake_provider(tmp_path):
+    """With a provider configured, the rule plan's web_search node queries it and its verified
+    hits join the fusion (found_by channel "web")."""
+    import json as _json
+
+    from litnav.corpus.records import Document
+    from litnav.corpus.records import Paper as _Paper
+    from test_web_providers import WEB, FakeServer
+
+    path = tmp_path / "corpus"
+    papers = [_Paper.model_validate(_json.loads(line)) for line in (WEB / "corpus_papers.jsonl").open()]
+    with CorpusWriter.open(path) as w:
+        with w.source("fixture:web", 1, "0" * 64) as tx:
+            tx.add_documents([Document(paper=p, abstract=f"{p.title}. A study of neural networks.") for p in papers])
+        w.finalize(progress=False)
+    server = FakeServer()
+    try:
+        server.route("/works", (200, (WEB / "openalex_works.json").read_text()))
+        settings = _settings(navigator={"rounds": 1}, web={
+            "providers": ["openalex"], "base_urls": {"openalex": server.url}, "cache_dir": str(tmp_path / "web"),
+            "timeout_s": 2.0, "max_retries": 0, "rate_limit_per_s": 1000.0})
+        with Corpus.open(path) as corpus:
+            session = search("deep residual learning for image recognition", corpus, settings, top_k=10)
+        assert server.hits("/works") >= 1
+        assert any(n.op == "web_search" for n in session.rounds[0].workflow.nodes)
+        web = {r.corpus_id for r in session.results if any(f.channel == "web" for f in r.found_by)}
+        assert web, "a verified web hit should be among the results"
+    finally:
+        server.close()
