@@ -220,8 +220,8 @@ def test_cache_hit_makes_no_request(server, tmp_path):
         second = s2.search("attention", limit=3)
         assert s2.http.requests_made == 0
     assert first == second and server.hits("/graph/v1/paper/search") == 1
-    cached = list((tmp_path / "cache" / "semantic_scholar").glob("*.json"))
-    assert len(cached) == 1 and not list((tmp_path / "cache" / "semantic_scholar").glob(".tmp-*"))
+    cached = list((tmp_path / "cache" / "semantic_scholar").rglob("*.json"))
+    assert len(cached) == 1 and not list((tmp_path / "cache" / "semantic_scholar").rglob(".*"))
 
 
 def test_rate_limit_spaces_requests(server, tmp_path):

@@ -14,7 +14,7 @@ import time
 from typing import Any, Callable
 
 import openai
-from tenacity import RetryError, Retrying, retry_if_exception, stop_after_attempt
+from tenacity import RetryError
 
 from litnav.core.settings import EndpointSettings
 
@@ -22,7 +22,9 @@ from .cache import ResponseCache
 from .calls import GenerationRequest, RawReply, TokenLogprob
 from .engine import LLMEngine
 from .errors import LLMError
-from .retry import BackoffWait, is_transient
+from litnav.core.retry import retrying
+
+from .retry import is_transient
 from .usage import UsageMeter
 
 _SEMAPHORES: dict[tuple, threading.BoundedSemaphore] = {}
@@ -50,7 +52,7 @@ class OpenAIEngine(LLMEngine):
     """``LLMEngine`` over ``POST {base_url}/chat/completions``.
 
     Each attempt times out after ``timeout_s``; transient failures (``retry.is_transient``) are
-    retried up to ``max_retries`` times with ``retry.BackoffWait``; anything else, or the last
+    retried up to ``max_retries`` times with ``core.retry.BackoffWait``; anything else, or the last
     transient failure, raises ``LLMError`` naming role, model, URL, attempts and cause.
     ``sleep`` is injectable for tests.
     """
@@ -106,16 +108,12 @@ class OpenAIEngine(LLMEngine):
 
     def _generate(self, req: GenerationRequest, role: str) -> RawReply:
         body = self._body(req)
-        retrying = Retrying(
-            stop=stop_after_attempt(self.endpoint.max_retries + 1),
-            wait=BackoffWait(self.endpoint),
-            retry=retry_if_exception(is_transient),
-            sleep=self._sleep,
-            reraise=True,
-        )
+        ep = self.endpoint
+        retry = retrying(is_transient, max_retries=ep.max_retries, initial_s=ep.backoff_initial_s,
+                         max_s=ep.backoff_max_s, sleep=self._sleep)
         attempts = 0
         try:
-            for attempt in retrying:
+            for attempt in retry:
                 with attempt:
                     attempts = attempt.retry_state.attempt_number
                     completion = self._once(body)

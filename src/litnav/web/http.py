@@ -1,6 +1,7 @@
 """The shared HTTP layer of every provider: httpx with a timeout, bounded retries with
-exponential backoff on 429/5xx and transport errors (tenacity, honouring ``Retry-After`` up to
-the cap), a polite minimum interval between requests per provider, and the on-disk cache."""
+backoff on transient statuses and transport errors (``core.retry``: 408/409/429/5xx, honouring
+``Retry-After`` up to the cap), a polite minimum interval between requests per provider, and the
+on-disk cache."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import time
 from typing import Any, Callable
 
 import httpx
-from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
+
+from litnav.core.retry import is_retryable_status, retrying
 
 from .cache import ResponseCache
 
@@ -61,8 +63,9 @@ class RateLimiter:
 class HttpClient:
     """GET-with-JSON/text for one provider.
 
-    ``max_retries`` extra attempts after the first; waits ``backoff_initial_s * 2**n`` capped at
-    ``backoff_max_s`` (or the server's ``Retry-After`` when shorter than the cap).
+    ``max_retries`` extra attempts after the first, waiting as ``core.retry.BackoffWait``
+    (exponential with jitter from ``backoff_initial_s``, or the server's ``Retry-After``, both
+    capped at ``backoff_max_s``).
     ``requests_made`` counts network requests (cache hits excluded).
     """
 
@@ -95,23 +98,11 @@ class HttpClient:
         """Close the connection pool."""
         self._client.close()
 
-    def _wait(self, state: RetryCallState) -> float:
-        backoff = min(self.backoff_max_s, self.backoff_initial_s * (2 ** (state.attempt_number - 1)))
-        exc = state.outcome.exception() if state.outcome else None
-        if isinstance(exc, _Retryable):
-            ra = exc.response.headers.get("Retry-After")
-            if ra is not None:
-                try:
-                    return min(self.backoff_max_s, max(0.0, float(ra)))
-                except ValueError:
-                    pass
-        return backoff
-
     def _fetch(self, url: str, params: dict[str, Any] | None) -> httpx.Response:
         self.limiter.wait()
         self.requests_made += 1
         resp = self._client.get(url, params=params)
-        if resp.status_code == 429 or resp.status_code >= 500:
+        if is_retryable_status(resp.status_code):
             raise _Retryable(resp)
         return resp
 
@@ -125,14 +116,10 @@ class HttpClient:
             if hit is not None:
                 return hit
         shown = str(httpx.URL(url, params=params))
-        retrying = Retrying(
-            retry=retry_if_exception(_is_retryable),
-            stop=stop_after_attempt(self.max_retries + 1),
-            wait=self._wait,
-            reraise=True,
-        )
+        retry = retrying(_is_retryable, max_retries=self.max_retries, initial_s=self.backoff_initial_s,
+                         max_s=self.backoff_max_s)
         try:
-            resp = retrying(self._fetch, url, params)
+            resp = retry(self._fetch, url, params)
         except _Retryable as exc:
             raise ProviderError(self.provider, shown, f"{exc} after {self.max_retries + 1} attempts") from exc
         except httpx.TimeoutException as exc:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Any, ClassVar
 
 import httpx
+from litnav.core.cache import cache_root
 from litnav.core.settings import WebSettings
 
 from ..cache import ResponseCache
@@ -17,8 +17,7 @@ from ..records import ExternalRecord
 
 def default_cache_dir() -> Path:
     """``~/.cache/litnav/web`` (``$XDG_CACHE_HOME`` honoured)."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "litnav" / "web"
+    return cache_root("web")
 
 
 class Provider(ABC):
