@@ -6,7 +6,8 @@ under their usual names (``nDCG@10``, ``Recall@20``, ``F1@20``, ``Precision@5``,
 (metric -> [low, high]), ``per_query`` (qid -> metric -> value), ``stage_seconds``,
 ``per_round``, ``hallucinated``, ``missing_gold`` and, for each reference baseline evaluated
 (``hybrid``, ``hybrid+filter``, ``bm25``), ``delta_vs_<reference>`` (metric -> [mean paired
-difference, low, high]; nDCG/F1/Recall at every K and MRR).
+difference, low, high]; nDCG/F1/Recall at every K and MRR) and, when the benchmark records
+intent types, ``by_kind`` (type -> headline metric means and ``n``).
 """
 
 from __future__ import annotations
@@ -24,6 +25,19 @@ def _missing(report: EvalReport) -> dict[str, Any]:
     return {"count": report.missing_gold_count, "queries": len(report.missing_gold), "by_query": report.missing_gold}
 
 
+def _by_kind(report: EvalReport, name: str) -> dict[str, dict[str, float]]:
+    """Macro averages of the headline metrics per intent type (``Task.kind``), with the count
+    of intents as ``n``; empty when the benchmark records no types."""
+    groups: dict[str, list[str]] = {}
+    for t in report.benchmark.tasks:
+        if t.kind:
+            groups.setdefault(t.kind, []).append(t.qid)
+    per_query = report.systems[name].per_query
+    metrics = [m for m in HEADLINE if m in metric_names(report.ks)]
+    return {kind: {"n": len(qids), **{m: sum(per_query[q][m] for q in qids) / len(qids) for m in metrics}}
+            for kind, qids in sorted(groups.items())}
+
+
 def report_to_dict(report: EvalReport) -> dict[str, Any]:
     """The whole report as JSON-ready data (see module doc)."""
     missing = _missing(report)
@@ -39,6 +53,9 @@ def report_to_dict(report: EvalReport) -> dict[str, Any]:
             "hallucinated": res.hallucinated,
             "missing_gold": missing,
         }
+        kinds = _by_kind(report, name)
+        if kinds:
+            systems[name]["by_kind"] = kinds
         for ref, by_system in deltas.items():
             if name in by_system:
                 systems[name][f"delta_vs_{ref}"] = {m: list(v) for m, v in by_system[name].items()}
