@@ -2,7 +2,9 @@
 
 The layer order of ``litnav``'s subpackages, bottom first; a module may import its own
 subpackage and any subpackage of a lower layer, nothing else of litnav. The package root
-(``litnav/__init__.py``, the public API) sits on top. There are no exceptions."""
+(``litnav/__init__.py``, the public API) sits above every subpackage but ``cli``, which is
+built on it. ``from P import x`` counts as importing module ``P.x`` when that module exists.
+There are no exceptions, and no import cycles between modules (lazy ones included)."""
 
 from __future__ import annotations
 
@@ -25,7 +27,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("cli",),
 )
 RANK = {name: i for i, layer in enumerate(LAYERS) for name in layer}
-TOP = len(LAYERS)
+API = RANK["cli"] - 0.5
+"""The rank of the package root (the public API): above everything but the CLI."""
 
 
 def _module_name(path: Path) -> str:
@@ -69,7 +72,7 @@ def _imports(path: Path) -> set[str]:
 def _rank(module: str) -> int:
     parts = module.split(".")
     if len(parts) == 1:
-        return TOP
+        return API
     if parts[1] not in RANK:
         raise AssertionError(f"{module}: subpackage {parts[1]!r} has no layer in LAYERS")
     return RANK[parts[1]]

@@ -28,7 +28,8 @@ def register(app: typer.Typer) -> None:
         from litnav.corpus import CorpusError
         from rich.table import Table
 
-        from litnav.ingest import FormatError, build
+        from litnav import build
+        from litnav.ingest import FormatError
         from litnav.ingest.io import SourceError
         from litnav.ingest.readers.generic import MappingError, parse_mapping
 

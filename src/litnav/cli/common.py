@@ -67,7 +67,8 @@ def clean_errors(*kinds: type[BaseException]) -> Iterator[None]:
 def open_corpus(path: Path, settings=None, *, require_indexes: bool = True):
     """Open a corpus for reading or exit with the error; with ``require_indexes`` a corpus whose
     build was interrupted before its indexes were built is an error that says how to finish it."""
-    from litnav.corpus import Corpus, CorpusError
+    from litnav import Corpus
+    from litnav.corpus import CorpusError
 
     if not Path(path).exists():
         fail(f"corpus directory {path} does not exist (build one with `litnav build SOURCE --corpus {path}`)")

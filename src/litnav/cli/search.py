@@ -31,9 +31,8 @@ def search_cmd(
     import sys
     from litnav.librarians import WorkflowError, load_workflow
     from litnav.llm import LLMError
-    from litnav.navigator import search
+    from litnav import search, write_session
     from litnav.session.render import print_session
-    from litnav.session.io import write_session
 
     from litnav.session.export import ExportError, format_for_path
 

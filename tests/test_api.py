@@ -1,0 +1,41 @@
+"""The public API at ``litnav``: names resolve lazily to the functions the CLI uses, and
+``import litnav`` alone loads nothing heavy."""
+
+import subprocess
+import sys
+
+import pytest
+
+import litnav
+
+
+def test_import_litnav_loads_no_heavy_library():
+    code = ("import sys, litnav; heavy = ('torch', 'numpy', 'duckdb', 'pydantic', 'faiss', 'typer'); "
+            "print(','.join(m for m in heavy if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+
+
+def test_public_names_are_the_layer_functions():
+    from litnav.core.records import Session
+    from litnav.core.settings import Settings, load_settings
+    from litnav.corpus import Corpus
+    from litnav.ingest import build
+    from litnav.navigator import refine, search
+    from litnav.session.io import read_session, write_session
+
+    assert (litnav.build, litnav.Corpus, litnav.search, litnav.refine) == (build, Corpus, search, refine)
+    assert (litnav.Settings, litnav.load_settings, litnav.Session) == (Settings, load_settings, Session)
+    assert (litnav.read_session, litnav.write_session) == (read_session, write_session)
+    assert set(litnav.__all__) <= set(dir(litnav))
+
+
+def test_unknown_name_is_an_attribute_error():
+    with pytest.raises(AttributeError, match="no attribute 'serch'"):
+        litnav.serch  # noqa: B018
+
+
+def test_session_files_round_trip_through_the_api(tmp_path):
+    session = litnav.Session(intent="graph neural networks", corpus="c")
+    path = litnav.write_session(session, tmp_path / "s.json")
+    assert litnav.read_session(path).intent == "graph neural networks"
