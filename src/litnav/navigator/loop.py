@@ -12,15 +12,16 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from datetime import date
-from typing import Any, Callable, TypedDict
+from typing import Any, TypedDict
 
 from tqdm.auto import tqdm
 
-from litnav.librarians import Pool, RunContext, ScoredPool, run_workflow, validate_workflow
-from litnav.librarians.operators import REGISTRY
 from litnav.core.records import Checklist, FoundBy, Round, ScoredPaper, Session, Workflow
 from litnav.core.settings import Settings
+from litnav.librarians import Pool, RunContext, ScoredPool, run_workflow, validate_workflow
+from litnav.librarians.operators import REGISTRY
 from litnav.navigator.planner import TAIL_OPS, plan_workflow
 from litnav.navigator.reflect import ReflectionState, reflect
 from litnav.navigator.results import build_results
@@ -125,9 +126,11 @@ class SearchRun:
                 checklist, workflow, engine = self.planner(self.intent, self.corpus, self.settings)
                 self.engines.setdefault("navigator", engine)
             else:
+                from litnav.corpus.phrases import corpus_phrases
                 from litnav.navigator.intent import parse_intent
 
-                checklist = parse_intent(self.intent, venues=self.corpus.venues(), today=self.today)
+                checklist = parse_intent(self.intent, venues=self.corpus.venues(), today=self.today,
+                                         phrases=corpus_phrases(self.corpus))
                 workflow = None
                 self.engines.setdefault("navigator", "rules")
             if self.user_workflow is not None:
@@ -277,6 +280,11 @@ class SearchRun:
                 self.engines[role] = hook.engine
         self.engines.setdefault("scorer", getattr(self.stage.student, "name", "none") if self.stage.student
                                 else "none (retrieval score)")
+        if self.stage.student is not None and self.engines["scorer"] == getattr(self.stage.student, "name", None):
+            from litnav.scorer.student import calibration
+
+            data, kinds = calibration(self.stage.student)
+            self.engines["scorer_training"] = f"{data}; calibrated for {', '.join(kinds) or 'unknown'} checkpoints"
         self.engines.setdefault("reranker", "listwise")
         return Session(
             intent=self.intent, corpus=str(getattr(self.corpus, "directory", "") or ""),

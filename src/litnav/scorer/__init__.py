@@ -26,7 +26,7 @@ __all__ = [
 ]
 
 
-def load_student(path: str | Path | None = None):
+def load_student(path: str | Path | None = None, device: str = "cpu"):
     """Load a student from ``path``, or the bundled default when ``path`` is None
     (``ScorerSettings.student``).
 
@@ -34,7 +34,8 @@ def load_student(path: str | Path | None = None):
     document names the kind (``FORMAT`` = feature student; ``scorer.cross_encoder.FORMAT`` = a
     ``CrossEncoderStudent``, whose weights sit beside it). Both kinds offer ``name``,
     ``predict_satisfaction(items)`` and ``relevance(r)``. Raises ``StudentError`` for a bad or
-    unknown document and ``OSError`` when the path cannot be read."""
+    unknown document and ``OSError`` when the path cannot be read. ``device`` is the torch
+    device a cross-encoder runs on (``ScorerSettings.device``); the feature student ignores it."""
     path = default_model_path() if path is None else Path(path)
     if not path.is_dir():
         return Student.load(path)
@@ -50,5 +51,5 @@ def load_student(path: str | Path | None = None):
     from litnav.scorer import cross_encoder
 
     if fmt == cross_encoder.FORMAT:
-        return cross_encoder.CrossEncoderStudent.load(path)
+        return cross_encoder.CrossEncoderStudent.load(path, device=device)
     raise StudentError(f"{doc_path}: format {fmt!r}, expected {FORMAT!r} or {cross_encoder.FORMAT!r}")

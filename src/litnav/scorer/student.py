@@ -34,6 +34,27 @@ best_sim: the highest evidence cosine over the content checkpoints."""
 
 DEFAULT_MODEL = "default.json"
 
+SOURCE_KINDS: dict[str, tuple[str, ...]] = {
+    "scifact": ("topic",), "beir": ("topic",), "mined": ("topic",),
+    "teacher": ("topic", "method", "application", "data", "exclusion"),
+}
+"""Checkpoint kinds each training-row source supplies (``training.data.TrainingRow.source``):
+SciFact, BEIR and mined rows are whole-claim / whole-query topic checkpoints only."""
+
+
+def calibration(student: Any) -> tuple[str, tuple[str, ...]]:
+    """``(training data, checkpoint kinds)`` of a loaded student, from its ``training``
+    metadata: ``checkpoint_kinds`` when recorded, else the kinds its row ``sources`` supply
+    (:data:`SOURCE_KINDS`). Its grades are calibrated only for those kinds; ``("unknown", ())``
+    when the metadata says nothing."""
+    t = getattr(student, "training", None) or {}
+    sources = list(t.get("sources") or [])
+    kinds = t.get("checkpoint_kinds")
+    if kinds is None:
+        kinds = sorted({k for s in sources for k in SOURCE_KINDS.get(s, ())})
+    data = str(t.get("data") or "+".join(sources) or "unknown")
+    return data, tuple(kinds)
+
 
 def retrieval_rr(rank: int | None) -> float:
     """The retrieval feature of a paper from its 1-based rank in the fused (reciprocal rank
@@ -102,7 +123,7 @@ class LinearModel:
         return {k: v for k, v in asdict(self).items() if not k.startswith("_")}
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any], where: str) -> "LinearModel":
+    def from_dict(cls, d: dict[str, Any], where: str) -> LinearModel:
         """Parse; raises ``StudentError`` naming ``where`` and the field."""
         try:
             return cls(**{k: d[k] for k in ("features", "mean", "scale", "coef", "intercept", "impute")},
@@ -162,7 +183,7 @@ class Student:
         write_json(path, self.to_dict(), indent=1)
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any], where: str = "student") -> "Student":
+    def from_dict(cls, d: dict[str, Any], where: str = "student") -> Student:
         """Parse a student document; raises ``StudentError`` naming ``where`` and the field."""
         if d.get("format") != FORMAT:
             raise StudentError(f"{where}: format {d.get('format')!r}, expected {FORMAT!r}")
@@ -178,7 +199,7 @@ class Student:
             raise StudentError(f"{where}: {exc}") from exc
 
     @classmethod
-    def load(cls, path: str | Path) -> "Student":
+    def load(cls, path: str | Path) -> Student:
         """Read a student JSON file; raises ``StudentError`` (bad content) or ``OSError``."""
         path = Path(path)
         try:
