@@ -24,6 +24,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("navigator",),
     ("session",),
     ("training", "evaluation"),
+    ("serve",),
     ("cli",),
 )
 RANK = {name: i for i, layer in enumerate(LAYERS) for name in layer}

@@ -5,7 +5,9 @@ registers itself with ``register(app)``."""
 from __future__ import annotations
 
 import importlib
+
 import typer
+
 app = typer.Typer(
     name="litnav",
     help="Agentic, checklist-driven literature search over a local S2ORC corpus.",
@@ -14,7 +16,7 @@ app = typer.Typer(
     add_completion=False,
 )
 
-COMMANDS: tuple[str, ...] = ("build", "stats", "show", "search", "demo", "verify", "eval", "scorer", "reindex", "export", "refine", "check")
+COMMANDS: tuple[str, ...] = ("build", "stats", "show", "search", "demo", "verify", "eval", "scorer", "reindex", "export", "refine", "check", "serve")
 
 
 def _register() -> None:

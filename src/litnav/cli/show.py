@@ -6,28 +6,9 @@ import json
 from pathlib import Path
 
 import typer
-from litnav.cli.common import fail, open_corpus, make_console
 
-
-def paper_view(c, corpus_id: str) -> dict | None:
-    """JSON-ready view of one paper: metadata, abstract, sections, chunks, references and
-    citations (with contexts and the other paper's title); None when absent."""
-    paper = c.paper(corpus_id)
-    if paper is None:
-        return None
-    chunks = c.chunks(corpus_id)
-    refs = c.references(corpus_id)
-    cites = c.citations(corpus_id)
-    titles = {pid: p.title for pid, p in c.papers([r.cited_id for r in refs] + [x.citing_id for x in cites]).items()}
-    sections = list(dict.fromkeys(ch.section for ch in chunks))
-    return {
-        "paper": paper.model_dump(mode="json"),
-        "abstract": c.abstract(corpus_id),
-        "sections": sections,
-        "chunks": [ch.model_dump(mode="json") for ch in chunks],
-        "references": [r.model_dump(mode="json") | {"title": titles.get(r.cited_id)} for r in refs],
-        "citations": [x.model_dump(mode="json") | {"title": titles.get(x.citing_id)} for x in cites],
-    }
+from litnav.cli.common import fail, make_console, open_corpus
+from litnav.session.paper import paper_view
 
 
 def register(app: typer.Typer) -> None:

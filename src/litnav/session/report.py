@@ -55,7 +55,8 @@ def audit_view(session: Session, corpus=None) -> dict[str, Any]:
     score, rationale, quote and ``evidence`` with ``before``/``after`` context when ``corpus`` holds
     the text at the stored offsets), ``rounds`` (plan notes, what changed and why, ``found`` = papers
     first seen in that round), ``clarifications`` and ``feedback`` (the user turns of a refined
-    session, when the session records any). ``corpus`` may be None: evidence is then shown alone.
+    session: feedback, typed edits with the phrase that asked for them, results new/dropped/moved,
+    workflow nodes rerun or reused). ``corpus`` may be None: evidence is then shown alone.
     """
     checklist = session.rounds[-1].checklist.checkpoints if session.rounds else []
     fingerprint_ok = corpus is None or not session.corpus_fingerprint or corpus.fingerprint() == session.corpus_fingerprint
@@ -105,8 +106,13 @@ def audit_view(session: Session, corpus=None) -> dict[str, Any]:
     for u in usage.values():
         for k, v in u.items():
             total[k] = total.get(k, 0) + v
-    feedback = [t.model_dump(mode="json") if hasattr(t, "model_dump") else t
-                for t in (getattr(session, "feedback", None) or getattr(session, "turns", None) or [])]
+    feedback = [{
+        "index": t.index, "feedback": t.feedback, "engine": t.engine, "anchor": t.anchor, "direction": t.direction,
+        "edits": [{"action": e.action, "target": e.target, "reason": e.reason} for e in t.edits],
+        "new": list(t.diff.new) if t.diff else [], "dropped": list(t.diff.dropped) if t.diff else [],
+        "moved": [list(m) for m in t.diff.moved] if t.diff else [], "rerun": t.rerun, "reused": t.reused,
+        "pins": t.pins, "bans": t.bans, "results": [r.corpus_id for r in t.results],
+    } for t in getattr(session, "turns", [])]
     return {
         "intent": session.intent, "corpus": session.corpus, "corpus_fingerprint": session.corpus_fingerprint,
         "corpus_matches": fingerprint_ok, "created_at": session.created_at.isoformat(),

@@ -1,0 +1,98 @@
+"""``litnav mcp``: the service's operations as tools of a Model Context Protocol server over stdio
+(the official ``mcp`` package, v2 ``MCPServer``; v1 called it ``FastMCP``).
+
+Tools: ``search``, ``refine``, ``show_paper``, ``audit``, ``verify_references``, ``export``.
+A failed operation is a tool error whose text is the one-line reason. Logging goes to stderr;
+stdout carries only the protocol.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Literal
+
+from litnav.serve.models import SearchResponse
+from litnav.serve.service import Service, ServiceError
+
+logger = logging.getLogger(__name__)
+
+INSTRUCTIONS = (
+    "litnav searches a local corpus of scientific papers for a complex intent: it turns the intent into a "
+    "checklist of checkpoints (topic, method, data, year/venue constraints, exclusions), retrieves candidates "
+    "in rounds, and scores every paper per checkpoint with a verbatim evidence quote. Call `search` first; "
+    "use its session_id with `refine` (feedback such as 'drop #3' or 'only since 2019'), `audit` (evidence in "
+    "context) and `export` (bibtex, ris, csljson, csv, jsonl, trec). `verify_references` checks a BibTeX/RIS "
+    "list against the corpus; `show_paper` shows one paper."
+)
+
+
+def build_server(service: Service):
+    """An ``MCPServer`` named ``litnav`` whose tools call ``service``."""
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    server = MCPServer(name="litnav", instructions=INSTRUCTIONS, log_level="WARNING")
+
+    def call(fn, *args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except ServiceError as exc:
+            raise ToolError(str(exc)) from None
+
+    @server.tool()
+    def search(intent: str, top_k: int = 10, rounds: int | None = None,
+               constraints: list[str] | None = None) -> SearchResponse:
+        """Search the corpus for papers matching a complex intent.
+
+        Args:
+            intent: what you are looking for, in natural language.
+            top_k: how many ranked results to return (1-100).
+            rounds: at most this many search rounds (default from settings).
+            constraints: extra phrases such as "since 2018", "in ACL or NAACL", "not surveys".
+
+        Returns the session_id, the checklist and ranked results; each result carries its per-checkpoint
+        score (0-5), rationale and the verbatim evidence quote.
+        """
+        if not 1 <= top_k <= 100:
+            raise ToolError("top_k must be between 1 and 100")
+        return call(service.search, intent, top_k=top_k, rounds=rounds, constraints=constraints)
+
+    @server.tool()
+    def refine(session_id: str, feedback: str) -> SearchResponse:
+        """Refine an earlier search with one line of feedback (e.g. "drop #3", "more like #1",
+        "only since 2019") and return the new ranking with what changed."""
+        return call(service.refine, session_id, feedback)
+
+    @server.tool()
+    def show_paper(corpus_id: str) -> dict[str, Any]:
+        """Everything the corpus holds about one paper: metadata, abstract, sections, evidence chunks,
+        references and citing papers."""
+        return call(service.show_paper, corpus_id)
+
+    @server.tool()
+    def audit(session_id: str, corpus_id: str | None = None) -> dict[str, Any]:
+        """The audit of a search: checklist, every judgement with its evidence in the surrounding text
+        (section and character offsets), the per-round history, clarifications, cost and timing.
+        Give corpus_id to audit one result only."""
+        return call(service.audit, session_id, corpus_id)
+
+    @server.tool()
+    def verify_references(text: str, format: Literal["bibtex", "ris", "csl-json", "titles"] | None = None
+                          ) -> dict[str, Any]:
+        """Check a reference list (BibTeX, RIS, CSL-JSON or one title per line) against the corpus: per
+        entry 'verified', 'metadata_mismatch' (with the differences) or 'not_found' (possibly fabricated)."""
+        return call(service.verify_references, text, format).model_dump(mode="json")
+
+    @server.tool()
+    def export(session_id: str, format: Literal["bibtex", "ris", "csljson", "csv", "jsonl", "trec"] = "bibtex",
+               top: int | None = None, min_score: float | None = None) -> str:
+        """A search's results as BibTeX, RIS, CSL-JSON, CSV, JSONL or a TREC run (fields from the corpus
+        records; CSV/JSONL add scores and quotes)."""
+        return call(service.export, session_id, format, top=top, min_score=min_score)
+
+    return server
+
+
+def run(service: Service) -> None:
+    """Serve ``service`` over stdio until the client closes the connection."""
+    build_server(service).run("stdio")

@@ -1,0 +1,119 @@
+"""Request and response models of the HTTP API and the MCP tools (pydantic; the OpenAPI schema
+is generated from them)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+HARD_MAX_CHARS = 20_000
+"""Schema-level ceiling on any text field; the service's ``max_query_chars`` is the working limit."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SearchRequest(_Model):
+    """A search: the intent in natural language, how many results, at most how many rounds, and
+    extra constraint phrases appended to the intent (``"since 2018"``, ``"in ACL"``, ``"not surveys"``)."""
+
+    intent: str = Field(..., min_length=1, max_length=HARD_MAX_CHARS, description="The search intent.")
+    top_k: int = Field(10, ge=1, le=100, description="Results to return.")
+    rounds: int | None = Field(None, ge=1, le=10, description="Maximum navigator rounds (default: settings).")
+    constraints: list[str] = Field(default_factory=list, max_length=20,
+                                   description="Extra constraint phrases, appended to the intent.")
+
+
+class RefineRequest(_Model):
+    """One line of feedback on a stored session (``"drop #3"``, ``"only since 2019"``, ...)."""
+
+    feedback: str = Field(..., min_length=1, max_length=HARD_MAX_CHARS)
+
+
+class VerifyRequest(_Model):
+    """A reference list as text; ``format`` None = detected from the content."""
+
+    text: str = Field(..., min_length=1, description="BibTeX, RIS, CSL-JSON or one title per line.")
+    format: Literal["bibtex", "ris", "csl-json", "titles"] | None = None
+
+
+class CheckpointOut(_Model):
+    """One checkpoint of the final checklist."""
+
+    id: str
+    kind: str
+    text: str
+    weight: float
+
+
+class JudgementOut(_Model):
+    """A checkpoint's 0–5 score for one paper, its rationale and the verbatim evidence quote."""
+
+    id: str
+    kind: str
+    score: float
+    rationale: str
+    quote: str | None = None
+
+
+class ResultOut(_Model):
+    """One ranked paper (metadata re-read from the corpus) with its scores."""
+
+    rank: int
+    corpus_id: str
+    title: str
+    year: int | None = None
+    venue: str | None = None
+    authors: list[str] = Field(default_factory=list)
+    final_score: float
+    probability: float
+    checkpoints: list[JudgementOut]
+
+
+class TurnOut(_Model):
+    """The latest user turn of a refined session: the feedback, the edits it made, and what changed."""
+
+    index: int
+    feedback: str | None = None
+    edits: list[str] = Field(default_factory=list)
+    new: list[str] = Field(default_factory=list)
+    dropped: list[str] = Field(default_factory=list)
+    rerun: list[str] = Field(default_factory=list)
+    reused: list[str] = Field(default_factory=list)
+
+
+class SearchResponse(_Model):
+    """A stored search or refinement: its ``session_id`` (for refine/audit/export), the checklist
+    and the ranked results; ``seconds`` is the wall time of the request's work."""
+
+    session_id: str
+    intent: str
+    stop_reason: str | None = None
+    rounds: int
+    seconds: float
+    checklist: list[CheckpointOut]
+    results: list[ResultOut]
+    turn: TurnOut | None = None
+
+
+class SessionInfo(_Model):
+    """A stored session in the listing."""
+
+    session_id: str
+    intent: str
+    created_at: datetime
+    results: int
+    turns: int
+
+
+class Health(_Model):
+    """The server's corpus."""
+
+    status: Literal["ok"] = "ok"
+    corpus: str
+    papers: int
+    fingerprint: str
+    refine_available: bool

@@ -1,0 +1,282 @@
+"""The operations both servers expose (``litnav serve`` over HTTP, ``litnav mcp`` over stdio):
+search, refine, show_paper, audit, verify_references, export, report.
+
+One :class:`Service` holds one corpus opened read-only once, the base settings, and a sessions
+directory where every search and refinement is stored (``<session_id>.json``, written
+atomically). Each request works on its own deep copy of the settings; at most
+``max_concurrent`` searches run at a time (the others wait), and each session is changed by one
+request at a time.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import secrets
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from litnav.core.records import Session
+from litnav.core.settings import Settings
+from litnav.serve.models import CheckpointOut, JudgementOut, ResultOut, SearchResponse, SessionInfo, TurnOut
+
+logger = logging.getLogger(__name__)
+
+SESSION_ID = re.compile(r"^[0-9a-f]{16}$")
+MAX_QUERY_CHARS = 2000
+"""Default limit on an intent's or feedback's length (characters)."""
+
+
+class ServiceError(Exception):
+    """A request the service cannot serve; ``status`` is the HTTP status that fits it."""
+
+    status = 400
+
+    def __init__(self, message: str, status: int | None = None):
+        super().__init__(message)
+        if status is not None:
+            self.status = status
+
+
+class NotFound(ServiceError):
+    """An unknown session id or corpus id."""
+
+    status = 404
+
+
+class NotAvailable(ServiceError):
+    """An operation this installation does not have (e.g. ``refine`` without the multi-turn navigator)."""
+
+    status = 501
+
+
+class Service:
+    """Search, refine, show, audit, verify and export over one read-only corpus.
+
+    ``corpus``: an open :class:`litnav.corpus.Corpus` (kept open; closed by :meth:`close`).
+    ``sessions_dir``: where session files live (created). ``max_concurrent``: searches run at once.
+    ``max_query_chars``: longest intent or feedback accepted.
+    """
+
+    def __init__(self, corpus, settings: Settings | None = None, sessions_dir: str | Path = "litnav-sessions", *,
+                 max_concurrent: int = 2, max_query_chars: int = MAX_QUERY_CHARS):
+        self.corpus = corpus
+        base = settings or Settings()
+        self.settings = base.model_copy(update={"navigator": base.navigator.model_copy(update={"interactive": False})})
+        self.sessions_dir = Path(sessions_dir)
+        self.sessions_dir.mkdir(parents=True, exist_ok=True)
+        self.max_query_chars = max_query_chars
+        self._slots = threading.BoundedSemaphore(max_concurrent)
+        self._session_locks: dict[str, threading.Lock] = {}
+        self._locks_guard = threading.Lock()
+
+    @classmethod
+    def open(cls, corpus_dir: str | Path, settings: Settings | None = None, **kw) -> Service:
+        """Open ``corpus_dir`` read-only (the encoder named by ``settings.corpus``) and make a service.
+
+        Raises ``litnav.corpus.CorpusError`` naming the directory when it is not a usable corpus.
+        """
+        from litnav.corpus import Corpus, CorpusError, Encoder
+
+        settings = settings or Settings()
+        encoder = Encoder.from_settings(settings.corpus) if settings.corpus.model_path else None
+        corpus = Corpus.open(corpus_dir, encoder=encoder)
+        if corpus.stats().get("indexes_dirty"):
+            corpus.close()
+            raise CorpusError(f"corpus {corpus_dir} has content whose indexes were not built; finish its build first")
+        return cls(corpus, settings, **kw)
+
+    def warm(self) -> None:
+        """Load the encoder and the search indexes once, before concurrent requests arrive."""
+        t = time.perf_counter()
+        self.corpus.semantic_search("warm up", 1)
+        self.corpus.lexical_search("warm up", 1)
+        logger.info("corpus %s warmed in %.1fs", self.corpus.directory, time.perf_counter() - t)
+
+    def close(self) -> None:
+        """Close the corpus."""
+        self.corpus.close()
+
+    # -- sessions --------------------------------------------------------------------------------
+    def _path(self, session_id: str) -> Path:
+        if not SESSION_ID.match(session_id or ""):
+            raise NotFound(f"no session {session_id!r} (ids are 16 hex characters)")
+        return self.sessions_dir / f"{session_id}.json"
+
+    def _lock(self, session_id: str) -> threading.Lock:
+        with self._locks_guard:
+            return self._session_locks.setdefault(session_id, threading.Lock())
+
+    def load(self, session_id: str) -> Session:
+        """The stored session; raises ``NotFound`` for an unknown id."""
+        from litnav.session.io import SessionFileError, read_session
+
+        path = self._path(session_id)
+        if not path.exists():
+            raise NotFound(f"no session {session_id!r} in {self.sessions_dir}")
+        try:
+            return read_session(path)
+        except SessionFileError as exc:
+            raise ServiceError(str(exc), status=500) from None
+
+    def _store(self, session: Session, session_id: str | None = None) -> str:
+        from litnav.session.io import write_session
+
+        session_id = session_id or secrets.token_hex(8)
+        write_session(session, self._path(session_id))
+        return session_id
+
+    def sessions(self) -> list[SessionInfo]:
+        """Stored sessions, newest first."""
+        out = []
+        for path in sorted(self.sessions_dir.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True):
+            if not SESSION_ID.match(path.stem):
+                continue
+            try:
+                s = self.load(path.stem)
+            except ServiceError:
+                continue
+            out.append(SessionInfo(session_id=path.stem, intent=s.intent, created_at=s.created_at,
+                                   results=len(s.results), turns=max(1, len(getattr(s, "turns", [])))))
+        return out
+
+    # -- operations ------------------------------------------------------------------------------
+    def _check_text(self, text: str, what: str) -> str:
+        text = (text or "").strip()
+        if not text:
+            raise ServiceError(f"{what} is empty", status=422)
+        if len(text) > self.max_query_chars:
+            raise ServiceError(f"{what} has {len(text)} characters; the limit is {self.max_query_chars}", status=422)
+        return text
+
+    def search(self, intent: str, top_k: int = 10, rounds: int | None = None,
+               constraints: list[str] | None = None) -> SearchResponse:
+        """Run a search and store its session.
+
+        ``constraints`` are extra phrases in the intent's own language (``"since 2018"``,
+        ``"in ACL or NAACL"``, ``"not surveys"``), appended to ``intent`` so the intent parser
+        turns them into metadata or exclusion checkpoints. Raises ``ServiceError`` (422) for an
+        empty or over-long intent or an invalid plan, (502) when a configured LLM fails.
+        """
+        from litnav.librarians import WorkflowError
+        from litnav.llm import LLMError
+        from litnav.navigator import search
+
+        text = self._check_text(", ".join([intent, *[c.strip() for c in constraints or [] if c.strip()]]), "intent")
+        settings = self.settings.model_copy(deep=True)
+        t = time.perf_counter()
+        with self._slots:
+            try:
+                session = search(text, self.corpus, settings, rounds=rounds, top_k=top_k)
+            except (WorkflowError, ValueError) as exc:
+                raise ServiceError(str(exc), status=422) from None
+            except LLMError as exc:
+                raise ServiceError(f"LLM failure: {exc}", status=502) from None
+        session_id = self._store(session)
+        return summarize(session_id, session, time.perf_counter() - t)
+
+    def refine(self, session_id: str, feedback: str) -> SearchResponse:
+        """Refine a stored session with one line of feedback (the multi-turn navigator) and store
+        the new turn. Raises ``NotAvailable`` where this litnav has no ``navigator.refine``,
+        ``NotFound`` for an unknown session, ``ServiceError`` (422) for feedback that yields no edit."""
+        try:
+            from litnav.navigator.refine import refine
+        except ImportError:
+            raise NotAvailable("refine is not available in this litnav installation "
+                               "(it needs the multi-turn navigator, litnav.navigator.refine)") from None
+        from litnav.librarians import WorkflowError
+
+        feedback = self._check_text(feedback, "feedback")
+        settings = self.settings.model_copy(deep=True)
+        t = time.perf_counter()
+        with self._lock(session_id):
+            session = self.load(session_id)
+            with self._slots:
+                try:
+                    session = refine(session, feedback, self.corpus, settings)
+                except (WorkflowError, ValueError) as exc:  # FeedbackError is a ValueError
+                    raise ServiceError(str(exc), status=422) from None
+            self._store(session, session_id)
+        return summarize(session_id, session, time.perf_counter() - t)
+
+    def show_paper(self, corpus_id: str) -> dict[str, Any]:
+        """Everything the corpus holds about one paper (``session.paper.paper_view``); ``NotFound`` when absent."""
+        from litnav.session.paper import paper_view
+
+        view = paper_view(self.corpus, corpus_id)
+        if view is None:
+            raise NotFound(f"no paper {corpus_id!r} in {self.corpus.directory}")
+        return view
+
+    def audit(self, session_id: str, corpus_id: str | None = None) -> dict[str, Any]:
+        """The session's audit (``session.report.audit_view``), optionally for one result only."""
+        from litnav.session.report import audit_view
+
+        view = audit_view(self.load(session_id), self.corpus)
+        if corpus_id is not None:
+            view["results"] = [r for r in view["results"] if r["corpus_id"] == corpus_id]
+            if not view["results"]:
+                raise NotFound(f"session {session_id} has no result {corpus_id!r}")
+        return view
+
+    def report(self, session_id: str) -> str:
+        """The session's self-contained HTML report."""
+        from litnav.session.report import render_report
+
+        return render_report(self.load(session_id), self.corpus)
+
+    def export(self, session_id: str, fmt: str, top: int | None = None, min_score: float | None = None) -> str:
+        """The session's results as ``fmt`` text (``session.export.FORMATS``); 422 for an unknown format."""
+        from litnav.session.export import FORMATS, export_session
+
+        if fmt not in FORMATS:
+            raise ServiceError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}", status=422)
+        return export_session(self.load(session_id), self.corpus, fmt, top=top, min_score=min_score)  # type: ignore[arg-type]
+
+    def verify_references(self, text: str, fmt: str | None = None):
+        """Audit a reference list given as text (BibTeX, RIS, CSL-JSON or one title per line;
+        ``fmt`` None = detected from the content) against the corpus: a ``web.VerifyReport``.
+        Raises ``ServiceError`` (422) for unparseable text or an unknown format."""
+        from litnav.web import ReferenceParseError, verify_references
+
+        suffix = {None: ".refs", "bibtex": ".bib", "ris": ".ris", "csl-json": ".json", "titles": ".txt"}
+        if fmt not in suffix:
+            raise ServiceError(f"unknown reference format {fmt!r}; use bibtex, ris, csl-json or titles", status=422)
+        if not (text or "").strip():
+            raise ServiceError("the reference text is empty", status=422)
+        with tempfile.TemporaryDirectory(prefix="litnav-verify-") as tmp:
+            path = Path(tmp) / f"references{suffix[fmt]}"
+            path.write_text(text, encoding="utf-8")
+            try:
+                report = verify_references(path, self.corpus, self.settings.web)
+            except ReferenceParseError as exc:
+                raise ServiceError(str(exc).replace(str(path), "references"), status=422) from None
+        report.file = "(request)"
+        return report
+
+
+def summarize(session_id: str, session: Session, seconds: float) -> SearchResponse:
+    """The API view of a session: checklist, ranked results with each checkpoint's score,
+    rationale and verbatim quote (no evidence lists; ``audit`` has those), and the last turn."""
+    checklist = session.rounds[-1].checklist.checkpoints if session.rounds else []
+    turn = None
+    turns = getattr(session, "turns", [])
+    if turns:
+        t = turns[-1]
+        turn = TurnOut(index=t.index, feedback=t.feedback, edits=[f"{e.action} {e.target}: {e.reason}" for e in t.edits],
+                       new=t.diff.new if t.diff else [], dropped=t.diff.dropped if t.diff else [],
+                       rerun=t.rerun, reused=t.reused)
+    return SearchResponse(
+        session_id=session_id, intent=session.intent, stop_reason=session.stop_reason, rounds=len(session.rounds),
+        seconds=round(seconds, 3),
+        checklist=[CheckpointOut(id=c.id, kind=c.kind, text=c.text, weight=c.weight) for c in checklist],
+        results=[ResultOut(rank=r.rank, corpus_id=r.corpus_id, title=r.title, year=r.year, venue=r.venue,
+                           authors=r.authors, final_score=r.final_score, probability=r.probability,
+                           checkpoints=[JudgementOut(id=j.checkpoint_id, kind=j.kind, score=j.score,
+                                                     rationale=j.rationale, quote=j.quote) for j in r.checkpoints])
+                 for r in session.results],
+        turn=turn,
+    )
