@@ -24,6 +24,7 @@ demo: setup
 	$(BIN)/litnav demo
 
 test: setup
+	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q
 
 bench: setup

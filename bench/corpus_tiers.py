@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import orjson
+
 from litnav.corpus import Corpus, CorpusWriter, Encoder
 from litnav.corpus.records import Author, Document, Paper
 

@@ -98,6 +98,7 @@ def bench_embedding(source: Path, n: int) -> dict:
     """Texts/s of the corpus encoder over the first ``n`` abstracts of ``source`` (model load
     excluded: one warm-up batch first)."""
     import orjson
+
     from litnav.corpus import Encoder
 
     texts: list[str] = []

@@ -69,8 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     if not SOURCE.exists() and not args.no_build:
         print(f"data file {SOURCE} is absent", file=sys.stderr)
         return 1
-    from litnav.corpus import Corpus
     from litnav.core.settings import load_settings
+    from litnav.corpus import Corpus
     from litnav.navigator import search
 
     settings = load_settings(overrides=args.overrides)

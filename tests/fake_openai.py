@@ -20,9 +20,10 @@ import json
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -111,7 +112,7 @@ class FakeOpenAI:
 
     # -- lifecycle --------------------------------------------------------------------------
 
-    def start(self) -> "FakeOpenAI":
+    def start(self) -> FakeOpenAI:
         """Bind a free port on 127.0.0.1 and serve in a daemon thread."""
         fake = self
 
@@ -180,7 +181,7 @@ class FakeOpenAI:
             self._server.server_close()
             self._server = None
 
-    def __enter__(self) -> "FakeOpenAI":
+    def __enter__(self) -> FakeOpenAI:
         return self.start()
 
     def __exit__(self, *exc: Any) -> None:

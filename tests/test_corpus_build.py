@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from fixtures.corpus.docs import citations, documents, rejects
+
 from litnav.corpus import Corpus, CorpusError, CorpusSettings, CorpusWriter
 from litnav.corpus.records import Paper
-from fixtures.corpus.docs import citations, documents, rejects
 
 SETTINGS = CorpusSettings(chunk_tokens=32, chunk_embeddings="eager")
 

@@ -9,11 +9,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from fixtures.corpus.docs import citations, documents, rejects
+
 import litnav.corpus.build
 from litnav.corpus import Corpus, CorpusSettings, CorpusWriter, Encoder, ModelMismatchError
 from litnav.corpus.errors import CorpusLockedError
 from litnav.corpus.records import Document, Paper, Paragraph
-from fixtures.corpus.docs import citations, documents, rejects
 
 EAGER = CorpusSettings(chunk_tokens=32, chunk_embeddings="eager")
 LAZY = CorpusSettings(chunk_tokens=32, chunk_embeddings="lazy")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from litnav.evaluation.benchmark import BenchmarkError, load_benchmark
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+
 import pytest
 import typer
 from typer.testing import CliRunner

@@ -3,14 +3,25 @@
 from __future__ import annotations
 
 import json
+
 import pytest
+
+from litnav.core.records import Usage
 from litnav.corpus.records import Paper
 from litnav.evaluation import (
-    Benchmark, EvaluationError, SystemRun, Task, check_system_names, evaluate, plot_rounds, report_to_dict,
-    to_markdown, write_json, write_run_files,
+    Benchmark,
+    EvaluationError,
+    SystemRun,
+    Task,
+    check_system_names,
+    evaluate,
+    plot_rounds,
+    report_to_dict,
+    to_markdown,
+    write_json,
+    write_run_files,
 )
 from litnav.evaluation.systems import System, litnav_overrides
-from litnav.core.records import Usage
 
 KS = [5, 10, 20, 50]
 

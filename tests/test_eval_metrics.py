@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import math
+
 import pytest
+
 from litnav.evaluation.fusion import reciprocal_rank_fusion
 from litnav.evaluation.metrics import metric_names, per_query_metrics
 from litnav.evaluation.stats import bootstrap_ci

@@ -3,11 +3,11 @@ every system gets against hybrid, hybrid+filter and bm25."""
 
 from __future__ import annotations
 
+from litnav.core.settings import Settings
 from litnav.corpus.records import Hit, Paper
 from litnav.evaluation import Benchmark, SystemRun, Task, evaluate, report_to_dict, to_markdown
 from litnav.evaluation.benchmark import MetadataFilter
 from litnav.evaluation.systems import HybridSystem, make_systems
-from litnav.core.settings import Settings
 
 PAPERS = {
     "a": Paper(corpus_id="a", title="A", year=2012, venue_raw="Proceedings of LREC'12"),

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from litnav.corpus.records import Hit
-from litnav.evaluation.systems import DenseSystem, HybridSystem, LexicalSystem, LitnavSystem, make_systems
+
 from litnav.core.records import Checklist, Result, Round, Session, Usage, Workflow
 from litnav.core.settings import Settings
+from litnav.corpus.records import Hit
+from litnav.evaluation.systems import DenseSystem, HybridSystem, LexicalSystem, LitnavSystem, make_systems
 
 
 class FakeSearchCorpus:

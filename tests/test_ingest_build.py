@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
 from litnav.corpus import Corpus
 from litnav.ingest import build
 

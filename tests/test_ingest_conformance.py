@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from litnav.corpus.records import Document
 from litnav.ingest import ReadStats, read_file
 from litnav.ingest.build import iter_unit

@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import gzip
-import shutil
 from pathlib import Path
 
 import pytest
 import zstandard
+
+from litnav.core.text import sentence_spans
+from litnav.corpus.predicates import looks_like_review
 from litnav.corpus.records import Citation, Document, Reject
 from litnav.ingest.build import ReadStats, iter_unit
 from litnav.ingest.join import ContentStore
 from litnav.ingest.plan import plan
 from litnav.ingest.readers import CONTENT_FORMATS, ReadContext, Skipped, detect_format
 from litnav.ingest.readers.generic import MappingError, parse_mapping
-from litnav.core.text import sentence_spans
-from litnav.corpus.predicates import looks_like_review
 from litnav.ingest.venues import normalise_venue, parse_acl_id
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import duckdb
 import numpy as np
 import pytest
+
 from litnav.corpus import Corpus, CorpusLockedError
 from litnav.corpus.schema import DB_NAME
 from litnav.ingest import build

@@ -18,8 +18,9 @@ from pathlib import Path
 
 import orjson
 import pytest
-from litnav.corpus import CorpusWriter
+
 from litnav.core.text import normalise_title
+from litnav.corpus import CorpusWriter
 from litnav.ingest import build
 from litnav.ingest.demo import aclsum_papers_dir
 

@@ -8,6 +8,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+
 from litnav.core.records import Checklist, MetadataPredicate
 from litnav.navigator.intent import EMPIRICAL_WEIGHT, describe, parse_intent
 from litnav.navigator.intent.parser import FACET_WEIGHT

@@ -8,6 +8,7 @@ from datetime import date
 
 import pytest
 from lemminflect import getLemma
+
 from litnav.core.records import CONTENT_KINDS, Checklist
 from litnav.corpus.phrases import build_phrase_table, segments
 from litnav.navigator.intent import parse_intent

@@ -3,11 +3,11 @@ publication types, authors, exclusions) and the content words every phrasing mus
 
 from __future__ import annotations
 
+import re
 from datetime import date
 
-import re
-
 import pytest
+
 from litnav.core.records import CONTENT_KINDS, Checklist
 from litnav.navigator.intent import parse_intent
 

@@ -9,7 +9,11 @@ from pathlib import Path
 import pytest
 
 from litnav.evaluation.benchmark import (
-    BenchmarkError, MetadataFilter, grade_from_labels, load_benchmark, load_intents,
+    BenchmarkError,
+    MetadataFilter,
+    grade_from_labels,
+    load_benchmark,
+    load_intents,
 )
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,20 +11,20 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+from fake_openai import FakeOpenAI, error, json_reply, logprob_reply
+
+from litnav.core.records import Checklist, Checkpoint, Evidence, MetadataPredicate, ScoredPaper
+from litnav.core.settings import Settings
 from litnav.corpus import Corpus, CorpusSettings, CorpusWriter
 from litnav.corpus.records import Author, Citation, Document, Paper, Paragraph
 from litnav.librarians import validate_workflow
 from litnav.llm import LLMError, UsageMeter, engine_for
-from litnav.core.records import Checklist, Checkpoint, Evidence, MetadataPredicate, ScoredPaper
-from litnav.core.settings import Settings
 from litnav.navigator import search
 from litnav.navigator.llm_planner import LLMPlanner
 from litnav.navigator.llm_reflect import LLMReflector
 from litnav.navigator.reflect import ReflectionState
 from litnav.reranker.llm import LLMReranker
 from litnav.scorer.teacher import Teacher, find_quote, yes_probability
-
-from fake_openai import FakeOpenAI, error, json_reply, logprob_reply
 
 MODEL = "fake-model"
 ENGINE = f"llm:openai:{MODEL}"
@@ -489,9 +489,9 @@ def test_reranker_unknown_ids_repaired_missing_appended(fake, tmp_path, corpus):
 
 
 def test_cli_interactive_question_is_asked_and_stored(corpus, student_path, tmp_path, monkeypatch):
+    import typer
     from typer.testing import CliRunner
 
-    import typer
     import litnav.cli.search as search_command
     from litnav.session.io import read_session
 

@@ -9,13 +9,12 @@ from pathlib import Path
 
 import openai
 import pytest
+from fake_openai import FakeOpenAI, delayed, error, json_reply, logprob_reply, text_reply
 from pydantic import BaseModel, Field
 
+from litnav.core.settings import EndpointSettings, Settings, SettingsError, load_settings
 from litnav.llm import LLMError, UsageMeter, engine_for
 from litnav.llm.openai_engine import OpenAIEngine
-from litnav.core.settings import EndpointSettings, Settings, SettingsError, load_settings
-
-from fake_openai import FakeOpenAI, delayed, error, json_reply, logprob_reply, text_reply
 
 
 class Grade(BaseModel):

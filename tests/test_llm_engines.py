@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+
 import pytest
 from pydantic import BaseModel
 
-from litnav.llm import LLMError, UsageMeter, engine_for
 from litnav.core.settings import Settings
+from litnav.llm import LLMError, UsageMeter, engine_for
 
 
 def settings_for(backend: str, model: str, tmp_path, **endpoint) -> Settings:

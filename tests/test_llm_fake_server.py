@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import openai
 import pytest
-from pydantic import BaseModel
-
 from fake_openai import FakeOpenAI, error, json_reply
+from pydantic import BaseModel
 
 
 def client(fake: FakeOpenAI) -> openai.OpenAI:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+
 import numpy as np
 import pytest
 from typer.testing import CliRunner

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from litnav.corpus.records import Paper
+
 from litnav.core.records import Checklist, Checkpoint, Evidence
+from litnav.corpus.records import Paper
 from litnav.scorer import load_student, score_papers
+from litnav.scorer.student import StudentError
 from litnav.training.agreement import agreement
 from litnav.training.data import RowCheckpoint, RowEvidence, RowPaper, TrainingRow
-from litnav.scorer.student import StudentError
 from litnav.training.train import row_input
 
 TOPICS = ["machine translation", "protein folding", "graph neural networks", "speech recognition",

@@ -6,21 +6,21 @@ from __future__ import annotations
 
 import json
 import re
+
 import pytest
+from fake_openai import FakeOpenAI
 from typer.testing import CliRunner
 
-from litnav.corpus import Corpus, CorpusSettings, CorpusWriter
-from litnav.corpus.records import Author, Document, Paper, Paragraph
 from litnav.cli import _register, app
 from litnav.core.records import Checklist
 from litnav.core.settings import Settings
+from litnav.corpus import Corpus, CorpusSettings, CorpusWriter
+from litnav.corpus.records import Author, Document, Paper, Paragraph
 from litnav.navigator import search
-from litnav.training.distill import DistillConfig, DistillError, pick_candidates, state_path, synthesize
 from litnav.scorer import load_student
 from litnav.training.agreement import split_rows
 from litnav.training.data import read_rows
-
-from fake_openai import FakeOpenAI
+from litnav.training.distill import DistillConfig, DistillError, pick_candidates, state_path, synthesize
 
 MODEL = "fake-teacher"
 AREAS = {

@@ -5,8 +5,9 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
-from litnav.corpus.records import Author, Paper
+
 from litnav.core.records import MetadataPredicate as P
+from litnav.corpus.records import Author, Paper
 from litnav.scorer.metadata import check, surname
 
 

@@ -7,10 +7,11 @@ from datetime import date
 
 import numpy as np
 import pytest
-from litnav.corpus.records import Author, Paper
+
 from litnav.core.records import Checklist, Checkpoint, Evidence, MetadataPredicate
-from litnav.scorer import final_score, load_student, metadata_failed, score_paper, score_papers, weighted_mean_score
 from litnav.core.text import sentence_spans
+from litnav.corpus.records import Author, Paper
+from litnav.scorer import final_score, load_student, metadata_failed, score_paper, score_papers, weighted_mean_score
 from litnav.scorer.text import key_phrases
 
 ABSTRACT = ("Dense retrieval has become popular. We propose a graph neural network for citation "

@@ -4,11 +4,22 @@ and the training-data format/converters report bad input precisely."""
 from __future__ import annotations
 
 import json
+
 import numpy as np
 import pytest
-from litnav.training.data import DataError, RowCheckpoint, RowEvidence, RowPaper, TrainingRow, from_scifact, read_rows, write_rows
+
 from litnav.scorer.features import feature_matrix
 from litnav.scorer.student import Student, StudentError
+from litnav.training.data import (
+    DataError,
+    RowCheckpoint,
+    RowEvidence,
+    RowPaper,
+    TrainingRow,
+    from_scifact,
+    read_rows,
+    write_rows,
+)
 from litnav.training.train import row_input, train_student
 
 TOPICS = ["graph neural networks", "protein folding", "machine translation", "image segmentation",

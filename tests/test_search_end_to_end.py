@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from litnav.corpus import Corpus, CorpusWriter
 from litnav.core.settings import Settings, load_settings
+from litnav.corpus import Corpus, CorpusWriter
 from litnav.navigator import search
 from litnav.session.io import read_session
 

@@ -142,9 +142,10 @@ def test_web_channel_runs_in_a_search_against_a_fake_provider(tmp_path):
     hits join the fusion (found_by channel "web")."""
     import json as _json
 
+    from test_web_providers import WEB, FakeServer
+
     from litnav.corpus.records import Document
     from litnav.corpus.records import Paper as _Paper
-    from test_web_providers import WEB, FakeServer
 
     path = tmp_path / "corpus"
     papers = [_Paper.model_validate(_json.loads(line)) for line in (WEB / "corpus_papers.jsonl").open()]

@@ -7,14 +7,21 @@ from __future__ import annotations
 import csv
 import io
 import json
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from litnav.corpus import Corpus
-from litnav.session.export import (ExportError, bibtex_key, csl_name, export_rows, export_session,
-                                   format_for_path, query_id, unique_keys)
+from litnav.session.export import (
+    ExportError,
+    bibtex_key,
+    csl_name,
+    export_rows,
+    export_session,
+    format_for_path,
+    query_id,
+    unique_keys,
+)
 from litnav.session.io import read_session
 
 SPECIAL_ID = "215737187"

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from litnav.corpus.records import Paper
 from litnav.web import ExternalRecord, Matcher
 from litnav.web.evaluation import MemoryCorpus, evaluate

@@ -10,12 +10,18 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+
+from litnav.core.settings import Settings, WebSettings
 from litnav.corpus.records import Paper
 from litnav.web import (
-    Arxiv, Crossref, OpenAlex, ProviderError, SemanticScholar, web_search,
+    Arxiv,
+    Crossref,
+    OpenAlex,
+    ProviderError,
+    SemanticScholar,
+    web_search,
 )
 from litnav.web.evaluation import MemoryCorpus
-from litnav.core.settings import Settings, WebSettings
 
 WEB = Path(__file__).resolve().parent / "fixtures" / "web"
 

@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from litnav.corpus.records import Author, Document, Paper
+
+from litnav.corpus.records import Document, Paper
 from litnav.web import ReferenceParseError, read_references, verify_references
 from litnav.web.evaluation import MemoryCorpus
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+
 import pytest
-from litnav.librarians import WorkflowError, load_workflow, validate_workflow
-from litnav.librarians.operators.fusion import reciprocal_rank_fusion
+
 from litnav.core.records import Checklist, Checkpoint, Node, Workflow
 from litnav.core.settings import Settings
+from litnav.librarians import WorkflowError, load_workflow, validate_workflow
+from litnav.librarians.operators.fusion import reciprocal_rank_fusion
 from litnav.navigator.planner import plan_workflow
 
 

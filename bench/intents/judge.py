@@ -68,8 +68,8 @@ def intents(suite: str) -> dict[str, dict]:
 
 def cmd_pool(args) -> int:
     """Add the top ``depth`` of each system to ``pool.jsonl`` (``{qid, corpus_id, ranks: {system: rank}}``)."""
-    from litnav.corpus import Corpus
     from litnav.core.settings import load_settings
+    from litnav.corpus import Corpus
     from litnav.evaluation.benchmark import MetadataFilter, Task
     from litnav.evaluation.systems import make_systems
 

@@ -45,12 +45,15 @@ _API: dict[str, tuple[str, str]] = {
 __all__ = ["__version__", *sorted(_API)]
 
 if TYPE_CHECKING:
-    from litnav.core.records import Session
-    from litnav.core.settings import Settings, load_settings
-    from litnav.corpus import Corpus
-    from litnav.ingest import build
-    from litnav.navigator import refine, search
-    from litnav.session.io import read_session, write_session
+    from litnav.core.records import Session as Session
+    from litnav.core.settings import Settings as Settings
+    from litnav.core.settings import load_settings as load_settings
+    from litnav.corpus import Corpus as Corpus
+    from litnav.ingest import build as build
+    from litnav.navigator import refine as refine
+    from litnav.navigator import search as search
+    from litnav.session.io import read_session as read_session
+    from litnav.session.io import write_session as write_session
 
 
 def __getattr__(name: str) -> Any:

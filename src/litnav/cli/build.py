@@ -6,7 +6,8 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from litnav.cli.common import SetOpt, SettingsOpt, clean_errors, fail, settings_from, make_console
+
+from litnav.cli.common import SetOpt, SettingsOpt, clean_errors, fail, make_console, settings_from
 
 
 def register(app: typer.Typer) -> None:
@@ -25,10 +26,10 @@ def register(app: typer.Typer) -> None:
                                      "size: re-chunk and re-embed the whole corpus with the new settings."),
     ) -> None:
         """Ingest SOURCE files into the corpus; files already ingested are skipped."""
-        from litnav.corpus import CorpusError
         from rich.table import Table
 
         from litnav import build
+        from litnav.corpus import CorpusError
         from litnav.ingest import FormatError
         from litnav.ingest.io import SourceError
         from litnav.ingest.readers.generic import MappingError, parse_mapping

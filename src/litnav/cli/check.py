@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
+
 from litnav.cli.common import clean_errors, fail, make_console
 
 

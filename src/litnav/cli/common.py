@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import typer
 from rich.console import Console

@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 from rich.rule import Rule
 
-from litnav.cli.common import SetOpt, SettingsOpt, open_corpus, settings_from, make_console
+from litnav.cli.common import SetOpt, SettingsOpt, make_console, open_corpus, settings_from
 
 
 def demo_cmd(
@@ -23,8 +23,8 @@ def demo_cmd(
     from litnav.ingest.demo import build_demo_corpus
     from litnav.navigator import search
     from litnav.navigator.demo import DEMO_INTENTS
-    from litnav.session.render import print_session
     from litnav.session.io import write_session
+    from litnav.session.render import print_session
 
     console = make_console()
     settings = settings_from(settings_file, overrides)

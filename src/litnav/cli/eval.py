@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Optional
 
 import typer
+
 from litnav.cli.common import SetOpt, SettingsOpt, fail, settings_from
 
 

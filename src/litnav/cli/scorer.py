@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Optional
 
 import typer
+
 from litnav.cli.common import SetOpt, SettingsOpt, clean_errors, fail, open_corpus, settings_from, stdout_is_tty
 
 scorer_app = typer.Typer(name="scorer", help="Distil a lightweight student scorer from a teacher.",
@@ -103,9 +104,9 @@ def eval_command(
     settings_file: Optional[Path] = SettingsOpt,
 ) -> None:
     """Agreement with the teacher on held-out intents; with --bench, retrieval metrics vs the default student."""
+    from litnav.scorer.student import StudentError
     from litnav.training.data import DataError
     from litnav.training.pipeline import evaluate_file
-    from litnav.scorer.student import StudentError
 
     if (corpus is None) != (bench is None):
         fail("--corpus and --bench go together", code=2)

@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from litnav.cli.common import SetOpt, SettingsOpt, clean_errors, fail, open_corpus, settings_from, make_console
+from litnav.cli.common import SetOpt, SettingsOpt, clean_errors, fail, make_console, open_corpus, settings_from
 
 
 def search_cmd(
@@ -29,12 +29,12 @@ def search_cmd(
 ) -> None:
     """Search the corpus for papers matching a complex intent; print a ranked table and write a session."""
     import sys
+
+    from litnav import search, write_session
     from litnav.librarians import WorkflowError, load_workflow
     from litnav.llm import LLMError
-    from litnav import search, write_session
-    from litnav.session.render import print_session
-
     from litnav.session.export import ExportError, format_for_path
+    from litnav.session.render import print_session
 
     export_format = None
     if export is not None:
@@ -107,8 +107,8 @@ def audit_cmd(
                                "nodes and result diffs."),
 ) -> None:
     """The paper × checkpoint matrix and every judgement with its verbatim evidence (and the turns)."""
-    from litnav.session.render import checklist_table, matrix_table, paper_panel
     from litnav.session.io import SessionFileError, read_session
+    from litnav.session.render import checklist_table, matrix_table, paper_panel
 
     with clean_errors(SessionFileError):
         session = read_session(session_file)

@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 
 import typer
-from litnav.cli.common import open_corpus, make_console
+
+from litnav.cli.common import make_console, open_corpus
 
 
 def register(app: typer.Typer) -> None:

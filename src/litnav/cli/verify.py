@@ -6,7 +6,8 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from litnav.cli.common import fail, SetOpt, SettingsOpt, clean_errors, open_corpus, settings_from, make_console
+
+from litnav.cli.common import SetOpt, SettingsOpt, clean_errors, fail, make_console, open_corpus, settings_from
 
 _STATUS = {"verified": "[green]verified[/green]", "metadata_mismatch": "[yellow]metadata mismatch[/yellow]",
            "not_found": "[red]not in corpus[/red]"}

@@ -7,7 +7,7 @@ holds the whole search.
 
 from __future__ import annotations
 
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -210,7 +210,7 @@ class Usage(_Record):
     cache_hits: int = 0
     cost_usd: float = 0.0
 
-    def add(self, other: "Usage") -> "Usage":
+    def add(self, other: Usage) -> Usage:
         """Return the field-wise sum."""
         return Usage(**{k: getattr(self, k) + getattr(other, k) for k in Usage.model_fields})
 
@@ -307,7 +307,7 @@ class Session(_Record):
     intent: str
     corpus: str
     corpus_fingerprint: str | None = None
-    created_at: datetime = Field(default_factory=lambda: datetime.now(timezone.utc))
+    created_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
     settings: dict[str, Any] = Field(default_factory=dict)
     clarifications: list[Clarification] = Field(default_factory=list)
     rounds: list[Round] = Field(default_factory=list)

@@ -91,7 +91,7 @@ class LLMSettings(_Group):
     cache: bool = Field(True, description="Reuse cached replies (a hit costs no tokens).")
 
     @model_validator(mode="after")
-    def _roles_name_endpoints(self) -> "LLMSettings":
+    def _roles_name_endpoints(self) -> LLMSettings:
         for role in ("navigator", "reflection", "scorer", "reranker"):
             name = getattr(self, role)
             if name is not None and name not in self.endpoints:
@@ -160,12 +160,12 @@ class ScorerSettings(_Group):
     enabled: bool = Field(True, description="False: rank by the fused retrieval score (ablation).")
     student: str | None = Field(None, description="Path to a student model; None = the bundled default.")
     teacher: bool = Field(False, description="Grade with the LLM role `llm.scorer` (teacher) instead of the student.")
-    teacher_logprobs: bool = Field(
-        True, description="Ask the teacher endpoint for token log-probabilities (the holistic p from P(yes)); "
     stated_evidence: bool = Field(
         True, description="Verdicts agree with their evidence: a sentence stating every key phrase of a "
         "checkpoint makes it satisfied (an exclusion violated) and becomes the quote."
     )
+    teacher_logprobs: bool = Field(
+        True, description="Ask the teacher endpoint for token log-probabilities (the holistic p from P(yes)); "
         "turn off for endpoints that refuse logprobs (p then comes from the stated relevance)."
     )
 

@@ -4,10 +4,10 @@ See CONTRACT.md for the API the other packages use. Heavy libraries (torch, fais
 only when a method needs them.
 """
 
+from litnav.core.settings import CorpusSettings
 from litnav.corpus.encoder import Encoder
 from litnav.corpus.errors import CorpusError, CorpusLockedError, ModelMismatchError
 from litnav.corpus.reader import Corpus
-from litnav.core.settings import CorpusSettings
 from litnav.corpus.writer import CorpusWriter
 
 __all__ = ["Corpus", "CorpusError", "CorpusLockedError", "CorpusSettings", "CorpusWriter", "Encoder",

@@ -15,13 +15,13 @@ import numpy as np
 import pyarrow as pa
 from tqdm.auto import tqdm
 
+from litnav.core.settings import CorpusSettings
 from litnav.corpus.chunking import Chunker, layout
 from litnav.corpus.encoder import Encoder
 from litnav.corpus.errors import ModelMismatchError, mismatch_message
 from litnav.corpus.lexical import BM25_DIR, build_bm25
 from litnav.corpus.schema import CHUNK_CACHE_DIR, INDEX_DIR
 from litnav.corpus.store import get_meta, register, set_meta, unregister
-from litnav.core.settings import CorpusSettings
 from litnav.corpus.vectors import build_index, choose_kind, index_files_present, load_vectors, save_index
 
 CHUNK_BATCH = 2000

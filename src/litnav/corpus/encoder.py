@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
 from litnav.corpus.errors import CorpusError
 
 if TYPE_CHECKING:

@@ -138,7 +138,8 @@ def _consistency_problems(directory: Path, conn: Any, checked: dict[str, str]) -
         out.append(f"{directory / INDEX_DIR}: FAISS index holds {faiss.get('n')} papers, the database {papers}")
     import numpy as np
 
-    from litnav.corpus.lexical import BM25_DIR, IDS_FILE as BM25_IDS
+    from litnav.corpus.lexical import BM25_DIR
+    from litnav.corpus.lexical import IDS_FILE as BM25_IDS
     from litnav.corpus.vectors import IDS_FILE
 
     for rel, what in ((Path(IDS_FILE), "FAISS ids"), (Path(BM25_DIR) / BM25_IDS, "BM25 ids")):

@@ -11,6 +11,7 @@ import shutil
 from pathlib import Path
 
 import numpy as np
+
 BM25_DIR = "bm25"
 IDS_FILE = "ids.npy"
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
@@ -17,17 +16,18 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+
+from litnav.core.ids import normalise_external_id
+from litnav.core.io import atomic_path
+from litnav.core.settings import CorpusSettings
+from litnav.core.text import normalise_title
 from litnav.corpus.encoder import Encoder
 from litnav.corpus.errors import CorpusError, ModelMismatchError, mismatch_message
 from litnav.corpus.records import EXTERNAL_ID_KINDS, Chunk, Citation, Hit, Paper
 from litnav.corpus.rows import PAPER_SELECT, paper_from_row
 from litnav.corpus.schema import CHUNK_CACHE_DIR, INDEX_DIR
-from litnav.core.settings import CorpusSettings
 from litnav.corpus.store import connect, get_meta, register, unregister
 from litnav.corpus.vectors import load_vectors
-from litnav.core.ids import normalise_external_id
-from litnav.core.io import atomic_path
-from litnav.core.text import normalise_title
 
 CHUNK_CACHE_PAPERS = 4096
 """Papers whose chunk vectors the process-level LRU keeps."""

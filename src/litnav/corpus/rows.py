@@ -6,10 +6,11 @@ from collections.abc import Sequence
 from typing import Any
 
 import pyarrow as pa
-from litnav.corpus.chunking import ABSTRACT_SECTION, PARAGRAPH_SEPARATOR
-from litnav.corpus.records import Author, Citation, Document, Paper, Reject
+
 from litnav.core.ids import normalise_external_id
 from litnav.core.text import normalise_title
+from litnav.corpus.chunking import ABSTRACT_SECTION, PARAGRAPH_SEPARATOR
+from litnav.corpus.records import Author, Citation, Document, Paper, Reject
 
 _AUTHOR = pa.struct([("name", pa.string()), ("author_id", pa.string())])
 _STR_LIST = pa.list_(pa.string())

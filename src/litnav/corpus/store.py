@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+
 from litnav.corpus.errors import CorpusError
 from litnav.corpus.schema import DDL, SCHEMA_VERSION, db_path
 

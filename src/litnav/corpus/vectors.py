@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from litnav.core.io import atomic_path
+
 INDEX_FILE = "abstracts.faiss"
 IDS_FILE = "abstracts.ids.npy"
 

@@ -10,18 +10,19 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Iterator, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import pyarrow as pa
+
+from litnav.core.settings import CorpusSettings
 from litnav.corpus import rows
 from litnav.corpus.errors import CorpusError
 from litnav.corpus.lock import acquire_writer_lock
 from litnav.corpus.records import Citation, Document, Reject
 from litnav.corpus.schema import PER_PAPER_TABLES
-from litnav.core.settings import CorpusSettings
 from litnav.corpus.store import connect, get_meta, register, set_meta, unregister
 
 
@@ -194,7 +195,7 @@ class CorpusWriter:
             self.conn.execute("DELETE FROM manifest WHERE source_key = ?", [source_key])
             self.conn.execute(
                 "INSERT INTO manifest VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [source_key, size, sha256, datetime.now(timezone.utc).replace(tzinfo=None),
+                [source_key, size, sha256, datetime.now(UTC).replace(tzinfo=None),
                  tx.counts["documents"], tx.counts["citations"], tx.counts["rejects"]])
             set_meta(self.conn, "indexes_dirty", True)
             self.conn.execute("COMMIT")

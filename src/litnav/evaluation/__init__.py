@@ -9,7 +9,13 @@ from litnav.evaluation.fusion import reciprocal_rank_fusion
 from litnav.evaluation.harness import EvalReport, EvaluationError, SystemResult, evaluate, evaluate_system
 from litnav.evaluation.metrics import DEFAULT_KS, hallucinations, metric_names, per_query_metrics
 from litnav.evaluation.report import (
-    plot_rounds, print_report, report_to_dict, to_markdown, write_json, write_markdown, write_run_files,
+    plot_rounds,
+    print_report,
+    report_to_dict,
+    to_markdown,
+    write_json,
+    write_markdown,
+    write_run_files,
 )
 from litnav.evaluation.stats import bootstrap_ci
 from litnav.evaluation.systems import DEFAULT_SYSTEMS, System, SystemRun, check_system_names, make_systems

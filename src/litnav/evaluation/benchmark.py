@@ -47,7 +47,7 @@ class Task:
     query: str
     gold: dict[str, int]
     checklist: Any = None
-    filters: "MetadataFilter | None" = None
+    filters: MetadataFilter | None = None
     kind: str | None = None
 
     @property
@@ -64,7 +64,7 @@ class Benchmark:
     source: str
     skipped_queries: list[str] = field(default_factory=list)
 
-    def limit(self, n: int | None) -> "Benchmark":
+    def limit(self, n: int | None) -> Benchmark:
         """The first ``n`` tasks (all when ``n`` is None)."""
         if n is None:
             return self
@@ -258,7 +258,7 @@ class MetadataFilter:
     venue_regex: str | None = None
 
     @classmethod
-    def from_spec(cls, spec: dict[str, Any], where: str = "filter") -> "MetadataFilter":
+    def from_spec(cls, spec: dict[str, Any], where: str = "filter") -> MetadataFilter:
         """One checkpoint's ``filter`` object; unknown keys or bad values raise :class:`BenchmarkError`."""
         import re
 
@@ -278,7 +278,7 @@ class MetadataFilter:
         return cls(spec.get("year_min"), spec.get("year_max"), spec.get("venue_regex"))
 
     @classmethod
-    def from_checklist(cls, checklist: Sequence[dict[str, Any]]) -> "MetadataFilter | None":
+    def from_checklist(cls, checklist: Sequence[dict[str, Any]]) -> MetadataFilter | None:
         """The conjunction of every checkpoint's ``filter`` (None when there is none)."""
         lo, hi, venue = None, None, None
         found = False

@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from litnav.corpus.records import Paper
 from litnav.core.text import normalise_title
+from litnav.corpus.records import Paper
 
 DEFAULT_KS = (5, 10, 20, 50, 100)
 

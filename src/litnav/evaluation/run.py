@@ -8,12 +8,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from litnav.core.settings import Settings
 from litnav.evaluation.benchmark import load_benchmark
 from litnav.evaluation.harness import EvalReport, evaluate
 from litnav.evaluation.metrics import DEFAULT_KS
 from litnav.evaluation.report import plot_rounds, print_report, write_json, write_markdown, write_run_files
 from litnav.evaluation.systems import DEFAULT_SYSTEMS, check_system_names, make_systems
-from litnav.core.settings import Settings
 
 
 @dataclass

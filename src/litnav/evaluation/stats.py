@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+
 DEFAULT_RESAMPLES = 1000
 DEFAULT_SEED = 0
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from litnav.core.settings import Settings
 from litnav.evaluation.benchmark import load_benchmark
 from litnav.evaluation.harness import EvalReport, evaluate
 from litnav.evaluation.metrics import DEFAULT_KS
 from litnav.evaluation.systems import LitnavSystem
-from litnav.core.settings import Settings
 
 
 def compare_students(corpus_dir: str | Path, bench: str | Path, student: str | Path, settings: Settings | None = None,

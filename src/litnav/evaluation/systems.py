@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from litnav.evaluation.fusion import reciprocal_rank_fusion
 from litnav.core.records import Usage
 from litnav.core.settings import Settings
+from litnav.evaluation.fusion import reciprocal_rank_fusion
 
 if TYPE_CHECKING:
     from litnav.corpus import Corpus
@@ -70,7 +70,7 @@ class System(Protocol):
 class LexicalSystem:
     """``bm25``: ``Corpus.lexical_search(query, depth)``."""
 
-    def __init__(self, corpus: "Corpus", depth: int, name: str = "bm25") -> None:
+    def __init__(self, corpus: Corpus, depth: int, name: str = "bm25") -> None:
         self.name, self.corpus, self.depth = name, corpus, depth
 
     def run(self, query: str) -> SystemRun:
@@ -82,7 +82,7 @@ class LexicalSystem:
 class DenseSystem:
     """``dense``: ``Corpus.semantic_search(query, depth)`` (cosine over abstract vectors)."""
 
-    def __init__(self, corpus: "Corpus", depth: int, name: str = "dense") -> None:
+    def __init__(self, corpus: Corpus, depth: int, name: str = "dense") -> None:
         self.name, self.corpus, self.depth = name, corpus, depth
 
     def run(self, query: str) -> SystemRun:
@@ -96,7 +96,7 @@ class HybridSystem:
     the top ``semantic_k`` dense hits, cut to ``depth``."""
 
     def __init__(
-        self, corpus: "Corpus", depth: int, *, lexical_k: int = 100, semantic_k: int = 100,
+        self, corpus: Corpus, depth: int, *, lexical_k: int = 100, semantic_k: int = 100,
         rrf_k: int = 60, name: str = "hybrid",
     ) -> None:
         self.name, self.corpus, self.depth = name, corpus, depth
@@ -124,7 +124,7 @@ class HybridFilterSystem(HybridSystem):
     exactly to plain first-stage retrieval.
     """
 
-    def __init__(self, corpus: "Corpus", depth: int, *, pool_depth: int = 1000, name: str = "hybrid+filter", **kw: Any) -> None:
+    def __init__(self, corpus: Corpus, depth: int, *, pool_depth: int = 1000, name: str = "hybrid+filter", **kw: Any) -> None:
         super().__init__(corpus, depth, name=name, **kw)
         self.pool_depth = pool_depth
 
@@ -152,7 +152,7 @@ class LitnavSystem:
     title/year/venue.
     """
 
-    def __init__(self, corpus: "Corpus", settings: Settings, depth: int, name: str = "litnav") -> None:
+    def __init__(self, corpus: Corpus, settings: Settings, depth: int, name: str = "litnav") -> None:
         self.name, self.corpus, self.settings, self.depth = name, corpus, settings, depth
 
     def run(self, query: str) -> SystemRun:
@@ -208,7 +208,7 @@ def check_system_names(names: Sequence[str]) -> list[str]:
     return out
 
 
-def make_systems(names: Sequence[str], corpus: "Corpus", settings: Settings, depth: int) -> list[System]:
+def make_systems(names: Sequence[str], corpus: Corpus, settings: Settings, depth: int) -> list[System]:
     """Build the named systems over one corpus; each returns up to ``depth`` results.
 
     ``hybrid`` fuses ``settings.librarians.lexical_k``/``semantic_k`` hits with

@@ -21,18 +21,22 @@ import queue
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from litnav.corpus.records import Citation, Document, Reject
-
 from litnav.ingest.io import TruncatedSourceError, expand_sources
 from litnav.ingest.join import ContentStore
 from litnav.ingest.plan import Unit, fingerprint_units, plan
 from litnav.ingest.readers import CONTENT_FORMATS, PRIMARY_FOR, FormatError, Item, ReadContext, Skipped
-from litnav.ingest.readers.datasets_api import read_abstract_leftovers, read_citations, read_papers, read_s2orc_leftovers
+from litnav.ingest.readers.datasets_api import (
+    read_abstract_leftovers,
+    read_citations,
+    read_papers,
+    read_s2orc_leftovers,
+)
 from litnav.ingest.readers.generic import read_generic
 from litnav.ingest.readers.s2orc import read_metadata, read_paper_json, read_pdf_parse_leftovers
 from litnav.ingest.readers.unarxive import read_unarxive
@@ -249,8 +253,9 @@ def build(
     anything is stored unless ``reembed`` (then every chunk and vector is remade with the new
     settings). Raises ``SourceError``/``FormatError`` for bad sources.
     """
-    from litnav.corpus import CorpusWriter
     from tqdm.auto import tqdm
+
+    from litnav.corpus import CorpusWriter
 
     corpus_settings = getattr(settings, "corpus", settings)
     report = BuildReport()

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
 import orjson
+
 COMPRESSIONS = (".gz", ".zst", ".bz2", ".xz")
 """Compressed suffixes read transparently."""
 DATA_SUFFIXES = tuple(base + c for base in (".jsonl", ".json") for c in ("",) + COMPRESSIONS)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+
 from litnav.ingest.io import TruncatedSourceError, iter_records
 
 ID_FIELD = {"s2orc-pdf-parse": "paper_id", "s2-abstracts": "corpusid", "s2-s2orc": "corpusid"}
@@ -116,7 +117,7 @@ class ContentStore:
         self._db.close()
         self._dir.cleanup()
 
-    def __enter__(self) -> "ContentStore":
+    def __enter__(self) -> ContentStore:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -8,9 +8,8 @@ from datetime import date
 from typing import Any
 
 from litnav.core.ids import normalise_external_id
-from litnav.corpus.records import Author, Paper
-
 from litnav.corpus.predicates import looks_like_review
+from litnav.corpus.records import Author, Paper
 from litnav.ingest.venues import clean, normalise_venue, parse_acl_id
 
 ID_ALIASES: dict[str, str] = {

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+
 def author_name(author: dict | str) -> str:
     """Display name of an S2ORC author object (``first``, ``middle``, ``last``, ``suffix``)
     or a plain string."""

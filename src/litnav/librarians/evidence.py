@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import numpy as np
+
 from litnav.core.boilerplate import content_spans, non_evidence_section
 from litnav.core.records import CONTENT_KINDS, Checkpoint, Evidence
 

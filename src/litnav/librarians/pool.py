@@ -25,7 +25,7 @@ class Pool:
         """Corpus ids in rank order."""
         return [cid for cid, _ in self.hits]
 
-    def truncated(self, limit: int) -> "Pool":
+    def truncated(self, limit: int) -> Pool:
         """The first ``limit`` hits, with their provenance."""
         hits = self.hits[:limit]
         return Pool(hits, {cid: self.found_by.get(cid, []) for cid, _ in hits})

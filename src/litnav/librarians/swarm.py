@@ -10,12 +10,12 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from litnav.core.records import OperatorRun, Workflow
 from litnav.librarians.operators import REGISTRY, RunContext
-from litnav.librarians.operators.retrieval import SearchParams
 from litnav.librarians.operators.citation import CitationExpandParams
+from litnav.librarians.operators.retrieval import SearchParams
 from litnav.librarians.pool import EvidencePool, Pool, ScoredPool
 from litnav.librarians.workflow import validate_workflow
-from litnav.core.records import OperatorRun, Workflow
 
 
 def _outputs(value: Any) -> list[tuple[str, float]]:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from litnav.librarians.operators import REGISTRY, OperatorParams, WorkflowError
 from litnav.core.records import Workflow
+from litnav.librarians.operators import REGISTRY, OperatorParams, WorkflowError
 
 
 def validate_workflow(workflow: Workflow) -> tuple[list[str], dict[str, OperatorParams]]:

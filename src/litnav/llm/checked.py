@@ -4,7 +4,8 @@ as schema errors: the problems go back to the model, which answers again."""
 
 from __future__ import annotations
 
-from typing import Callable, TypeVar
+from collections.abc import Callable
+from typing import TypeVar
 
 from pydantic import BaseModel
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import importlib
 import threading
+from collections.abc import Callable
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any
 
 from .errors import LLMError
 

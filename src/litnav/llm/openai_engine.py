@@ -11,19 +11,19 @@ from __future__ import annotations
 import os
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import openai
 from tenacity import RetryError
 
+from litnav.core.retry import retrying
 from litnav.core.settings import EndpointSettings
 
 from .cache import ResponseCache
 from .calls import GenerationRequest, RawReply, TokenLogprob
 from .engine import LLMEngine
 from .errors import LLMError
-from litnav.core.retry import retrying
-
 from .retry import is_transient
 from .usage import UsageMeter
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+
 from litnav.core.records import Usage
 from litnav.core.settings import EndpointSettings
 

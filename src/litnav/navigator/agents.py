@@ -11,12 +11,11 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from litnav.llm import LLMError, UsageMeter, engine_for
 from litnav.core.settings import Settings
+from litnav.llm import LLMError, UsageMeter, engine_for
 from litnav.navigator.llm_planner import Ask, LLMPlanner
 from litnav.navigator.llm_reflect import LLMReflector
 from litnav.reranker.llm import LLMReranker
-
 
 NO_LLM = {"navigator": "rules", "reflection": "rules", "scorer": "student", "reranker": "listwise"}
 """The engine each role falls back to."""

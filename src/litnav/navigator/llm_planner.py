@@ -18,17 +18,26 @@ kept in ``clarifications`` (for ``Session.clarifications``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
-from typing import Any, Callable
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from litnav.core.records import (
+    Checklist,
+    Checkpoint,
+    CheckpointKind,
+    Clarification,
+    MetadataField,
+    MetadataPredicate,
+    Node,
+    Workflow,
+)
+from litnav.core.settings import Settings
 from litnav.librarians import REGISTRY, WorkflowError, validate_workflow
 from litnav.llm import LLMError
 from litnav.llm.checked import structured_checked
-from litnav.core.records import (Checklist, Checkpoint, CheckpointKind, Clarification, MetadataField,
-                            MetadataPredicate, Node, Workflow)
-from litnav.core.settings import Settings
 from litnav.navigator.intent import PUBLICATION_TYPES
 from litnav.navigator.planner import TAIL_OPS, plan_workflow
 
@@ -308,9 +317,8 @@ class LLMPlanner:
         except LLMError as exc:
             if not self.fallback:
                 raise
-            from litnav.navigator.intent import parse_intent
-
             from litnav.corpus.phrases import corpus_phrases
+            from litnav.navigator.intent import parse_intent
 
             checklist = parse_intent(intent, venues=corpus.venues(), today=self.today, phrases=corpus_phrases(corpus))
             return checklist, None, f"rules (fallback from {self.llm.name}: {exc})"

@@ -21,11 +21,11 @@ from typing import Annotated, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from litnav.core.records import Change, Checklist, Checkpoint, Node, ScoredPaper
+from litnav.core.settings import Settings
 from litnav.llm import LLMError
 from litnav.llm.checked import structured_checked
 from litnav.llm.fallback import FallbackRecorder
-from litnav.core.records import Change, Checklist, Checkpoint, Node, ScoredPaper
-from litnav.core.settings import Settings
 from litnav.navigator.planner import assemble, content_query
 from litnav.navigator.reflect import SATISFIED, Reflection, ReflectionState, reflect
 

@@ -25,11 +25,22 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from collections.abc import Callable
 from datetime import date
-from typing import Any, Callable
+from typing import Any
 
 from litnav.core.records import (
-    Checklist, Checkpoint, Edit, FoundBy, Node, OperatorRun, ResultDiff, Result, Round, Session, Turn, Workflow,
+    Checklist,
+    Checkpoint,
+    Edit,
+    FoundBy,
+    Node,
+    OperatorRun,
+    ResultDiff,
+    Round,
+    Session,
+    Turn,
+    Workflow,
 )
 from litnav.core.settings import Settings
 from litnav.librarians import Pool, validate_workflow

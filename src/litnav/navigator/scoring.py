@@ -10,11 +10,11 @@ candidate the first stage ranked in the top M >= N.
 
 from __future__ import annotations
 
+from litnav.core.records import Evidence, ScoredPaper
 from litnav.corpus.predicates import evaluate
 from litnav.librarians import EvidencePool, ScoredPool
 from litnav.librarians.evidence import evidence_query, locatable, locate_evidence
 from litnav.librarians.operators import RunContext
-from litnav.core.records import Evidence, ScoredPaper
 
 UNSCORED_ENGINE = "none (below the scored top-N: fused order)"
 RETRIEVAL_ENGINE = "none (retrieval score)"

@@ -10,7 +10,6 @@ from litnav.core.records import Session, Workflow
 from litnav.core.settings import Settings
 from litnav.navigator.loop import SearchRun
 
-
 CORPUS_STUDENT = ("scorer/student.json", "scorer/student")
 """Corpus-local students, tried in order under the corpus folder when ``scorer.student`` is None."""
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
+
 from litnav.core.records import ScoredPaper
 
 

@@ -4,6 +4,7 @@ diversity by maximal marginal relevance."""
 from __future__ import annotations
 
 import numpy as np
+
 from litnav.core.records import ScoredPaper
 
 

@@ -13,10 +13,10 @@ from collections.abc import Callable
 
 from pydantic import BaseModel, ConfigDict
 
+from litnav.core.records import Checklist, ScoredPaper
 from litnav.llm import LLMError
 from litnav.llm.checked import structured_checked
 from litnav.llm.fallback import FallbackRecorder
-from litnav.core.records import Checklist, ScoredPaper
 
 QUOTE_CHARS = 240
 

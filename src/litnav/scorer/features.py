@@ -33,6 +33,7 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+
 from litnav.scorer.text import key_phrases, phrase_in, phrase_key, stem_set, stem_string, stems
 
 FEATURE_NAMES: tuple[str, ...] = (

@@ -13,8 +13,8 @@ from __future__ import annotations
 from bisect import bisect_left
 from dataclasses import dataclass
 
-from litnav.core.records import Evidence
 from litnav.core.boilerplate import content_spans
+from litnav.core.records import Evidence
 from litnav.scorer.text import phrase_in, stem_offsets, stem_string, stems
 
 

@@ -25,12 +25,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from litnav.core.records import Checklist, Checkpoint, Evidence, Judgement, ScoredPaper
 from litnav.corpus.records import Paper
 from litnav.llm import LLMError, TokenLogprob
 from litnav.llm.checked import structured_checked
 from litnav.llm.fallback import FallbackRecorder
-from litnav.core.records import Checklist, Checkpoint, Evidence, Judgement, ScoredPaper
-from litnav.scorer.scoring import metadata_judgement, final_score, score_papers, weighted_mean_score
+from litnav.scorer.scoring import final_score, metadata_judgement, score_papers, weighted_mean_score
 
 ABSTRACT_CHARS = 1500
 MIN_QUOTE_CHARS = 8

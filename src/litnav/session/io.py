@@ -10,7 +10,6 @@ from pydantic import ValidationError
 from litnav.core.io import write_text
 from litnav.core.records import Session
 
-
 SESSION_VERSION = 1
 """The session file format this code writes and reads (``Session.version``)."""
 

@@ -20,8 +20,9 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from litnav.training.data import TrainingRow
+
 from litnav.scorer.student import relevance_features
+from litnav.training.data import TrainingRow
 from litnav.training.train import row_input
 
 

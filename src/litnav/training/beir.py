@@ -24,9 +24,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
-from litnav.training.data import DataError, Encoder, RowCheckpoint, RowEvidence, RowPaper, TrainingRow, _embed
+
 from litnav.core.text import sentence_spans
 from litnav.scorer.text import key_phrases
+from litnav.training.data import DataError, Encoder, RowCheckpoint, RowEvidence, RowPaper, TrainingRow, _embed
 
 
 def _find(src: Path, given: Path | None, names: list[str], pattern: str, what: str) -> Path:

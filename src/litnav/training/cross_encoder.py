@@ -45,7 +45,7 @@ def _relevance_head(rows: list[TrainingRow], p: np.ndarray, seed: int) -> Linear
     for i, r in enumerate(rows):
         groups.setdefault(r.group or f"row-{i}", []).append(i)
     xs, ts, keys = [], [], []
-    for g, idx in groups.items():
+    for idx in groups.values():
         labels = {rows[i].label_relevant for i in idx} - {None}
         if len(labels) != 1:
             continue

@@ -35,7 +35,6 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from litnav.core.io import atomic_path
-
 from litnav.scorer.text import key_phrases
 
 

@@ -40,13 +40,13 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from tqdm import tqdm
 
+from litnav.core.io import write_json, write_text
+from litnav.core.records import CONTENT_KINDS, Checklist, Usage
+from litnav.core.settings import Settings
 from litnav.librarians.evidence import evidence_query, locatable, locate_evidence
 from litnav.llm import LLMError, UsageMeter, build_engine, engine_for
 from litnav.llm.checked import structured_checked
 from litnav.llm.factory import ROLES, response_cache
-from litnav.core.io import write_json, write_text
-from litnav.core.records import CONTENT_KINDS, Checklist, Usage
-from litnav.core.settings import Settings
 from litnav.navigator.llm_planner import CheckpointDraft, to_checklist
 
 STATE_FORMAT = "litnav-distill-state/1"
@@ -336,9 +336,9 @@ def synthesize(corpus, settings: Settings, teacher: str, out: str | Path, config
     ``DistillError`` when the teacher is not configured or the state file belongs to another
     corpus, teacher or configuration; ``LLMError`` when an intent proposal fails.
     """
+    from litnav.navigator.search import student_path
     from litnav.scorer import load_student
     from litnav.scorer.teacher import Teacher
-    from litnav.navigator.search import student_path
 
     cfg = config or DistillConfig()
     out = Path(out)

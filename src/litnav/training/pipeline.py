@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from litnav.training.agreement import agreement, split_rows
-from litnav.training.data import TrainingRow, read_rows
 from litnav.scorer import load_student
 from litnav.scorer.student import STUDENT_FILE, Student
+from litnav.training.agreement import agreement, split_rows
+from litnav.training.data import TrainingRow, read_rows
 
 KINDS: tuple[str, ...] = ("feature", "cross-encoder")
 

@@ -19,9 +19,10 @@ import hashlib
 from collections.abc import Iterable
 
 import numpy as np
-from litnav.training.data import TrainingRow
+
 from litnav.scorer.features import FEATURE_NAMES, EvidenceItem, FeatureInput, feature_matrix
 from litnav.scorer.student import RELEVANCE_FEATURES, LinearModel, Student, relevance_features, retrieval_rr
+from litnav.training.data import TrainingRow
 
 DEFAULT_NAME = "student:logreg"
 

@@ -19,11 +19,12 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+
 from litnav.core.records import Evidence
-from litnav.training.data import TrainingRow, from_scifact, scifact_hash
 from litnav.scorer.features import FEATURE_NAMES, checkpoint_terms, feature_matrix
 from litnav.scorer.quote import pick_quote
 from litnav.scorer.student import Student, relevance_features, retrieval_rr
+from litnav.training.data import TrainingRow, from_scifact, scifact_hash
 from litnav.training.train import row_input, satisfaction_target, train_student
 
 NAME = "student:logreg-scifact-v1"

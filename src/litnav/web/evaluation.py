@@ -13,13 +13,13 @@ precision = correct verified / all verified;  recall = correct verified / exampl
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterable
+from collections.abc import Iterable
 
+from litnav.core.ids import find_external_id
+from litnav.core.text import normalise_title
 from litnav.corpus.records import Paper
 
 from .matcher import Matcher
-from litnav.core.ids import find_external_id
-from litnav.core.text import normalise_title
 from .records import ExternalRecord
 
 

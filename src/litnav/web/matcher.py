@@ -23,15 +23,15 @@ from __future__ import annotations
 
 import bisect
 import weakref
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable, Protocol
+from typing import Protocol
 
 from rapidfuzz import fuzz, process
 
-from litnav.corpus.records import Paper
-
 from litnav.core.ids import find_external_id
 from litnav.core.text import normalise_title, surname
+from litnav.corpus.records import Paper
 
 from .normalise import main_title
 from .records import ExternalRecord, Match
@@ -178,10 +178,10 @@ class Matcher:
         self.config = config or MatcherConfig()
         self.index = TitleIndex(corpus.title_index())
 
-    _cache: "weakref.WeakKeyDictionary[object, Matcher]" = weakref.WeakKeyDictionary()
+    _cache: weakref.WeakKeyDictionary[object, Matcher] = weakref.WeakKeyDictionary()
 
     @classmethod
-    def for_corpus(cls, corpus: CorpusLookup, config: MatcherConfig | None = None) -> "Matcher":
+    def for_corpus(cls, corpus: CorpusLookup, config: MatcherConfig | None = None) -> Matcher:
         """A matcher for ``corpus``, reusing the title index built for the same corpus object."""
         config = config or MatcherConfig()
         try:
@@ -195,7 +195,7 @@ class Matcher:
             m = m.with_config(config)
         return m
 
-    def with_config(self, config: MatcherConfig) -> "Matcher":
+    def with_config(self, config: MatcherConfig) -> Matcher:
         """The same index with other thresholds."""
         m = object.__new__(Matcher)
         m.corpus, m.config, m.index = self.corpus, config, self.index

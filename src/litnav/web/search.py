@@ -77,7 +77,7 @@ def web_search(
             )
             verified.append((prank, order, hit))
     seen: set[str] = set()
-    for prank, order, hit in sorted(verified, key=lambda t: (t[0], t[1])):
+    for _prank, _order, hit in sorted(verified, key=lambda t: (t[0], t[1])):
         if hit.corpus_id in seen:
             continue
         seen.add(hit.corpus_id)

@@ -31,7 +31,7 @@ class ReadContext:
     """What a reader needs beyond the file: the content store of the build (joins) and the
     generic field mapping (``target -> source field``)."""
 
-    content: "ContentStore | None" = None
+    content: ContentStore | None = None
     mapping: dict[str, str] = field(default_factory=dict)
 
 FORMATS: dict[str, str] = {

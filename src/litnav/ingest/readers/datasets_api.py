@@ -21,13 +21,12 @@ from typing import Any
 import orjson
 from pydantic import ValidationError
 
+from litnav.core.text import sentence_at, sentence_spans
 from litnav.corpus.records import Author, BibReference, Citation, Document, Paragraph, Reject
-
 from litnav.ingest.papers import external_ids, make_paper, parse_date
 from litnav.ingest.readers import Item, ReadContext, Skipped
 from litnav.ingest.readers.fulltext import DEFAULT_SECTION
 from litnav.ingest.schemas import AbstractIn, CitationIn, PaperIn, S2orcIn, reason, validated_records
-from litnav.core.text import sentence_at, sentence_spans
 from litnav.ingest.text import unique
 
 _YEAR = re.compile(r"\b(19|20)\d{2}\b")

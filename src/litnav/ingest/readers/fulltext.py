@@ -3,10 +3,9 @@ citing sentences of each entry) from a parsed full text."""
 
 from __future__ import annotations
 
-from litnav.corpus.records import BibReference, Paragraph
-
-from litnav.ingest.schemas import BibEntryIn, ParagraphIn, ParseIn
 from litnav.core.text import sentence_at, sentence_spans
+from litnav.corpus.records import BibReference, Paragraph
+from litnav.ingest.schemas import BibEntryIn, ParagraphIn, ParseIn
 from litnav.ingest.text import author_name, unique
 
 DEFAULT_SECTION = "Body"

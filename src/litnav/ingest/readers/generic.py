@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 from litnav.corpus.records import BibReference, Document
-
 from litnav.ingest.io import iter_records
 from litnav.ingest.papers import external_ids, make_paper, parse_date
 from litnav.ingest.readers import Item, ReadContext

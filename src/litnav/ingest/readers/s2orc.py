@@ -11,12 +11,19 @@ from typing import Any
 from pydantic import ValidationError
 
 from litnav.corpus.records import Author, BibReference, Document, Reject
-
 from litnav.ingest.io import base_name, iter_records
 from litnav.ingest.papers import external_ids, make_paper
 from litnav.ingest.readers import Item, ReadContext
 from litnav.ingest.readers.fulltext import from_parse
-from litnav.ingest.schemas import AuthorIn, MetadataIn, ParseIn, PaperJsonIn, converted_records, reason, validated_records
+from litnav.ingest.schemas import (
+    AuthorIn,
+    MetadataIn,
+    PaperJsonIn,
+    ParseIn,
+    converted_records,
+    reason,
+    validated_records,
+)
 from litnav.ingest.text import author_name
 from litnav.ingest.venues import is_acl_id
 

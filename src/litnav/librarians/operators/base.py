@@ -8,8 +8,9 @@ Edge types: ``pool`` (candidates), ``evidence`` (candidates + evidence chunks) a
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
@@ -42,7 +43,7 @@ class OperatorSpec:
     max_inputs: int
     output: EdgeType
     channel: str
-    run: Callable[[Any, list[Any], "RunContext", str], Any]
+    run: Callable[[Any, list[Any], RunContext, str], Any]
     doc: str
 
 

@@ -7,9 +7,9 @@ from typing import Literal
 
 from pydantic import Field
 
+from litnav.core.records import FoundBy
 from litnav.librarians.operators.base import OperatorParams, RunContext, WorkflowError, operator
 from litnav.librarians.pool import Pool
-from litnav.core.records import FoundBy
 
 
 class CitationExpandParams(OperatorParams):

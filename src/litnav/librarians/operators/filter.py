@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from litnav.corpus.predicates import evaluate
 from litnav.librarians.operators.base import OperatorParams, RunContext, WorkflowError, operator
 from litnav.librarians.pool import Pool
-from litnav.corpus.predicates import evaluate
 
 
 class FilterParams(OperatorParams):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from litnav.core.records import FoundBy
 from litnav.librarians.operators.base import OperatorParams, RunContext, operator
 from litnav.librarians.pool import Pool
-from litnav.core.records import FoundBy
 
 
 class SearchParams(OperatorParams):

@@ -28,7 +28,12 @@ from collections.abc import Iterator
 
 from litnav.navigator.intent.facets import _DOC_LINK
 from litnav.navigator.intent.grammar import (  # noqa: F401  (AUXILIARIES, is_acronym: public here too)
-    AUXILIARIES, PAREN_ACRONYM, ambiguous_is_verb, is_acronym, lexicon_verb, verb_class,
+    AUXILIARIES,
+    PAREN_ACRONYM,
+    ambiguous_is_verb,
+    is_acronym,
+    lexicon_verb,
+    verb_class,
 )
 
 _DETERMINER_BEFORE = re.compile(r"\b(?:the|a|an|this|these|those|its|their|our|his|her)\s+$", re.I)

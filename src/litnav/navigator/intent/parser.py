@@ -34,10 +34,10 @@ import re
 from datetime import date
 
 from litnav.core.records import Checklist, Checkpoint, MetadataPredicate
+from litnav.corpus.phrases import PhraseTable
 from litnav.navigator.intent.authors import extract_authors
 from litnav.navigator.intent.claims import claim_terms, is_claim
 from litnav.navigator.intent.dates import DateConstraint, extract_dates
-from litnav.corpus.phrases import PhraseTable
 from litnav.navigator.intent.facets import Facet, blank_framing, clean_phrase, extract_exclusions, extract_facets
 from litnav.navigator.intent.pubtypes import extract_types
 from litnav.navigator.intent.text import BOUNDARY, Workspace, normalise

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+
 BOUNDARY = "|"
 
 _DASHES = dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"), "-")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import httpx
+
 from litnav.core.settings import WebSettings
 
 from .arxiv import Arxiv

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import httpx
+
 from litnav.core.cache import cache_root
 from litnav.core.settings import WebSettings
 
@@ -62,7 +63,7 @@ class Provider(ABC):
         """Release the HTTP connection pool."""
         self.http.close()
 
-    def __enter__(self) -> "Provider":
+    def __enter__(self) -> Provider:
         return self
 
     def __exit__(self, *exc: object) -> None:
