@@ -37,6 +37,7 @@ DEFAULT_MODEL = "default.json"
 SOURCE_KINDS: dict[str, tuple[str, ...]] = {
     "scifact": ("topic",), "beir": ("topic",), "mined": ("topic",),
     "teacher": ("topic", "method", "application", "data", "exclusion"),
+    "judged": ("topic", "method", "application", "data"),
 }
 """Checkpoint kinds each training-row source supplies (``training.data.TrainingRow.source``):
 SciFact, BEIR and mined rows are whole-claim / whole-query topic checkpoints only."""

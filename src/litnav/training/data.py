@@ -7,7 +7,7 @@ One row is one (checkpoint, paper) pair with its located evidence and labels::
      "evidence": [{"text": "...", "similarity": 0.61, "section": "Abstract"}],
      "label_score": 5.0,          # 0-5, Judgement semantics (for kind "exclusion": 5 = respected)
      "label_relevant": 1,         # paper-level relevance 0/1, or null when unknown
-     "source": "scifact",         # "scifact" | "beir" | "teacher"
+     "source": "scifact",         # "scifact" | "beir" | "teacher" | "mined" (training.mine) | "judged" (training.bench_rows)
      "group": "claim-2:13734012", # rows of one (intent, paper) pair share a group (optional)
      "rationale": ["..."],        # optional: verbatim evidence sentences (quote-picking labels)
      "teacher": {...}}            # optional: the teacher's own words (``TeacherLabel``)
@@ -102,7 +102,7 @@ class TrainingRow(_Row):
     evidence: list[RowEvidence] = Field(default_factory=list)
     label_score: float = Field(ge=0.0, le=5.0)
     label_relevant: int | None = Field(None, ge=0, le=1)
-    source: Literal["scifact", "beir", "teacher"]
+    source: Literal["scifact", "beir", "teacher", "mined", "judged"]
     group: str | None = None
     rationale: list[str] = Field(default_factory=list)
     teacher: TeacherLabel | None = None
