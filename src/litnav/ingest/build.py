@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import logging
 import queue
 import threading
 import time
@@ -40,6 +41,8 @@ from litnav.ingest.readers.datasets_api import (
 from litnav.ingest.readers.generic import read_generic
 from litnav.ingest.readers.s2orc import read_metadata, read_paper_json, read_pdf_parse_leftovers
 from litnav.ingest.readers.unarxive import read_unarxive
+
+log = logging.getLogger(__name__)
 
 READERS: dict[str, Callable[[Path, ReadContext], Iterator[Item]]] = {
     "s2orc-metadata": read_metadata,
@@ -280,6 +283,8 @@ def build(
     with CorpusWriter.open(corpus_dir, corpus_settings, allow_settings_change=reembed) as writer:
         todo = [u for u in units if not writer.is_ingested(u.key, u.print.size, u.print.sha256)]
         report.skipped_files = [u.key for u in units if u not in todo]
+        if report.skipped_files:
+            log.info("%d input(s) already in the corpus unchanged, skipped", len(report.skipped_files))
         report.still_incomplete = sorted(set(report.skipped_files) & set(writer.incomplete_sources()))
         with ContentStore(workdir=None) as store:
             t0 = time.perf_counter()

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import logging
+
+log = logging.getLogger(__name__)
+
 
 class FallbackRecorder:
     """Mixin for LLM agents: ``self.llm`` is the engine, ``self.fallbacks`` the causes of each
@@ -12,6 +16,11 @@ class FallbackRecorder:
     fallback_unit = "call"
     llm = None
     fallbacks: list[str]
+
+    def record_fallback(self, cause: str) -> None:
+        """Note one fallback (``cause``: what failed, and why) and log it as a warning."""
+        self.fallbacks.append(cause)
+        log.warning("%s failed, falling back to %s: %s", self.llm.name, self.fallback_target(), cause)
 
     def fallback_target(self) -> str:
         """What replaced the LLM when it failed (may depend on the instance)."""

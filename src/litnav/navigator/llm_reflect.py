@@ -279,7 +279,7 @@ class LLMReflector(FallbackRecorder):
         except LLMError as exc:
             if not self.fallback:
                 raise
-            self.fallbacks.append(f"round {round_index}: {exc}")
+            self.record_fallback(f"round {round_index}: {exc}")
             out = reflect(checklist, ranked, round_index, new_above, state, settings, top_k, max_rounds)
             note = Change(target="workflow", action="engine_fallback", detail="rules", reason=str(exc))
             return Reflection(out.workflow, out.checklist, [note] + out.changes, out.stop_reason)

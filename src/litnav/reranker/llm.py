@@ -92,6 +92,6 @@ class LLMReranker(FallbackRecorder):
         except LLMError as exc:
             if not self.fallback:
                 raise
-            self.fallbacks.append(str(exc))
+            self.record_fallback(str(exc))
             return ranked
         return apply_order(head, reply.order) + tail

@@ -237,7 +237,7 @@ class Teacher(FallbackRecorder):
             if not (self.fallback and self.student is not None):
                 raise LLMError(f"teacher grading of paper {paper.corpus_id!r} failed: {exc}",
                                role="scorer", model=self.llm.model) from exc
-            self.fallbacks.append(f"paper {paper.corpus_id}: {exc}")
+            self.record_fallback(f"paper {paper.corpus_id}: {exc}")
             return score_papers([paper], checklist, {paper.corpus_id: evidence}, self.student)[0]
 
     def score_paper(self, paper: Paper, checklist: Checklist, evidence: Mapping[str, list[Evidence]]) -> ScoredPaper:

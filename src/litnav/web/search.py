@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from concurrent.futures import ThreadPoolExecutor
 
 from litnav.core.settings import Settings, WebSettings
@@ -11,6 +12,8 @@ from .matcher import CorpusLookup, Matcher, MatcherConfig
 from .providers import build_providers
 from .providers.base import Provider
 from .records import ExternalRecord, ProviderFailure, UnverifiedRecord, WebHit, WebSearchOutcome
+
+log = logging.getLogger(__name__)
 
 
 def matcher_config(settings: WebSettings) -> MatcherConfig:
@@ -26,6 +29,7 @@ def _ask(provider: Provider, query: str, limit: int) -> list[ExternalRecord] | P
     try:
         return provider.search(query, limit)
     except ProviderError as exc:
+        log.warning("web search skips provider %s: %s", exc.provider, exc)
         return ProviderFailure(provider=exc.provider, url=exc.url, error=exc.detail)
 
 
