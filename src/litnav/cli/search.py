@@ -12,14 +12,23 @@ from litnav.cli.common import SetOpt, SettingsOpt, clean_errors, fail, make_cons
 
 
 def search_cmd(
-    query: str = typer.Argument(..., help="The search intent, in natural language."),
-    corpus: Path = typer.Option(..., "--corpus", "-c", help="Corpus directory."),
+    query: Optional[str] = typer.Argument(None, help="The search intent, in natural language (optional with "
+                                          "--anchor; the feedback with --continue)."),
+    corpus: Optional[Path] = typer.Option(None, "--corpus", "-c", help="Corpus directory (with --continue: "
+                                          "default the session's)."),
+    anchor: Optional[str] = typer.Option(None, "--anchor", help="Search from this paper: corpus id, DOI, arXiv "
+                                         "id or exact title."),
+    direction: str = typer.Option("successor", "--direction", help="With --anchor: successor, predecessor, "
+                                  "sibling, benchmark or survey."),
+    continue_from: Optional[Path] = typer.Option(None, "--continue", help="Continue this session file: QUERY is "
+                                                 "the feedback (same as `litnav refine SESSION FEEDBACK`)."),
     rounds: Optional[int] = typer.Option(None, "--rounds", min=1, help="Maximum rounds."),
     top: Optional[int] = typer.Option(None, "--top", "-k", min=1, help="Results to return."),
     json_out: Optional[Path] = typer.Option(None, "--json", help="Write the session file here."),
     export: Optional[Path] = typer.Option(None, "--export", help="Also export the results here; the format "
                                           "comes from the extension (.bib .ris .json .csv .jsonl .trec)."),
-    workflow: Optional[Path] = typer.Option(None, "--workflow", help="Run this (edited) workflow JSON in round 1."),
+    workflow: Optional[Path] = typer.Option(None, "--workflow", help="Run this (edited) workflow JSON in round 1 "
+                                            "(with --anchor: the direction's template, placeholders allowed)."),
     rationales: int = typer.Option(3, "--rationales", help="Results whose rationales are printed."),
     interactive: Optional[bool] = typer.Option(
         None, "--interactive/--no-interactive",
@@ -43,14 +52,36 @@ def search_cmd(
         except ExportError as exc:
             fail(str(exc), code=2)
     settings = settings_from(settings_file, overrides)
+    if continue_from is not None:
+        from litnav.cli.refine import continue_session
+
+        if not query:
+            fail("--continue needs the feedback as QUERY, e.g. `litnav search --continue s.json 'only after 2019'`",
+                 code=2)
+        continue_session(continue_from, query, corpus, json_out, settings)
+        return
+    if corpus is None:
+        fail("give the corpus with --corpus DIR", code=2)
+    if not query and not anchor:
+        fail("give a search intent (or --anchor PAPER)", code=2)
     ask = sys.stdin.isatty() if interactive is None else interactive
     settings = settings.model_copy(update={"navigator": settings.navigator.model_copy(update={"interactive": ask})})
     from litnav.corpus import CorpusError
 
     c = open_corpus(corpus, settings)
     with clean_errors(WorkflowError, LLMError, ValueError, CorpusError):
-        wf = load_workflow(workflow) if workflow else None
-        session = search(query, c, settings, workflow=wf, rounds=rounds, top_k=top, progress=True)
+        if anchor:
+            from litnav.navigator.anchor import anchor_search
+
+            session = anchor_search(anchor, direction, c, settings, intent=query, top_k=top, template=workflow)
+        else:
+            wf = load_workflow(workflow) if workflow else None
+            session = search(query, c, settings, workflow=wf, rounds=rounds, top_k=top, progress=True)
+            from litnav.navigator.branches import clarify
+            from litnav.navigator.clarify import terminal_ask
+
+            # when the top results split into distinct groups: ask which to follow (default: all)
+            session, _ = clarify(session, c, settings, ask=terminal_ask if ask else None)
     out = json_out or Path("litnav-session.json")
     # written before anything is printed: a closed pipe (`litnav search ... | head`) keeps the session
     with clean_errors(OSError):

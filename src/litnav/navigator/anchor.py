@@ -1,0 +1,175 @@
+"""Anchor-paper search: from one paper, in a direction, optionally with an intent.
+
+Each direction is a workflow template, an editable JSON file (``navigator/data/anchor_<direction>.json``,
+or any file given as ``template``) whose strings may hold the placeholders ``{anchor}`` (the
+anchor's corpus id), ``{anchor_title}``, ``{anchor_text}`` (title and abstract), ``{query}``
+(the intent, else the anchor's title) and ``{top_k}``:
+
+- ``successor``: papers citing the anchor;
+- ``predecessor``: papers the anchor cites;
+- ``sibling``: co-citation and bibliographic coupling (``graph_neighbours``) fused with the
+  anchor's semantic neighbours;
+- ``benchmark``: dataset/benchmark papers among the anchor's references and its neighbourhood
+  (publication type or title cues, dataset-release wording);
+- ``survey``: review-type papers citing the anchor or covering its topic.
+
+Every template ends in evidence -> score -> rerank under the intent's checklist, so the result
+is ranked by the intent; hard metadata constraints of the intent add a ``filter`` node.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import date
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from litnav.core.records import Checklist, Checkpoint, Session, Turn, Workflow
+from litnav.core.settings import Settings
+from litnav.librarians import WorkflowError, validate_workflow
+
+DIRECTIONS = ("successor", "predecessor", "sibling", "benchmark", "survey")
+
+_DOI = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:)?(10\.\d{4,9}/\S+)$", re.I)
+_ARXIV = re.compile(r"^(?:arxiv:|https?://arxiv\.org/abs/)?(\d{4}\.\d{4,5}(?:v\d+)?|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})$",
+                    re.I)
+
+
+class AnchorError(ValueError):
+    """The anchor cannot be found in the corpus, or the direction/template is unknown."""
+
+
+def resolve_anchor(corpus, ref: str) -> str:
+    """The corpus id of the paper ``ref`` names: a corpus id, a DOI, an arXiv id (with or
+    without version), or an exact (normalised) title. Raises ``AnchorError`` when none matches
+    or a title matches several papers (listing them)."""
+    ref = ref.strip()
+    if not ref:
+        raise AnchorError("the anchor is empty")
+    if corpus.paper(ref) is not None:
+        return ref
+    if m := _DOI.match(ref):
+        if cid := corpus.find_by_external_id("doi", m.group(1)):
+            return cid
+    if m := _ARXIV.match(ref):
+        bare = re.sub(r"v\d+$", "", m.group(1))
+        for value in (m.group(1), bare):
+            if cid := corpus.find_by_external_id("arxiv", value):
+                return cid
+    ids = corpus.find_by_title(ref)
+    if len(ids) == 1:
+        return ids[0]
+    if len(ids) > 1:
+        raise AnchorError(f"the title {ref!r} matches {len(ids)} papers ({', '.join(ids[:5])}); give a corpus id")
+    raise AnchorError(f"no paper {ref!r} in the corpus (tried corpus id, DOI, arXiv id and exact title)")
+
+
+def template_path(direction: str) -> Path:
+    """The packaged template file of ``direction``; raises ``AnchorError`` for an unknown one."""
+    if direction not in DIRECTIONS:
+        raise AnchorError(f"unknown direction {direction!r}; expected one of {', '.join(DIRECTIONS)}")
+    return Path(str(resources.files("litnav.navigator") / "data" / f"anchor_{direction}.json"))
+
+
+def _fill(value: Any, subs: dict[str, str]) -> Any:
+    if isinstance(value, str):
+        for k, v in subs.items():
+            if value == "{" + k + "}" and k == "top_k":
+                return int(v)
+            value = value.replace("{" + k + "}", v)
+        return value
+    if isinstance(value, list):
+        return [_fill(v, subs) for v in value]
+    if isinstance(value, dict):
+        return {k: _fill(v, subs) for k, v in value.items()}
+    return value
+
+
+def load_template(direction: str | None = None, path: str | Path | None = None) -> dict[str, Any]:
+    """The raw template (with placeholders) of ``direction`` or from ``path``; raises
+    ``AnchorError`` naming the file when it is not JSON with ``nodes`` and ``output``."""
+    p = Path(path) if path is not None else template_path(direction or "")
+    try:
+        data = json.loads(p.read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise AnchorError(f"{p}: {exc}") from None
+    if not isinstance(data, dict) or "nodes" not in data or "output" not in data:
+        raise AnchorError(f"{p}: a workflow template needs 'nodes' and 'output'")
+    return data
+
+
+def anchor_workflow(template: dict[str, Any], anchor: str, title: str, abstract: str | None, query: str,
+                    top_k: int) -> Workflow:
+    """The template with its placeholders filled, validated; raises ``WorkflowError``."""
+    subs = {"anchor": anchor, "anchor_title": title, "anchor_text": f"{title}. {abstract or ''}".strip(),
+            "query": query, "top_k": str(top_k)}
+    body = {k: v for k, v in template.items() if k in ("nodes", "output")}
+    wf = Workflow.model_validate(_fill(body, subs))
+    validate_workflow(wf)
+    return wf
+
+
+def anchor_search(
+    anchor: str,
+    direction: str,
+    corpus,
+    settings: Settings | None = None,
+    *,
+    intent: str | None = None,
+    top_k: int | None = None,
+    template: str | Path | None = None,
+    today: date | None = None,
+) -> Session:
+    """Search from the paper ``anchor`` (id, DOI, arXiv id or title) in ``direction``.
+
+    The intent (default: the anchor's title) gives the checklist that scores and orders the
+    candidates; its hard metadata constraints become a ``filter`` node. Returns a session whose
+    turn 1 records the anchor and direction, ready for ``navigator.refine``. Raises
+    ``AnchorError`` (unknown anchor/direction/template) or ``WorkflowError``.
+    """
+    from litnav.core.records import Node
+    from litnav.navigator.intent import parse_intent
+    from litnav.navigator.loop import SearchRun
+    from litnav.navigator.planner import hard_metadata
+    from litnav.navigator.refine import _insert_before_evidence
+    from litnav.navigator.search import _cached_student, student_path
+
+    settings = settings or Settings()
+    top_k = top_k or settings.navigator.top_k
+    cid = resolve_anchor(corpus, anchor)
+    paper = corpus.paper(cid)
+    query = (intent or "").strip() or paper.title
+    try:
+        checklist = parse_intent(query, venues=corpus.venues(), today=today)
+    except ValueError:
+        checklist = Checklist(intent=query, checkpoints=[Checkpoint(id="c1", kind="topic", text=query,
+                                                                     terms=[query])])
+    content_q = " ".join(t for c in checklist.checkpoints if c.kind not in ("metadata", "exclusion")
+                         for t in (c.terms or [c.text])) or query
+    wf = anchor_workflow(load_template(direction, template), cid, paper.title, corpus.abstract(cid), content_q, top_k)
+    lib = settings.librarians
+    for n in wf.nodes:
+        if n.op == "locate_evidence":
+            n.params = {"k": lib.evidence_k, "limit": lib.pool_size, **n.params}
+    hard = hard_metadata(checklist)
+    if hard and not any(n.op == "filter" for n in wf.nodes):
+        _insert_before_evidence(wf, Node(id="filter", op="filter", params={"checkpoint_ids": [c.id for c in hard]},
+                                         note="exact filter by the hard metadata constraints"))
+        validate_workflow(wf)
+    student = (_cached_student(student_path(settings, corpus), settings.scorer.device)
+               if settings.scorer.enabled else None)
+    run = SearchRun(query, corpus, settings, workflow=wf, checklist=checklist, rounds=1, top_k=top_k,
+                    student=student, today=today)
+    session = run.run()
+    session.engines["navigator"] = f"anchor:{direction}" if template is None else f"anchor:{direction} ({template})"
+    session.turns = [Turn(index=1, anchor=cid, direction=direction, checklist=checklist, workflow=wf,
+                          rounds=[r.index for r in session.rounds],
+                          rerun=[op.node_id for r in session.rounds for op in r.operator_runs],
+                          results=list(session.results))]
+    return session
+
+
+__all__ = ["DIRECTIONS", "AnchorError", "WorkflowError", "anchor_search", "anchor_workflow", "load_template",
+           "resolve_anchor", "template_path"]

@@ -1,0 +1,79 @@
+"""Anchor-paper search: each direction is an editable workflow template; successors cite the
+anchor, predecessors are cited by it, siblings share citations, surveys and benchmarks are kept
+by type; anchors resolve from id, arXiv id or title; an anchor session can be refined."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from litnav.core.settings import Settings
+from litnav.corpus import Corpus
+from litnav.navigator import refine
+from litnav.navigator.anchor import DIRECTIONS, AnchorError, anchor_search, load_template, resolve_anchor
+
+sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "multiturn"))
+from papers import build_corpus  # noqa: E402
+
+FAST = Settings.model_validate({"scorer": {"enabled": False}})
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    c = Corpus.open(build_corpus(tmp_path_factory.mktemp("anchor") / "corpus"))
+    yield c
+    c.close()
+
+
+@pytest.fixture(scope="module")
+def sessions(corpus):
+    return {d: anchor_search("simclr", d, corpus, FAST, top_k=10) for d in DIRECTIONS}
+
+
+def _ids(session) -> list[str]:
+    return [r.corpus_id for r in session.results]
+
+
+def test_successors_cite_and_predecessors_are_cited(sessions, corpus):
+    citers = {e.citing_id for e in corpus.citations("simclr")}
+    cited = {e.cited_id for e in corpus.references("simclr")}
+    assert set(_ids(sessions["successor"])) == citers  # top 10 holds all seven
+    assert set(_ids(sessions["predecessor"])) == cited
+
+
+def test_siblings_surveys_and_benchmarks(sessions):
+    siblings = _ids(sessions["sibling"])
+    assert "simclr" not in siblings
+    assert {"moco", "byol"} & set(siblings[:4])  # co-cited with the anchor by several papers
+    assert _ids(sessions["survey"])[0] == "csurvey"
+    assert _ids(sessions["benchmark"])[0] == "imagenet"
+    for s in sessions.values():
+        assert s.turns[0].anchor == "simclr" and s.turns[0].direction in DIRECTIONS
+
+
+def test_anchor_resolves_from_title_and_errors_clearly(corpus):
+    assert resolve_anchor(corpus, "A simple framework for contrastive learning of visual representations") == "simclr"
+    with pytest.raises(AnchorError, match="no paper"):
+        resolve_anchor(corpus, "A paper that does not exist anywhere")
+    with pytest.raises(AnchorError, match="unknown direction"):
+        anchor_search("simclr", "sideways", corpus, FAST)
+
+
+def test_edited_template_is_used(corpus, tmp_path):
+    template = load_template("successor")
+    template["nodes"][0]["params"]["k"] = 2
+    path = tmp_path / "succ.json"
+    path.write_text(json.dumps(template))
+    s = anchor_search("simclr", "successor", corpus, FAST, template=path, top_k=10)
+    assert len(s.results) == 2
+
+
+def test_anchor_session_refines(sessions, corpus):
+    s = sessions["successor"].model_copy(deep=True)
+    s = refine(s, "only papers after 2020", corpus, FAST)
+    citers = {e.citing_id for e in corpus.citations("simclr")}
+    assert s.results and all(r.year >= 2021 and r.corpus_id in citers for r in s.results)
+    assert len(s.turns) == 2 and s.turns[1].reused == ["citing", "not_anchor"]

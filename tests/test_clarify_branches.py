@@ -1,0 +1,81 @@
+"""Clarification without an LLM: top results that split into distinct groups yield a named
+branch question; choosing a branch is an edit that moves its papers up; a non-interactive run
+records the default; on the demo corpus a demo intent produces a real choice."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from litnav.core.settings import Settings
+from litnav.corpus import Corpus
+from litnav.navigator import search
+from litnav.navigator.branches import QUESTION, clarify, find_branches
+
+sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "multiturn"))
+from papers import build_corpus  # noqa: E402
+
+DEMO_CORPUS = Path(__file__).resolve().parents[1] / "demo-corpus"
+INTENT = "contrastive self-supervised representation learning"
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    c = Corpus.open(build_corpus(tmp_path_factory.mktemp("clarify") / "corpus"))
+    yield c
+    c.close()
+
+
+@pytest.fixture(scope="module")
+def first(corpus):
+    return search(INTENT, corpus, Settings(), top_k=10)
+
+
+def _in_branch(session, branch) -> int:
+    return sum(r.corpus_id in branch.ids for r in session.results)
+
+
+def test_default_is_recorded_without_a_new_turn(first, corpus):
+    s, branches = clarify(first.model_copy(deep=True), corpus, Settings())
+    assert len(branches) >= 2 and all(b.terms for b in branches)
+    c = s.clarifications[-1]
+    assert c.question.startswith(QUESTION) and c.options[-2:] == ["all", "stop"]
+    assert c.answer == "all" and not c.interactive
+    assert len(s.turns) == 1 and s.turns[0].clarification == c
+
+
+def test_choosing_a_branch_moves_its_papers_up(first, corpus):
+    s = first.model_copy(deep=True)
+    branches = find_branches(corpus, [cid for cid, _ in s.rounds[-1].ranking[:20]])
+    target = min(branches, key=lambda b: _in_branch(s, b))  # the branch least present now
+    before = _in_branch(s, target)
+    asked = []
+    s, _ = clarify(s, corpus, Settings(), ask=lambda q, opts, d: asked.append(q) or target.label)
+    assert asked and s.clarifications[-1].interactive and s.clarifications[-1].answer == target.label
+    assert len(s.turns) == 2 and s.turns[1].edits[0].action == "add_checkpoint"
+    assert _in_branch(s, target) > before
+
+
+def test_bad_answer_is_an_error(first, corpus):
+    with pytest.raises(ValueError, match="not one of"):
+        clarify(first.model_copy(deep=True), corpus, Settings(), answer="z")
+
+
+@pytest.mark.skipif(not (DEMO_CORPUS / "corpus.duckdb").exists(),
+                    reason="demo corpus absent: build it with `litnav demo`")
+def test_a_demo_intent_offers_a_real_choice():
+    from litnav.navigator.demo import DEMO_INTENTS
+
+    with Corpus.open(DEMO_CORPUS) as c:
+        for intent in DEMO_INTENTS:
+            s = search(intent, c, Settings(), top_k=8)
+            branches = find_branches(c, [cid for cid, _ in s.rounds[-1].ranking[:20]])
+            if branches:
+                break
+        assert branches, "no demo intent split into branches"
+        target = min(branches, key=lambda b: _in_branch(s, b))
+        before = _in_branch(s, target)
+        s, _ = clarify(s, c, Settings(), answer=target.label)
+        assert _in_branch(s, target) > before
