@@ -1,0 +1,186 @@
+"""``litnav serve``: the real server process on 127.0.0.1 (a free port) over the export fixture
+corpus. Bearer token, concurrent searches with their sessions on disk, refine, audit, export,
+report, papers, reference verification, the OpenAPI schema, and clear 4xx errors for bad input
+and limits."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+httpx = pytest.importorskip("httpx")
+pytest.importorskip("fastapi", reason="the serve extra is not installed (pip install -e '.[dev]')")
+pytest.importorskip("uvicorn", reason="the serve extra is not installed (pip install -e '.[dev]')")
+
+TOKEN = "s3cret-token"
+INTENT = "dense retrieval for question answering"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(args: list[str], port: int, log: Path) -> subprocess.Popen:
+    """Start ``litnav serve`` and wait (up to 180 s) until /health answers."""
+    exe = Path(sys.executable).with_name("litnav")
+    fh = log.open("w")
+    proc = subprocess.Popen([str(exe), "serve", "--port", str(port), *args], stdout=fh, stderr=subprocess.STDOUT,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"server exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200:
+                return proc
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.5)
+    proc.terminate()
+    raise AssertionError(f"server did not answer within 180 s:\n{log.read_text()[-3000:]}")
+
+
+@pytest.fixture(scope="module")
+def server(export_corpus, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("serve")
+    port = free_port()
+    proc = start_server(["--corpus", str(export_corpus), "--token", TOKEN, "--sessions", str(tmp / "sessions"),
+                         "--max-query-chars", "500", "--max-body-bytes", "20000", "--max-concurrent", "2"],
+                        port, tmp / "server.log")
+    yield {"url": f"http://127.0.0.1:{port}", "sessions": tmp / "sessions"}
+    proc.terminate()
+    proc.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def client(server):
+    with httpx.Client(base_url=server["url"], headers={"Authorization": f"Bearer {TOKEN}"}, timeout=300) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def searched(client):
+    r = client.post("/search", json={"intent": INTENT, "top_k": 5})
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def test_health_and_token(server):
+    h = httpx.get(server["url"] + "/health").json()
+    assert h["papers"] == 17 and h["status"] == "ok"
+    r = httpx.post(server["url"] + "/search", json={"intent": INTENT})
+    assert r.status_code == 401 and "bearer token" in r.json()["detail"]
+    r = httpx.post(server["url"] + "/search", json={"intent": INTENT}, headers={"Authorization": "Bearer wrong"})
+    assert r.status_code == 401
+
+
+def test_search_returns_ranked_results_and_stores_the_session(searched, server):
+    assert len(searched["results"]) == 5
+    assert [r["rank"] for r in searched["results"]] == [1, 2, 3, 4, 5]
+    assert all(r["checkpoints"] and r["title"] for r in searched["results"])
+    assert (server["sessions"] / f"{searched['session_id']}.json").exists()
+
+
+def test_concurrent_searches_are_independent(client, server):
+    intents = [INTENT, "dense retrieval for question answering since 2021", "biomedical question answering",
+               "sentiment analysis of movie reviews"]
+    with ThreadPoolExecutor(4) as pool:
+        responses = list(pool.map(lambda q: client.post("/search", json={"intent": q, "top_k": 3}), intents))
+    assert [r.status_code for r in responses] == [200] * 4, [r.text for r in responses]
+    bodies = [r.json() for r in responses]
+    assert [b["intent"] for b in bodies] == intents
+    assert len({b["session_id"] for b in bodies}) == 4
+    for b in bodies:
+        stored = client.get(f"/sessions/{b['session_id']}").json()
+        assert stored["intent"] == b["intent"]
+        assert [r["corpus_id"] for r in stored["results"]] == [r["corpus_id"] for r in b["results"]]
+    since = next(b for b in bodies if "since 2021" in b["intent"])
+    assert all(r["year"] >= 2021 for r in since["results"])
+    listed = {s["session_id"] for s in client.get("/sessions").json()}
+    assert {b["session_id"] for b in bodies} <= listed
+
+
+def test_refine(client, searched):
+    health = client.get("/health").json()
+    r = client.post(f"/sessions/{searched['session_id']}/refine", json={"feedback": "ban #1"})
+    if not health["refine_available"]:
+        assert r.status_code == 501 and "not available" in r.json()["detail"]
+        return
+    assert r.status_code == 200, r.text
+    body = r.json()
+    banned = searched["results"][0]["corpus_id"]
+    assert banned not in [x["corpus_id"] for x in body["results"]]
+    assert body["turn"]["feedback"] == "ban #1" and banned in body["turn"]["dropped"]
+    assert client.get(f"/sessions/{searched['session_id']}").json()["turns"][-1]["feedback"] == "ban #1"
+
+
+def test_audit_export_report(client, searched):
+    sid = searched["session_id"]
+    audit = client.get(f"/sessions/{sid}/audit").json()
+    assert audit["intent"] == INTENT and audit["results"]
+    first = audit["results"][0]["corpus_id"]
+    one = client.get(f"/sessions/{sid}/audit", params={"corpus_id": first}).json()
+    assert [r["corpus_id"] for r in one["results"]] == [first]
+
+    import bibtexparser
+
+    r = client.get(f"/sessions/{sid}/export", params={"format": "bibtex", "top": 2})
+    assert r.status_code == 200 and r.headers["content-type"].startswith("application/x-bibtex")
+    assert len(bibtexparser.parse_string(r.text).entries) == 2
+    r = client.get(f"/sessions/{sid}/export", params={"format": "docx"})
+    assert r.status_code == 422 and "bibtex" in r.json()["detail"]
+    r = client.get(f"/sessions/{sid}/report")
+    assert r.status_code == 200 and r.text.startswith("<!DOCTYPE html>") and INTENT in r.text
+
+
+def test_papers_and_verify(client):
+    p = client.get("/papers/215737187").json()
+    assert p["paper"]["external_ids"]["doi"] == "10.18653/v1/2020.emnlp-main.550"
+    assert client.get("/papers/2104.08663v2").status_code == 200
+    r = client.get("/papers/no-such-paper")
+    assert r.status_code == 404 and "no-such-paper" in r.json()["detail"]
+    bib = ("@inproceedings{dpr, title={Dense Passage Retrieval for Open-Domain Question Answering}, year={2020}}\n"
+           "@article{fake, title={Quantum Bananas as Universal Retrievers}, year={2023}}\n")
+    report = client.post("/verify", json={"text": bib}).json()
+    assert report["format"] == "bibtex"
+    assert [(x["key"], x["status"]) for x in report["references"]] == [("dpr", "verified"), ("fake", "not_found")]
+    ris = "TY  - JOUR\nTI  - Dense Passage Retrieval for Open-Domain Question Answering\nPY  - 2020\nER  - \n"
+    assert client.post("/verify", json={"text": ris}).json()["references"][0]["corpus_id"] == "dpr"
+    bad = client.post("/verify", json={"text": "@article{x, title={unclosed", "format": "bibtex"})
+    assert bad.status_code == 422 and "BibTeX" in bad.json()["detail"]
+
+
+def test_limits_and_bad_requests(client):
+    r = client.post("/search", json={"intent": "dense retrieval " * 40})
+    assert r.status_code == 422 and "limit is 500" in r.json()["detail"]
+    r = client.post("/search", json={"intent": "x", "top_k": 0})
+    assert r.status_code == 422 and "top_k" in r.json()["detail"]
+    r = client.post("/search", json={"intent": "x", "unexpected": 1})
+    assert r.status_code == 422 and "unexpected" in r.json()["detail"]
+    r = client.post("/verify", json={"text": "a" * 30000})
+    assert r.status_code == 413 and "20000 bytes" in r.json()["detail"]
+    assert client.get("/sessions/0123456789abcdef/audit").status_code == 404
+    r = client.get("/sessions/..%2F..%2Fetc%2Fpasswd")
+    assert r.status_code == 404
+
+
+def test_openapi_schema(server):
+    schema = httpx.get(server["url"] + "/openapi.json").json()
+    assert {"/search", "/sessions/{session_id}/refine", "/verify", "/sessions/{session_id}/export"} <= set(schema["paths"])
+    assert "SearchRequest" in schema["components"]["schemas"]
+
+
+def test_refuses_missing_corpus(tmp_path):
+    exe = Path(sys.executable).with_name("litnav")
+    res = subprocess.run([str(exe), "serve", "--corpus", str(tmp_path / "none")], capture_output=True, text=True,
+                         timeout=120)
+    assert res.returncode == 1 and "does not exist" in res.stderr
