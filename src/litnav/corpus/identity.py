@@ -20,7 +20,7 @@ from litnav.corpus.errors import CorpusError
 
 log = logging.getLogger(__name__)
 
-IDENTITY_FIELDS = ("model_path", "chunk_tokens")
+IDENTITY_FIELDS = ("model_path", "chunk_tokens", "encoder_backend")
 """Corpus settings the stored chunks and vectors depend on."""
 
 
@@ -47,7 +47,7 @@ def _same_model(stored: CorpusSettings, wanted: CorpusSettings, stored_model: di
     from litnav.corpus.encoder import Encoder
 
     try:
-        return Encoder.from_settings(wanted).identity() == stored_model
+        return Encoder.from_settings(wanted).matches(stored_model)
     except (CorpusError, OSError):
         return False
 
@@ -71,7 +71,8 @@ def merge_settings(
     """
     if not stored:
         return given if given is not None else CorpusSettings()
-    base = CorpusSettings.model_validate(stored)
+    # corpora stored before encoder backends existed were embedded with torch fp32
+    base = CorpusSettings.model_validate({"encoder_backend": "torch", **stored})
     if given is None:
         return base
     explicit = {f: getattr(given, f) for f in given.model_fields_set}
@@ -104,9 +105,11 @@ def reindex(path: str | Path, settings: CorpusSettings | None = None, progress: 
 
     if not db_path(Path(path)).is_file():
         raise CorpusError(f"{path} is not a corpus directory (no {db_path(Path(path)).name} in it)")
-    with CorpusWriter.open(path, settings, allow_settings_change=True) as w:
+    from litnav.corpus.storage import storage_errors
+
+    with storage_errors(path), CorpusWriter.open(path, settings, allow_settings_change=True) as w:
         stored_model = get_meta(w.conn, "model")
-        model_changed = bool(stored_model) and Encoder.from_settings(w.settings).identity() != stored_model
+        model_changed = bool(stored_model) and not Encoder.from_settings(w.settings).matches(stored_model)
         set_meta(w.conn, "indexes_dirty", True)
         log.info("reindex %s (model changed: %s)", path, model_changed)
         return w.finalize(progress=progress, reembed=model_changed)

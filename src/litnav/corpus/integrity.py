@@ -191,7 +191,9 @@ def check(path: str | Path, repair: bool = False, progress: bool = False) -> Che
         from litnav.corpus.writer import CorpusWriter
 
         log.info("repairing %s: %s", directory, report.problems)
-        with CorpusWriter.open(directory) as w:
+        from litnav.corpus.storage import storage_errors
+
+        with storage_errors(directory), CorpusWriter.open(directory) as w:
             set_meta(w.conn, "indexes_dirty", True)
             w.finalize(progress=progress)
         after = check(directory, repair=False)

@@ -21,12 +21,26 @@ def connect(directory: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
     path = db_path(directory)
     if read_only and not path.is_file():
         raise CorpusError(f"{directory} is not a corpus directory (no {path.name} in it)")
+    if path.is_file() and path.stat().st_size == 0:
+        # a first build that failed before DuckDB wrote its header (e.g. at 0 bytes free): it holds nothing
+        if read_only:
+            raise CorpusError(f"{path} is empty (a first build that failed before writing anything); "
+                              f"rerun the build (`litnav build SOURCE --corpus {directory}`)")
+        path.unlink()
+        path.with_name(path.name + ".wal").unlink(missing_ok=True)
     try:
         conn = duckdb.connect(str(path), read_only=read_only)
     except duckdb.Error as e:
         if "lock" in str(e).lower():
             raise CorpusError(f"corpus {directory} is in use by another process (a build writing it, or a "
                               "reader while you build); wait for it to finish and try again") from e
+        from litnav.corpus.storage import StorageError, storage_message
+
+        if path.is_file() and path.stat().st_size == 0 and not read_only:
+            path.unlink()  # nothing was written: leave nothing that blocks the next build
+        message = storage_message(e, directory)
+        if message:
+            raise StorageError(message) from e
         raise CorpusError(f"cannot open corpus database {path}: {e}") from e
     if not read_only:
         conn.execute(DDL)

@@ -129,9 +129,11 @@ class CorpusWriter:
         if directory.exists() and not directory.is_dir():
             raise CorpusError(f"corpus path {directory} exists and is not a directory")
         directory.mkdir(parents=True, exist_ok=True)
-        from litnav.corpus.schema import DB_NAME, LOCK_NAME
+        from litnav.corpus.schema import CHUNK_CACHE_DIR, DB_NAME, INDEX_DIR, LOCK_NAME
 
-        foreign = [p.name for p in directory.iterdir() if p.name not in (DB_NAME, LOCK_NAME)]
+        # what a failed first build may leave beside a missing database does not make it foreign
+        ours = (DB_NAME, DB_NAME + ".wal", LOCK_NAME, INDEX_DIR, CHUNK_CACHE_DIR)
+        foreign = [p.name for p in directory.iterdir() if p.name not in ours]
         if foreign and not (directory / DB_NAME).exists():
             raise CorpusError(f"{directory} is not empty and not a corpus directory (holds {foreign[:3]})")
         lock = acquire_writer_lock(directory)
@@ -163,7 +165,8 @@ class CorpusWriter:
         if self.conn is not None:
             with contextlib.suppress(duckdb.Error):
                 self.conn.execute("CHECKPOINT")
-            self.conn.close()
+            with contextlib.suppress(duckdb.Error):  # a connection a failed write invalidated
+                self.conn.close()
             self.conn = None  # type: ignore[assignment]
         if self._lock is not None:
             self._lock.release()

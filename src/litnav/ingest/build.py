@@ -280,7 +280,10 @@ def build(
     fingerprint_units(units)
     report.seconds["fingerprint"] = time.perf_counter() - t0
 
-    with CorpusWriter.open(corpus_dir, corpus_settings, allow_settings_change=reembed) as writer:
+    from litnav.corpus.storage import storage_errors
+
+    with storage_errors(corpus_dir), CorpusWriter.open(corpus_dir, corpus_settings,
+                                                       allow_settings_change=reembed) as writer:
         todo = [u for u in units if not writer.is_ingested(u.key, u.print.size, u.print.sha256)]
         report.skipped_files = [u.key for u in units if u not in todo]
         if report.skipped_files:
