@@ -23,7 +23,9 @@ def demo_cmd(
     from litnav.ingest.demo import build_demo_corpus
     from litnav.navigator import search
     from litnav.navigator.demo import DEMO_INTENTS
-    from litnav.session.io import write_session
+    from litnav.session.export import export_session
+    from litnav.session.io import write_session, write_text_atomic
+    from litnav.session.report import render_report
     from litnav.session.render import print_session
 
     console = make_console()
@@ -37,12 +39,20 @@ def demo_cmd(
     console.print(f"demo corpus {corpus}: {stats['papers']} papers, {stats['chunks']} evidence chunks, "
                   f"{stats['citations']} citation edges")
     out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
     for i, intent in enumerate(query or DEMO_INTENTS, 1):
         console.print(Rule(f"intent {i}"))
         session = search(intent, c, settings, top_k=8, progress=True)
         print_session(session, console, rationales=rationales)
         path = write_session(session, out_dir / f"session-{i}.json")
         console.print(f"session: {path}  (litnav audit {path})")
+        written.append((path, export_session(session, c, "bibtex"), render_report(session, c)))
+    console.print(Rule("results where you work"))
+    for i, (path, bib, html) in enumerate(written, 1):
+        bib_path = write_text_atomic(bib, path.with_suffix(".bib"))
+        report_path = write_text_atomic(html, out_dir / ("report.html" if i == 1 else f"report-{i}.html"))
+        console.print(f"intent {i}: BibTeX {bib_path}  HTML report {report_path}", highlight=False)
+    console.print("other formats: litnav export SESSION --format ris|csljson|csv|jsonl|trec", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

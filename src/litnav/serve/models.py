@@ -87,7 +87,7 @@ class TurnOut(_Model):
 
 class SearchResponse(_Model):
     """A stored search or refinement: its ``session_id`` (for refine/audit/export), the checklist
-    and the ranked results; ``seconds`` is the wall time of the request's work."""
+    and the ranked results; ``seconds`` is the search's own wall time (not the wait for a slot)."""
 
     session_id: str
     intent: str

@@ -167,8 +167,8 @@ class Service:
 
         text = self._check_text(", ".join([intent, *[c.strip() for c in constraints or [] if c.strip()]]), "intent")
         settings = self.settings.model_copy(deep=True)
-        t = time.perf_counter()
         with self._slots:
+            t = time.perf_counter()  # the search's own work, not the wait for a slot
             try:
                 session = search(text, self.corpus, settings, rounds=rounds, top_k=top_k)
             except (WorkflowError, ValueError) as exc:
@@ -191,10 +191,10 @@ class Service:
 
         feedback = self._check_text(feedback, "feedback")
         settings = self.settings.model_copy(deep=True)
-        t = time.perf_counter()
         with self._lock(session_id):
             session = self.load(session_id)
             with self._slots:
+                t = time.perf_counter()
                 try:
                     session = refine(session, feedback, self.corpus, settings)
                 except (WorkflowError, ValueError) as exc:  # FeedbackError is a ValueError
