@@ -69,3 +69,28 @@ def test_mining_is_deterministic(papers):
     a = [r.model_dump_json() for r in mine_rows(papers, encoder=fake_encoder, seed=3)]
     b = [r.model_dump_json() for r in mine_rows(papers, encoder=fake_encoder, seed=3)]
     assert a == b
+
+
+def test_run_reports_heldout_auc_with_base_rate(papers, tmp_path):
+    """``training.cross_encoder_run`` (feature engine: no torch training) trains on mined rows
+    and reports held-out AUC and accuracy beside the base rate, for every engine."""
+    from litnav.training.cross_encoder_run import main
+    from litnav.training.data import write_rows
+
+    train, test = tmp_path / "train.jsonl", tmp_path / "test.jsonl"
+    write_rows(mine_rows(papers[:7], encoder=fake_encoder, seed=0, n_bm25=1, n_dense=1, n_random=1), train)
+    write_rows(mine_rows(papers, encoder=fake_encoder, seed=1, n_bm25=1, n_dense=1, n_random=1), test)
+    report_path = tmp_path / "report.json"
+    assert main(["--mined", str(train), "--heldout-mined", str(test), "--engine", "feature",
+                 "--feature-out", str(tmp_path / "student.json"), "--report", str(report_path)]) == 0
+    report = json.loads(report_path.read_text())
+    (held,) = report["heldout"].values()
+    assert set(held) == {"feature_student_bundled", "feature_student_mixed", "dense_cosine_only"}
+    for numbers in held.values():
+        assert 0.0 <= numbers["auc"] <= 1.0 and numbers["base_rate_accuracy"] >= 0.5
+        assert numbers["n"] == sum(1 for _ in open(test))
+    from litnav.scorer import load_student
+    from litnav.scorer.student import calibration
+
+    student = load_student(tmp_path / "student.json")
+    assert calibration(student) == ("mined", ("topic",))

@@ -60,6 +60,18 @@ def _relevance_head(rows: list[TrainingRow], p: np.ndarray, seed: int) -> Linear
     return model
 
 
+def _freeze_below(model, k: int) -> None:
+    """Freeze every parameter of ``model`` (a Hugging Face sequence classifier) except those of
+    its top ``k`` encoder layers, its pooler and its classification head."""
+    import re
+
+    layers = {int(m.group(1)) for n, _ in model.named_parameters() if (m := re.search(r"\.layer\.(\d+)\.", n))}
+    keep = set(sorted(layers)[-k:]) if k > 0 else set()
+    for name, p in model.named_parameters():
+        m = re.search(r"\.layer\.(\d+)\.", name)
+        p.requires_grad = (m is not None and int(m.group(1)) in keep) or ("classifier" in name or "pooler" in name)
+
+
 def train_cross_encoder(
     rows: Iterable[TrainingRow],
     seed: int = 0,
@@ -72,12 +84,17 @@ def train_cross_encoder(
     name: str = DEFAULT_NAME,
     metadata: dict | None = None,
     progress: bool = False,
+    device: str = "cpu",
+    trainable_layers: int | None = None,
 ) -> CrossEncoderStudent:
     """Fine-tune a cross-encoder student on ``rows``; deterministic given ``seed`` (CPU).
 
     Loss: binary cross-entropy with soft targets ``satisfaction_target(row)`` (label/5, inverted
     for exclusions); AdamW (weight decay 0.01), linear warm-up over the first 10% of steps then
-    linear decay; batches shuffled by a seeded generator. Raises ``ValueError`` on empty rows or
+    linear decay; batches shuffled by a seeded generator. ``device`` is the torch device to
+    train on (deterministic on "cpu" only). ``trainable_layers`` k > 0 freezes the embeddings and
+    all but the top k transformer layers (the classification head always trains), for short CPU
+    runs; None trains everything. Raises ``ValueError`` on empty rows or
     one-class targets, ``OSError`` when ``base_model`` is missing."""
     import torch
     from tqdm import tqdm
@@ -94,11 +111,13 @@ def train_cross_encoder(
     if not base.exists():
         raise OSError(f"base model folder {base} does not exist")
     seed_everything(seed)
-    ce = _load_cross_encoder(base, max_seq_length, num_labels=1)
+    ce = _load_cross_encoder(base, max_seq_length, num_labels=1, device=device)
     items = [row_input(r) for r in rows]
     pairs = [pair_text(it) for it in items]
     model, tok = ce.model, ce.tokenizer
-    opt = torch.optim.AdamW(model.parameters(), lr=learning_rate, weight_decay=0.01)
+    if trainable_layers is not None:
+        _freeze_below(model, trainable_layers)
+    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=learning_rate, weight_decay=0.01)
     steps = epochs * math.ceil(len(pairs) / batch_size)
     warm = max(1, int(0.1 * steps))
     sched = torch.optim.lr_scheduler.LambdaLR(
@@ -113,8 +132,8 @@ def train_cross_encoder(
         for i in range(0, len(order), batch_size):
             b = order[i:i + batch_size]
             enc = tok([pairs[j][0] for j in b], [pairs[j][1] for j in b], padding=True, truncation=True,
-                      max_length=max_seq_length, return_tensors="pt")
-            loss = loss_fn(model(**enc).logits[:, 0], torch.from_numpy(t[b]))
+                      max_length=max_seq_length, return_tensors="pt").to(model.device)
+            loss = loss_fn(model(**enc).logits[:, 0], torch.from_numpy(t[b]).to(model.device))
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -128,7 +147,7 @@ def train_cross_encoder(
     student.relevance_model = _relevance_head(rows, p, seed)
     student.training = {
         "kind": "cross-encoder", "seed": seed, "epochs": epochs, "batch_size": batch_size,
-        "learning_rate": learning_rate, "max_seq_length": max_seq_length, "base_model": str(base), "n_rows": len(rows), "n_positive": int((t >= 0.5).sum()),
+        "learning_rate": learning_rate, "max_seq_length": max_seq_length, "trainable_layers": trainable_layers, "base_model": str(base), "n_rows": len(rows), "n_positive": int((t >= 0.5).sum()),
         "final_loss": round(float(np.mean(losses[-max(1, len(losses) // epochs):])), 6),
         "sources": sorted({r.source for r in rows}),
         "rows_sha256": hashlib.sha256("\n".join(r.dump_stable() for r in rows).encode()).hexdigest(),

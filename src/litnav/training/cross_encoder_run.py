@@ -11,8 +11,11 @@ each with its positive and ``--scifact-negatives`` of its negatives (seeded samp
 reports (never used for training or selection): the SciFact held-out claims' rows, and the rows
 of ``--heldout-mined`` (mine them from a corpus the training rows do not come from). For each
 held-out set the report gives, for the cross-encoder and for the feature student (``--student``,
-default the bundled one): ROC AUC, accuracy at P = 0.5 beside the base rate (the accuracy of
-always answering the majority class), and per-query hit@1.
+default the bundled one) and for the cosine of the checkpoint and the paper's title + abstract
+alone (``dense_cosine_only``, the first stage's signal; its accuracy at 0.5 is meaningless): ROC
+AUC, accuracy at P = 0.5 beside the base rate (the accuracy of always answering the majority
+class), and per-query hit@1. ``--bench`` adds a judged suite: dev judgements train, held-out
+judgements are reported.
 
 The cross-encoder is about 90 MB, so it is saved to ``--out`` and used through
 ``scorer.student = <that folder>`` (``scorer.device`` picks the torch device); it is not bundled.
@@ -76,8 +79,16 @@ def main(argv: list[str] | None = None) -> int:
                     "earlier with write_rows (saves recomputing them)")
     ap.add_argument("--scifact-negatives", type=int, default=3)
     ap.add_argument("--heldout-mined", type=Path, action="append", default=[], help="mined rows to report on only")
+    ap.add_argument("--bench", type=str, action="append", default=[], metavar="SUITE_DIR=CORPUS_FILE",
+                    help="a bench/intents suite and the corpus file of its records: its dev judgements join the "
+                    "training rows, its held-out judgements are reported on only (training.bench_rows)")
     ap.add_argument("--student", type=Path, help="feature student to compare with (default: bundled)")
-    ap.add_argument("--out", required=True, type=Path, help="folder for the cross-encoder student")
+    ap.add_argument("--out", type=Path, help="folder for the cross-encoder student")
+    ap.add_argument("--feature-out", type=Path, help="JSON file for the feature student trained on the same rows")
+    ap.add_argument("--engine", choices=("feature", "cross-encoder", "both"), default="both")
+    ap.add_argument("--max-train-rows", type=int, help="seeded sample of the training rows")
+    ap.add_argument("--heldout-limit", type=int, help="report on about this many rows per held-out set (whole queries)")
+    ap.add_argument("--trainable-layers", type=int, help="train only the top k transformer layers (short CPU runs)")
     ap.add_argument("--report", type=Path, help="write the JSON report here too")
     ap.add_argument("--max-len", type=int, default=128)
     ap.add_argument("--epochs", type=int, default=1)
@@ -91,6 +102,9 @@ def main(argv: list[str] | None = None) -> int:
     from litnav.scorer import load_student
     from litnav.training.cross_encoder import train_cross_encoder
     from litnav.training.train_default import split_claims
+
+    if args.engine != "feature" and args.out is None:
+        ap.error("--out is needed to keep the cross-encoder (or use --engine feature)")
 
     rng = random.Random(args.seed)
     train: list[TrainingRow] = [r for f in args.mined for r in read_rows(f)]
@@ -111,29 +125,77 @@ def main(argv: list[str] | None = None) -> int:
         meta.update({"scifact_sha256": scifact_hash(args.scifact), "scifact_heldout": "split_claims(0.2, seed 0)"})
     for f in args.heldout_mined:
         heldout[f"mined:{f.name}"] = list(read_rows(f))
+    if args.bench:
+        from litnav.training.bench_rows import judged_rows
+        from litnav.training.data import default_encoder
+
+        enc = default_encoder()
+        for spec in args.bench:
+            suite, _, source = spec.partition("=")
+            train += judged_rows(Path(suite), "dev", [Path(source)], encoder=enc)
+            heldout[f"bench:{Path(suite).name}:heldout"] = judged_rows(Path(suite), "heldout", [Path(source)], encoder=enc)
+        meta["bench"] = args.bench
     sources: dict[str, int] = {}
     for r in train:
         sources[r.source] = sources.get(r.source, 0) + 1
+    meta["checkpoint_kinds"] = sorted({r.checkpoint.kind for r in train})
+    meta["data"] = "+".join(sorted(sources))
+    if args.max_train_rows and len(train) > args.max_train_rows:
+        train = rng.sample(train, args.max_train_rows)
+        sources = {}
+        for r in train:
+            sources[r.source] = sources.get(r.source, 0) + 1
+    for name in list(heldout):
+        heldout[name] = _limit(heldout[name], args.heldout_limit, args.seed)
     log.info("training on %d rows %s", len(train), sources)
-    t0 = time.time()
     meta["command"] = "python -m litnav.training.cross_encoder_run " + " ".join(sys.argv[1:] if argv is None else argv)
-    ce = train_cross_encoder(train, seed=args.seed, epochs=args.epochs, batch_size=args.batch_size,
-                             learning_rate=args.lr, max_seq_length=args.max_len, device=args.device,
-                             name="student:cross-encoder-mined", metadata=meta, progress=False)
-    seconds = time.time() - t0
-    feature = load_student(args.student)
-    report: dict = {"train_rows": sources, "train_seconds": round(seconds, 1), "heldout": {}}
+    report: dict = {"train_rows": sources, "checkpoint_kinds": meta["checkpoint_kinds"], "heldout": {}}
+    engines: dict = {"feature_student_bundled": load_student(args.student)}
+    if args.engine in ("feature", "both"):
+        from litnav.training.train import train_student
+
+        t0 = time.time()
+        mixed = train_student(train, seed=args.seed, name="student:logreg-mixed-v1", metadata=dict(meta))
+        report["feature_train_seconds"] = round(time.time() - t0, 1)
+        engines["feature_student_mixed"] = mixed
+    if args.engine in ("cross-encoder", "both"):
+        t0 = time.time()
+        engines["cross_encoder"] = train_cross_encoder(
+            train, seed=args.seed, epochs=args.epochs, batch_size=args.batch_size, learning_rate=args.lr,
+            max_seq_length=args.max_len, device=args.device, name="student:cross-encoder-mixed", metadata=dict(meta),
+            trainable_layers=args.trainable_layers)
+        report["cross_encoder_train_seconds"] = round(time.time() - t0, 1)
     for name, rows in heldout.items():
-        report["heldout"][name] = {
-            "cross_encoder": binary_report(ce.predict_satisfaction([_row_input(r) for r in rows]), rows),
-            "feature_student": binary_report(feature_probabilities(feature, rows), rows)}
-    ce.training["heldout"] = report["heldout"]
-    ce.save(args.out)
+        items = [_row_input(r) for r in rows]
+        report["heldout"][name] = {k: binary_report(e.predict_satisfaction(items), rows) for k, e in engines.items()}
+        report["heldout"][name]["dense_cosine_only"] = binary_report(
+            np.array([r.paper.doc_similarity if r.paper.doc_similarity is not None else 0.0 for r in rows]), rows)
+    for key, out in (("feature_student_mixed", args.feature_out), ("cross_encoder", args.out)):
+        if key in engines and out is not None:
+            engines[key].training["heldout"] = {n: v[key] for n, v in report["heldout"].items()}
+            engines[key].save(out)
     text = json.dumps(report, indent=1)
     print(text)
     if args.report:
         args.report.write_text(text + "\n", encoding="utf-8")
     return 0
+
+
+def _limit(rows: list[TrainingRow], n: int | None, seed: int) -> list[TrainingRow]:
+    """At most about ``n`` rows, whole queries at a time (seeded), so per-query hit@1 stays defined."""
+    if not n or len(rows) <= n:
+        return rows
+    by_q: dict[str, list[TrainingRow]] = {}
+    for r in rows:
+        by_q.setdefault(_query(r), []).append(r)
+    keys = sorted(by_q)
+    random.Random(seed).shuffle(keys)
+    out: list[TrainingRow] = []
+    for k in keys:
+        if len(out) >= n:
+            break
+        out += by_q[k]
+    return out
 
 
 def _row_input(row: TrainingRow):
