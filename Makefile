@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 TORCH  ?= torch==2.13.0
 
-.PHONY: setup demo test bench clean
+.PHONY: setup demo test test-installed bench clean
 
 setup: $(VENV)/.installed
 
@@ -27,8 +27,26 @@ test: setup
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q
 
+# The suite against `pip install .` (not editable) in a fresh venv, run from outside the checkout
+# so nothing can import from src/ or the repo root: catches data files the wheel leaves out and
+# modules that only work from the checkout. TESTS narrows the selection (CI runs a smoke set).
+INSTALLED ?= .venv-installed
+TESTS     ?= tests
+OUTSIDE   ?= $${TMPDIR:-/tmp}
+test-installed:
+	rm -rf $(INSTALLED)
+	$(PYTHON) -m venv $(INSTALLED)
+	$(INSTALLED)/bin/pip install -q --upgrade pip
+	$(INSTALLED)/bin/pip install -q "$(TORCH)"
+	cd $(OUTSIDE) && $(CURDIR)/$(INSTALLED)/bin/pip install -q '$(CURDIR)[dev]'
+	cd $(OUTSIDE) && ! $(CURDIR)/$(INSTALLED)/bin/python -c "import corpus" 2>/dev/null
+	cd $(OUTSIDE) && $(CURDIR)/$(INSTALLED)/bin/python -c \
+	  "import litnav; assert '/site-packages/' in litnav.__file__, litnav.__file__; print('testing', litnav.__file__)"
+	cd $(OUTSIDE) && $(CURDIR)/$(INSTALLED)/bin/python -m pytest -q -p no:cacheprovider \
+	  -c $(CURDIR)/pyproject.toml --rootdir $(CURDIR) $(addprefix $(CURDIR)/,$(TESTS))
+
 bench: setup
 	$(BIN)/python bench/run.py
 
 clean:
-	rm -rf $(VENV) demo-corpus demo-sessions .pytest_cache
+	rm -rf $(VENV) $(INSTALLED) demo-corpus demo-sessions .pytest_cache
