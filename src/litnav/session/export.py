@@ -207,7 +207,9 @@ def _bib_name(name: str) -> str:
 
 def to_bibtex(rows: list[ExportRow]) -> str:
     """BibTeX entries (``@article``/``@inproceedings``/``@misc``) with LaTeX-escaped text fields;
-    DOI, ``eprint`` (arXiv), ``pmid``, ``url`` and ``corpusid`` verbatim."""
+    DOI, ``eprint`` (arXiv), ``pmid``, ``url`` and ``corpusid`` verbatim. Text round-trips through
+    ``bibtexparser`` with its ``LatexDecodingMiddleware`` except ``^``, which is written as
+    ``\\textasciicircum`` and decodes as U+02C6."""
     import bibtexparser
     from bibtexparser.library import Library
     from bibtexparser.model import Entry, Field
