@@ -169,6 +169,10 @@ def test_claims_are_detected_in_every_discipline(claim: str) -> None:
     "CLIP-based image retrieval in the medical domain",
     "Deep learning models of protein folding",
     "BERT fine-tuned on SQuAD",
+    "Rule-based machine translation systems described before 2000",
+    "Corpora annotated with emotions, in text or speech",
+    "Using crowdsourcing to create or annotate language resources",
+    "Surveys of the language resources and tools available for a particular language",
 ])
 def test_noun_phrase_requests_are_not_claims(intent: str) -> None:
     assert not is_claim(intent)

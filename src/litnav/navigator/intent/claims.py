@@ -28,11 +28,7 @@ from collections.abc import Iterator
 
 from litnav.navigator.intent.facets import _DOC_LINK
 from litnav.navigator.intent.grammar import (  # noqa: F401  (AUXILIARIES, is_acronym: public here too)
-    AUXILIARIES,
-    PAREN_ACRONYM,
-    ambiguous_is_verb,
-    is_acronym,
-    lexicon_verb,
+    AUXILIARIES, PAREN_ACRONYM, ambiguous_is_verb, base_form_is_verb, finite_tags, is_acronym, lexicon_verb,
     verb_class,
 )
 
@@ -92,6 +88,8 @@ def main_verb(text: str) -> _Verb | None:
             continue
         if cls == "ambiguous" and not ambiguous_is_verb(text[start:end].lower(), before, after):
             continue
+        if cls == "finite" and finite_tags(text[start:end].lower()) == {"VBP"} and not base_form_is_verb(before, after):
+            continue  # "to create or annotate": an infinitive, not a clause's verb
         return _Verb(text, start, end)
     return None
 
@@ -103,7 +101,12 @@ def is_claim(text: str) -> bool:
         return False
     if not (text.endswith(".") or re.match(r"[A-Z0-9]", text)):
         return False
-    return main_verb(text) is not None
+    verb = main_verb(text)
+    if verb is None:
+        return False
+    tags = finite_tags(verb.group("v").lower())
+    # a past form without a closing period reads as a participle: "systems described before 2000"
+    return text.endswith(".") or not ("VBD" in tags and "VBZ" not in tags)
 
 
 _STOP = set("""

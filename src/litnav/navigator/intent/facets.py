@@ -83,7 +83,8 @@ _QUALIFIERS = (r"(?:(?:some|any|all|the|a|an|relevant|good|key|important|seminal
 _LINK = (r"(?:on|about|of|regarding|concerning|into|in|that|which|dealing\s+with|addressing|investigating"
          r"|examining|exploring|studying|describing|proposing|related\s+to|focusing\s+on|focused\s+on"
          r"|looking\s+at|discussing|in\s+the\s+(?:area|field)\s+of|covering|analy[sz]ing|presenting|where|whose)")
-_DOC_LINK = re.compile(rf"\b{_QUALIFIERS}(?:{_DOCS})\s+(?:{_LINK})\b", re.I)
+_DOC_LINK = re.compile(rf"\b{_QUALIFIERS}(?:{_DOCS})\s+(?:{_LINK}"
+                       r"|(?!using\b|leveraging\b|employing\b|applying\b|including\b)[a-z]+ing)\b", re.I)
 
 # "(CKD)", "(Th2)": an acronym-like token in parentheses (see navigator.intent.claims.is_acronym)
 _PAREN_ACRONYM = re.compile(r"\(\s*(?P<a>(?=[\w+./-]*[A-Z])(?![\d.,/%-]+\s*\))[A-Za-z0-9][\w+./-]{0,14})\s*\)")

@@ -18,7 +18,8 @@ _FINITE_TAGS = ("VBZ", "VBD", "VBP")
 _IRREGULAR_PLURALS = frozenset("data mitochondria bacteria criteria phenomena people children men women mice "
                                "teeth feet genera media".split())
 _NOUN_FOLLOWERS = re.compile(r"\s*(?:$|[,.;:)?!|]|\b(?:of|in|for|and|or|from|with|on|at|by|as|versus|vs|that|which"
-                             r"|who|whose|\w+ing)\b(?!-))", re.I)
+                             r"|who|whose|using|leveraging|employing|utili[sz]ing|applying|exploiting|combining|incorporating"
+                             r"|including|such)\b(?!-))", re.I)
 _ACRONYM = r"[A-Za-z0-9][\w+./-]{0,14}"
 PAREN_ACRONYM = re.compile(rf"\(\s*(?P<a>{_ACRONYM})\s*\)")
 
@@ -57,6 +58,35 @@ def verb_class(word: str) -> str:
     return "ambiguous" if set(lemmas) - {"VERB"} else "finite"
 
 
+@lru_cache(maxsize=16384)
+def finite_tags(word: str) -> frozenset[str]:
+    """The finite verb tags the lexicon gives a lower-cased word: "VBZ" (3rd person "-s"),
+    "VBD" (past), "VBP" (plural present = base form); empty for any other word."""
+    from lemminflect import getAllInflections, getAllLemmas
+
+    if "-" in word:
+        return finite_tags(word.rpartition("-")[2])
+    lemmas = getAllLemmas(word).get("VERB", ())
+    if not lemmas and verb_class(word) == "finite":
+        return frozenset({"VBZ"})
+    return frozenset(tag for lemma in lemmas for tag, forms in getAllInflections(lemma, upos="VERB").items()
+                     if tag in _FINITE_TAGS and word in forms)
+
+
+def base_form_is_verb(before: str, after: str) -> bool:
+    """A plural-present form ("give", "annotate") heads a clause only after a plural or acronym
+    subject ("stem cells give rise", "RIM1 decrease") or before a determiner or "to" ("play a
+    role", "lead to"); otherwise it is an infinitive or imperative ("to create or annotate")."""
+    if re.match(r"\s+(?:a|an|the|to|no|its|their|this|these|that|more|less)\b", after, re.I):
+        return True
+    prev = re.search(r"([\w-]+)\W*$", re.sub(r"(?:\s+\w+ly)+\s*$", " ", before))
+    if not prev:
+        return False
+    w = prev.group(1)
+    plural = w.lower().endswith("s") and not w.lower().endswith("ss")
+    return plural or w.lower() in _IRREGULAR_PLURALS or ("-" not in w and is_acronym(w))
+
+
 def ambiguous_is_verb(word: str, before: str, after: str) -> bool:
     """Context for a form that is also a noun or adjective: a past form ("increased") is a verb
     before a function word, number or clause end ("increased by 10%", not "increased risk"); a
@@ -64,18 +94,14 @@ def ambiguous_is_verb(word: str, before: str, after: str) -> bool:
     "RIM1 decrease") or before a determiner or "to" ("play a role", "lead to"); an "-s" form
     ("increases", "models") unless a preposition, conjunction, clause end or another finite
     verb follows ("interfaces remain": the subject)."""
-    if word.endswith("ed"):
+    tags = finite_tags(word)
+    if "VBZ" in tags and re.match(r"\s+[a-z]+(?:able|ible|ed)\b", after):
+        return False  # "tools available", "methods based on"
+    if "VBD" in tags and "VBZ" not in tags:
         return bool(re.match(r"\s*(?:$|[,.;:)]|\d|\b(?:by|to|from|with|in|at|after|before|over|during|the|a|an)\b)",
                              after, re.I))
-    if not word.endswith("s"):
-        if re.match(r"\s+(?:a|an|the|to|no|its|their|this|these|that|more|less)\b", after, re.I):
-            return True
-        prev = re.search(r"([\w-]+)\W*$", before)
-        if not prev:
-            return False
-        w = prev.group(1)
-        plural = w.lower().endswith("s") and not w.lower().endswith("ss")
-        return plural or w.lower() in _IRREGULAR_PLURALS or ("-" not in w and is_acronym(w))
+    if "VBZ" not in tags:
+        return base_form_is_verb(before, after)
     nxt = re.match(r"\s+([a-z]+)\b", after)
     if nxt and verb_class(nxt.group(1)) in ("finite", "aux"):
         return False  # "interfaces remain", "results are": the subject before its verb
