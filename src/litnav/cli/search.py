@@ -117,7 +117,9 @@ def plan_cmd(
     settings = settings_from(settings_file, overrides)
     c = open_corpus(corpus)
     with clean_errors(ValueError):
-        checklist = parse_intent(query, venues=c.venues())
+        from litnav.corpus.phrases import corpus_phrases
+
+        checklist = parse_intent(query, venues=c.venues(), phrases=corpus_phrases(c))
     workflow = plan_workflow(checklist, settings)
     console = make_console()
     console.print(describe(checklist))
