@@ -43,8 +43,16 @@ def register(app: typer.Typer) -> None:
         set_: Optional[list[str]] = SetOpt,
         settings_file: Optional[Path] = SettingsOpt,
         no_progress: bool = typer.Option(False, "--no-progress", help="Hide the progress bars."),
+        multi_turn: Optional[Path] = typer.Option(
+            None, "--multi-turn", help="Multi-turn anchor benchmark JSONL (anchor, direction, query, turns, gold; "
+            "bench/multiturn/cases.jsonl): Hit@5, MRR, nDCG@10 after every turn."),
     ) -> None:
         """Measure systems against a benchmark: metrics with 95% bootstrap CIs, per-round recall."""
+        if multi_turn is not None:
+            from litnav.cli.multiturn import multiturn_eval
+
+            multiturn_eval(corpus, multi_turn, settings_from(settings_file, set_), limit, json_out, not no_progress)
+            return
         from litnav.corpus import CorpusError
         from litnav.evaluation.benchmark import BenchmarkError
         from litnav.evaluation.harness import EvaluationError
