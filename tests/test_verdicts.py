@@ -8,7 +8,7 @@ import pytest
 from litnav.core.boilerplate import content_spans, is_boilerplate, non_evidence_section
 from litnav.core.records import Checklist, Checkpoint, Evidence, Judgement
 from litnav.corpus.records import Paper
-from litnav.scorer import load_student, score_paper
+from litnav.scorer import load_student, score_paper, score_papers
 from litnav.scorer.verdicts import disagreement, verdict_agreement
 
 PAPER = Paper(corpus_id="p", title="Sentiment classification of product reviews", year=2020)
@@ -92,3 +92,16 @@ def test_agreement_counts_each_kind_of_disagreement():
     assert (report["unsatisfied_but_stated"], report["respected_but_violated"], report["boilerplate"]) == (1, 1, 1)
     assert report["agree"] == pytest.approx(2 / 5)
     assert verdict_agreement([])["agree"] == 1.0
+
+
+def test_a_stating_sentence_outside_the_cosine_evidence_is_found_lexically(student):
+    """The lexical channel: the sentence naming the method is not among the located chunks,
+    but a chunk found lexically states it, so the verdict is satisfied and quotes it."""
+    far = ev("We fine-tune BERT on the reviews.", 0.1, i=5)
+    j = score_paper(PAPER, CHECKLIST, {"c1": [ev("Reviews were collected over two years.", 0.4)]}, student).judgements[0]
+    lexical = score_papers(
+        [PAPER], CHECKLIST, {"p": {"c1": [ev("Reviews were collected over two years.", 0.4)]}}, student,
+        lexical_evidence={"p": {"c1": [far]}})[0].judgements[0]
+    assert lexical.score >= 2.5 and lexical.quote == "We fine-tune BERT on the reviews."
+    assert lexical.quote_chunk_id in {e.chunk_id for e in lexical.evidence}
+    assert disagreement(lexical, CHECKLIST) is None and disagreement(j, CHECKLIST) is None

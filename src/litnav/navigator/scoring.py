@@ -10,7 +10,10 @@ candidate the first stage ranked in the top M >= N.
 
 from __future__ import annotations
 
-from litnav.core.records import Evidence, ScoredPaper
+import numpy as np
+
+from litnav.core.boilerplate import non_evidence_section
+from litnav.core.records import Checkpoint, Evidence, ScoredPaper
 from litnav.corpus.predicates import evaluate
 from litnav.librarians import EvidencePool, ScoredPool
 from litnav.librarians.evidence import evidence_query, locatable, locate_evidence
@@ -43,6 +46,8 @@ class ScoringStage:
         self.n_scored = 0
         self.ranked: list[ScoredPaper] = []
         self.extra: dict[str, dict] = {}
+        self.stated: dict[tuple[str, str], Evidence | None] = {}
+        self.chunks: dict[str, list] = {}
 
     def _complete_evidence(self, ids: list[str], ctx: RunContext, k: int) -> None:
         cps = locatable(ctx.checklist.checkpoints)
@@ -109,9 +114,48 @@ class ScoringStage:
         self._complete_extra(present, papers, ctx.checklist)
         cps = locatable(ctx.checklist.checkpoints)
         vectors = {c.id: ctx.query_vectors[evidence_query(c)] for c in cps if evidence_query(c) in ctx.query_vectors}
+        lexical = self._stated_chunks(present, ctx) if ctx.settings.scorer.stated_evidence else None
         return score_papers([papers[c] for c in present], ctx.checklist, evidence, self.student,
                             checkpoint_vectors=vectors, extra=self.extra,
-                            stated_evidence=ctx.settings.scorer.stated_evidence)
+                            stated_evidence=ctx.settings.scorer.stated_evidence, lexical_evidence=lexical)
+
+    def _stated_chunks(self, ids: list[str], ctx: RunContext) -> dict[str, dict[str, list[Evidence]]]:
+        """The lexical evidence channel: for each (paper, checkpoint) whose located evidence has
+        no sentence stating every key phrase (``scorer.quote.states``), the paper's first chunk
+        (text order, boilerplate skipped) that has one, with its cosine to the checkpoint (only
+        these chunks are encoded). Cached per (paper, checkpoint)."""
+        from litnav.scorer.features import checkpoint_terms
+        from litnav.scorer.quote import stating_quote
+
+        cps = locatable(ctx.checklist.checkpoints)
+        phrases = {c.id: checkpoint_terms(c.text, c.terms)[1] for c in cps}
+        todo: list[tuple[str, Checkpoint, Evidence]] = []
+        for cid in ids:
+            for c in cps:
+                if (cid, c.id) in self.stated or not phrases[c.id]:
+                    continue
+                self.stated[(cid, c.id)] = None
+                if stating_quote(self.evidence.get(cid, {}).get(c.id, []), phrases[c.id]) is not None:
+                    continue
+                if cid not in self.chunks:
+                    self.chunks[cid] = [ch for ch in self.corpus.chunks(cid) if not non_evidence_section(ch.section)]
+                for ch in self.chunks[cid]:
+                    ev = Evidence(chunk_id=ch.chunk_id, corpus_id=cid, section=ch.section, char_start=ch.char_start,
+                                  char_end=ch.char_end, text=ch.text, similarity=0.0)
+                    if stating_quote([ev], phrases[c.id]) is not None:
+                        todo.append((cid, c, ev))
+                        break
+        if todo:
+            vectors = self.corpus.encode([ev.text for _, _, ev in todo])
+            ctx.encode_queries([evidence_query(c) for _, c, _ in todo])
+            for (cid, c, ev), vec in zip(todo, vectors):
+                sim = float(np.dot(vec, ctx.query_vectors[evidence_query(c)]))
+                self.stated[(cid, c.id)] = ev.model_copy(update={"similarity": sim})
+        out: dict[str, dict[str, list[Evidence]]] = {}
+        for (cid, cp_id), ev in self.stated.items():
+            if ev is not None and cid in ids:
+                out.setdefault(cid, {})[cp_id] = [ev]
+        return out
 
     def _complete_extra(self, ids: list[str], papers: dict, checklist) -> None:
         """Abstracts and title vectors (the student's title-similarity and coverage inputs),

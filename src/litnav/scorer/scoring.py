@@ -101,6 +101,7 @@ def score_papers(
     extra: Mapping[str, Mapping[str, Any]] | None = None,
     *,
     stated_evidence: bool = True,
+    lexical_evidence: Mapping[str, Mapping[str, list[Evidence]]] | None = None,
 ) -> list[ScoredPaper]:
     """Score many papers in one vectorised pass (same order as ``papers``).
 
@@ -108,7 +109,10 @@ def score_papers(
     evidence states every key phrase of a checkpoint (``scorer.quote.states``), P(satisfied) --
     for an exclusion P(paper is about it) -- is at least ``STATED_P`` and that sentence is the
     quote, so a "not satisfied" verdict never quotes a sentence stating the checkpoint and an
-    exclusion is never "respected" beside a quote that violates it.
+    exclusion is never "respected" beside a quote that violates it. ``lexical_evidence`` (same
+    shape as ``evidence``: chunks found lexically, e.g. by ``navigator.scoring``'s stated-chunk
+    search) is searched for such a sentence when the cosine evidence has none; a chunk used this
+    way joins the judgement's evidence.
 
     ``student`` is any loaded student (``load_student``): a feature ``Student`` or a
     ``scorer.cross_encoder.CrossEncoderStudent``; its ``name`` becomes the judgements' engine.
@@ -165,6 +169,11 @@ def score_papers(
         if stated_evidence and p < 0.5:
             stated = quote if quote is not None and states(quote.text, terms[cp.id][1]) else \
                 stating_quote(evs, terms[cp.id][1])
+            if stated is None and lexical_evidence:
+                lexical = lexical_evidence.get(papers[pi].corpus_id, {}).get(cp.id, [])
+                stated = stating_quote(lexical, terms[cp.id][1])
+                if stated is not None:
+                    evs = [*evs, stated.evidence]
             if stated is not None:  # the verdict must agree with a quote that states the checkpoint
                 quote, raised, p = stated, p, max(p, STATED_P)
         score = 5.0 * (1.0 - p) if cp.kind == "exclusion" else 5.0 * p
