@@ -141,6 +141,15 @@ class FakeOpenAI:
                 if self.path.rstrip("/") != "/v1/chat/completions":
                     self._send(404, json.dumps({"error": {"message": f"no route {self.path}"}}))
                     return
+                fmt = body.get("response_format") or {}
+                spec = fmt.get("json_schema") or {}
+                if fmt.get("type") == "json_schema" and spec.get("strict"):
+                    problems = strict_schema_problems(spec.get("schema") or {})
+                    if problems:  # what api.openai.com answers for a schema strict mode cannot enforce
+                        self._send(400, json.dumps({"error": {
+                            "message": f"Invalid schema for response_format '{spec.get('name')}': {problems[0]}",
+                            "type": "invalid_request_error", "param": "response_format", "code": None}}))
+                        return
                 with fake._lock:
                     fake._in_flight += 1
                     fake.max_in_flight = max(fake.max_in_flight, fake._in_flight)
@@ -257,6 +266,42 @@ class FakeOpenAI:
             },
         }
         return reply.status, json.dumps(out)
+
+
+def strict_schema_problems(schema: dict[str, Any]) -> list[str]:
+    """What OpenAI's structured outputs (``"strict": true``) reject in a JSON schema: a root that is
+    not an object, an object without ``"additionalProperties": false``, a property missing from
+    ``required``, and open dicts (an object whose values are any keys: ``additionalProperties``
+    true or a schema, or no ``properties`` at all). One line per problem, with its JSON path."""
+    out: list[str] = []
+    if schema.get("type") != "object":
+        out.append("#: the root schema must be an object (not anyOf or another type)")
+
+    def walk(node: Any, path: str) -> None:
+        if isinstance(node, list):
+            for i, item in enumerate(node):
+                walk(item, f"{path}/{i}")
+            return
+        if not isinstance(node, dict):
+            return
+        if node.get("type") == "object" or "properties" in node:
+            if node.get("additionalProperties") is not False:
+                out.append(f"{path}: 'additionalProperties' is required to be supplied and to be false")
+            if "properties" not in node:
+                out.append(f"{path}: an object needs 'properties' (open dicts are not allowed)")
+            missing = sorted(set(node.get("properties", {})) - set(node.get("required", [])))
+            if missing:
+                out.append(f"{path}: 'required' is required to be supplied and to include every key in "
+                           f"properties; missing {missing}")
+        for key, value in node.items():
+            if key in ("properties", "$defs", "definitions") and isinstance(value, dict):
+                for name, sub in value.items():
+                    walk(sub, f"{path}/{key}/{name}")
+            elif isinstance(value, (dict, list)) and key not in ("enum", "const", "default", "examples"):
+                walk(value, f"{path}/{key}")
+
+    walk(schema, "#")
+    return out
 
 
 def _as_reply(r: Reply | str | dict | BaseModel) -> Reply:

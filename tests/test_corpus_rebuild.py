@@ -59,7 +59,8 @@ def test_upsert_replaces_everywhere(tmp_path):
         # the old title no longer resolves p1's reference, the dump edge p2->p3 stays
         assert all(r.cited_id != "p2" for r in c.references("p1"))
         assert [r.cited_id for r in c.references("p2")] == ["p3"]
-        assert c.find_by_external_id("arxiv", "1512.03385") is None
+        # the later copy has no arXiv id: merging field by field keeps the earlier one (issue 12)
+        assert c.find_by_external_id("arxiv", "1512.03385") == "p2"
         assert "p2" not in [h.corpus_id for h in c.lexical_search("residual learning", 5)]
         assert c.semantic_search("message passing on molecular graphs", 1)[0].corpus_id == "p2"
 

@@ -54,7 +54,9 @@ def test_structured_sends_json_schema_and_validates(fake, tmp_path):
     assert (rec.role, rec.engine, rec.repairs, rec.attempts, rec.cached) == ("scorer", "llm:openai:test-model", 0, 1, False)
     rf = fake.bodies[0]["response_format"]
     assert rf["type"] == "json_schema"
-    assert rf["json_schema"] == {"name": "Grade", "schema": Grade.model_json_schema(), "strict": True}
+    from litnav.llm.engine import strict_json_schema
+
+    assert rf["json_schema"] == {"name": "Grade", "schema": strict_json_schema(Grade.model_json_schema()), "strict": True}
     assert fake.bodies[0]["model"] == "test-model" and fake.bodies[0]["messages"] == MSGS
 
 

@@ -50,6 +50,7 @@ def register(app: typer.Typer) -> None:
             ("files unsupported", len(report.unsupported_files)), ("papers", r.papers), ("abstracts", r.abstracts),
             ("full texts", r.full_texts), ("references", r.references), ("linked references", r.linked_references),
             ("citations", r.citations), ("rejects", r.rejects),
+            ("duplicate ids merged", report.duplicates), ("external id collisions", report.id_collisions),
         ]
         rows += [(f"skipped rows: {k}", v) for k, v in r.skipped_rows.items()]
         rows += [(f"corpus {k}", v) for k, v in report.corpus.items() if isinstance(v, int)]
@@ -62,6 +63,13 @@ def register(app: typer.Typer) -> None:
         for key in report.still_incomplete:
             console.print(f"[yellow]warning:[/yellow] {key} is still incomplete (damaged when it was ingested; "
                           "replace it with a complete copy and rerun this build to finish it)")
+        if report.duplicates:
+            console.print(f"[yellow]{report.duplicates} duplicate ids were merged field by field (a later copy never "
+                          f"erases a field it lacks); both locations are in `litnav stats --corpus {corpus} "
+                          "--rejects 50`[/yellow]")
+        if report.id_collisions:
+            console.print(f"[yellow]{report.id_collisions} external ids (DOI, arXiv, ...) belong to two corpus ids; "
+                          f"see `litnav stats --corpus {corpus} --rejects 50`[/yellow]")
         if r.rejects:
             console.print(f"[yellow]{r.rejects} records rejected; list them with `litnav stats --corpus {corpus} --rejects 50`[/yellow]")
         if report.damaged_files:

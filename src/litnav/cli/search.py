@@ -120,7 +120,11 @@ def plan_cmd(
         from litnav.corpus.phrases import corpus_phrases
 
         checklist = parse_intent(query, venues=c.venues(), phrases=corpus_phrases(c))
+    from litnav.librarians import WorkflowError, validate_workflow
+
     workflow = plan_workflow(checklist, settings)
+    with clean_errors(WorkflowError):
+        validate_workflow(workflow)  # never write a workflow `search --workflow` would refuse
     console = make_console()
     console.print(describe(checklist))
     text = workflow.model_dump_json(indent=2)

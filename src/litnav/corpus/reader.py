@@ -132,7 +132,7 @@ class Corpus:
             (SELECT count(*) FROM papers), (SELECT count(*) FROM abstracts),
             (SELECT count(DISTINCT corpus_id) FROM paragraphs), (SELECT count(*) FROM chunks),
             (SELECT count(*) FROM (SELECT DISTINCT citing_id, cited_id FROM citations)),
-            (SELECT count(*) FROM rejects), (SELECT count(*) FROM refs), (SELECT count(*) FROM vectors)""")[0]
+            (SELECT count(*) FROM rejects WHERE NOT starts_with(reason, 'duplicate id ') AND NOT starts_with(reason, 'id collision ')), (SELECT count(*) FROM refs), (SELECT count(*) FROM vectors)""")[0]
         keys = ("papers", "abstracts", "full_texts", "chunks", "citations", "rejects", "unresolved_refs", "vectors")
         return dict(zip(keys, (int(v) for v in row)))
 
@@ -263,7 +263,7 @@ class Corpus:
                 rows = [tuple(r[:-1]) + (tuple(round(float(x), 5) for x in r[-1]),) for r in rows]
             out[table] = sorted(rows, key=repr)
         out["manifest"] = sorted(self._q("SELECT source_key, size, sha256, documents, citations, rejects FROM manifest"))
-        out["meta"] = sorted(self._q("SELECT key, value FROM meta WHERE key NOT IN ('settings')"))
+        out["meta"] = sorted(self._q("SELECT key, value FROM meta WHERE key NOT IN ('settings', 'index_files')"))
         return out
 
     # -- tier 2/3 text -----------------------------------------------------------------------------

@@ -26,13 +26,77 @@ from litnav.corpus.schema import PER_PAPER_TABLES
 from litnav.corpus.store import connect, get_meta, register, set_meta, unregister
 
 
+DUPLICATE_REASON = "duplicate id"
+"""Start of the rejects-table reason recorded for a merged duplicate (it is not a rejected record)."""
+
+
+COLLISION_REASON = "id collision"
+"""Start of the rejects-table reason recorded for an external id two papers share."""
+
+
+def _empty(value: Any) -> bool:
+    return value is None or value == [] or value == {} or (isinstance(value, str) and not value.strip())
+
+
+def merge_documents(old: Document, new: Document) -> Document:
+    """Two copies of one paper merged field by field: each metadata field, the abstract, the body
+    paragraphs and the references come from ``new`` when it has them (not None/empty) and from
+    ``old`` otherwise; external ids are united (``new`` wins per kind); provenance is ``new``'s."""
+    fields = {}
+    for name in type(new.paper).model_fields:
+        value = getattr(new.paper, name)
+        fields[name] = getattr(old.paper, name) if _empty(value) and name not in ("source_file", "source_line") \
+            else value
+    fields["external_ids"] = {**old.paper.external_ids, **new.paper.external_ids}
+    return Document.model_construct(
+        paper=type(new.paper).model_construct(**fields),
+        abstract=new.abstract if not _empty(new.abstract) else old.abstract,
+        paragraphs=new.paragraphs or old.paragraphs,
+        references=new.references or old.references)
+
+
+def _duplicate(old: Document, new: Document) -> Reject:
+    """The rejects-table row reporting a duplicate id with both locations."""
+    p, q = old.paper, new.paper
+    return Reject(source_file=q.source_file or "", line=q.source_line or 0,
+                  reason=f"{DUPLICATE_REASON} {q.corpus_id}: also at {p.source_file}:{p.source_line}; "
+                         "the copies were merged field by field (this later copy wins where it has a value)")
+
+
+def _stored_documents(conn: duckdb.DuckDBPyConnection) -> dict[str, Document]:
+    """The stored record of every paper in the registered id table ``_ids``, as Documents."""
+    from litnav.corpus.records import BibReference, Paragraph
+
+    where = "IN (SELECT corpus_id FROM _ids)"
+    papers = {r[0]: rows.paper_from_row(r) for r in conn.execute(
+        f"SELECT {rows.PAPER_SELECT} FROM papers WHERE corpus_id {where}").fetchall()}
+    abstracts = dict(conn.execute(f"SELECT corpus_id, abstract FROM abstracts WHERE corpus_id {where}").fetchall())
+    paras: dict[str, list[Paragraph]] = {}
+    for cid, section, text in conn.execute(
+            f"SELECT corpus_id, section, text FROM paragraphs WHERE corpus_id {where} ORDER BY corpus_id, idx").fetchall():
+        paras.setdefault(cid, []).append(Paragraph.model_construct(section=section, text=text))
+    refs: dict[str, list[BibReference]] = {}
+    for cid, cited, contexts in conn.execute(
+            f"SELECT citing_id, cited_id, contexts FROM citations WHERE origin = 'doc' AND citing_id {where} "
+            "ORDER BY citing_id, cited_id").fetchall():
+        refs.setdefault(cid, []).append(BibReference.model_construct(
+            cited_id=cited, title=None, year=None, authors=[], contexts=list(contexts or [])))
+    for cid, title, year, authors, contexts in conn.execute(
+            f"SELECT citing_id, title, year, authors, contexts FROM refs WHERE citing_id {where} "
+            "ORDER BY citing_id, ordinal").fetchall():
+        refs.setdefault(cid, []).append(BibReference.model_construct(
+            cited_id=None, title=title, year=year, authors=list(authors or []), contexts=list(contexts or [])))
+    return {cid: Document.model_construct(paper=p, abstract=abstracts.get(cid), paragraphs=paras.get(cid, []),
+                                          references=refs.get(cid, [])) for cid, p in papers.items()}
+
+
 class SourceTransaction:
     """Writes of one input file; valid only inside its ``with w.source(...)`` block."""
 
     def __init__(self, conn: duckdb.DuckDBPyConnection, source_key: str):
         self._conn = conn
         self.source_key = source_key
-        self.counts = {"documents": 0, "citations": 0, "rejects": 0}
+        self.counts = {"documents": 0, "citations": 0, "rejects": 0, "duplicates": 0, "id_collisions": 0}
         self.incomplete: str | None = None
         """Set by the caller when the input was damaged part-way: why (recorded in the manifest)."""
         self._open = True
@@ -50,24 +114,36 @@ class SourceTransaction:
                 unregister(self._conn, "_staged")
 
     def add_documents(self, docs: Sequence[Document]) -> None:
-        """Upsert documents: a record for an existing corpus_id replaces the old one in every tier.
+        """Upsert documents. A record for a corpus_id already stored (or met earlier in ``docs``)
+        is a duplicate: the two copies merge field by field (:func:`merge_documents`: the later
+        copy wins where it has a value and never erases a field it lacks), and a row in the
+        rejects table names both locations (counted in ``counts["duplicates"]``, not as a reject).
 
-        Within ``docs`` the last record of a corpus_id wins. Replaced papers lose their abstract,
-        paragraphs, chunks, chunk vectors, unresolved references and document-linked or
-        title-resolved outgoing citations; their abstract vector is re-made at finalize when
+        The stored rows of a merged paper are replaced by the merged record: chunks, chunk vectors
+        and title-resolved citations are re-made at finalize, and so is its abstract vector when
         the title/abstract text changed. Edges from citation dumps are kept.
         """
         self._check()
         if not docs:
             return
-        latest = {d.paper.corpus_id: d for d in docs}
-        tables = rows.document_tables(list(latest.values()))
-        ids = tables["papers"].select(["corpus_id"])
+        latest: dict[str, Document] = {}
+        dupes: list[Reject] = []
+        for d in docs:
+            cid = d.paper.corpus_id
+            if cid in latest:
+                dupes.append(_duplicate(latest[cid], d))
+                d = merge_documents(latest[cid], d)
+            latest[cid] = d
+        ids = pa.table({"corpus_id": pa.array(list(latest), pa.string())})
         register(self._conn, "_ids", ids)
         try:
             existing = self._conn.execute(
                 "SELECT count(*) FROM papers WHERE corpus_id IN (SELECT corpus_id FROM _ids)").fetchone()[0]
             if existing:
+                for old in _stored_documents(self._conn).values():
+                    new = latest[old.paper.corpus_id]
+                    dupes.append(_duplicate(old, new))
+                    latest[old.paper.corpus_id] = merge_documents(old, new)
                 for table in PER_PAPER_TABLES:
                     col = "citing_id" if table == "refs" else "corpus_id"
                     self._conn.execute(f"DELETE FROM {table} WHERE {col} IN (SELECT corpus_id FROM _ids)")
@@ -75,9 +151,43 @@ class SourceTransaction:
                     "DELETE FROM citations WHERE origin <> 'dump' AND citing_id IN (SELECT corpus_id FROM _ids)")
         finally:
             unregister(self._conn, "_ids")
+        tables = rows.document_tables(list(latest.values()))
+        dupes += self._id_collisions(tables["external_ids"], latest)
         for name, data in tables.items():
             self._insert(name, data)
         self.counts["documents"] += len(latest)
+        if dupes:
+            self._insert("rejects", rows.reject_table(self.source_key, dupes))
+            self.counts["duplicates"] += sum(r.reason.startswith(DUPLICATE_REASON) for r in dupes)
+            self.counts["id_collisions"] += sum(r.reason.startswith(COLLISION_REASON) for r in dupes)
+
+    def _id_collisions(self, ext: pa.Table, docs: dict[str, Document]) -> list[Reject]:
+        """Rows for the rejects table naming each (normalised) external id of the new ``docs`` that
+        another paper, stored or in the same batch, already has: two records of one paper under
+        two corpus ids. Both are kept (they may be distinct records a source mislabelled)."""
+        if not ext.num_rows:
+            return []
+        register(self._conn, "_ext", ext)
+        try:
+            hits = self._conn.execute("""
+                SELECT n.corpus_id, n.kind, n.value, o.corpus_id, p.source_file, p.source_line
+                FROM _ext n JOIN external_ids o ON o.kind = n.kind AND o.value = n.value AND o.corpus_id <> n.corpus_id
+                LEFT JOIN papers p ON p.corpus_id = o.corpus_id
+                UNION ALL
+                SELECT n.corpus_id, n.kind, n.value, o.corpus_id, NULL, NULL
+                FROM _ext n JOIN _ext o ON o.kind = n.kind AND o.value = n.value AND o.corpus_id < n.corpus_id
+                ORDER BY 1, 2""").fetchall()
+        finally:
+            unregister(self._conn, "_ext")
+        out = []
+        for cid, kind, value, other, file, line in hits:
+            q = docs[cid].paper
+            if file is None and other in docs:
+                file, line = docs[other].paper.source_file, docs[other].paper.source_line
+            out.append(Reject(source_file=q.source_file or "", line=q.source_line or 0,
+                              reason=f"{COLLISION_REASON} {kind}:{value} of {cid} is also the id of {other} "
+                                     f"({file}:{line}); both records are kept"))
+        return out
 
     def add_citations(self, citations: Sequence[Citation]) -> None:
         """Add edges from a citations dump; an edge for an existing (citing, cited) dump pair replaces it."""

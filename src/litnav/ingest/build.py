@@ -105,6 +105,11 @@ class BuildReport:
     """Inputs marked incomplete by an earlier build and skipped now (same bytes): replace them."""
     formats: dict[str, int] = field(default_factory=dict)
     read: ReadStats = field(default_factory=ReadStats)
+    duplicates: int = 0
+    id_collisions: int = 0
+    """External ids (normalised DOI, arXiv, ...) that two corpus ids share; listed in the rejects table."""
+    """Records whose corpus id was already stored or met earlier: merged field by field, and listed
+    in the rejects table with both locations."""
     corpus: dict[str, Any] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
 
@@ -317,6 +322,8 @@ def build(
                             tx.incomplete = (f"{'; '.join(map(str, damage))}; the {tx.counts['documents']} "
                                              "papers read before the damage were kept")
                             report.damaged_files[u.key] = tx.incomplete
+                    report.duplicates += tx.counts.get("duplicates", 0)
+                    report.id_collisions += tx.counts.get("id_collisions", 0)
                     report.ingested_files.append(u.key)
             report.seconds["ingest"] = time.perf_counter() - t0
         if finalize:

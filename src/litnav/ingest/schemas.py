@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
 
 def _id(value: Any) -> Any:
@@ -84,6 +84,18 @@ class ParagraphIn(In):
     text: str
     section: OptStr = None
     cite_spans: Annotated[list[SpanIn], BeforeValidator(_null_list)] = []
+
+    @model_validator(mode="after")
+    def _spans_inside_text(self) -> "ParagraphIn":
+        """A cite span must lie inside its paragraph (``0 <= start < end <= len(text)``): one that
+        does not points at some other text, so the record is rejected with the span and the length
+        rather than clamped onto a sentence that does not hold the citation."""
+        n = len(self.text)
+        for span in self.cite_spans:
+            if not 0 <= span.start < span.end <= n:
+                raise ValueError(f"cite_span [{span.start}, {span.end}) (ref {span.ref_id}) lies outside its "
+                                 f"paragraph of {n} characters")
+        return self
 
 
 class AuthorIn(In):

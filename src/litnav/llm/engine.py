@@ -43,6 +43,29 @@ def repair_message(error: ValidationError, finish_reason: str | None) -> str:
     )
 
 
+def strict_json_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` made acceptable to OpenAI's strict structured outputs (the rules
+    ``openai.lib._pydantic.to_strict_json_schema`` applies): every object with ``properties`` gets
+    ``"additionalProperties": false`` and lists all its properties in ``required`` (a field with a
+    default must then be written; nullable fields may be null). Open dicts (``dict[str, X]``)
+    cannot be made strict and are left for the endpoint to reject, so model them as lists of
+    name/value pairs. Returns a new dict; ``schema`` is not modified."""
+
+    def fix(node: Any) -> Any:
+        if isinstance(node, list):
+            return [fix(x) for x in node]
+        if not isinstance(node, dict):
+            return node
+        out = {k: (v if k in ("enum", "const", "default", "examples") else fix(v)) for k, v in node.items()}
+        if isinstance(out.get("properties"), dict):
+            out["properties"] = {name: fix(sub) for name, sub in node["properties"].items()}
+            out.setdefault("additionalProperties", False)
+            out["required"] = list(out["properties"])
+        return out
+
+    return fix(schema)
+
+
 def schema_name(schema: type[BaseModel]) -> str:
     """The ``json_schema.name`` sent for a model: its class name limited to ``[A-Za-z0-9_-]``,
     64 characters (the OpenAI constraint)."""
@@ -128,7 +151,7 @@ class LLMEngine(ABC):
         role = role or self.role
         req = self._request(
             messages, temperature, max_tokens, logprobs, top_logprobs,
-            json_schema=schema.model_json_schema(), schema_name=schema_name(schema),
+            json_schema=strict_json_schema(schema.model_json_schema()), schema_name=schema_name(schema),
         )
         return self._run(req, role, "structured", validate=schema)
 

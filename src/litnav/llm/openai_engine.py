@@ -104,12 +104,15 @@ class OpenAIEngine(LLMEngine):
 
     def _once(self, body: dict[str, Any]):
         with self._semaphore:
-            return self._client.chat.completions.create(**body)
+            try:
+                return self._client.chat.completions.create(**body)
+            except ValueError as exc:  # json.JSONDecodeError: the client could not parse the reply body
+                raise ReplyNotJSON(f"the reply body is not JSON, e.g. cut short ({exc})") from exc
 
     def _generate(self, req: GenerationRequest, role: str) -> RawReply:
         body = self._body(req)
         ep = self.endpoint
-        retry = retrying(is_transient, max_retries=ep.max_retries, initial_s=ep.backoff_initial_s,
+        retry = retrying(_retry_worthy, max_retries=ep.max_retries, initial_s=ep.backoff_initial_s,
                          max_s=ep.backoff_max_s, sleep=self._sleep)
         attempts = 0
         try:
@@ -117,12 +120,21 @@ class OpenAIEngine(LLMEngine):
                 with attempt:
                     attempts = attempt.retry_state.attempt_number
                     completion = self._once(body)
-        except (openai.OpenAIError, RetryError) as exc:
+        except (openai.OpenAIError, RetryError, ReplyNotJSON) as exc:
             raise LLMError(
                 f"{self.base_url}/chat/completions failed after {attempts} attempt(s): {_describe(exc, self.endpoint)}",
                 role=role, model=self.model,
             ) from exc
         return _raw_reply(completion, attempts, role, self.model)
+
+
+class ReplyNotJSON(Exception):
+    """An endpoint answered (often HTTP 200) with a body that does not parse as JSON: a proxy's
+    HTML page or a reply cut short. Retried like a transient failure, then an ``LLMError``."""
+
+
+def _retry_worthy(exc: BaseException) -> bool:
+    return is_transient(exc) or isinstance(exc, ReplyNotJSON)
 
 
 def _describe(exc: BaseException, endpoint: EndpointSettings) -> str:

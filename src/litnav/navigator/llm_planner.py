@@ -18,11 +18,12 @@ kept in ``clarifications`` (for ``Session.clarifications``).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from datetime import date
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from litnav.core.records import (
     Checklist,
@@ -71,16 +72,48 @@ class CheckpointDraft(BaseModel):
     predicate: PredicateDraft | None
 
 
+class ParamDraft(BaseModel):
+    """One operator parameter as the LLM writes it: its name and its value as JSON text."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    value: str = Field(description='The value as JSON text, e.g. "20", "\\"graph neural network\\"", "[\\"c1\\"]".')
+
+
+def _params_list(value: Any) -> Any:
+    """Accept a ``{name: value}`` object too (what a model not bound by the schema may write)."""
+    if isinstance(value, dict):
+        return [{"name": k, "value": json.dumps(v)} for k, v in value.items()]
+    return value
+
+
 class NodeDraft(BaseModel):
-    """A workflow node as the LLM writes it."""
+    """A workflow node as the LLM writes it. ``params`` is a list of name/JSON-value pairs, not an
+    object: OpenAI's strict structured outputs accept no open dicts (``additionalProperties``
+    must be false), and operators differ in their parameters."""
 
     model_config = ConfigDict(extra="forbid")
 
     id: str
     op: str
-    params: dict[str, Any]
+    params: Annotated[list[ParamDraft], BeforeValidator(_params_list)]
     inputs: list[str]
     note: str | None
+
+    def params_dict(self) -> dict[str, Any]:
+        """``{name: value}``; a value that is not JSON text is taken as a string."""
+        out: dict[str, Any] = {}
+        for p in self.params:
+            try:
+                out[p.name] = json.loads(p.value)
+            except ValueError:
+                out[p.name] = p.value
+        return out
+
+    def to_node(self) -> Node:
+        """The workflow ``Node`` this draft describes."""
+        return Node(id=self.id, op=self.op, params=self.params_dict(), inputs=self.inputs, note=self.note)
 
 
 class WorkflowDraft(BaseModel):
@@ -140,7 +173,8 @@ def _example() -> str:
         Checkpoint(id="m1", kind="metadata", text="Published from 2020", predicate=MetadataPredicate(
             field="year", start=date(2020, 1, 1)))])
     wf = plan_workflow(checklist, Settings(), 20)
-    return wf.model_dump_json(exclude_none=True)
+    drafts = [NodeDraft(id=n.id, op=n.op, params=n.params, inputs=n.inputs, note=n.note) for n in wf.nodes]
+    return json.dumps({"nodes": [d.model_dump(exclude_none=True) for d in drafts], "output": wf.output})
 
 
 def system_prompt(venues: dict[str, int], today: date) -> str:
@@ -282,7 +316,7 @@ def check_plan(reply: PlanReply, intent: str, venues: dict[str, int], corpus) ->
     checklist, more = to_checklist(intent, reply.checkpoints, venues)
     problems += more
     if reply.workflow is not None and not more:
-        wf = Workflow(nodes=[Node(**n.model_dump()) for n in reply.workflow.nodes], output=reply.workflow.output)
+        wf = Workflow(nodes=[n.to_node() for n in reply.workflow.nodes], output=reply.workflow.output)
         problems += check_workflow(wf, checklist, corpus)
     return problems
 
@@ -351,7 +385,7 @@ class LLMPlanner:
         checklist, _ = to_checklist(intent, reply.checkpoints, venues)
         if reply.workflow is None:
             return checklist, None
-        nodes = [Node(**n.model_dump()) for n in reply.workflow.nodes]
+        nodes = [n.to_node() for n in reply.workflow.nodes]
         top_k = self.top_k or settings.navigator.top_k
         nodes = [n.model_copy(update={"params": {**n.params, "top_k": top_k}}) if n.op == "rerank" else n
                  for n in nodes]

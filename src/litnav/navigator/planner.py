@@ -13,10 +13,22 @@ reflection from verified seeds (see ``navigator.reflect``).
 
 from __future__ import annotations
 
+import logging
+
 from litnav.core.records import CONTENT_KINDS, Checklist, Checkpoint, Node, Workflow
 from litnav.core.settings import Settings
 
+log = logging.getLogger(__name__)
+
 TAIL_OPS = ("locate_evidence", "score", "rerank")
+
+MAX_CHECKPOINT_BRANCHES = 16
+"""Content checkpoints that get their own dense + BM25 retrieval branch (the rest are still
+judged by the scorer; they only share the whole-intent branches). Bounds the workflow a long
+multi-clause intent makes: at most 2 + 2*16 (+1 web) retrieval nodes."""
+
+MAX_FAN_IN = 64
+"""Most inputs one ``union`` takes (its operator's ``max_inputs``)."""
 
 
 def hard_metadata(checklist: Checklist) -> list[Checkpoint]:
@@ -70,7 +82,10 @@ def retrieval_nodes(checklist: Checklist, settings: Settings) -> list[Node]:
     whole = whole_intent_checkpoint(checklist)
     content = [c for c in checklist.checkpoints if c.kind in CONTENT_KINDS and c is not whole]
     if len(content) > 1 or (whole is not None and content):
-        for c in content:
+        if len(content) > MAX_CHECKPOINT_BRANCHES:
+            log.info("intent has %d content checkpoints; the first %d get their own retrieval branches",
+                     len(content), MAX_CHECKPOINT_BRANCHES)
+        for c in content[:MAX_CHECKPOINT_BRANCHES]:
             q = " ".join(c.terms) if c.terms else c.text
             nodes.append(Node(id=f"semantic_{c.id}", op="semantic_search",
                               params={"query": q, "k": max(10, lib.semantic_k // 2), "checkpoint_id": c.id},
@@ -98,6 +113,10 @@ def assemble(retrieval: list[Node], checklist: Checklist, settings: Settings, to
     top ``librarians.pool_size`` fused candidates.
     """
     lib = settings.librarians
+    if len(retrieval) > MAX_FAN_IN:  # e.g. many expansion branches added by reflection
+        log.warning("workflow has %d retrieval branches; fusing the first %d (the union's limit)",
+                    len(retrieval), MAX_FAN_IN)
+        retrieval = retrieval[:MAX_FAN_IN]
     weights = [_fusion_weight(n) for n in retrieval]
     hard = hard_metadata(checklist)
     nodes = list(retrieval)

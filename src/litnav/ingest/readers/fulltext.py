@@ -32,7 +32,7 @@ def cite_contexts(body: list[ParagraphIn]) -> dict[str, list[str]]:
         for cite in p.cite_spans:
             if cite.ref_id is None:
                 continue
-            sent = sentence_at(p.text, max(0, min(cite.start, len(p.text) - 1)), spans)
+            sent = sentence_at(p.text, cite.start, spans)  # inside the text: ParagraphIn checks it
             if sent:
                 out.setdefault(cite.ref_id, []).append(sent)
     return {k: unique(v) for k, v in out.items()}

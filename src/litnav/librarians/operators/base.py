@@ -22,9 +22,10 @@ EdgeType = Literal["pool", "evidence", "scored"]
 
 
 class OperatorParams(BaseModel):
-    """Base of every operator's parameter model: unknown parameters are errors."""
+    """Base of every operator's parameter model: unknown parameters are errors, and values are
+    checked strictly (``"k": true`` or ``"k": "20"`` is an error, not 1 or 20; an int is a valid float)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 @dataclass(frozen=True)

@@ -178,6 +178,11 @@ def _year_checkpoints(dates: list[DateConstraint]) -> list[tuple[int, Checkpoint
         start, end = (max(starts) if starts else None), (min(ends) if ends else None)
         if start and end and start > end:
             start, end = min(starts), max(ends)
+        if start and end and start > end:  # no year satisfies them all: an error, not a silent guess
+            late = next(d for d in chosen if d.start == max(starts))
+            early = next(d for d in chosen if d.end == min(ends))
+            raise ValueError(f"contradictory date constraints: {late.phrase!r} and {early.phrase!r} "
+                             "admit no publication date; drop or correct one of them")
         weight = min(d.weight for d in chosen)
         say = f"Published {_period(start, end)}" + (" (soft: 'recent')" if weight < 1.0 else "")
         out.append((chosen[0].position, _meta(say, MetadataPredicate(field="year", start=start, end=end), weight)))

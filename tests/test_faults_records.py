@@ -1,0 +1,72 @@
+"""Fault injection: duplicate ids, id collisions and bad cite spans (issue 12, case 3)."""
+
+from __future__ import annotations
+
+import json
+
+from litnav.corpus import Corpus
+from litnav.ingest import build, read_file
+from litnav.corpus.records import Document, Reject
+
+
+def _jsonl(path, records):
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def test_duplicate_ids_across_files_merge_field_by_field_and_are_reported(tmp_path):
+    a = _jsonl(tmp_path / "a.jsonl", [{"id": "x1", "title": "Dense retrieval", "abstract": "Earlier abstract.",
+                                       "venue": "ACL"}])
+    b = _jsonl(tmp_path / "b.jsonl", [{"id": "x1", "title": "Dense retrieval revisited", "year": 2020}])
+    report = build([a, b], tmp_path / "c", fmt="jsonl", progress=False, finalize=False)
+    assert report.duplicates == 1
+    with Corpus.open(tmp_path / "c") as c:
+        paper = c.paper("x1")
+        assert paper.title == "Dense retrieval revisited" and paper.year == 2020  # the later copy's values
+        assert c.abstract("x1") == "Earlier abstract."  # never erased by a copy without one
+        assert paper.venue_raw == "ACL"
+        [row] = c.rejects()
+        assert row[1] == str(b) and row[2] == 1 and f"{a}:1" in row[3] and "merged" in row[3]
+        assert c.stats()["rejects"] == 0  # a merged duplicate is not a rejected record
+
+
+def test_duplicate_ids_within_one_file_merge_the_same_way(tmp_path):
+    src = _jsonl(tmp_path / "a.jsonl", [{"id": "x1", "title": "T one", "abstract": "Kept."},
+                                        {"id": "x2", "title": "Other"},
+                                        {"id": "x1", "title": "T one", "year": 2019}])
+    report = build([src], tmp_path / "c", fmt="jsonl", progress=False, finalize=False)
+    assert report.duplicates == 1
+    with Corpus.open(tmp_path / "c") as c:
+        assert c.abstract("x1") == "Kept." and c.paper("x1").year == 2019
+        assert len(c.all_ids()) == 2
+
+
+def test_external_ids_are_normalised_and_collisions_reported(tmp_path):
+    src = _jsonl(tmp_path / "a.jsonl", [{"id": "p1", "title": "First", "doi": "10.1000/ABC.def"},
+                                        {"id": "p2", "title": "Second", "doi": "https://doi.org/10.1000/abc.DEF"}])
+    report = build([src], tmp_path / "c", fmt="jsonl", progress=False, finalize=False)
+    assert report.id_collisions == 1
+    with Corpus.open(tmp_path / "c") as c:
+        assert c.paper("p2").external_ids["doi"] == "10.1000/abc.def"
+        assert c.find_by_external_id("doi", "DOI:10.1000/ABC.DEF") == "p1"
+        [row] = c.rejects()
+        assert "doi:10.1000/abc.def" in row[3] and "p1" in row[3] and "p2" in row[3]
+
+
+def _s2orc_json(spans):
+    return {"paper_id": "s1", "title": "A paper with citations",
+            "pdf_parse": {"abstract": [], "bib_entries": {"BIBREF0": {"title": "Cited work on retrieval"}},
+                          "body_text": [{"text": "Retrieval helps. It was shown before [1].", "section": "Intro",
+                                         "cite_spans": spans}]}}
+
+
+def test_cite_span_outside_the_text_is_rejected_with_a_reason(tmp_path):
+    bad = _jsonl(tmp_path / "bad.jsonl", [_s2orc_json([{"start": 80, "end": 83, "ref_id": "BIBREF0"}])])
+    items = list(read_file(bad, fmt="s2orc-json"))
+    assert len(items) == 1 and isinstance(items[0], Reject)
+    assert "cite_span [80, 83)" in items[0].reason and "outside" in items[0].reason
+    good = _jsonl(tmp_path / "good.jsonl", [_s2orc_json([{"start": 37, "end": 40, "ref_id": "BIBREF0"}])])
+    [doc] = list(read_file(good, fmt="s2orc-json"))
+    assert isinstance(doc, Document)
+    assert all("[1]" in ctx for ref in doc.references for ctx in ref.contexts)
+    assert any(ref.contexts for ref in doc.references)
