@@ -127,3 +127,23 @@ def test_cli_refine_and_audit_history(scripted, corpus_dir, tmp_path):
     assert "drop anything about speech" in res.output and "show 5 results" in res.output
     bad = runner.invoke(app, ["refine", str(path), "paper 99 cites what"])
     assert bad.exit_code != 0
+
+
+def test_llm_navigator_reads_feedback_when_configured(scripted, corpus, tmp_path):
+    sys.path.insert(0, str(Path(__file__).parent))
+    from fake_openai import FakeOpenAI, json_reply
+
+    first = scripted.model_copy(deep=True)
+    first.turns = first.turns[:1]
+    with FakeOpenAI(model="m") as fake:
+        fake.push(json_reply({"phrases": ["only papers after 2019", "drop anything about speech"]}))
+        settings = Settings.model_validate({"llm": {
+            "endpoints": {"fake": {"base_url": fake.base_url, "model": "m", "max_retries": 0}},
+            "navigator": "fake", "cache": False}})
+        s = refine(first, "newer stuff please, and nothing on audio or voice", corpus, settings)
+        assert "nothing on audio" in fake.bodies[-1]["messages"][-1]["content"]
+    t = s.turns[-1]
+    assert t.engine.startswith("llm:") and "rules" not in t.engine
+    kinds = {e.detail["checkpoint"]["kind"] for e in t.edits if e.action == "add_checkpoint"}
+    assert kinds == {"metadata", "exclusion"}
+    assert all(r.year >= 2020 and not SPEECH.search(r.title) for r in s.results)

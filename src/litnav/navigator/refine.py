@@ -463,7 +463,8 @@ def refine(
     """Refine ``session`` with one line of user ``feedback`` and return it with a new turn.
 
     The feedback is parsed by ``parser(feedback, checklist, workflow, ranking, corpus, today)``
-    (default: the rule-based ``navigator.feedback.parse_feedback``); the edits are applied and
+    (default: ``navigator.llm_feedback.LLMFeedbackParser`` when ``llm.navigator`` is configured,
+    else the rule-based ``navigator.feedback.parse_feedback``); the edits are applied and
     the workflow re-run with cached operator outputs (:func:`run_turn`). ``session`` is changed
     in place and returned. Raises ``ValueError`` when the feedback yields no edit,
     ``FeedbackError`` when it names a missing result or checkpoint, ``WorkflowError`` when the
@@ -474,11 +475,17 @@ def refine(
     settings = settings or Settings()
     ensure_turns(session)
     prev = session.turns[-1]
-    engine = "rules"
-    if parser is None:
-        parser = parse_feedback
-    else:
-        engine = getattr(parser, "engine", "custom")
-    edits = parser(feedback, prev.checklist, prev.workflow, [r.corpus_id for r in prev.results], corpus, today)
+    if parser is None and settings.llm.navigator:  # the LLM navigator reads the feedback when configured
+        from litnav.llm import LLMError, engine_for
+        from litnav.navigator.llm_feedback import LLMFeedbackParser
+
+        try:
+            parser = LLMFeedbackParser(engine_for(settings, "navigator"), fallback=settings.llm.fallback)
+        except LLMError:
+            if not settings.llm.fallback:
+                raise
+    edits = (parser or parse_feedback)(feedback, prev.checklist, prev.workflow, [r.corpus_id for r in prev.results],
+                                       corpus, today)
+    engine = "rules" if parser is None else getattr(parser, "engine", "custom")
     return run_turn(session, edits, corpus, settings, feedback=feedback, engine=engine, today=today)
 
