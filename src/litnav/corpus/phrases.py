@@ -19,13 +19,14 @@ from __future__ import annotations
 import gzip
 import json
 import math
-import os
 import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+
+from litnav.core.io import atomic_path
 
 FORMAT = "litnav-phrases/1"
 PHRASES_FILE = "phrases.json.gz"
@@ -139,14 +140,10 @@ def build_phrase_table(texts: Iterable[str], *, min_count: int | None = None, mi
 
 
 def save_phrases(index_dir: Path, table: PhraseTable) -> Path:
-    """Write ``index_dir/phrases.json.gz`` atomically (temp file, then rename); returns its path."""
-    index_dir = Path(index_dir)
-    index_dir.mkdir(parents=True, exist_ok=True)
-    path = index_dir / PHRASES_FILE
-    tmp = index_dir / f".{PHRASES_FILE}.tmp"
-    with gzip.open(tmp, "wt", encoding="utf-8") as fh:
+    """Write ``index_dir/phrases.json.gz`` atomically (``core.io.atomic_path``); returns its path."""
+    path = Path(index_dir) / PHRASES_FILE
+    with atomic_path(path) as tmp, gzip.open(tmp, "wt", encoding="utf-8") as fh:
         json.dump(table.to_dict(), fh, separators=(",", ":"))
-    os.replace(tmp, path)
     return path
 
 

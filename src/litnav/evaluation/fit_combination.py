@@ -31,6 +31,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from litnav.core.io import atomic_path
 from litnav.core.records import ScoredPaper
 from litnav.evaluation.metrics import per_query_metrics
 from litnav.reranker.combine import Combination, combine, default_combination_path
@@ -52,10 +53,8 @@ def collect(corpus, benchmark, settings, out: Path, depth: int = 100) -> int:
     from litnav.navigator.search import _cached_student, student_path
 
     student = _cached_student(student_path(settings, corpus)) if settings.scorer.enabled else None
-    tmp = out.with_suffix(out.suffix + ".tmp")
-    out.parent.mkdir(parents=True, exist_ok=True)
     n = 0
-    with tmp.open("w") as fh:
+    with atomic_path(out) as tmp, tmp.open("w") as fh:
         for task in benchmark.tasks:
             run = SearchRun(task.query, corpus, settings, top_k=depth, student=student)
             run.run()
@@ -76,7 +75,6 @@ def collect(corpus, benchmark, settings, out: Path, depth: int = 100) -> int:
             fh.write(json.dumps(rec) + "\n")
             n += 1
             log.info("collected %s (%d scored, %d tail)", task.qid, len(rec["head"]), len(rec["tail"]))
-    tmp.replace(out)
     return n
 
 
