@@ -18,7 +18,7 @@ from litnav.corpus.records import Document, Paper, Paragraph
 
 EAGER = CorpusSettings(chunk_tokens=32, chunk_embeddings="eager")
 LAZY = CorpusSettings(chunk_tokens=32, chunk_embeddings="lazy")
-REPO = Path(__file__).resolve().parents[1]
+TESTS = Path(__file__).resolve().parent
 
 
 def ingest(w, key, docs, extra=True):
@@ -96,7 +96,7 @@ def test_exception_in_source_rolls_back_and_rerun_matches(tmp_path):
 
 CRASH_SCRIPT = textwrap.dedent("""
     import os, sys
-    sys.path[:0] = [{repo!r}, {tests!r}]
+    sys.path[:0] = [{tests!r}]  # the fixtures; litnav comes from the environment
     from litnav.corpus import CorpusSettings, CorpusWriter
     from fixtures.corpus.docs import documents
     w = CorpusWriter.open(sys.argv[1], CorpusSettings(chunk_tokens=32, chunk_embeddings="eager"))
@@ -110,7 +110,7 @@ CRASH_SCRIPT = textwrap.dedent("""
 
 def test_killed_process_then_rerun_matches_clean_build(tmp_path):
     script = tmp_path / "crash.py"
-    script.write_text(CRASH_SCRIPT.format(repo=str(REPO), tests=str(REPO / "tests")))
+    script.write_text(CRASH_SCRIPT.format(tests=str(TESTS)))
     crashed, clean = tmp_path / "crashed", tmp_path / "clean"
     proc = subprocess.run([sys.executable, str(script), str(crashed)], capture_output=True, text=True)
     assert proc.returncode == 9, proc.stderr
