@@ -43,7 +43,7 @@ class _Row(BaseModel):
 
 
 class RowCheckpoint(_Row):
-    """The checkpoint of a training row (kind as in ``litnav.records.Checkpoint``)."""
+    """The checkpoint of a training row (kind as in ``core.records.Checkpoint``)."""
 
     kind: Literal["topic", "method", "application", "data", "exclusion"]
     text: str

@@ -1,4 +1,4 @@
-"""``parse_intent``: a natural-language intent -> a typed :class:`~litnav.records.Checklist`,
+"""``parse_intent``: a natural-language intent -> a typed :class:`~litnav.core.records.Checklist`,
 without an LLM (regular expressions and the small tables of this package).
 
 Claim mode: an intent that is a declarative claim ("Aspirin inhibits the production of PGE2.",
