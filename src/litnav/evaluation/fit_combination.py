@@ -41,6 +41,8 @@ log = logging.getLogger(__name__)
 GRID = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0, 1.2, 1.5, 2.0, 3.0, 5.0, 10.0)
 """Scorer weights tried (fusion weight 1)."""
 METRICS = ("nDCG@10", "F1@20", "Recall@100")
+TOP_NS = (20, 40, 60)
+"""Smaller scored sets simulated from the records (logged, to choose ``librarians.pool_size``)."""
 
 
 def collect(corpus, benchmark, settings, out: Path, depth: int = 100) -> int:
@@ -93,22 +95,27 @@ def read_records(path: Path) -> list[dict[str, Any]]:
     return out
 
 
-def ranking(rec: dict[str, Any], model: Combination) -> list[str]:
-    """The final ranking of one record under ``model``: combined head, then the fused tail."""
+def ranking(rec: dict[str, Any], model: Combination, top_n: int | None = None) -> list[str]:
+    """The final ranking of one record under ``model``: combined head, then the fused tail.
+    ``top_n`` simulates a smaller scored set: head papers past fused rank ``top_n`` join the tail,
+    which keeps fused order."""
+    rows = [r for r in rec["head"] if top_n is None or (r[1] is not None and r[1] <= top_n)]
+    moved = sorted((r for r in rec["head"] if r not in rows), key=lambda r: r[1] or 1 << 30)
     head = [ScoredPaper(corpus_id=cid, judgements=[], probability=min(1.0, max(0.0, p)),
                         final_score=min(1.0, max(0.0, f)))
-            for cid, _r, f, p, _s in rec["head"]]
-    fused = {cid: r for cid, r, *_ in rec["head"] if r is not None}
-    soft = {cid: s for cid, _r, _f, _p, s in rec["head"] if s}
-    return [p.corpus_id for p, _ in combine(head, fused, model, soft)] + list(rec["tail"])
+            for cid, _r, f, p, _s in rows]
+    fused = {cid: r for cid, r, *_ in rows if r is not None}
+    soft = {cid: s for cid, _r, _f, _p, s in rows if s}
+    return [p.corpus_id for p, _ in combine(head, fused, model, soft)] + [r[0] for r in moved] + list(rec["tail"])
 
 
-def evaluate_weight(sources: list[list[dict[str, Any]]], model: Combination) -> dict[str, float]:
+def evaluate_weight(sources: list[list[dict[str, Any]]], model: Combination,
+                    top_n: int | None = None) -> dict[str, float]:
     """Macro mean (over sources) of the per-source mean of ``METRICS`` under ``model``."""
     totals = dict.fromkeys(METRICS, 0.0)
     for records in sources:
         qrels = {r["qid"]: {k: int(v) for k, v in r["gold"].items()} for r in records}
-        per = per_query_metrics(qrels, {r["qid"]: ranking(r, model) for r in records}, (10, 20, 100))
+        per = per_query_metrics(qrels, {r["qid"]: ranking(r, model, top_n) for r in records}, (10, 20, 100))
         for m in METRICS:
             totals[m] += sum(v[m] for v in per.values()) / max(1, len(per))
     return {m: round(v / max(1, len(sources)), 4) for m, v in totals.items()}
@@ -122,6 +129,8 @@ def fit(paths: list[Path], grid: tuple[float, ...] = GRID, command: str = "") ->
               for w in grid}
     for w, s in scores.items():
         log.info("w_s=%-5g %s", w, s)
+        for n in TOP_NS:
+            log.info("   top_n=%-4d %s", n, evaluate_weight(sources, Combination(scorer_weight=w), n))
     best = max(grid, key=lambda w: (scores[w]["nDCG@10"], -w))
     metrics = {f"{m} (w_s={w:g})": scores[w][m] for w in (0.0, best, grid[-1]) for m in METRICS}
     return Combination(fusion_weight=1.0, scorer_weight=best, k=base.k, soft_penalty=base.soft_penalty,
