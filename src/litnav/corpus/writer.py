@@ -189,6 +189,25 @@ class SourceTransaction:
                                      f"({file}:{line}); both records are kept"))
         return out
 
+    def drop_rejects(self, source_file: str, lines: Sequence[int]) -> int:
+        """Forget rejects that other inputs recorded for these lines of ``source_file`` (e.g. content
+        rows rejected for lack of metadata, now joined into this input's documents); the manifest's
+        reject counts follow. Returns the number dropped."""
+        self._check()
+        if not lines:
+            return 0
+        register(self._conn, "_lines", pa.table({"line": pa.array(list(lines), pa.int32())}))
+        try:
+            n = self._conn.execute(
+                "DELETE FROM rejects WHERE source_file = ? AND source_key <> ? AND line IN (SELECT line FROM _lines)",
+                [source_file, self.source_key]).fetchone()[0]
+        finally:
+            unregister(self._conn, "_lines")
+        if n:
+            self._conn.execute("UPDATE manifest SET rejects = (SELECT count(*) FROM rejects r "
+                               "WHERE r.source_key = manifest.source_key)")
+        return int(n)
+
     def add_citations(self, citations: Sequence[Citation]) -> None:
         """Add edges from a citations dump; an edge for an existing (citing, cited) dump pair replaces it."""
         self._check()

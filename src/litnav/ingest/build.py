@@ -318,6 +318,9 @@ def build(
                     with writer.source(u.key, u.print.size, u.print.sha256) as tx:
                         _write(tx, _until_damage(iter_unit(u, ctx), damage), report.read, batch_size)
                         damage += [store.damaged[str(p)] for p in u.covers if str(p) in store.damaged]
+                        for p in u.covers:  # content rows rejected alone earlier, joined now
+                            if p != u.path:
+                                tx.drop_rejects(str(p), store.taken_lines(p))
                         if damage:
                             tx.incomplete = (f"{'; '.join(map(str, damage))}; the {tx.counts['documents']} "
                                              "papers read before the damage were kept")

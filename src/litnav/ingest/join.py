@@ -106,6 +106,12 @@ class ContentStore:
         for line, body in cur:
             yield line, orjson.loads(body)
 
+    def taken_lines(self, path: Path) -> list[int]:
+        """Lines of ``path`` whose records a metadata row took (joined into a document)."""
+        self._db.commit()
+        return [r[0] for r in self._db.execute(
+            "SELECT line FROM content WHERE file=? AND used=1 ORDER BY line", (str(path),))]
+
     def bad(self, path: Path) -> list[tuple[int, str]]:
         """``(line, reason)`` of the records of ``path`` that could not be keyed."""
         return self._db.execute(

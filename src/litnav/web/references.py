@@ -108,9 +108,27 @@ def _bibtex(path: Path, text: str) -> list[Reference]:
     return refs
 
 
+def _check_ris_ends(path: Path, text: str) -> None:
+    """Raise ``ReferenceParseError`` naming the line of an entry that has no ``ER  -`` end line
+    (the next ``TY  -`` or the end of the file comes first): rispy would drop that entry silently."""
+    open_at = None
+    for n, line in enumerate(text.splitlines(), 1):
+        tag = line[:6].rstrip()
+        if tag == "TY  -":
+            if open_at is not None:
+                break
+            open_at = n
+        elif tag == "ER  -":
+            open_at = None
+    if open_at is not None:
+        raise ReferenceParseError(f"{path}:{open_at}: RIS entry starting here has no end line 'ER  - ' before "
+                                  "the next entry or the end of the file; every entry ends with 'ER  - '")
+
+
 def _ris(path: Path, text: str) -> list[Reference]:
     import rispy
     starts = [i + 1 for i, line in enumerate(text.splitlines()) if line.startswith("TY  -")]
+    _check_ris_ends(path, text)
     try:
         entries = rispy.loads(text)
     except Exception as exc:  # rispy raises several types for malformed input

@@ -1,0 +1,120 @@
+"""Fault injection at the CLI and planner: contradictory constraints, loose workflow params, a
+closed pipe, oversized intents, RIS without end lines, rejects later joined (issue 12, case 6)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from typer.testing import CliRunner
+
+from litnav.cli import _register, app
+from litnav.core.records import Node, Workflow
+from litnav.core.settings import Settings
+from litnav.corpus import Corpus
+from litnav.ingest import build
+from litnav.librarians import WorkflowError, validate_workflow
+from litnav.navigator.intent import parse_intent
+from litnav.navigator.planner import MAX_CHECKPOINT_BRANCHES, MAX_FAN_IN, plan_workflow
+from litnav.web import ReferenceParseError
+from litnav.web.references import read_references
+
+PAPERS = [{"id": f"p{i}", "title": f"Graph neural networks for molecules, part {i}", "year": 2018 + i % 4,
+           "abstract": "Message passing networks predict molecular properties."} for i in range(6)]
+
+
+@pytest.fixture(scope="module")
+def runner():
+    _register()
+    return CliRunner()
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    root = tmp_path_factory.mktemp("cli")
+    src = root / "p.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in PAPERS))
+    build([src], root / "c", fmt="jsonl", progress=False)
+    return root / "c"
+
+
+def test_contradictory_years_are_an_error_naming_both(runner, corpus):
+    with pytest.raises(ValueError, match="'published after 2020' and 'before 2015'"):
+        parse_intent("graph neural networks published after 2020 and before 2015")
+    res = runner.invoke(app, ["plan", "graph neural networks published after 2020 and before 2015",
+                              "--corpus", str(corpus)])
+    assert res.exit_code != 0 and "after 2020" in res.output and "before 2015" in res.output
+
+
+def test_workflow_params_are_strict(tmp_path):
+    base = plan_workflow(parse_intent("graph neural networks for molecules"), Settings())
+    for bad in ({"query": "graph networks", "k": True}, {"query": "graph networks", "k": "20"}):
+        nodes = [n.model_copy(update={"params": bad}) if n.id == "semantic_intent" else n for n in base.nodes]
+        with pytest.raises(WorkflowError, match="semantic_intent"):
+            validate_workflow(Workflow(nodes=nodes, output=base.output))
+
+
+def test_long_multi_clause_intent_plans_a_valid_bounded_workflow():
+    from litnav.core.records import Checklist, Checkpoint
+
+    checklist = Checklist(intent="many clauses", checkpoints=[
+        Checkpoint(id=f"c{i}", kind="method", text=f"The paper uses method {i}", terms=[f"method {i}"])
+        for i in range(1, 300)])
+    wf = plan_workflow(checklist, Settings())
+    validate_workflow(wf)
+    searches = [n for n in wf.nodes if n.op in ("semantic_search", "lexical_search")]
+    assert len(searches) == 2 + 2 * MAX_CHECKPOINT_BRANCHES
+    assert all(len(n.inputs) <= MAX_FAN_IN for n in wf.nodes)
+
+
+def test_plan_out_writes_only_a_valid_workflow(runner, corpus, tmp_path, monkeypatch):
+    import litnav.navigator.planner as planner
+
+    out = tmp_path / "wf.json"
+    res = runner.invoke(app, ["plan", "graph neural networks for molecules", "--corpus", str(corpus), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    validate_workflow(Workflow.model_validate_json(out.read_text()))
+    broken = Workflow(nodes=[Node(id="u", op="union", inputs=[f"s{i}" for i in range(MAX_FAN_IN + 1)])], output="u")
+    monkeypatch.setattr(planner, "plan_workflow", lambda *a, **k: broken)
+    out2 = tmp_path / "bad.json"
+    res = runner.invoke(app, ["plan", "graph neural networks for molecules", "--corpus", str(corpus), "--out", str(out2)])
+    assert res.exit_code != 0 and not out2.exists()
+
+
+def test_session_is_written_before_printing(runner, corpus, tmp_path, monkeypatch):
+    import litnav.session.render as render
+
+    def closed_pipe(*a, **k):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(render, "print_session", closed_pipe)
+    out = tmp_path / "s.json"
+    runner.invoke(app, ["search", "graph neural networks for molecules", "--corpus", str(corpus), "--rounds", "1",
+                        "--json", str(out)])
+    assert out.is_file() and json.loads(out.read_text())
+
+
+def test_ris_entry_without_end_line_names_it(tmp_path):
+    ris = tmp_path / "refs.ris"
+    ris.write_text("TY  - JOUR\nTI  - First paper\nER  - \nTY  - JOUR\nTI  - Graph networks\nPY  - 2020\n")
+    with pytest.raises(ReferenceParseError, match=r"refs.ris:4: .*no end line 'ER  - '"):
+        read_references(ris)
+
+
+def test_rejects_stop_counting_once_their_records_are_joined(tmp_path, fixtures):
+    for name in ("metadata_0.jsonl", "pdf_parses_0.jsonl"):
+        shutil.copy(fixtures / "ingest" / name, tmp_path / name)
+    corpus = tmp_path / "c"
+    build([tmp_path / "pdf_parses_0.jsonl"], corpus, progress=False, finalize=False)
+    with Corpus.open(corpus) as c:
+        alone = {line for _, f, line, _ in c.rejects() if f.endswith("pdf_parses_0.jsonl")}
+    build([tmp_path / "metadata_0.jsonl", tmp_path / "pdf_parses_0.jsonl"], corpus, progress=False, finalize=False)
+    with Corpus.open(corpus) as c:
+        still = {line for _, f, line, _ in c.rejects() if f.endswith("pdf_parses_0.jsonl")}
+        joined = alone - still
+        assert joined  # a pdf_parse rejected alone is now part of its paper ...
+        by_key = {m["source_key"]: m["rejects"] for m in c.manifest()}
+        # ... and is no longer counted, in the table or the manifest
+        assert by_key[str(tmp_path / "pdf_parses_0.jsonl")] == len(still)
+        assert c.stats()["rejects"] == len(c.rejects())
