@@ -63,6 +63,7 @@ class _CheckedStream(io.RawIOBase):
         self._factory = factory
         self._obj = factory()
         self._in_member = False
+        self._seen = False
         self._buf = memoryview(b"")
         self._eof = False
 
@@ -73,6 +74,8 @@ class _CheckedStream(io.RawIOBase):
         while not len(self._buf) and not self._eof:
             data = self._raw.read(1 << 17)
             if not data:
+                if not self._seen:
+                    raise EOFError("the file is empty: no compressed stream at all")
                 if self._in_member:
                     raise EOFError("compressed stream ended before its end-of-stream marker")
                 self._eof = True
@@ -80,6 +83,7 @@ class _CheckedStream(io.RawIOBase):
             out = []
             while data:
                 self._in_member = True
+                self._seen = True
                 out.append(self._obj.decompress(data))
                 if not self._obj.eof:
                     break
