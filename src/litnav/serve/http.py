@@ -101,11 +101,13 @@ def create_app(service: Service, *, token: str | None = None, max_body_bytes: in
     async def _service_error(request: Request, exc: ServiceError):
         return JSONResponse({"detail": str(exc)}, status_code=exc.status)
 
+    info = Health(corpus=str(service.corpus.directory), papers=int(service.corpus.stats()["papers"]),
+                  fingerprint=service.corpus.fingerprint(), refine_available=_refine_available())
+
     @app.get("/health", response_model=Health)
-    def health() -> Health:
-        """The corpus this server searches."""
-        return Health(corpus=str(service.corpus.directory), papers=int(service.corpus.stats()["papers"]),
-                      fingerprint=service.corpus.fingerprint(), refine_available=_refine_available())
+    async def health() -> Health:
+        """The corpus this server searches (answers at once, even while every search slot is busy)."""
+        return info
 
     @app.post("/search", response_model=SearchResponse, dependencies=auth)
     def search(req: SearchRequest) -> SearchResponse:
