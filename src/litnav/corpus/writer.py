@@ -63,6 +63,16 @@ def _duplicate(old: Document, new: Document) -> Reject:
                          "the copies were merged field by field (this later copy wins where it has a value)")
 
 
+def _delete_papers(conn: duckdb.DuckDBPyConnection, view: str, also: tuple[str, ...] = ()) -> None:
+    """Delete the per-paper rows (``PER_PAPER_TABLES`` plus ``also``) and the document-linked or
+    title-resolved outgoing citations of the papers in the registered id table ``view``; edges
+    from citation dumps stay."""
+    for table in PER_PAPER_TABLES + also:
+        col = "citing_id" if table == "refs" else "corpus_id"
+        conn.execute(f"DELETE FROM {table} WHERE {col} IN (SELECT corpus_id FROM {view})")
+    conn.execute(f"DELETE FROM citations WHERE origin <> 'dump' AND citing_id IN (SELECT corpus_id FROM {view})")
+
+
 def _stored_documents(conn: duckdb.DuckDBPyConnection) -> dict[str, Document]:
     """The stored record of every paper in the registered id table ``_ids``, as Documents."""
     from litnav.corpus.records import BibReference, Paragraph
@@ -144,11 +154,7 @@ class SourceTransaction:
                     new = latest[old.paper.corpus_id]
                     dupes.append(_duplicate(old, new))
                     latest[old.paper.corpus_id] = merge_documents(old, new)
-                for table in PER_PAPER_TABLES:
-                    col = "citing_id" if table == "refs" else "corpus_id"
-                    self._conn.execute(f"DELETE FROM {table} WHERE {col} IN (SELECT corpus_id FROM _ids)")
-                self._conn.execute(
-                    "DELETE FROM citations WHERE origin <> 'dump' AND citing_id IN (SELECT corpus_id FROM _ids)")
+                _delete_papers(self._conn, "_ids")
         finally:
             unregister(self._conn, "_ids")
         tables = rows.document_tables(list(latest.values()))
@@ -350,11 +356,7 @@ class CorpusWriter:
             return
         register(self.conn, "_gone", ids)
         try:
-            for table in PER_PAPER_TABLES + ("vectors",):
-                col = "citing_id" if table == "refs" else "corpus_id"
-                self.conn.execute(f"DELETE FROM {table} WHERE {col} IN (SELECT corpus_id FROM _gone)")
-            self.conn.execute(
-                "DELETE FROM citations WHERE origin <> 'dump' AND citing_id IN (SELECT corpus_id FROM _gone)")
+            _delete_papers(self.conn, "_gone", also=("vectors",))
         finally:
             unregister(self.conn, "_gone")
 
