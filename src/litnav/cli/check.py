@@ -21,7 +21,8 @@ def register(app: typer.Typer) -> None:
         """Read every table, compare every index file with its recorded size and checksum, and compare
         counts across tiers; exit 1 when something is damaged (after --repair: when it could not be fixed)."""
         from litnav.corpus import CorpusError
-        from litnav.corpus.integrity import check, repair_command
+        from litnav.corpus.integrity import repair_command
+        from litnav.corpus.maintenance import check
 
         with clean_errors(CorpusError, OSError):
             report = check(corpus, repair=repair, progress=not no_progress)

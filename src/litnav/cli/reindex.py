@@ -23,7 +23,7 @@ def register(app: typer.Typer) -> None:
         """Store new corpus settings (e.g. --set corpus.chunk_tokens=128 or corpus.model_path=DIR) and
         rebuild what depends on them from the corpus database: chunks, vectors, FAISS and BM25."""
         from litnav.corpus import CorpusError
-        from litnav.corpus.identity import reindex
+        from litnav.corpus.maintenance import reindex
 
         settings = settings_from(settings_file, set_)
         with clean_errors(CorpusError, OSError):

@@ -90,26 +90,3 @@ def merge_settings(
             f"corpus's value, drop that --set")
     return wanted
 
-
-def reindex(path: str | Path, settings: CorpusSettings | None = None, progress: bool = True) -> dict[str, float]:
-    """Rebuild a corpus's derived data in place from its database: store ``settings`` (explicit
-    fields override the stored ones, identity changes allowed), re-chunk when the chunking changed,
-    re-embed every vector when the model changed, and rebuild the FAISS and BM25 indexes.
-
-    Returns finalize's seconds per stage. Raises :class:`CorpusError` when ``path`` is not a corpus.
-    """
-    from litnav.corpus.encoder import Encoder
-    from litnav.corpus.schema import db_path
-    from litnav.corpus.store import get_meta, set_meta
-    from litnav.corpus.writer import CorpusWriter
-
-    if not db_path(Path(path)).is_file():
-        raise CorpusError(f"{path} is not a corpus directory (no {db_path(Path(path)).name} in it)")
-    from litnav.corpus.storage import storage_errors
-
-    with storage_errors(path), CorpusWriter.open(path, settings, allow_settings_change=True) as w:
-        stored_model = get_meta(w.conn, "model")
-        model_changed = bool(stored_model) and not Encoder.from_settings(w.settings).matches(stored_model)
-        set_meta(w.conn, "indexes_dirty", True)
-        log.info("reindex %s (model changed: %s)", path, model_changed)
-        return w.finalize(progress=progress, reembed=model_changed)

@@ -101,14 +101,16 @@ def load_error(directory: Path, what: Path, exc: BaseException) -> IndexDamagedE
 
 @dataclass
 class CheckReport:
-    """What :func:`check` found: ``problems`` (one line each; empty = healthy), ``checked``
-    (tier -> what was verified), ``found`` (the problems before a repair) and ``repaired`` (True
-    when a repair ran and fixed everything)."""
+    """What :func:`verify` (and ``maintenance.check``) found: ``problems`` (one line each; empty =
+    healthy), ``checked`` (tier -> what was verified), ``found`` (the problems before a repair),
+    ``repaired`` (True when a repair ran and fixed everything) and ``database_damaged`` (a table
+    cannot be read: rebuilding the indexes cannot fix that)."""
 
     problems: list[str] = field(default_factory=list)
     found: list[str] = field(default_factory=list)
     checked: dict[str, str] = field(default_factory=dict)
     repaired: bool = False
+    database_damaged: bool = False
 
 
 def _database_problems(conn: Any, checked: dict[str, str]) -> list[str]:
@@ -162,11 +164,10 @@ def _consistency_problems(directory: Path, conn: Any, checked: dict[str, str]) -
     return out
 
 
-def check(path: str | Path, repair: bool = False, progress: bool = False) -> CheckReport:
+def verify(path: str | Path) -> CheckReport:
     """Verify every tier of the corpus at ``path``: every table is read in full, every index file's
-    size and checksum is compared with its record, and counts are compared across tiers. With
-    ``repair``, damaged or missing indexes are rebuilt from the database (FAISS, BM25, missing
-    vectors and chunks) and the check runs again. Raises :class:`CorpusError` when ``path`` is not
+    size and checksum is compared with its record, and counts are compared across tiers (read-only;
+    ``corpus.maintenance.check`` adds the repair). Raises :class:`CorpusError` when ``path`` is not
     a corpus or is in use."""
     from litnav.corpus.schema import db_path
     from litnav.corpus.store import connect
@@ -187,17 +188,5 @@ def check(path: str | Path, repair: bool = False, progress: bool = False) -> Che
         report.found = list(report.problems)
     finally:
         conn.close()
-    if repair and report.problems and not db_damaged:
-        from litnav.corpus.writer import CorpusWriter
-
-        log.info("repairing %s: %s", directory, report.problems)
-        from litnav.corpus.storage import storage_errors
-
-        with storage_errors(directory), CorpusWriter.open(directory) as w:
-            set_meta(w.conn, "indexes_dirty", True)
-            w.finalize(progress=progress)
-        after = check(directory, repair=False)
-        report.repaired = not after.problems
-        report.problems = after.problems
-        report.checked = after.checked
+    report.database_damaged = db_damaged
     return report
