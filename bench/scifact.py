@@ -45,7 +45,7 @@ def build_corpus(data: Path, corpus_dir: Path) -> None:
 
 def heldout_split(queries: Path, qrels: Path, out: Path, heldout: float = 0.2, seed: int = 0,
                   keep: str = "heldout") -> tuple[Path, Path]:
-    """Write the held-out claims of ``scorer.train_default`` (a claim is held out when
+    """Write the held-out claims of ``training.train_default`` (a claim is held out when
     sha256(f"{seed}:{claim_id}") falls below the fraction) as ``out/heldout_queries.jsonl`` and
     ``out/heldout_qrels.tsv``; returns their paths. ``keep="tune"`` writes the complement (the
     claims that may be tuned on) as ``out/tune_queries.jsonl`` and ``out/tune_qrels.tsv``."""
@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=None, help="Only the first N claims.")
     parser.add_argument("--split", choices=("all", "heldout", "tune"), default="all",
                         help="heldout: only the claims the default student never saw in training "
-                        "(scorer.train_default's split, seed 0, 20%%); tune: the other claims "
+                        "(training.train_default's split, seed 0, 20%%); tune: the other claims "
                         "(the only ones pipeline settings may be tuned on).")
     parser.add_argument("--set", dest="overrides", action="append", default=[], help="Settings override group.field=value.")
     args = parser.parse_args(argv)
