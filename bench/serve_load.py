@@ -56,6 +56,7 @@ def main() -> int:
     ap.add_argument("--corpus", type=Path, default=Path("demo-corpus"))
     ap.add_argument("--requests", type=int, default=50, help="searches sent at once")
     ap.add_argument("--top-k", type=int, default=8)
+    ap.add_argument("--rounds", type=int, default=None, help="navigator rounds per search (default: settings)")
     ap.add_argument("--max-concurrent", type=int, default=2, help="the server's search slots")
     ap.add_argument("--extra-intents", action="store_true",
                     help="cycle through 7 more intents besides the demo's three (on a lazily embedded corpus their "
@@ -98,7 +99,7 @@ def main() -> int:
             def one(intent: str) -> dict:
                 t = time.perf_counter()
                 try:
-                    r = httpx.post(base + "/search", json={"intent": intent, "top_k": args.top_k},
+                    r = httpx.post(base + "/search", json={"intent": intent, "top_k": args.top_k, "rounds": args.rounds},
                                    timeout=args.request_timeout)
                     ok = r.status_code == 200 and bool(r.json().get("results"))
                     detail = "" if ok else f"{r.status_code}: {r.text[:200]}"
@@ -121,7 +122,7 @@ def main() -> int:
     errors = [r for r in rows if not r["ok"]]
     summary = {
         "corpus": str(args.corpus), "requests": args.requests, "concurrent_clients": args.requests,
-        "server_max_concurrent": args.max_concurrent, "top_k": args.top_k, "distinct_intents": len(set(intents)),
+        "server_max_concurrent": args.max_concurrent, "top_k": args.top_k, "rounds": args.rounds, "distinct_intents": len(set(intents)),
         "errors": len(errors),
         "startup_seconds": round(startup, 2), "wall_seconds": round(wall, 2),
         "throughput_per_minute": round(60 * args.requests / wall, 2),
