@@ -32,6 +32,10 @@ _GENERIC = frozenset({
     "present", "study", "performance", "state-of-the-art", "art", "state", "data", "learning", "existing", "well",
     "however", "problem", "problems", "set", "two", "one", "three", "different", "large", "significantly",
     "demonstrate", "experiments", "experimental", "framework", "novel", "improve", "improves", "improved",
+    "much", "many", "several", "various", "previous", "prior", "specific", "tested", "test", "first", "better",
+    "best", "recent", "within", "across", "including", "provide", "provides", "given", "able", "effective",
+    "achieve", "achieves", "obtain", "obtained", "paper", "introduce", "introduces", "evaluate", "evaluated",
+    "generated", "simple", "general", "high", "low", "different", "existing", "number", "way", "ways",
 })
 
 
