@@ -14,10 +14,11 @@ def multiturn_eval(corpus: Path, cases_file: Path, settings, limit: int | None, 
                    progress: bool) -> None:
     """Run the cases of ``cases_file`` over ``corpus``; print per-turn means (overall and per
     direction) and write everything (per case, per turn) to ``json_out`` when given."""
+    from litnav.evaluation.benchmark import BenchmarkError
     from litnav.evaluation.multiturn import METRICS, MultiTurnError, load_cases, run_multiturn
     from litnav.session.io import write_text_atomic
 
-    with clean_errors(MultiTurnError):
+    with clean_errors(BenchmarkError):
         cases = load_cases(cases_file)[:limit]
     c = open_corpus(corpus, settings)
     with clean_errors(MultiTurnError):

@@ -10,7 +10,6 @@ strings) and ``gold`` (corpus ids); see ``bench/multiturn/README.md``.
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from pathlib import Path
@@ -18,6 +17,7 @@ from statistics import mean
 from typing import Any
 
 from litnav.core.settings import Settings
+from litnav.evaluation.benchmark import BenchmarkError, _json_lines
 from litnav.evaluation.metrics import per_query_metrics
 from litnav.evaluation.workflow_metrics import workflow_edit_metrics
 
@@ -27,25 +27,16 @@ METRICS = ("Hit@5", "MRR", "nDCG@10")
 REQUIRED = ("id", "anchor", "direction", "query", "turns", "gold")
 
 
-class MultiTurnError(ValueError):
+class MultiTurnError(BenchmarkError):
     """A malformed case file; the message names the file, line and field."""
 
 
 def load_cases(path: str | Path) -> list[dict[str, Any]]:
-    """The cases of a JSONL file; raises ``MultiTurnError`` naming the line and field."""
+    """The cases of a JSONL file; raises ``MultiTurnError`` (a ``BenchmarkError``) naming the
+    line and field."""
     path = Path(path)
-    try:
-        lines = path.read_text().splitlines()
-    except OSError as exc:
-        raise MultiTurnError(f"{path}: {exc.strerror or exc}") from None
     cases = []
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            case = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise MultiTurnError(f"{path}:{n}: not JSON ({exc.msg})") from None
+    for n, case in _json_lines(path):
         for field in REQUIRED:
             if field not in case:
                 raise MultiTurnError(f"{path}:{n}: missing field {field!r}")

@@ -249,19 +249,7 @@ def apply_edits(checklist: Checklist, workflow: Workflow, edits: list[Edit], set
                         "param": "checkpoint_ids", "old": old, "new": filt.params.get("checkpoint_ids", [])},
                         reason=e.reason))
             elif role == "exclude":
-                terms = list(e.detail.get("terms") or cp.terms)
-                ex = next((n for n in wf.nodes if n.op == "text_filter" and n.id.startswith("exclude")), None)
-                if ex is None:
-                    ex = Node(id=_unique_id(wf, "exclude"), op="text_filter", params={"exclude_terms": terms},
-                              note="drops papers about the excluded topics")
-                    _insert_before_evidence(wf, ex)
-                    done.append(Edit(action="add_node", target=ex.id, detail={"node": ex.model_dump(mode="json")},
-                                     reason=e.reason))
-                else:
-                    old = list(ex.params.get("exclude_terms", []))
-                    ex.params = {**ex.params, "exclude_terms": old + [t for t in terms if t not in old]}
-                    done.append(Edit(action="set_param", target=ex.id, detail={
-                        "param": "exclude_terms", "old": old, "new": ex.params["exclude_terms"]}, reason=e.reason))
+                done.append(_extend_exclusion(wf, "exclude_terms", list(e.detail.get("terms") or cp.terms), e.reason))
             elif role == "focus":
                 q = e.detail.get("query") or " ".join(cp.terms)
                 for op, k in (("semantic_search", lib.semantic_k), ("lexical_search", lib.lexical_k)):
@@ -328,23 +316,28 @@ def apply_edits(checklist: Checklist, workflow: Workflow, edits: list[Edit], set
         elif e.action == "ban":
             bans = bans + [e.target] if e.target not in bans else bans
             pins = [p for p in pins if p != e.target]
-            ex = next((n for n in wf.nodes if n.op == "text_filter" and n.id.startswith("exclude")), None)
-            if ex is None:
-                ex = Node(id=_unique_id(wf, "exclude"), op="text_filter", params={"ban_ids": [e.target]},
-                          note="drops banned papers and excluded topics")
-                _insert_before_evidence(wf, ex)
-                done.append(Edit(action="add_node", target=ex.id, detail={"node": ex.model_dump(mode="json")},
-                                 reason=e.reason))
-            else:
-                old = list(ex.params.get("ban_ids", []))
-                ex.params = {**ex.params, "ban_ids": old + [e.target]}
-                done.append(Edit(action="set_param", target=ex.id, detail={"param": "ban_ids", "old": old,
-                                                                           "new": ex.params["ban_ids"]}, reason=e.reason))
+            done.append(_extend_exclusion(wf, "ban_ids", [e.target], e.reason))
             done.append(e)
         else:
             raise ValueError(f"cannot apply edit {e.action} {e.target!r}")
     validate_workflow(wf)
     return cl, wf, done, pins, bans
+
+
+def _extend_exclusion(wf: Workflow, param: str, values: list[str], reason: str) -> Edit:
+    """Add ``values`` to ``param`` (``exclude_terms`` or ``ban_ids``) of the workflow's exclusion
+    ``text_filter`` node, adding that node before evidence location when there is none; returns
+    the edit made."""
+    ex = next((n for n in wf.nodes if n.op == "text_filter" and n.id.startswith("exclude")), None)
+    if ex is None:
+        ex = Node(id=_unique_id(wf, "exclude"), op="text_filter", params={param: list(values)},
+                  note="drops banned papers and papers about excluded topics")
+        _insert_before_evidence(wf, ex)
+        return Edit(action="add_node", target=ex.id, detail={"node": ex.model_dump(mode="json")}, reason=reason)
+    old = list(ex.params.get(param, []))
+    ex.params = {**ex.params, param: old + [v for v in values if v not in old]}
+    return Edit(action="set_param", target=ex.id, detail={"param": param, "old": old, "new": ex.params[param]},
+                reason=reason)
 
 
 def _remove_node(wf: Workflow, node_id: str) -> None:
