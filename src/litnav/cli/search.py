@@ -161,6 +161,10 @@ def audit_cmd(
             fail(f"{session_file}: no result with corpus_id {paper!r}")
     console = make_console()
     console.print(f"intent: {session.intent}")
+    if len(session.turns) > 1:
+        from litnav.session.render import turns_table
+
+        console.print(turns_table(session))
     console.print(checklist_table(session))
     if paper is None:
         console.print(matrix_table(session))
