@@ -50,3 +50,21 @@ def test_build_keeps_internal_edges(tmp_path: Path) -> None:
     with Corpus.open(tmp_path / "corpus") as c:
         assert sorted(e.cited_id for e in c.references("p3") if e.cited_id in {"p1", "p2"}) == ["p1", "p2"]
         assert sorted(e.citing_id for e in c.citations("p1")) == ["p2", "p3"]
+
+
+def test_neurips_icml_file_reads_with_its_edges(shared_data: Path) -> None:
+    """The NeurIPS/ICML citation corpus is plain generic JSONL: no mapping needed, every
+    outbound citation becomes an edge (30,762 in all)."""
+    from litnav.ingest.build import iter_unit
+    from litnav.ingest.join import ContentStore
+    from litnav.ingest.plan import plan
+    from litnav.ingest.readers import ReadContext
+    from litnav.corpus.records import Document
+
+    path = shared_data / "corpora" / "neurips_icml_arxiv_citations.jsonl.gz"
+    units, unsupported = plan([path], None)
+    assert not unsupported and [u.fmt for u in units] == ["jsonl"]
+    with ContentStore() as store:
+        docs = [d for u in units for d in iter_unit(u, ReadContext(store, {})) if isinstance(d, Document)]
+    assert len(docs) == 6545
+    assert sum(len(d.references) for d in docs) == 30762
