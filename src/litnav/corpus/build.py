@@ -46,10 +46,10 @@ def finalize(directory: Path, conn, s: CorpusSettings, progress: bool = True,
     encoder = Encoder.from_settings(s)
     ident = encoder.identity()
     stored = get_meta(conn, "model")
-    if stored and stored != ident and _stored_vectors(conn) and not reembed:
+    if stored and not encoder.matches(stored) and _stored_vectors(conn) and not reembed:
         raise ModelMismatchError(mismatch_message(directory, stored, ident))
     changed = bool(get_meta(conn, "indexes_dirty", True)) or not index_files_present(directory / INDEX_DIR)
-    if reembed or (stored and stored != ident):
+    if reembed or (stored and not encoder.matches(stored)):
         conn.execute("BEGIN TRANSACTION")
         conn.execute("DELETE FROM vectors")
         conn.execute("DELETE FROM chunk_vectors")

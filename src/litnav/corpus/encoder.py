@@ -1,7 +1,18 @@
-"""The sentence encoder: a lazily loaded SentenceTransformer plus its identity (name, dim, weights hash).
+"""The sentence encoder: a lazily loaded model plus its identity (name, dim, weights hash, backend, precision).
 
-Identity is computable without importing torch (dimension from the model folder's pooling config,
-hash over its weight files), so metadata-only readers and model checks stay cheap.
+Backends (``CorpusSettings.encoder_backend``), all giving float32 L2-normalised ``[n, dim]`` vectors:
+
+* ``torch``: sentence-transformers in fp32 (the reference);
+* ``torch-bf16``: the same under ``torch.autocast("cpu", torch.bfloat16)``;
+* ``onnx`` / ``onnx-int8``: ONNX Runtime on a local export of the model folder (fp32, or with
+  dynamically quantised int8 weights), see :mod:`litnav.corpus.onnx_export`;
+* ``openvino``: OpenVINO on the same export (fp32).
+
+The ONNX and OpenVINO paths tokenize with ``tokenizers`` and never import torch or transformers,
+so a process that only embeds queries starts fast. Texts are sorted by token length and batched.
+Identity is computable without loading any model (dimension from the pooling config, hash over the
+weight files), so metadata-only readers and model checks stay cheap. The identity includes backend
+and precision: a corpus never mixes vectors of two of them.
 """
 
 from __future__ import annotations
@@ -22,6 +33,12 @@ if TYPE_CHECKING:
 _WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".onnx", ".h5", ".msgpack")
 _HASH_CACHE: dict[tuple[str, tuple[tuple[str, int, int], ...]], str] = {}
 _MODEL_CACHE: dict[tuple[str, str], Any] = {}
+
+BACKENDS = {"torch": ("torch", "fp32"), "torch-bf16": ("torch", "bf16"), "onnx": ("onnxruntime", "fp32"),
+            "onnx-int8": ("onnxruntime", "int8"), "openvino": ("openvino", "fp32")}
+"""Backend setting -> (runtime, precision) recorded in the model identity."""
+LEGACY_BACKEND = "torch"
+"""Backend of corpora whose recorded identity predates the backend field."""
 
 
 def bundled_model_path() -> Path:
@@ -51,24 +68,97 @@ def weights_hash(folder: Path) -> str:
     return _HASH_CACHE[key]
 
 
-class Encoder:
-    """Sentence-transformers encoder used for abstract and chunk vectors.
+def backend_of(identity: dict[str, Any] | None) -> str:
+    """The backend setting that produced a recorded model identity (``torch`` for identities
+    written before backends existed)."""
+    if not identity or "backend" not in identity:
+        return LEGACY_BACKEND
+    for name, (runtime, precision) in BACKENDS.items():
+        if identity.get("backend") == runtime and identity.get("precision") == precision:
+            return name
+    raise CorpusError(f"unknown encoder backend {identity.get('backend')}/{identity.get('precision')} in a corpus")
 
-    ``Encoder()`` is the bundled all-MiniLM-L6-v2; ``Encoder(model_path)`` any sentence-transformers
-    folder. The torch model loads on first :meth:`encode` (or :attr:`tokenizer` use).
+
+class _Exported:
+    """An exported encoder (ONNX Runtime or OpenVINO) with a ``tokenizers`` tokenizer."""
+
+    def __init__(self, model_path: Path, weights: str, backend: str, max_length: int, threads: int | None):
+        from tokenizers import Tokenizer
+
+        from litnav.corpus.onnx_export import exported_model
+
+        file = exported_model(model_path, weights, backend)
+        self.tokenizer = Tokenizer.from_file(str(model_path / "tokenizer.json"))
+        self.tokenizer.no_padding()
+        self.tokenizer.enable_truncation(max_length=max_length)
+        if backend == "openvino":
+            import openvino as ov
+
+            core = ov.Core()
+            cfg = {"INFERENCE_NUM_THREADS": threads} if threads else {}
+            compiled = core.compile_model(str(file), "CPU", cfg)
+            self._run = lambda feed: compiled(feed)[0]
+        else:
+            import onnxruntime as ort
+
+            opts = ort.SessionOptions()
+            # no busy-waiting between ops: on shared or oversubscribed cores spinning threads
+            # starve each other (measured 5x slower on 2 loaded cores)
+            opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+            if threads:
+                opts.intra_op_num_threads = threads
+            session = ort.InferenceSession(str(file), opts, providers=["CPUExecutionProvider"])
+            self._run = lambda feed: session.run(["embedding"], feed)[0]
+
+    def token_ids(self, texts: list[str]) -> list[list[int]]:
+        """Word-piece ids with special tokens, truncated to the model's length."""
+        return [e.ids for e in self.tokenizer.encode_batch(texts)]
+
+    def embed(self, ids: list[list[int]]) -> np.ndarray:
+        """Vectors of one batch of token-id lists (padded to the longest)."""
+        width = max(len(x) for x in ids)
+        input_ids = np.zeros((len(ids), width), dtype=np.int64)
+        mask = np.zeros((len(ids), width), dtype=np.int64)
+        for i, x in enumerate(ids):
+            input_ids[i, :len(x)] = x
+            mask[i, :len(x)] = 1
+        return np.asarray(self._run({"input_ids": input_ids, "attention_mask": mask,
+                                     "token_type_ids": np.zeros_like(input_ids)}), dtype=np.float32)
+
+
+class Encoder:
+    """Sentence encoder used for abstract, chunk and query vectors.
+
+    ``Encoder()`` is the bundled all-MiniLM-L6-v2 on the default backend; ``Encoder(model_path,
+    backend=...)`` any sentence-transformers folder on any of :data:`BACKENDS` (default: the
+    ``corpus.encoder_backend`` setting's default; the exported ones
+    need a mean-pooling BERT-like model with a ``tokenizer.json``). Models load on first
+    :meth:`encode` and are shared per process. Raises :class:`CorpusError` for a missing folder and
+    ``ValueError`` for an unknown backend.
     """
 
-    def __init__(self, model_path: str | Path | None = None, device: str = "cpu", batch_size: int = 64):
+    def __init__(self, model_path: str | Path | None = None, device: str = "cpu", batch_size: int = 64,
+                 backend: str | None = None, threads: int | None = None):
         self.path = Path(model_path) if model_path else bundled_model_path()
         if not self.path.is_dir():
             raise CorpusError(f"embedding model folder {self.path} does not exist")
+        if backend is None:
+            from litnav.core.settings import CorpusSettings
+
+            backend = CorpusSettings.model_fields["encoder_backend"].default
+        if backend not in BACKENDS:
+            raise ValueError(f"unknown encoder backend {backend!r}; expected one of {sorted(BACKENDS)}")
+        if backend not in ("torch", "torch-bf16") and device != "cpu":
+            raise ValueError(f"encoder backend {backend} runs on the CPU; use backend torch for device {device}")
         self.device = device
         self.batch_size = batch_size
+        self.backend = backend
+        self.threads = threads
 
     @classmethod
-    def from_settings(cls, settings: Any) -> Encoder:
-        """Encoder for a :class:`corpus.settings.CorpusSettings`."""
-        return cls(settings.model_path, settings.device, settings.batch_size)
+    def from_settings(cls, settings: Any, backend: str | None = None) -> Encoder:
+        """Encoder for a :class:`core.settings.CorpusSettings` (``backend`` overrides its ``encoder_backend``)."""
+        return cls(settings.model_path, settings.device, settings.batch_size, backend or settings.encoder_backend)
 
     @cached_property
     def name(self) -> str:
@@ -79,7 +169,7 @@ class Encoder:
 
     @cached_property
     def dim(self) -> int:
-        """Embedding dimension, read from the pooling config (no torch import)."""
+        """Embedding dimension, read from the pooling config (no model load)."""
         for cfg in sorted(self.path.glob("*_Pooling/config.json")):
             return int(json.loads(cfg.read_text())["word_embedding_dimension"])
         return int(self.model.get_sentence_embedding_dimension())
@@ -90,12 +180,33 @@ class Encoder:
         return weights_hash(self.path)
 
     def identity(self) -> dict[str, Any]:
-        """``{"name", "dim", "weights_hash"}``: what a corpus records about the model of its vectors."""
-        return {"name": self.name, "dim": self.dim, "weights_hash": self.weights_hash}
+        """``{"name", "dim", "weights_hash", "backend", "precision"}``: what a corpus records about
+        the model of its vectors (backend is the runtime: torch, onnxruntime or openvino)."""
+        runtime, precision = BACKENDS[self.backend]
+        return {"name": self.name, "dim": self.dim, "weights_hash": self.weights_hash,
+                "backend": runtime, "precision": precision}
+
+    def matches(self, recorded: dict[str, Any] | None) -> bool:
+        """True when ``recorded`` (a corpus's model identity) is this encoder's; identities recorded
+        before backends existed are torch fp32."""
+        if not recorded:
+            return True
+        full = {"backend": BACKENDS[LEGACY_BACKEND][0], "precision": BACKENDS[LEGACY_BACKEND][1], **recorded}
+        return full == self.identity()
+
+    @cached_property
+    def max_seq_length(self) -> int:
+        """Word pieces the model reads per text, special tokens included (sentence_bert_config.json)."""
+        cfg = self.path / "sentence_bert_config.json"
+        if cfg.is_file():
+            value = json.loads(cfg.read_text()).get("max_seq_length")
+            if value:
+                return int(value)
+        return int(self.model.max_seq_length)
 
     @property
     def model(self) -> SentenceTransformer:
-        """The loaded SentenceTransformer (shared per process by path and device)."""
+        """The loaded sentence-transformers model (torch backends; shared per process by path and device)."""
         key = (str(self.path.resolve()), self.device)
         if key not in _MODEL_CACHE:
             from sentence_transformers import SentenceTransformer
@@ -108,28 +219,57 @@ class Encoder:
         return _MODEL_CACHE[key]
 
     @property
+    def _exported(self) -> _Exported:
+        key = (str(self.path.resolve()), f"{self.backend}:{self.threads}")
+        if key not in _MODEL_CACHE:
+            _MODEL_CACHE[key] = _Exported(self.path, self.weights_hash, self.backend, self.max_seq_length,
+                                          self.threads)
+        return _MODEL_CACHE[key]
+
+    @property
     def max_tokens(self) -> int:
         """Word pieces the model reads per text, excluding the [CLS]/[SEP] special tokens."""
-        return int(self.model.max_seq_length) - 2
+        return self.max_seq_length - 2
 
     @property
     def tokenizer(self) -> Any:
-        """The model's (fast) Hugging Face tokenizer."""
-        return self.model.tokenizer
+        """The model's fast Hugging Face tokenizer (used by the chunker; loads transformers, not the model)."""
+        key = (str(self.path.resolve()), "hf-tokenizer")
+        if key not in _MODEL_CACHE:
+            from transformers import AutoTokenizer
+            from transformers.utils import logging as hf_logging
+
+            hf_logging.set_verbosity_error()
+            _MODEL_CACHE[key] = AutoTokenizer.from_pretrained(str(self.path))
+        return _MODEL_CACHE[key]
 
     def count_tokens(self, text: str) -> int:
         """Number of word pieces of ``text`` without special tokens."""
         return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
 
     def encode(self, texts: list[str], batch_size: int | None = None) -> np.ndarray:
-        """Embed ``texts``: float32 array ``[len(texts), dim]``, rows L2-normalised (cosine = dot)."""
+        """Embed ``texts``: float32 array ``[len(texts), dim]``, rows L2-normalised (cosine = dot).
+
+        Texts are truncated to :attr:`max_seq_length` word pieces, sorted by length and batched
+        (``batch_size`` texts per call, default the encoder's)."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        vecs = self.model.encode(
-            list(texts),
-            batch_size=batch_size or self.batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        )
-        return np.ascontiguousarray(vecs, dtype=np.float32)
+        size = batch_size or self.batch_size
+        if self.backend in ("torch", "torch-bf16"):
+            import torch
+
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.backend == "torch-bf16"):
+                vecs = self.model.encode(list(texts), batch_size=size, normalize_embeddings=True,
+                                         convert_to_numpy=True, show_progress_bar=False)
+            vecs = np.ascontiguousarray(vecs, dtype=np.float32)
+            if self.backend == "torch-bf16":  # normalised in bf16 inside the model: renormalise in fp32
+                vecs /= np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
+            return vecs
+        runner = self._exported
+        ids = runner.token_ids(list(texts))
+        order = sorted(range(len(ids)), key=lambda i: -len(ids[i]))
+        out = np.empty((len(ids), self.dim), dtype=np.float32)
+        for s in range(0, len(order), size):
+            rows = order[s:s + size]
+            out[rows] = runner.embed([ids[i] for i in rows])
+        return out

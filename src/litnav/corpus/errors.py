@@ -22,7 +22,9 @@ def mismatch_message(directory, stored: dict, current: dict) -> str:
     """Explanation for :class:`ModelMismatchError`, with the ways out."""
     return (
         f"corpus {directory} was embedded with model {stored.get('name')} (dim {stored.get('dim')}, "
-        f"weights {str(stored.get('weights_hash'))[:12]}), but the encoder is {current['name']} "
-        f"(dim {current['dim']}, weights {current['weights_hash'][:12]}). Vectors of different models "
+        f"weights {str(stored.get('weights_hash'))[:12]}, {stored.get('backend', 'torch')} "
+        f"{stored.get('precision', 'fp32')}), but the encoder is {current['name']} (dim {current['dim']}, "
+        f"weights {current['weights_hash'][:12]}, {current.get('backend', 'torch')} "
+        f"{current.get('precision', 'fp32')}). Vectors of different models or backends "
         f"are never mixed: rebuild into a new directory (`litnav build ... --corpus NEW_DIR`) or re-embed "
         f"this one in place (`litnav build ... --reembed`, i.e. CorpusWriter.finalize(reembed=True)).")

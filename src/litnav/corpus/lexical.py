@@ -83,3 +83,41 @@ class Lexical:
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.lexsort((top, -scores[top]))]
         return [(self.ids[i], float(scores[i])) for i in top if scores[i] > 0]
+
+
+def passage_scores(texts: list[str], queries: list[str], k1: float = 1.5, b: float = 0.75) -> np.ndarray:
+    """BM25 of every text for every query, over the given texts as the collection: float64
+    ``[len(texts), len(queries)]``, 0 where no query term occurs.
+
+    Same tokenizer as the paper index (English stopwords, PyStemmer). ``idf(t) = ln(1 + (N - n_t + 0.5)
+    / (n_t + 0.5))`` and ``tf * (k1 + 1) / (tf + k1 * (1 - b + b * |d| / avgdl))`` (Robertson & Zaragoza
+    2009, Lucene's non-negative idf). Used to pre-select evidence chunks before they are embedded.
+    """
+    import bm25s
+    from scipy import sparse
+
+    out = np.zeros((len(texts), len(queries)), dtype=np.float64)
+    if not texts or not queries:
+        return out
+    stemmer = _stemmer()
+    tok = bm25s.tokenize(texts, stopwords="en", stemmer=stemmer, show_progress=False)
+    rows = np.repeat(np.arange(len(tok.ids)), [len(x) for x in tok.ids])
+    cols = np.fromiter((t for x in tok.ids for t in x), dtype=np.int64, count=len(rows))
+    tf = sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(texts), max(len(tok.vocab), 1)))
+    tf.sum_duplicates()
+    lengths = np.asarray(tf.sum(axis=1)).ravel()
+    avgdl = max(float(lengths.mean()), 1e-9)
+    df = np.bincount(tf.indices, minlength=tf.shape[1])
+    idf = np.log1p((len(texts) - df + 0.5) / (df + 0.5))
+    norm = k1 * (1 - b + b * lengths / avgdl)
+    q_tokens = bm25s.tokenize(queries, stopwords="en", stemmer=stemmer, show_progress=False, return_ids=False)
+    tfc = tf.tocsc()
+    for j, terms in enumerate(q_tokens):
+        for t in set(terms):
+            col = tok.vocab.get(t)
+            if col is None:
+                continue
+            start, end = tfc.indptr[col], tfc.indptr[col + 1]
+            docs, f = tfc.indices[start:end], tfc.data[start:end]
+            out[docs, j] += idf[col] * f * (k1 + 1) / (f + norm[docs])
+    return out

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
+import os
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +23,8 @@ from litnav.core.ids import normalise_external_id
 from litnav.core.io import atomic_path
 from litnav.core.settings import CorpusSettings
 from litnav.core.text import normalise_title
-from litnav.corpus.encoder import Encoder
+from litnav.corpus.chunking import ABSTRACT_SECTION
+from litnav.corpus.encoder import Encoder, backend_of
 from litnav.corpus.errors import CorpusError, ModelMismatchError, mismatch_message
 from litnav.corpus.records import EXTERNAL_ID_KINDS, Chunk, Citation, Hit, Paper
 from litnav.corpus.rows import PAPER_SELECT, paper_from_row
@@ -36,6 +39,15 @@ _SHARED: dict[tuple[str, str], _Shared] = {}
 _SHARED_LOCK = threading.Lock()
 
 
+def _ordinal(chunk: Chunk) -> int:
+    return int(chunk.chunk_id.rsplit(":", 1)[1])
+
+
+def _text_hash(text: str) -> int:
+    """64-bit blake2b of a chunk's text: a cached vector is used only for the same text."""
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little")
+
+
 class _Shared:
     """Per-process state of one corpus version: indexes and the chunk-vector LRU."""
 
@@ -43,8 +55,10 @@ class _Shared:
         self.lock = threading.RLock()
         self.faiss: tuple[Any, list[str], dict[str, int]] | None = None
         self.lexical: Any = None
-        self.chunk_vectors: OrderedDict[str, tuple[list[Chunk], np.ndarray]] = OrderedDict()
+        # corpus_id -> {chunk ordinal: (text hash, vector)} of lazily embedded chunks
+        self.chunk_vectors: OrderedDict[str, dict[int, tuple[int, np.ndarray]]] = OrderedDict()
         self.title_index: list[tuple[str, str]] | None = None
+        self.cache_roots: list[Path] | None = None
 
 
 class Corpus:
@@ -107,7 +121,7 @@ class Corpus:
                 unregister(self._conn, "_ids")
 
     def _check_encoder(self, encoder: Encoder) -> None:
-        if self.model_info and encoder.identity() != self.model_info:
+        if self.model_info and not encoder.matches(self.model_info):
             raise ModelMismatchError(mismatch_message(self.directory, self.model_info, encoder.identity()))
         self._encoder_checked = True
 
@@ -115,7 +129,8 @@ class Corpus:
     def encoder(self) -> Encoder:
         """The encoder of this corpus's vectors (loads lazily; checked against the recorded model)."""
         if self._encoder is None:
-            self._encoder = Encoder.from_settings(self.settings)
+            # the backend that made the stored vectors (torch for corpora older than backends)
+            self._encoder = Encoder.from_settings(self.settings, backend=backend_of(self.model_info))
         if not self._encoder_checked:
             self._check_encoder(self._encoder)
         return self._encoder
@@ -309,25 +324,71 @@ class Corpus:
         return self.chunk_vectors_many([corpus_id])[corpus_id]
 
     def chunk_vectors_many(self, ids: Iterable[str]) -> dict[str, tuple[list[Chunk], np.ndarray]]:
-        """:meth:`chunk_vectors` for several papers with one query per table; every id is a key."""
+        """:meth:`chunk_vectors` for several papers: every id is a key; chunk vectors missing from the
+        corpus and the caches are embedded in one batch across all papers."""
         ids = list(dict.fromkeys(ids))
-        out: dict[str, tuple[list[Chunk], np.ndarray]] = {}
-        lru = self._shared.chunk_vectors
-        with self._shared.lock:
+        chunks = self._chunks_many(ids)
+        vecs = self._vectors_for(chunks, self._stored_chunk_vectors(ids, chunks))
+        return {cid: (chunks[cid], vecs[cid]) for cid in ids}
+
+    def evidence_chunks(self, ids: Iterable[str], queries: list[str], per_query: int,
+                        usable: Callable[[Chunk], bool] | None = None) -> dict[str, tuple[list[Chunk], np.ndarray]]:
+        """The chunks evidence location compares with the checkpoint ``queries``, with their vectors.
+
+        Papers whose chunk vectors are stored (eager corpora) give all their chunks. Otherwise the
+        candidates are pre-selected lexically, so only they are embedded: per paper the top
+        ``per_query`` chunks by BM25 (:func:`lexical.passage_scores` over the given papers' chunks) for
+        each query, plus every abstract sentence (all chunks when that selects nothing); ``usable``
+        (when given) drops chunks before anything else (e.g. boilerplate). Vectors come
+        from the stored table, the process LRU or ``DIR/chunk_cache``; the rest are embedded in one
+        batch for all papers and cached. Every id is a key; chunks stay in text order.
+        """
+        ids = list(dict.fromkeys(ids))
+        chunks = self._chunks_many(ids)
+        stored = self._stored_chunk_vectors(ids, chunks)
+        if usable is not None:
             for cid in ids:
-                if cid in lru:
-                    lru.move_to_end(cid)
-                    out[cid] = lru[cid]
-        missing = [c for c in ids if c not in out]
-        if not missing:
-            return out
-        chunks: dict[str, list[Chunk]] = {c: [] for c in missing}
-        for r in self._q_ids(self._CHUNK_SELECT + " WHERE corpus_id IN (SELECT corpus_id FROM _ids) "
-                             "ORDER BY corpus_id, ordinal", missing):
-            chunks[r[0]].append(self._chunk(r))
+                keep = [i for i, c in enumerate(chunks[cid]) if usable(c)]
+                if cid in stored:
+                    stored[cid] = stored[cid][keep]
+                chunks[cid] = [chunks[cid][i] for i in keep]
+        lazy = [cid for cid in ids if cid not in stored and chunks[cid]]
+        chosen: dict[str, list[Chunk]] = {cid: chunks[cid] for cid in ids if cid not in lazy}
+        if lazy and queries:
+            from litnav.corpus.lexical import passage_scores
+
+            flat = [c for cid in lazy for c in chunks[cid]]
+            scores = passage_scores([c.text for c in flat], queries)
+            pos = 0
+            for cid in lazy:
+                cs = chunks[cid]
+                block = scores[pos:pos + len(cs)]
+                pos += len(cs)
+                keep = {i for i, c in enumerate(cs) if c.section == ABSTRACT_SECTION and c.paragraph == 0}
+                for j in range(block.shape[1]):
+                    col = block[:, j]
+                    keep.update(int(i) for i in np.argsort(-col, kind="stable")[:per_query] if col[i] > 0)
+                chosen[cid] = [cs[i] for i in sorted(keep)] if keep else cs
+        elif lazy:
+            chosen.update({cid: chunks[cid] for cid in lazy})
+        vecs = self._vectors_for(chosen, stored)
+        return {cid: (chosen[cid], vecs[cid]) for cid in ids}
+
+    def _chunks_many(self, ids: list[str]) -> dict[str, list[Chunk]]:
+        chunks: dict[str, list[Chunk]] = {c: [] for c in ids}
+        if ids:
+            for r in self._q_ids(self._CHUNK_SELECT + " WHERE corpus_id IN (SELECT corpus_id FROM _ids) "
+                                 "ORDER BY corpus_id, ordinal", ids):
+                chunks[r[0]].append(self._chunk(r))
+        return chunks
+
+    def _stored_chunk_vectors(self, ids: list[str], chunks: dict[str, list[Chunk]]) -> dict[str, np.ndarray]:
+        """Vectors of the chunk_vectors table for papers whose every chunk has one (eager corpora)."""
+        if not ids:
+            return {}
         stored: dict[str, list[np.ndarray]] = {}
         with self._lock:
-            register(self._conn, "_ids", pa.table({"corpus_id": pa.array(missing, pa.string())}))
+            register(self._conn, "_ids", pa.table({"corpus_id": pa.array(ids, pa.string())}))
             try:
                 t = self._conn.sql("SELECT corpus_id, vec FROM chunk_vectors WHERE corpus_id IN "
                                   "(SELECT corpus_id FROM _ids) ORDER BY corpus_id, ordinal").to_arrow_table()
@@ -338,45 +399,99 @@ class Corpus:
             mat = flat.reshape(t.num_rows, -1).astype(np.float32, copy=False)
             for cid, v in zip(t.column("corpus_id").to_pylist(), mat):
                 stored.setdefault(cid, []).append(v)
-        dim = (self.model_info or {}).get("dim") or self.encoder.dim
-        for cid in missing:
-            cs = chunks[cid]
-            if not cs:
-                vecs = np.zeros((0, dim), dtype=np.float32)
-            elif len(stored.get(cid, [])) == len(cs):
-                vecs = np.stack(stored[cid])
+        return {cid: np.stack(v) for cid, v in stored.items() if chunks[cid] and len(v) == len(chunks[cid])}
+
+    def _cache_roots(self) -> list[Path]:
+        """Where lazy chunk vectors are cached, the one written first: ``DIR/chunk_cache``, or for a
+        corpus directory this process cannot write (a read-only mount) a user cache folder keyed
+        by the corpus identity, ``$LITNAV_CACHE_DIR`` or ``~/.cache/litnav`` + ``chunk_vectors/<id>``
+        (``DIR/chunk_cache`` is still read)."""
+        if self._shared.cache_roots is None:
+            own = self.directory / CHUNK_CACHE_DIR
+            target = own if own.is_dir() else self.directory
+            if os.access(target, os.W_OK):
+                self._shared.cache_roots = [own]
             else:
-                vecs = self._lazy_chunk_vectors(cid, cs)
-            out[cid] = (cs, vecs)
+                base = Path(os.environ.get("LITNAV_CACHE_DIR") or Path.home() / ".cache" / "litnav")
+                ident = hashlib.sha1(str(self.directory.resolve()).encode()).hexdigest()[:16]
+                user = base / "chunk_vectors" / ident
+                logging.getLogger(__name__).info(
+                    "corpus %s is read-only: lazy chunk vectors are cached in %s", self.directory, user)
+                self._shared.cache_roots = [user, own]
+        return self._shared.cache_roots
+
+    def _cache_path(self, corpus_id: str, root: Path | None = None) -> Path:
+        ident = hashlib.sha1(json.dumps(self.encoder.identity(), sort_keys=True).encode()).hexdigest()[:16]
+        key = hashlib.sha1(corpus_id.encode()).hexdigest()
+        return (root or self._cache_roots()[0]) / ident / key[:2] / f"{key}.npz"
+
+    def _vectors_for(self, wanted: dict[str, list[Chunk]], stored: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """float32 ``[len(chunks), dim]`` per paper for the given chunks (all of a paper's, or a subset).
+
+        ``stored`` holds the table's vectors of papers whose chunks are all stored (then ``wanted``
+        names all of them). Other papers' vectors come from the process LRU, then
+        ``DIR/chunk_cache/<model>/`` (one ``.npz`` per paper: ordinal, text hash, vector), then one
+        :meth:`encode` call for everything still missing, written back to both caches (a read-only
+        corpus directory keeps only the LRU)."""
+        dim = (self.model_info or {}).get("dim") or self.encoder.dim
+        out: dict[str, np.ndarray] = {}
+        rows: dict[str, dict[int, tuple[int, np.ndarray]]] = {}
+        todo: list[tuple[str, Chunk]] = []
+        lru = self._shared.chunk_vectors
+        for cid, cs in wanted.items():
+            if not cs:
+                out[cid] = np.zeros((0, dim), dtype=np.float32)
+                continue
+            if cid in stored:
+                out[cid] = stored[cid]
+                continue
             with self._shared.lock:
-                lru[cid] = out[cid]
+                have = lru.get(cid)
+                if have is not None:
+                    lru.move_to_end(cid)
+            if have is None:
+                have = self._read_cache(cid)
+            rows[cid] = dict(have or {})
+            todo.extend((cid, c) for c in cs if _ordinal(c) not in rows[cid]
+                        or rows[cid][_ordinal(c)][0] != _text_hash(c.text))
+        if todo:
+            vecs = self.encode([c.text for _, c in todo])
+            for (cid, c), v in zip(todo, vecs):
+                rows[cid][_ordinal(c)] = (_text_hash(c.text), v)
+            for cid in dict.fromkeys(cid for cid, _ in todo):
+                self._write_cache(cid, rows[cid])
+        for cid, have in rows.items():
+            out[cid] = np.stack([have[_ordinal(c)][1] for c in wanted[cid]]).astype(np.float32, copy=False)
+            with self._shared.lock:
+                lru[cid] = have
+                lru.move_to_end(cid)
                 while len(lru) > CHUNK_CACHE_PAPERS:
                     lru.popitem(last=False)
         return out
 
-    def _lazy_chunk_vectors(self, corpus_id: str, chunks: list[Chunk]) -> np.ndarray:
-        """Chunk vectors from ``DIR/chunk_cache`` (file name carries a hash of model + chunk texts)."""
-        enc = self.encoder
-        h = hashlib.sha1(enc.weights_hash.encode())
-        for c in chunks:
-            h.update(c.text.encode())
-            h.update(b"\0")
-        key = hashlib.sha1(corpus_id.encode()).hexdigest()
-        path = self.directory / CHUNK_CACHE_DIR / key[:2] / f"{key}.{h.hexdigest()[:16]}.npy"
-        if path.is_file():
-            try:
-                vecs = np.load(path, allow_pickle=False)
-                if vecs.shape == (len(chunks), enc.dim):
-                    return vecs
-            except (OSError, ValueError):
-                pass
-        vecs = enc.encode([c.text for c in chunks])
+    def _read_cache(self, corpus_id: str) -> dict[int, tuple[int, np.ndarray]] | None:
+        path = next((p for p in (self._cache_path(corpus_id, r) for r in self._cache_roots()) if p.is_file()), None)
+        if path is None:
+            return None
         try:
-            with atomic_path(path, suffix=".npy") as tmp:
-                np.save(tmp, vecs, allow_pickle=False)
+            with np.load(path, allow_pickle=False) as z:
+                ordinals, hashes, vecs = z["ordinal"], z["text_hash"], z["vec"]
+        except (OSError, ValueError, KeyError):
+            return None  # damaged cache file: re-embedded and rewritten
+        if vecs.ndim != 2 or vecs.shape[1] != self.encoder.dim:
+            return None
+        return {int(o): (int(h), v) for o, h, v in zip(ordinals, hashes, vecs)}
+
+    def _write_cache(self, corpus_id: str, rows: dict[int, tuple[int, np.ndarray]]) -> None:
+        order = sorted(rows)
+        try:
+            with atomic_path(self._cache_path(corpus_id), suffix=".npz") as tmp:
+                with open(tmp, "wb") as f:
+                    np.savez(f, ordinal=np.array(order, dtype=np.int32),
+                             text_hash=np.array([rows[o][0] for o in order], dtype=np.uint64),
+                             vec=np.stack([rows[o][1] for o in order]).astype(np.float32))
         except OSError:
             pass  # read-only corpus directory: the in-memory LRU still holds them
-        return vecs
 
     # -- vectors and search ------------------------------------------------------------------------
     def encode(self, texts: list[str]) -> np.ndarray:

@@ -2,6 +2,9 @@
 
 ``E_k(p, c) = top-k_{x in chunks(p)} cos(f(x), f(c))`` with ``f`` the corpus encoder (PaSaMaster,
 "Evidence Chunk Locator"). Abstract sentences are chunks, so abstract-only papers have evidence.
+On corpora whose chunk vectors are lazy, ``chunks(p)`` is narrowed first to the abstract sentences
+and the top chunks by BM25 for each checkpoint (``Corpus.evidence_chunks``), so a search embeds
+only what it reads.
 """
 
 from __future__ import annotations
@@ -10,6 +13,9 @@ import numpy as np
 
 from litnav.core.boilerplate import content_spans, non_evidence_section
 from litnav.core.records import CONTENT_KINDS, Checkpoint, Evidence
+
+PRESELECT_PER_CHECKPOINT = 4
+"""Lazy corpora: chunks per (paper, checkpoint) kept by the BM25 pre-selection (at least ``2k``)."""
 
 
 def evidence_query(checkpoint: Checkpoint) -> str:
@@ -46,7 +52,10 @@ def locate_evidence(
     if not cps:
         return {cid: {} for cid in corpus_ids}
     q = np.stack([query_vectors[evidence_query(c)] for c in cps]).astype(np.float32)
-    many = corpus.chunk_vectors_many(corpus_ids)
+    # eager corpora compare every chunk; lazy ones embed only BM25-pre-selected chunks (plus the
+    # abstract sentences) of these papers, in one batch
+    many = corpus.evidence_chunks(corpus_ids, list(dict.fromkeys(evidence_query(c) for c in cps)),
+                                  per_query=max(PRESELECT_PER_CHECKPOINT, 2 * k), usable=_is_evidence)
     for cid in corpus_ids:
         chunks, vectors = many[cid]
         per: dict[str, list[Evidence]] = {c.id: [] for c in cps}
