@@ -106,3 +106,17 @@ def test_read_only_directory_is_one_line_naming_it(runner, tmp_path, tmpfs):
     subprocess.run(["mount", "-o", "remount,ro", str(mnt)], check=True)
     line = _one_line_error(_build(runner, _source(tmp_path), mnt / "c"))
     assert "read-only" in line and str(mnt / "c") in line
+
+
+def test_read_only_lazy_corpus_caches_chunk_vectors_in_the_user_cache(runner, tmp_path, tmpfs, monkeypatch):
+    mnt = tmpfs("32m")
+    assert _build(runner, _source(tmp_path), mnt / "c").exit_code == 0
+    subprocess.run(["mount", "-o", "remount,ro", str(mnt)], check=True)
+    cache = tmp_path / "user-cache"
+    monkeypatch.setenv("LITNAV_CACHE_DIR", str(cache))
+    with Corpus.open(mnt / "c") as c:
+        assert c.stats()["chunk_vectors_mode"] == "lazy"
+        chunks, vecs = c.chunk_vectors("p1")
+        assert len(chunks) == vecs.shape[0] > 0
+    cached = list(cache.rglob("*.npz"))
+    assert cached and all("chunk_vectors" in str(p) for p in cached)
