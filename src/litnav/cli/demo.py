@@ -32,7 +32,7 @@ def demo_cmd(
     settings = settings_from(settings_file, overrides)
     fresh = not corpus.exists()
     if fresh:
-        console.print(Rule(f"building the demo corpus in {corpus} (once: embedding its 18.5k evidence chunks takes about 15 minutes on 2 CPU cores)"))
+        console.print(Rule(f"building the demo corpus in {corpus} (once: 250 abstracts are embedded; evidence chunks are embedded when a search reads them)"))
     build_demo_corpus(corpus, settings=settings.corpus, progress=fresh)
     c = open_corpus(corpus, settings)
     stats = c.stats()

@@ -21,7 +21,7 @@ from litnav.corpus.encoder import Encoder
 from litnav.corpus.errors import ModelMismatchError, mismatch_message
 from litnav.corpus.lexical import BM25_DIR, build_bm25
 from litnav.corpus.schema import CHUNK_CACHE_DIR, INDEX_DIR
-from litnav.corpus.store import get_meta, register, set_meta, unregister
+from litnav.corpus.store import content_counts, get_meta, register, set_meta, unregister
 from litnav.corpus.vectors import build_index, choose_kind, index_files_present, load_vectors, save_index
 
 CHUNK_BATCH = 2000
@@ -90,6 +90,7 @@ def finalize(directory: Path, conn, s: CorpusSettings, progress: bool = True,
     if changed:
         stage("bm25", lambda: _build_bm25(directory, conn, progress))
     set_meta(conn, "indexes_dirty", False)
+    set_meta(conn, "counts", content_counts(conn))  # read on open instead of scanning the tables
     conn.execute("CHECKPOINT")
     timings["total"] = round(time.perf_counter() - t0, 3)
     return timings

@@ -29,7 +29,7 @@ from litnav.corpus.errors import CorpusError, ModelMismatchError, mismatch_messa
 from litnav.corpus.records import EXTERNAL_ID_KINDS, Chunk, Citation, Hit, Paper
 from litnav.corpus.rows import PAPER_SELECT, paper_from_row
 from litnav.corpus.schema import CHUNK_CACHE_DIR, INDEX_DIR
-from litnav.corpus.store import connect, get_meta, register, unregister
+from litnav.corpus.store import COUNT_KEYS, connect, content_counts, get_meta, register, unregister
 from litnav.corpus.vectors import load_vectors
 
 CHUNK_CACHE_PAPERS = 4096
@@ -143,13 +143,15 @@ class Corpus:
 
     # -- counts and identity ----------------------------------------------------------------------
     def _counts(self) -> dict[str, int]:
-        row = self._q("""SELECT
-            (SELECT count(*) FROM papers), (SELECT count(*) FROM abstracts),
-            (SELECT count(DISTINCT corpus_id) FROM paragraphs), (SELECT count(*) FROM chunks),
-            (SELECT count(*) FROM (SELECT DISTINCT citing_id, cited_id FROM citations)),
-            (SELECT count(*) FROM rejects WHERE NOT starts_with(reason, 'duplicate id ') AND NOT starts_with(reason, 'id collision ')), (SELECT count(*) FROM refs), (SELECT count(*) FROM vectors)""")[0]
-        keys = ("papers", "abstracts", "full_texts", "chunks", "citations", "rejects", "unresolved_refs", "vectors")
-        return dict(zip(keys, (int(v) for v in row)))
+        """Content counts: those finalize stored with the finished indexes (no table scan on open),
+        else computed (:func:`store.content_counts`)."""
+        if self._conn is None:
+            raise CorpusError(f"corpus {self.directory} is closed")
+        with self._lock:
+            stored = get_meta(self._conn, "counts")
+            if stored and set(stored) == set(COUNT_KEYS) and not get_meta(self._conn, "indexes_dirty", True):
+                return {k: int(stored[k]) for k in COUNT_KEYS}
+            return content_counts(self._conn)
 
     def stats(self) -> dict[str, Any]:
         """Integer counts (papers, abstracts, full_texts, chunks, citations, rejects, unresolved_refs,

@@ -82,3 +82,20 @@ def unregister(conn: duckdb.DuckDBPyConnection, name: str) -> None:
     """Drop the view ``name`` made by :func:`register`."""
     conn.complete()
     conn.unregister(name)
+
+
+COUNT_KEYS = ("papers", "abstracts", "full_texts", "chunks", "citations", "rejects", "unresolved_refs", "vectors")
+"""The content counts of :func:`content_counts` (``Corpus.stats``)."""
+
+
+def content_counts(conn) -> dict[str, int]:
+    """Exact counts over the tables (full scans, DISTINCT included): finalize stores them in meta
+    ``counts`` so that opening a finished corpus reads them instead of scanning."""
+    row = conn.execute("""SELECT
+        (SELECT count(*) FROM papers), (SELECT count(*) FROM abstracts),
+        (SELECT count(DISTINCT corpus_id) FROM paragraphs), (SELECT count(*) FROM chunks),
+        (SELECT count(*) FROM (SELECT DISTINCT citing_id, cited_id FROM citations)),
+        (SELECT count(*) FROM rejects WHERE NOT starts_with(reason, 'duplicate id ')
+                                      AND NOT starts_with(reason, 'id collision ')),
+        (SELECT count(*) FROM refs), (SELECT count(*) FROM vectors)""").fetchone()
+    return dict(zip(COUNT_KEYS, (int(v) for v in row)))
