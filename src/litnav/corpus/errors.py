@@ -27,4 +27,5 @@ def mismatch_message(directory, stored: dict, current: dict) -> str:
         f"weights {current['weights_hash'][:12]}, {current.get('backend', 'torch')} "
         f"{current.get('precision', 'fp32')}). Vectors of different models or backends "
         f"are never mixed: rebuild into a new directory (`litnav build ... --corpus NEW_DIR`) or re-embed "
-        f"this one in place (`litnav build ... --reembed`, i.e. CorpusWriter.finalize(reembed=True)).")
+        f"this one in place with the corpus's stored settings (`litnav reindex --corpus {directory}`, or "
+        f"`litnav build ... --reembed`; CorpusWriter.finalize(reembed=True)).")
