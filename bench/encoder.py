@@ -35,9 +35,10 @@ sys.path.insert(0, str(ROOT / "src"))  # run from a checkout without `pip instal
 ALL = ("torch", "torch-bf16", "onnx", "onnx-int8", "openvino")
 
 
-def load_scifact(data: Path, docs: int | None, seed: int = 0):
+def load_scifact(data: Path, docs: int | None, seed: int = 0, n_queries: int | None = None):
     """``(doc_ids, doc_texts, sentences, queries {id: text}, qrels {qid: {doc: rel}})``; with
-    ``docs``, the corpus is cut to every judged document plus a seeded random sample up to ``docs``."""
+    ``n_queries`` only the first judged queries (by id); with ``docs``, the corpus is cut to every
+    document judged for those queries plus a seeded random sample up to ``docs``."""
     import random
 
     ids, texts, sentences = [], [], []
@@ -52,6 +53,9 @@ def load_scifact(data: Path, docs: int | None, seed: int = 0):
         qrels.setdefault(q, {})[d] = int(s)
     queries = {str(r["_id"]): r["text"] for r in map(json.loads, (data / "queries_train.jsonl").open())
                if str(r["_id"]) in qrels}
+    if n_queries:
+        queries = {q: queries[q] for q in sorted(queries, key=int)[:n_queries]}
+        qrels = {q: qrels[q] for q in queries}
     if docs and docs < len(ids):
         judged = {d for rel in qrels.values() for d in rel}
         rest = [i for i in range(len(ids)) if ids[i] not in judged]
@@ -85,6 +89,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--batch-size", type=int, default=64)
     p.add_argument("--docs", type=int, default=None, help="Cut the agreement corpus (judged docs + sample).")
+    p.add_argument("--queries", type=int, default=None, help="Only the first N judged claims for agreement.")
+    p.add_argument("--agreement-backends", default=None,
+                   help="Backends whose agreement is measured (default: all of --backends).")
     p.add_argument("--skip-agreement", action="store_true")
     p.add_argument("--out", type=Path, default=ROOT / "runs" / "encoder.json")
     args = p.parse_args(argv)
@@ -98,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     backends = [b for b in args.backends.split(",") if b]
     if "torch" not in backends:
         backends.insert(0, "torch")
-    doc_ids, docs, sentences, queries, qrels = load_scifact(args.data, args.docs)
+    doc_ids, docs, sentences, queries, qrels = load_scifact(args.data, args.docs, n_queries=args.queries)
     rng = np.random.default_rng(0)
     abs_sample = [docs[i] for i in rng.choice(len(docs), size=min(args.abstracts, len(docs)), replace=False)]
     sent_sample = [sentences[i] for i in rng.choice(len(sentences), size=min(args.sentences, len(sentences)),
@@ -129,7 +136,9 @@ def main(argv: list[str] | None = None) -> int:
         qids = sorted(queries)
         qtexts = [queries[q] for q in qids]
         ref = None
-        for b in backends:
+        agree = [b for b in backends if args.agreement_backends is None or b == "torch"
+                 or b in args.agreement_backends.split(",")]
+        for b in agree:
             start = time.perf_counter()
             dv = encoders[b].encode(docs)
             qv = encoders[b].encode(qtexts)

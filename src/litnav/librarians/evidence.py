@@ -14,8 +14,11 @@ import numpy as np
 from litnav.core.boilerplate import content_spans, non_evidence_section
 from litnav.core.records import CONTENT_KINDS, Checkpoint, Evidence
 
-PRESELECT_PER_CHECKPOINT = 4
-"""Lazy corpora: chunks per (paper, checkpoint) kept by the BM25 pre-selection (at least ``2k``)."""
+PRESELECT_PER_CHECKPOINT = 2
+"""Lazy corpora: chunks per (paper, checkpoint) kept by the BM25 pre-selection (at least ``k``).
+Embedding is what a first search waits for: all chunks of a 60-paper pool of the demo corpus are
+~4.5k (18.5k chunks over 248 papers); the pre-selection keeps 2 per checkpoint plus the abstract
+sentences of each paper."""
 
 
 def evidence_query(checkpoint: Checkpoint) -> str:
@@ -55,7 +58,7 @@ def locate_evidence(
     # eager corpora compare every chunk; lazy ones embed only BM25-pre-selected chunks (plus the
     # abstract sentences) of these papers, in one batch
     many = corpus.evidence_chunks(corpus_ids, list(dict.fromkeys(evidence_query(c) for c in cps)),
-                                  per_query=max(PRESELECT_PER_CHECKPOINT, 2 * k), usable=_is_evidence)
+                                  per_query=max(PRESELECT_PER_CHECKPOINT, k), usable=_is_evidence)
     for cid in corpus_ids:
         chunks, vectors = many[cid]
         per: dict[str, list[Evidence]] = {c.id: [] for c in cps}
