@@ -10,6 +10,7 @@ pattern occurs in it.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from litnav.core.text import sentence_spans
 
@@ -54,5 +55,11 @@ def non_evidence_section(section: str | None) -> bool:
 
 
 def content_spans(text: str) -> list[tuple[int, int]]:
-    """The sentence spans of ``text`` (``core.text.sentence_spans``) that are not boilerplate."""
-    return [(s, e) for s, e in sentence_spans(text) if not is_boilerplate(text[s:e])]
+    """The sentence spans of ``text`` (``core.text.sentence_spans``) that are not boilerplate.
+    Cached by text (LRU): the same chunks are checked again every round and query."""
+    return list(_content_spans(text))
+
+
+@lru_cache(maxsize=65536)
+def _content_spans(text: str) -> tuple[tuple[int, int], ...]:
+    return tuple((s, e) for s, e in sentence_spans(text) if not is_boilerplate(text[s:e]))

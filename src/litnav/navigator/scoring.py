@@ -10,6 +10,9 @@ candidate the first stage ranked in the top M >= N.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+
 import numpy as np
 
 from litnav.core.boilerplate import non_evidence_section
@@ -21,6 +24,31 @@ from litnav.librarians.operators import RunContext
 
 UNSCORED_ENGINE = "none (below the scored top-N: fused order)"
 RETRIEVAL_ENGINE = "none (retrieval score)"
+
+
+_TITLE_CACHE: OrderedDict[tuple[str, str, str], np.ndarray] = OrderedDict()
+_TITLE_LOCK = threading.Lock()
+TITLE_CACHE_SIZE = 100_000
+"""Title vectors kept across searches in this process, keyed by (corpus fingerprint, id, title)."""
+
+
+def _title_vectors(corpus, papers: list) -> list[np.ndarray]:
+    """Encoded titles of ``papers`` (L2-normalised, ``[dim]`` each), encoding only those not in
+    the process-wide LRU (``_TITLE_CACHE``)."""
+    fp = corpus.fingerprint() if hasattr(corpus, "fingerprint") else str(id(corpus))
+    keys = [(fp, p.corpus_id, p.title) for p in papers]
+    with _TITLE_LOCK:
+        have = {k: _TITLE_CACHE[k] for k in keys if k in _TITLE_CACHE}
+    todo = [k for k in dict.fromkeys(keys) if k not in have]
+    if todo:
+        have.update(zip(todo, corpus.encode([k[2] for k in todo])))
+    with _TITLE_LOCK:
+        for k in keys:
+            _TITLE_CACHE[k] = have[k]
+            _TITLE_CACHE.move_to_end(k)
+        while len(_TITLE_CACHE) > TITLE_CACHE_SIZE:
+            _TITLE_CACHE.popitem(last=False)
+    return [have[k] for k in keys]
 
 
 class ScoringStage:
@@ -162,7 +190,7 @@ class ScoringStage:
         read and encoded once per paper, and each paper's best rank in the fused retrieval lists."""
         missing = [cid for cid in ids if cid not in self.extra]
         abstracts = self.corpus.abstracts(missing) if missing else {}
-        titles = self.corpus.encode([papers[c].title for c in missing]) if missing else []
+        titles = _title_vectors(self.corpus, [papers[c] for c in missing]) if missing else []
         found, docs = self.corpus.abstract_vectors(missing) if missing else ([], [])
         doc_vectors = dict(zip(found, docs))
         for cid, vec in zip(missing, titles):
