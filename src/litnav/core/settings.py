@@ -166,6 +166,8 @@ class ScorerSettings(_Group):
 
     enabled: bool = Field(True, description="False: rank by the fused retrieval score (ablation).")
     student: str | None = Field(None, description="Path to a student model; None = the bundled default.")
+    device: str = Field("cpu", description="Torch device of a cross-encoder student ('cpu', 'cuda', 'cuda:1', "
+                        "'mps'); the feature student runs on numpy and ignores it.")
     teacher: bool = Field(False, description="Grade with the LLM role `llm.scorer` (teacher) instead of the student.")
     stated_evidence: bool = Field(
         True, description="Verdicts agree with their evidence: a sentence stating every key phrase of a "

@@ -20,6 +20,7 @@ from litnav.corpus.chunking import Chunker, layout
 from litnav.corpus.encoder import Encoder
 from litnav.corpus.errors import ModelMismatchError, mismatch_message
 from litnav.corpus.lexical import BM25_DIR, build_bm25
+from litnav.corpus.phrases import build_phrase_table, save_phrases
 from litnav.corpus.schema import CHUNK_CACHE_DIR, INDEX_DIR
 from litnav.corpus.store import content_counts, get_meta, register, set_meta, unregister
 from litnav.corpus.vectors import build_index, choose_kind, index_files_present, load_vectors, save_index
@@ -247,3 +248,5 @@ def _build_bm25(directory: Path, conn, progress: bool) -> None:
         return
     build_bm25(directory / INDEX_DIR, [r[0] for r in rows], [r[1] for r in rows], show_progress=progress)
     set_meta(conn, "bm25", {"n": len(rows), "dir": BM25_DIR})
+    # word and collocation statistics for intent analysis (corpus.phrases), same texts as BM25
+    save_phrases(directory / INDEX_DIR, build_phrase_table(r[1] for r in rows))

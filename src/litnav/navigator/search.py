@@ -28,20 +28,20 @@ def student_path(settings: Settings, corpus) -> str | None:
     return None
 
 
-def _cached_student(path: str | None):
-    """``scorer.load_student`` once per (path, modification time) in this process."""
+def _cached_student(path: str | None, device: str = "cpu"):
+    """``scorer.load_student`` once per (path, modification time, device) in this process."""
     from litnav.scorer import default_model_path
 
     target = Path(path) if path else default_model_path()
     stamp = (target / "student.json" if target.is_dir() else target).stat().st_mtime_ns if target.exists() else 0
-    return _load_student(str(target), stamp)
+    return _load_student(str(target), stamp, device)
 
 
 @lru_cache(maxsize=4)
-def _load_student(path: str, stamp: int):
+def _load_student(path: str, stamp: int, device: str = "cpu"):
     from litnav.scorer import load_student
 
-    return load_student(path)
+    return load_student(path, device=device)
 
 
 def _web_fn(settings: Settings):
@@ -79,7 +79,8 @@ def search(
     fails without an explicit fallback (``llm.fallback``).
     """
     settings = settings or Settings()
-    student = _cached_student(student_path(settings, corpus)) if settings.scorer.enabled else None
+    student = (_cached_student(student_path(settings, corpus), settings.scorer.device)
+               if settings.scorer.enabled else None)
     agents = _llm_agents(settings, meter, corpus=corpus, student=student, ask=ask, top_k=top_k, today=today)
     run = SearchRun(intent, corpus, settings, workflow=workflow, rounds=rounds, top_k=top_k, student=student,
                     web_fn=_web_fn(settings), progress=progress, today=today, **agents.hooks())
