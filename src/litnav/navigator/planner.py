@@ -73,11 +73,13 @@ def retrieval_nodes(checklist: Checklist, settings: Settings) -> list[Node]:
     """Round-1 retrieval nodes: whole-intent and per-checkpoint dense and BM25 searches."""
     lib = settings.librarians
     query = content_query(checklist)
+    # BM25 first, then dense: the same input order as the hybrid baseline's fusion, so equal RRF
+    # scores break the same way and a one-checkpoint intent's first stage IS the hybrid ranking
     nodes = [
-        Node(id="semantic_intent", op="semantic_search", params={"query": query, "k": lib.semantic_k},
-             note="dense retrieval of the whole intent"),
         Node(id="lexical_intent", op="lexical_search", params={"query": query, "k": lib.lexical_k},
              note="BM25 retrieval of the whole intent"),
+        Node(id="semantic_intent", op="semantic_search", params={"query": query, "k": lib.semantic_k},
+             note="dense retrieval of the whole intent"),
     ]
     whole = whole_intent_checkpoint(checklist)
     content = [c for c in checklist.checkpoints if c.kind in CONTENT_KINDS and c is not whole]
