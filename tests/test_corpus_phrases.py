@@ -7,6 +7,7 @@ import gzip
 from types import SimpleNamespace
 
 import pytest
+
 from litnav.corpus.phrases import PHRASES_FILE, build_phrase_table, corpus_phrases, load_phrases, save_phrases
 
 TEXTS = [

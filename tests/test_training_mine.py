@@ -10,6 +10,7 @@ import zlib
 
 import numpy as np
 import pytest
+
 from litnav.training.mine import mine_rows, read_papers
 
 TOPICS = ["protein folding", "coral reefs", "topological insulators", "perovskite solar cells", "minimum wage",

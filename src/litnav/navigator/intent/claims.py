@@ -28,7 +28,13 @@ from collections.abc import Iterator
 
 from litnav.navigator.intent.facets import _DOC_LINK
 from litnav.navigator.intent.grammar import (  # noqa: F401  (AUXILIARIES, is_acronym: public here too)
-    AUXILIARIES, PAREN_ACRONYM, ambiguous_is_verb, base_form_is_verb, finite_tags, is_acronym, lexicon_verb,
+    AUXILIARIES,
+    PAREN_ACRONYM,
+    ambiguous_is_verb,
+    base_form_is_verb,
+    finite_tags,
+    is_acronym,
+    lexicon_verb,
     verb_class,
 )
 
