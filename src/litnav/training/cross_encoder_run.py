@@ -1,9 +1,17 @@
 """Train a MiniLM cross-encoder student on mined corpus supervision plus SciFact human labels,
 and compare it with the feature student on held-out data it never saw.
 
-    flock /tmp/litnav-heavy.lock python -m litnav.training.cross_encoder_run \\
-        --mined /tmp/mined-acl.jsonl --scifact ../shared/data/scifact-train \\
-        --heldout-mined /tmp/mined-neurips.jsonl --out /tmp/litnav-ce --report /tmp/litnav-ce.json
+    python -m litnav.training.mine --jsonl ../shared/data/corpora/acl_2016-2022_with_abstracts_ccby4.jsonl.gz \
+        --papers 500 --queries 120 --out /tmp/mined-acl.jsonl
+    python -m litnav.training.mine --jsonl ../shared/data/corpora/neurips_icml_arxiv_citations.jsonl.gz \
+        --papers 400 --queries 60 --seed 1 --out /tmp/mined-neurips.jsonl
+    flock /tmp/litnav-heavy.lock python -m litnav.training.cross_encoder_run \
+        --mined /tmp/mined-acl.jsonl --heldout-mined /tmp/mined-neurips.jsonl \
+        --bench bench/intents/acl-pre2016=../shared/data/corpora/acl_anthology_2022-05_papers.jsonl.gz \
+        --bench bench/intents/scifact=../shared/data/scifact-train/corpus.jsonl \
+        [--scifact ../shared/data/scifact-train] \
+        --engine both --trainable-layers 2 --max-len 128 --out my-cross-encoder/ \
+        --feature-out my-student.json --report report.json
 
 Training rows: every row of the ``--mined`` files (``litnav.training.mine``) and, from SciFact,
 the claims that ``training.train_default.split_claims`` keeps for training (fraction 0.8, seed 0),
