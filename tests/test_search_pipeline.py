@@ -167,3 +167,18 @@ def test_web_channel_runs_in_a_search_against_a_fake_provider(tmp_path):
         assert web, "a verified web hit should be among the results"
     finally:
         server.close()
+
+
+def test_a_one_checkpoint_first_stage_is_the_hybrid_ranking(corpus):
+    """With one content checkpoint, litnav's fused list is exactly the hybrid baseline's (same
+    channels, depth, RRF constant and tie-breaking), so every later stage starts from it."""
+    from litnav.evaluation.systems import HybridSystem
+
+    intent = "Dense retrieval improves open-domain question answering."
+    settings = _settings(scorer={"enabled": False}, navigator={"rounds": 1})
+    run = SearchRun(intent, corpus, settings, top_k=50)
+    session = run.run()
+    assert len([c for c in session.rounds[0].checklist.checkpoints if c.kind == "topic"]) == 1
+    lib = settings.librarians
+    hybrid = HybridSystem(corpus, 50, lexical_k=lib.lexical_k, semantic_k=lib.semantic_k, rrf_k=lib.rrf_k).run(intent)
+    assert [r.corpus_id for r in session.results] == [cid for cid, _ in hybrid.ranking]
