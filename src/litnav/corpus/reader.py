@@ -348,12 +348,10 @@ class Corpus:
         ids = list(dict.fromkeys(ids))
         chunks = self._chunks_many(ids)
         stored = self._stored_chunk_vectors(ids, chunks)
-        if usable is not None:
-            for cid in ids:
-                keep = [i for i, c in enumerate(chunks[cid]) if usable(c)]
-                if cid in stored:
-                    stored[cid] = stored[cid][keep]
-                chunks[cid] = [chunks[cid][i] for i in keep]
+        ok = usable or (lambda c: True)
+        for cid in stored:  # eager papers: every usable chunk
+            keep = [i for i, c in enumerate(chunks[cid]) if ok(c)]
+            stored[cid], chunks[cid] = stored[cid][keep], [chunks[cid][i] for i in keep]
         lazy = [cid for cid in ids if cid not in stored and chunks[cid]]
         chosen: dict[str, list[Chunk]] = {cid: chunks[cid] for cid in ids if cid not in lazy}
         if lazy and queries:
@@ -366,13 +364,27 @@ class Corpus:
                 cs = chunks[cid]
                 block = scores[pos:pos + len(cs)]
                 pos += len(cs)
-                keep = {i for i, c in enumerate(cs) if c.section == ABSTRACT_SECTION and c.paragraph == 0}
+                checked: dict[int, bool] = {}  # `usable` runs only on candidates (it can be slow)
+
+                def fits(i: int) -> bool:
+                    if i not in checked:
+                        checked[i] = ok(cs[i])
+                    return checked[i]
+
+                keep = {i for i, c in enumerate(cs) if c.section == ABSTRACT_SECTION and c.paragraph == 0 and fits(i)}
                 for j in range(block.shape[1]):
-                    col = block[:, j]
-                    keep.update(int(i) for i in np.argsort(-col, kind="stable")[:per_query] if col[i] > 0)
-                chosen[cid] = [cs[i] for i in sorted(keep)] if keep else cs
+                    col, taken = block[:, j], 0
+                    for i in np.argsort(-col, kind="stable"):
+                        if taken >= per_query or col[i] <= 0:
+                            break
+                        if fits(int(i)):
+                            keep.add(int(i))
+                            taken += 1
+                if not keep:
+                    keep = {i for i in range(len(cs)) if fits(i)}
+                chosen[cid] = [cs[i] for i in sorted(keep)]
         elif lazy:
-            chosen.update({cid: chunks[cid] for cid in lazy})
+            chosen.update({cid: [c for c in chunks[cid] if ok(c)] for cid in lazy})
         vecs = self._vectors_for(chosen, stored)
         return {cid: (chosen[cid], vecs[cid]) for cid in ids}
 
