@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from litnav.corpus import Corpus
-from litnav.ingest import build, read_file
 from litnav.corpus.records import Document, Reject
+from litnav.ingest import build, read_file
 
 
 def _jsonl(path, records):

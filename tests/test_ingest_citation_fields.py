@@ -55,11 +55,11 @@ def test_build_keeps_internal_edges(tmp_path: Path) -> None:
 def test_neurips_icml_file_reads_with_its_edges(shared_data: Path) -> None:
     """The NeurIPS/ICML citation corpus is plain generic JSONL: no mapping needed, every
     outbound citation becomes an edge (30,762 in all)."""
+    from litnav.corpus.records import Document
     from litnav.ingest.build import iter_unit
     from litnav.ingest.join import ContentStore
     from litnav.ingest.plan import plan
     from litnav.ingest.readers import ReadContext
-    from litnav.corpus.records import Document
 
     path = shared_data / "corpora" / "neurips_icml_arxiv_citations.jsonl.gz"
     units, unsupported = plan([path], None)

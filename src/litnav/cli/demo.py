@@ -25,8 +25,8 @@ def demo_cmd(
     from litnav.navigator.demo import DEMO_INTENTS
     from litnav.session.export import export_session
     from litnav.session.io import write_session, write_text_atomic
-    from litnav.session.report import render_report
     from litnav.session.render import print_session
+    from litnav.session.report import render_report
 
     console = make_console()
     settings = settings_from(settings_file, overrides)

@@ -25,7 +25,6 @@ from litnav.corpus.records import Citation, Document, Reject
 from litnav.corpus.schema import PER_PAPER_TABLES
 from litnav.corpus.store import connect, get_meta, register, set_meta, unregister
 
-
 DUPLICATE_REASON = "duplicate id"
 """Start of the rejects-table reason recorded for a merged duplicate (it is not a rejected record)."""
 

@@ -86,7 +86,7 @@ class ParagraphIn(In):
     cite_spans: Annotated[list[SpanIn], BeforeValidator(_null_list)] = []
 
     @model_validator(mode="after")
-    def _spans_inside_text(self) -> "ParagraphIn":
+    def _spans_inside_text(self) -> ParagraphIn:
         """A cite span must lie inside its paragraph (``0 <= start < end <= len(text)``): one that
         does not points at some other text, so the record is rejected with the span and the length
         rather than clamped onto a sentence that does not hold the citation."""

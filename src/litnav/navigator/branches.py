@@ -34,8 +34,8 @@ _GENERIC = frozenset({
     "demonstrate", "experiments", "experimental", "framework", "novel", "improve", "improves", "improved",
     "much", "many", "several", "various", "previous", "prior", "specific", "tested", "test", "first", "better",
     "best", "recent", "within", "across", "including", "provide", "provides", "given", "able", "effective",
-    "achieve", "achieves", "obtain", "obtained", "paper", "introduce", "introduces", "evaluate", "evaluated",
-    "generated", "simple", "general", "high", "low", "different", "existing", "number", "way", "ways",
+    "achieve", "achieves", "obtain", "obtained", "introduce", "introduces", "evaluate", "evaluated",
+    "generated", "simple", "general", "high", "low", "number", "way", "ways",
 })
 
 
