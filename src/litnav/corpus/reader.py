@@ -366,7 +366,7 @@ class Corpus:
                 pos += len(cs)
                 checked: dict[int, bool] = {}  # `usable` runs only on candidates (it can be slow)
 
-                def fits(i: int) -> bool:
+                def fits(i: int, checked: dict[int, bool] = checked, cs: list[Chunk] = cs) -> bool:
                     if i not in checked:
                         checked[i] = ok(cs[i])
                     return checked[i]
