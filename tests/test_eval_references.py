@@ -64,3 +64,14 @@ def test_every_system_is_compared_with_hybrid_and_bm25():
     assert "F1@10" in data["litnav"]["delta_vs_hybrid"]
     md = to_markdown(report)
     assert "Difference from hybrid" in md and "Difference from bm25" in md
+
+
+def test_condensed_lists_drop_unjudged_ids_and_judged_at_k_reports_coverage():
+    bench = Benchmark([Task("q1", "one", {"a": 2, "b": 0})], source="fake")
+    system = Fixed("dense", {"one": ["new1", "new2", "a", "b"]})
+    plain = evaluate(bench, [system], Corpus(), ks=[1, 10], progress=False)
+    condensed = evaluate(bench, [system], Corpus(), ks=[1, 10], progress=False, condensed=True)
+    assert plain.systems["dense"].metrics["nDCG@1"] == 0.0
+    assert condensed.systems["dense"].metrics["nDCG@1"] == 1.0  # unjudged new1/new2 removed
+    assert plain.systems["dense"].metrics["Judged@10"] == 0.5  # 2 of 4 returned are judged
+    assert condensed.meta["condensed"] is True

@@ -35,6 +35,9 @@ def register(app: typer.Typer) -> None:
             "hybrid+filter and bm25 when those ran.",
         ),
         k: str = typer.Option("5,10,20,50,100", "--k", help="Comma-separated cut-offs K."),
+        condensed: bool = typer.Option(
+            False, "--condensed", help="Score condensed lists: drop unjudged ids from each ranking first "
+            "(for pooled judgements a system did not contribute to; Judged@K shows the coverage)."),
         limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Evaluate only the first N queries."),
         json_out: Optional[Path] = typer.Option(None, "--json", help="Write metrics, CIs and per-query values here."),
         markdown: Optional[Path] = typer.Option(None, "--markdown", help="Write a Markdown report here."),
@@ -72,7 +75,7 @@ def register(app: typer.Typer) -> None:
         settings = settings_from(settings_file, set_)
         try:
             run_evaluation(
-                corpus, bench=bench, queries=queries, qrels=qrels, systems=_csv(systems), ks=ks, limit=limit, split=split,
+                corpus, bench=bench, queries=queries, qrels=qrels, systems=_csv(systems), ks=ks, limit=limit, split=split, condensed=condensed,
                 settings=settings, outputs=Outputs(json_out, markdown, run_dir, plot), progress=not no_progress,
             )
         except (BenchmarkError, ValueError) as exc:

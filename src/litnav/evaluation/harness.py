@@ -20,6 +20,9 @@ REFERENCES = ("hybrid", "hybrid+filter", "bm25")
 HEADLINE = ("nDCG@10", "F1@20", "Recall@100", "MRR")
 """Metrics of the printed difference tables (every nDCG/F1/Recall@K difference is in the JSON)."""
 COST_METRICS = ("hallucination_rate", "latency_s", "tokens", "cost_usd")
+JUDGED_KS = (10, 20)
+"""``Judged@K``: share of a system's top K that has a judgement (any grade) — how far the
+pooled judgements cover what the system returns; low coverage biases its scores down."""
 """Per-query values besides the retrieval metrics: tokens = prompt + completion tokens."""
 
 
@@ -136,10 +139,14 @@ def evaluate_system(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     progress: bool = True,
+    condensed: bool = False,
 ) -> SystemResult:
     """Run ``system`` on every task and measure it (see :class:`SystemResult`).
 
-    Latency is the wall-clock seconds of ``system.run`` per query. Raises
+    Latency is the wall-clock seconds of ``system.run`` per query. ``condensed=True`` scores
+    condensed lists (Sakai 2007): unjudged ids are removed from each ranking before the metrics,
+    so pooled judgements that a system's candidates were not drawn into do not count against
+    it (``Judged@K`` is measured on the full ranking either way). Raises
     :class:`EvaluationError` when the system raises on a query.
     """
     ks = list(ks)
@@ -170,13 +177,16 @@ def evaluate_system(
             "latency_s": latency,
             "tokens": float(usage.prompt_tokens + usage.completion_tokens) if usage else 0.0,
             "cost_usd": float(usage.cost_usd) if usage else 0.0,
+            **{f"Judged@{k}": (sum(1 for c in ids[:k] if c in task.gold) / min(k, len(ids)) if ids else 0.0)
+               for k in JUDGED_KS},
         }
         for stage, seconds in run.stage_seconds.items():
             stages[stage] = stages.get(stage, 0.0) + float(seconds)
-    per_query = per_query_metrics(qrels, {q: [c for c, _ in r] for q, r in rankings.items()}, ks)
+    scored = {q: [c for c, _ in r if not condensed or c in qrels[q]] for q, r in rankings.items()}
+    per_query = per_query_metrics(qrels, scored, ks)
     for qid, values in per_query.items():
         values.update(extra[qid])
-    names = [*metric_names(ks), *COST_METRICS]
+    names = [*metric_names(ks), *COST_METRICS, *(f"Judged@{k}" for k in JUDGED_KS)]
     n = len(benchmark.tasks)
     metrics = {m: sum(per_query[t.qid][m] for t in benchmark.tasks) / n for m in names}
     ci = {m: bootstrap_ci([per_query[t.qid][m] for t in benchmark.tasks], resamples=resamples, seed=seed) for m in names}
@@ -202,12 +212,14 @@ def evaluate(
     seed: int = DEFAULT_SEED,
     progress: bool = True,
     meta: dict[str, Any] | None = None,
+    condensed: bool = False,
 ) -> EvalReport:
     """Evaluate every system on the same benchmark and corpus; system names must be unique.
 
     ``ks`` are the cut-offs (sorted, de-duplicated); ``resamples``/``seed`` drive the bootstrap.
     Gold ids that are not corpus records are reported in ``EvalReport.missing_gold`` and
-    stay in the judgements (they count against recall for every system alike).
+    stay in the judgements (they count against recall for every system alike). ``condensed``:
+    see :func:`evaluate_system`; recorded in ``meta["condensed"]``.
     """
     ks = sorted(set(ks))
     names = [s.name for s in systems]
@@ -216,7 +228,8 @@ def evaluate(
     gold = sorted({cid for t in benchmark.tasks for cid in t.relevant})
     missing = benchmark.missing_gold(set(corpus.papers(gold)))
     results = {
-        s.name: evaluate_system(s, benchmark, corpus, ks, resamples=resamples, seed=seed, progress=progress)
+        s.name: evaluate_system(s, benchmark, corpus, ks, resamples=resamples, seed=seed, progress=progress,
+                                condensed=condensed)
         for s in systems
     }
-    return EvalReport(benchmark, ks, missing, results, resamples, seed, dict(meta or {}))
+    return EvalReport(benchmark, ks, missing, results, resamples, seed, {**(meta or {}), "condensed": condensed})

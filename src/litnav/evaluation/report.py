@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from litnav.core.io import write_text
-from litnav.evaluation.harness import COST_METRICS, HEADLINE, EvalReport
+from litnav.evaluation.harness import COST_METRICS, HEADLINE, JUDGED_KS, EvalReport
 from litnav.evaluation.metrics import metric_names
 
 
@@ -109,7 +109,9 @@ def _rows(report: EvalReport) -> list[tuple[str, list[str], set[int]]]:
     cost rows or when all systems tie."""
     names = list(report.systems)
     rows = []
-    for metric in [*metric_names(report.ks), *COST_METRICS]:
+    for metric in [*metric_names(report.ks), *COST_METRICS, *(f"Judged@{k}" for k in JUDGED_KS)]:
+        if any(metric not in report.systems[n].metrics for n in names):
+            continue
         values = [report.systems[n].metrics[metric] for n in names]
         cells = []
         for n, v in zip(names, values):

@@ -36,6 +36,7 @@ def run_evaluation(
     ks: Sequence[int] = DEFAULT_KS,
     limit: int | None = None,
     split: str | None = None,
+    condensed: bool = False,
     settings: Settings | None = None,
     outputs: Outputs | None = None,
     progress: bool = True,
@@ -64,7 +65,7 @@ def run_evaluation(
         built = make_systems(names, corpus, settings, depth=max(ks))
         meta = {"corpus": str(corpus_dir), "corpus_fingerprint": corpus.fingerprint(), "systems": names,
                 "settings": settings.model_dump(mode="json")}
-        report = evaluate(benchmark, built, corpus, ks, progress=progress, meta=meta)
+        report = evaluate(benchmark, built, corpus, ks, progress=progress, meta=meta, condensed=condensed)
     finally:
         corpus.close()
     print_report(report, console)
