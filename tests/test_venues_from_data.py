@@ -71,3 +71,17 @@ def test_main_venues_exclude_findings():
     assert evaluate(predicate, workshop)[0] is False  # an ACL workshop is not main ACL
     named = MetadataPredicate(field="venue", values=["Workshop on Parsing"])
     assert evaluate(named, workshop)[0] is True  # but a named workshop is found in its raw venue
+
+
+@pytest.mark.parametrize("intent", ["sentiment analysis of social media text",
+                                    "misinformation on social media platforms since 2019",
+                                    "conll-style evaluation of named entity recognition"])
+def test_mixed_case_venue_acronyms_are_not_ordinary_words(intent):
+    kinds = [c.predicate.field for c in parse_intent(intent).checkpoints if c.predicate is not None]
+    assert "venue" not in kinds
+
+
+def test_mixed_case_venue_acronyms_still_match_in_their_own_case():
+    venues = [c.predicate for c in parse_intent("segmentation papers in MedIA").checkpoints
+              if c.predicate is not None and c.predicate.field == "venue"]
+    assert venues and "Medical Image Analysis" in venues[0].values

@@ -95,6 +95,9 @@ def _alias_re(alias: str) -> str:
     return r"\s+".join(re.escape(part) for part in alias.split())
 
 
+# Mixed-case acronyms ("MedIA", "CoNLL") are matched with their own case: lower-cased they can be
+# ordinary words ("social media").
+_MIXED_CASE = re.compile(r"[A-Za-z][a-z0-9]*[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*|[A-Z][a-z]+[A-Z][A-Za-z0-9]*")
 _ACRONYM = re.compile(r"[A-Z][A-Za-z0-9&]*[A-Z][A-Za-z0-9&]*")
 _PAREN_ACRONYM = re.compile(r"\((\*?[A-Z][A-Za-z*]*[A-Z][A-Za-z]*)(?:[\s'-]*\d{2,4})?\)")
 _MINOR = {"of", "the", "on", "and", "for", "in", "at", "to", "a", "an", "&", "its", "with"}
@@ -144,7 +147,8 @@ def _matcher(vocab_key: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[st
     parts = []
     for alias in sorted(spelled, key=len, reverse=True):
         _entry, strict, original = spelled[alias]
-        parts.append(_alias_re(original) if strict else f"(?i:{_alias_re(original)})")
+        exact_case = strict or _MIXED_CASE.fullmatch(original) is not None
+        parts.append(_alias_re(original) if exact_case else f"(?i:{_alias_re(original)})")
     item = r"(?<![\w-])(?:" + "|".join(parts) + r")(?![\w])(?!-\d)"
     cue = (r"(?P<cue>(?i:(?:\b(?:published|appearing|appeared|presented|accepted|papers?|articles?|work)\s+)?"
            r"(?:\b(?:in|at|from|to)\s+)(?:the\s+)?(?:(?:proceedings|journal)\s+(?:of\s+)?)?))?")
