@@ -10,6 +10,7 @@ pinned ``value`` and ``tolerance``. Commands shared by several entries run once.
     python bench/check.py --only intents       # entries whose suite contains "intents"
     python bench/check.py --dry-run            # list the commands without running them
     python bench/check.py --record --tolerance 0.005   # rewrite the values from fresh runs
+    python bench/check.py --record --reports made.json # ... or from runs of the same commands already made
 
 ``--record`` keeps the entries (command, suite, system, metric) and replaces only ``value``
 (and ``tolerance`` when given): the numbers always come from a run, never from an editor.
@@ -105,6 +106,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dry-run", action="store_true")
     ap.add_argument("--record", action="store_true", help="Replace the values with freshly measured ones.")
     ap.add_argument("--tolerance", type=float, default=None, help="With --record: set every tolerance.")
+    ap.add_argument("--reports", type=Path, default=None,
+                    help="JSON object command -> eval.json of a run of exactly that command already made "
+                    "(used instead of re-running it; e.g. to record from a run made under the heavy lock).")
     args = ap.parse_args(argv)
     entries = load(args.file)
     chosen = [e for e in entries if args.only is None or args.only in e["suite"]]
@@ -113,7 +117,11 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(commands))
         return 0
     reports: dict[str, dict] = {}
-    for command in commands:
+    if args.reports:
+        for command, path in json.loads(args.reports.read_text(encoding="utf-8")).items():
+            if command in commands:
+                reports[command] = json.loads(Path(path).read_text(encoding="utf-8"))
+    for command in [c for c in commands if c not in reports]:
         with tempfile.TemporaryDirectory(prefix="litnav-check-") as tmp:
             reports[command] = run(command, Path(tmp))
     failures = 0
