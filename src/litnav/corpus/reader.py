@@ -135,8 +135,15 @@ class Corpus:
             self._check_encoder(self._encoder)
         return self._encoder
 
+    def _meta(self, key: str, default: Any = None) -> Any:
+        """``meta[key]`` read under the connection lock (one DuckDB connection serves every thread)."""
+        if self._conn is None:
+            raise CorpusError(f"corpus {self.directory} is closed")
+        with self._lock:
+            return get_meta(self._conn, key, default)
+
     def _require_indexes(self) -> None:
-        if get_meta(self._conn, "indexes_dirty", True):
+        if self._meta("indexes_dirty", True):
             raise CorpusError(
                 f"corpus {self.directory}: indexes are not built for the current content; "
                 "run the build to completion (CorpusWriter.finalize)")
@@ -148,8 +155,8 @@ class Corpus:
         if self._conn is None:
             raise CorpusError(f"corpus {self.directory} is closed")
         with self._lock:
-            stored = get_meta(self._conn, "counts")
-            if stored and set(stored) == set(COUNT_KEYS) and not get_meta(self._conn, "indexes_dirty", True):
+            stored = self._meta("counts")
+            if stored and set(stored) == set(COUNT_KEYS) and not self._meta("indexes_dirty", True):
                 return {k: int(stored[k]) for k in COUNT_KEYS}
             return content_counts(self._conn)
 
@@ -158,16 +165,16 @@ class Corpus:
         vectors) plus ``model`` (name, dim, weights_hash), ``faiss``, ``chunk_vectors_mode``, ``indexes_dirty``."""
         out: dict[str, Any] = self._counts()
         out["model"] = self.model_info
-        out["faiss"] = get_meta(self._conn, "faiss")
-        out["chunk_vectors_mode"] = get_meta(self._conn, "chunk_vectors_mode")
-        out["indexes_dirty"] = bool(get_meta(self._conn, "indexes_dirty", True))
+        out["faiss"] = self._meta("faiss")
+        out["chunk_vectors_mode"] = self._meta("chunk_vectors_mode")
+        out["indexes_dirty"] = bool(self._meta("indexes_dirty", True))
         return out
 
     def _compute_fingerprint(self) -> str:
         manifest = self._q("SELECT source_key, size, sha256 FROM manifest ORDER BY source_key")
         payload = {"manifest": manifest, "counts": self._counts(), "model": self.model_info,
                    "settings": self.settings.model_dump(mode="json"),
-                   "dirty": get_meta(self._conn, "indexes_dirty", True)}
+                   "dirty": self._meta("indexes_dirty", True)}
         return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
     def fingerprint(self) -> str:
@@ -265,7 +272,7 @@ class Corpus:
         plus ``incomplete``: None, or why the file was damaged part-way (its records before the damage
         are stored; a rebuild with a repaired file replaces them)."""
         cols = ("source_key", "size", "sha256", "ingested_at", "documents", "citations", "rejects")
-        damaged = get_meta(self._conn, "incomplete_sources") or {}
+        damaged = self._meta("incomplete_sources") or {}
         return [dict(zip(cols, r), incomplete=damaged.get(r[0]))
                 for r in self._q(f"SELECT {', '.join(cols)} FROM manifest ORDER BY source_key")]
 
@@ -519,7 +526,8 @@ class Corpus:
                 from litnav.corpus.integrity import load_error, require_index
                 from litnav.corpus.vectors import INDEX_FILE, load_index
 
-                require_index(self.directory, self._conn, "abstracts")
+                with self._lock:
+                    require_index(self.directory, self._conn, "abstracts")
                 try:
                     index, ids = load_index(self.directory / INDEX_DIR, self.settings.ivf_nprobe)
                     if index.ntotal != len(ids):
@@ -569,7 +577,8 @@ class Corpus:
                 from litnav.corpus.integrity import load_error, require_index
                 from litnav.corpus.lexical import BM25_DIR, Lexical
 
-                require_index(self.directory, self._conn, BM25_DIR + "/")
+                with self._lock:
+                    require_index(self.directory, self._conn, BM25_DIR + "/")
                 try:
                     self._shared.lexical = Lexical(self.directory / INDEX_DIR)
                 except Exception as exc:  # bm25s/numpy/json raise many kinds for a damaged file
