@@ -503,16 +503,21 @@ def test_cli_interactive_question_is_asked_and_stored(corpus, student_path, tmp_
         settings = make_settings(fake, tmp_path / "cache", student_path, roles=("navigator",), teacher=False)
         (tmp_path / "s.json").write_text(settings.model_dump_json())
         runs = {}
-        for flag, stdin in (("--interactive", "2\n"), (None, "")):
+        # "2" answers the navigator's question; the empty line takes the default of any later
+        # branch question (the no-LLM clarification of issue 14)
+        for flag, stdin in (("--interactive", "2\n\n"), (None, "")):
             out = tmp_path / f"{flag}.json"
             args = ["search", "attention for translation", "--corpus", str(tmp_path), "--rounds", "1",
                     "--settings", str(tmp_path / "s.json"), "--json", str(out)] + ([flag] if flag else [])
             result = CliRunner().invoke(app, args, input=stdin)
             assert result.exit_code == 0, result.output
             runs[flag] = read_session(out).clarifications
-    [asked] = runs["--interactive"]
+    def navigator_question(clarifications):
+        return next(c for c in clarifications if c.question.startswith("Which kind of translation"))
+
+    asked = navigator_question(runs["--interactive"])
     assert (asked.answer, asked.interactive) == ("translation of speech", True)
-    [default] = runs[None]  # CliRunner's stdin is not a terminal: the default is taken
+    default = navigator_question(runs[None])  # CliRunner's stdin is not a terminal: the default is taken
     assert (default.answer, default.interactive) == ("machine translation of text", False)
 
 

@@ -30,19 +30,24 @@ def test_planned_workflow_is_valid_and_acyclic():
     assert params["fuse"].method == "rrf"
 
 
+FIRST = "the first retrieval node"
+
+
 @pytest.mark.parametrize("mutate, node, field, phrase", [
-    (lambda d: d["nodes"][0].update(op="teleport"), "semantic_intent", "op", "unknown operator"),
-    (lambda d: d["nodes"][0]["params"].update(k=0), "semantic_intent", "params.k", "greater than"),
-    (lambda d: d["nodes"][0]["params"].update(colour="red"), "semantic_intent", "params.colour", "Extra"),
-    (lambda d: d["nodes"][0].update(inputs=["fuse"]), "semantic_intent", "inputs", "takes 0..0 inputs"),
+    (lambda d: d["nodes"][0].update(op="teleport"), FIRST, "op", "unknown operator"),
+    (lambda d: d["nodes"][0]["params"].update(k=0), FIRST, "params.k", "greater than"),
+    (lambda d: d["nodes"][0]["params"].update(colour="red"), FIRST, "params.colour", "Extra"),
+    (lambda d: d["nodes"][0].update(inputs=["fuse"]), FIRST, "inputs", "takes 0..0 inputs"),
     (lambda d: d.update(output="nowhere"), None, "output", "not a node id"),
 ])
 def test_invalid_workflow_names_node_and_field(mutate, node, field, phrase):
     data = plan_workflow(_checklist(), Settings()).model_dump()
+    first = data["nodes"][0]["id"]
+    assert data["nodes"][0]["op"] in {"semantic_search", "lexical_search"}
     mutate(data)
     with pytest.raises(WorkflowError) as info:
         validate_workflow(Workflow.model_validate(data))
-    assert info.value.node_id == node
+    assert info.value.node_id == (first if node == FIRST else node)
     assert info.value.field == field
     assert phrase in str(info.value)
 
@@ -69,8 +74,9 @@ def test_load_workflow_file_errors_name_the_file(tmp_path):
         load_workflow(bad)
     data = plan_workflow(_checklist(), Settings()).model_dump()
     data["nodes"][1]["params"]["k"] = "many"
+    second = data["nodes"][1]["id"]
     bad.write_text(json.dumps(data))
-    with pytest.raises(WorkflowError, match=r"lexical_intent.*params.k.*wf.json"):
+    with pytest.raises(WorkflowError, match=rf"{second}.*params.k.*wf.json"):
         load_workflow(bad)
 
 
