@@ -69,3 +69,16 @@ def test_verify_with_no_references_is_an_error(runner, tmp_path):
     empty.write_text("no entries here\n")
     res = runner.invoke(app, ["verify", str(empty), "--corpus", str(tmp_path / "c")])
     assert res.exit_code != 0 and "no references found" in res.output
+
+
+def test_build_that_stores_nothing_is_an_error(runner, tmp_path):
+    src = tmp_path / "papers.jsonl"
+    src.write_text(json.dumps({"acl_id": "a1", "title": "A title"}) + "\n")
+    res = runner.invoke(app, ["build", str(src), "--corpus", str(tmp_path / "c"), "--map", "id=no_such_field",
+                              "--no-progress"])
+    assert res.exit_code != 0 and "every record of" in res.output and "--rejects" in res.output
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    res = runner.invoke(app, ["build", str(empty), "--corpus", str(tmp_path / "e"), "--format", "jsonl",
+                              "--no-progress"])
+    assert res.exit_code != 0 and "no records" in res.output

@@ -79,3 +79,9 @@ def register(app: typer.Typer) -> None:
                  "build: only the replaced files are read again.")
         if not report.ingested_files and not report.skipped_files:
             fail("nothing was ingested")
+        if report.ingested_files and not (r.papers or r.abstracts or r.full_texts or r.citations or r.skipped_rows):
+            names = ", ".join(report.ingested_files)
+            if r.rejects:
+                fail(f"every record of {names} was rejected ({r.rejects}); the reasons are in `litnav stats "
+                     f"--corpus {corpus} --rejects 20` (a --map field that no record has is the usual cause)")
+            fail(f"{names}: no records found (empty input)")
