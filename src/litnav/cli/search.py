@@ -82,7 +82,7 @@ def search_cmd(
 
             # when the top results split into distinct groups: ask which to follow (default: all)
             session, _ = clarify(session, c, settings, ask=terminal_ask if ask else None)
-    out = json_out or Path("litnav-session.json")
+    out = json_out or _free_session_path(Path("litnav-session.json"))
     # written before anything is printed: a closed pipe (`litnav search ... | head`) keeps the session
     with clean_errors(OSError):
         write_session(session, out)
@@ -197,3 +197,14 @@ def register(app: typer.Typer) -> None:
     app.command("plan")(plan_cmd)
     app.command("audit")(audit_cmd)
     app.command("operators")(operators_cmd)
+
+
+def _free_session_path(path: Path) -> Path:
+    """``path``, or ``stem-2.json``, ``stem-3.json``, ... when it exists: a search without
+    ``--json`` never overwrites an earlier session."""
+    n = 2
+    candidate = path
+    while candidate.exists():
+        candidate = path.with_name(f"{path.stem}-{n}{path.suffix}")
+        n += 1
+    return candidate

@@ -37,10 +37,12 @@ def checklist_table(session: Session) -> Table:
 def results_table(session: Session, top: int | None = None) -> Table:
     """Ranked results: rank, score, p, year, venue, title, corpus_id, channels."""
     table = Table(title=f"Results for: {session.intent}", show_lines=False)
-    for col, kw in (("#", {"justify": "right"}), ("score", {}), ("p", {}), ("year", {}), ("venue", {}),
+    for col, kw in (("#", {"justify": "right"}), ("checklist score", {}), ("p", {}), ("year", {}), ("venue", {}),
                     ("title", {"overflow": "fold", "ratio": 3}), ("corpus_id", {"no_wrap": True, "min_width": 10}),
                     ("found by", {"overflow": "fold"})):
         table.add_column(col, **kw)
+    table.caption = ("rank combines the first-stage fused rank with the checklist score, so a lower "
+                     "score can rank higher")
     if not session.results:
         table.caption = ("no paper satisfied the checklist's exact metadata constraints"
                          if any(c.kind == "metadata" for c in (session.rounds[-1].checklist.checkpoints
