@@ -183,3 +183,12 @@ def test_venue_table_is_valid_and_errors_name_the_file(tmp_path: Path) -> None:
     bad.write_text(json.dumps({"venues": [{"name": "X", "alias": ["Y"]}]}))
     with pytest.raises(ValueError, match=r"venues\.json: venues\[0\] \(X\): unknown field"):
         load_table(bad)
+
+
+def test_alternatives_stay_alternatives_in_checkpoint_text():
+    from litnav.navigator.intent import parse_intent
+
+    texts = [c.text for c in parse_intent("detecting abusive or offensive language in social media").checkpoints]
+    assert any(" or " in t for t in texts[1:]) and not any("abusive and offensive" in t for t in texts)
+    texts = [c.text for c in parse_intent("graph neural networks and transformers for molecules").checkpoints]
+    assert not any(" or " in t for t in texts)

@@ -74,8 +74,7 @@ def test_main_venues_exclude_findings():
 
 
 @pytest.mark.parametrize("intent", ["sentiment analysis of social media text",
-                                    "misinformation on social media platforms since 2019",
-                                    "conll-style evaluation of named entity recognition"])
+                                    "misinformation on social media platforms since 2019"])
 def test_mixed_case_venue_acronyms_are_not_ordinary_words(intent):
     kinds = [c.predicate.field for c in parse_intent(intent).checkpoints if c.predicate is not None]
     assert "venue" not in kinds

@@ -113,6 +113,8 @@ class Facet:
     terms: list[str] = field(default_factory=list)
     position: int = 0
     salience: float = 0.0
+    joiner: str = "and"
+    """How the phrases were listed in the intent: "and", or "or" for alternatives ("X or Y")."""
 
 
 def key_terms(phrase: str, kind: str) -> list[str]:
@@ -245,6 +247,8 @@ def extract_facets(ws: Workspace, phrases: PhraseTable | None = None) -> list[Fa
             term = bare if bare != term and re.search(r"[A-Z0-9]", bare) else term
         if previous is not None and kind is None and _LIST_GAP.match(gap) and re.search(r"[,/&]|\b(?:and|or)\b", gap):
             facet = previous
+            if re.search(r"\bor\b", gap, re.I) and not re.search(r"\band\b", gap, re.I):
+                facet.joiner = "or"
         else:
             facet = Facet(kind or "topic", re.sub(r"\s+", " ", cue.group(0).lower()) if cue else "", position=c.start)
             facet.salience = 0.0

@@ -117,6 +117,14 @@ def lexicon_verb(word: str) -> bool:
 
 
 @lru_cache(maxsize=8192)
+def english_word(word: str) -> bool:
+    """True when the general English lexicon knows ``word`` (any case): "media" yes, "conll" no."""
+    from lemminflect import getAllLemmas
+
+    return bool(getAllLemmas(word.lower()))
+
+
+@lru_cache(maxsize=8192)
 def word_class(word: str) -> str:
     """"verb" for a word that can only be an inflected verb form, "adverb" for one that can only
     be an adverb, else "" (noun, adjective, unknown, "-ing" form)."""

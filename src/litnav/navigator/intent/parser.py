@@ -194,7 +194,7 @@ def _year_checkpoints(dates: list[DateConstraint]) -> list[tuple[int, Checkpoint
 
 
 def _content(cid: str, facet: Facet) -> Checkpoint:
-    phrase = " and ".join(facet.phrases)
+    phrase = f" {facet.joiner} ".join(facet.phrases)
     if facet.kind == "topic":
         text = f"The paper studies {phrase}"
     elif facet.kind == "method":

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from rapidfuzz import fuzz, process
 
+from litnav.navigator.intent.grammar import english_word
 from litnav.navigator.intent.text import BOUNDARY, Workspace, list_pattern
 
 VENUES_FILE = Path(__file__).resolve().parent.parent / "data" / "venues.json"
@@ -95,8 +96,8 @@ def _alias_re(alias: str) -> str:
     return r"\s+".join(re.escape(part) for part in alias.split())
 
 
-# Mixed-case acronyms ("MedIA", "CoNLL") are matched with their own case: lower-cased they can be
-# ordinary words ("social media").
+# Mixed-case acronyms that lower-cased are English words ("MedIA": "media") are matched with their
+# own case only; others ("CoNLL", "NeurIPS") in any case.
 _MIXED_CASE = re.compile(r"[A-Za-z][a-z0-9]*[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*|[A-Z][a-z]+[A-Z][A-Za-z0-9]*")
 _ACRONYM = re.compile(r"[A-Z][A-Za-z0-9&]*[A-Z][A-Za-z0-9&]*")
 _PAREN_ACRONYM = re.compile(r"\((\*?[A-Z][A-Za-z*]*[A-Z][A-Za-z]*)(?:[\s'-]*\d{2,4})?\)")
@@ -147,7 +148,7 @@ def _matcher(vocab_key: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[st
     parts = []
     for alias in sorted(spelled, key=len, reverse=True):
         _entry, strict, original = spelled[alias]
-        exact_case = strict or _MIXED_CASE.fullmatch(original) is not None
+        exact_case = strict or (_MIXED_CASE.fullmatch(original) is not None and english_word(original))
         parts.append(_alias_re(original) if exact_case else f"(?i:{_alias_re(original)})")
     item = r"(?<![\w-])(?:" + "|".join(parts) + r")(?![\w])(?!-\d)"
     cue = (r"(?P<cue>(?i:(?:\b(?:published|appearing|appeared|presented|accepted|papers?|articles?|work)\s+)?"
