@@ -84,3 +84,15 @@ def test_mixed_case_venue_acronyms_still_match_in_their_own_case():
     venues = [c.predicate for c in parse_intent("segmentation papers in MedIA").checkpoints
               if c.predicate is not None and c.predicate.field == "venue"]
     assert venues and "Medical Image Analysis" in venues[0].values
+
+
+def test_acronyms_of_capitalised_runs_inside_long_venue_names():
+    from litnav.navigator.intent.venues import run_acronyms
+
+    taln = "Actes de la 10ème conférence sur le Traitement Automatique des Langues Naturelles. Posters"
+    assert run_acronyms(taln) == ["TALN"]
+    vocab = {taln: 3, "Proceedings of ACL": 5}
+    [venue] = [c.predicate for c in parse_intent("Syntactic parsing of French, presented at TALN", venues=vocab)
+               .checkpoints if c.predicate is not None and c.predicate.field == "venue"]
+    assert venue.values == [taln]
+    assert not [c for c in parse_intent("a catalan parser", venues=vocab).checkpoints if c.predicate is not None]

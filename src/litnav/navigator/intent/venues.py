@@ -120,6 +120,27 @@ def derived_acronyms(venue: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+_RUN_MINOR = _MINOR | {"de", "la", "le", "les", "des", "du", "et", "sur", "für", "und", "der", "die", "y", "del", "el"}
+
+
+def run_acronyms(venue: str) -> list[str]:
+    """Initials of each maximal run of 3 to 8 capitalised words inside a venue spelling (minor
+    words, English or French/German/Spanish, may sit inside a run; punctuation and all-capital
+    words end it): "Actes de la 10ème conférence
+    sur le Traitement Automatique des Langues Naturelles" -> "TALN". Matched in upper case only."""
+    out, run = [], []
+    for w in [*re.findall(r"[\w'-]+|[^\w\s]", venue), "."]:
+        if w.lower() in _RUN_MINOR and run:
+            continue
+        if w[0].isupper() and w.isalpha() and not w.isupper() and not _ORDINAL.match(w):
+            run.append(w[0])
+            continue
+        if 3 <= len(run) <= 8:
+            out.append("".join(run))
+        run = []
+    return list(dict.fromkeys(out))
+
+
 @lru_cache(maxsize=16)
 def _matcher(vocab_key: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str], dict[str, tuple[VenueEntry, bool]]]:
     """Compile (mention regex, item regex, lookup) for the table plus vocabulary spellings.
@@ -145,10 +166,20 @@ def _matcher(vocab_key: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[st
     for acronym, spellings in derived.items():
         if acronym.lower() not in spelled:  # the table's and the vocabulary's own names win
             spelled[acronym.lower()] = (VenueEntry(acronym, tuple(spellings)), len(acronym) < 3, acronym)
+    upper_only: set[str] = set()
+    runs: dict[str, list[str]] = {}
+    for v in vocab_key:
+        for acronym in run_acronyms(v):
+            runs.setdefault(acronym, []).append(v)
+    for acronym, spellings in runs.items():
+        if acronym.lower() not in spelled:
+            spelled[acronym.lower()] = (VenueEntry(acronym, tuple(spellings)), False, acronym)
+            upper_only.add(acronym.lower())
     parts = []
     for alias in sorted(spelled, key=len, reverse=True):
         _entry, strict, original = spelled[alias]
-        exact_case = strict or (_MIXED_CASE.fullmatch(original) is not None and english_word(original))
+        exact_case = (strict or alias in upper_only
+                      or (_MIXED_CASE.fullmatch(original) is not None and english_word(original)))
         parts.append(_alias_re(original) if exact_case else f"(?i:{_alias_re(original)})")
     item = r"(?<![\w-])(?:" + "|".join(parts) + r")(?![\w])(?!-\d)"
     cue = (r"(?P<cue>(?i:(?:\b(?:published|appearing|appeared|presented|accepted|papers?|articles?|work)\s+)?"
