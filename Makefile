@@ -34,7 +34,7 @@ INSTALLED ?= .venv-installed
 TESTS     ?= tests
 OUTSIDE   ?= $${TMPDIR:-/tmp}
 test-installed:
-	rm -rf $(INSTALLED)
+	rm -rf $(INSTALLED) build  # a stale build/lib would ship old modules
 	$(PYTHON) -m venv $(INSTALLED)
 	$(INSTALLED)/bin/pip install -q --upgrade pip
 	$(INSTALLED)/bin/pip install -q "$(TORCH)"
