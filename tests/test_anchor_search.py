@@ -16,7 +16,7 @@ from litnav.navigator import refine
 from litnav.navigator.anchor import DIRECTIONS, AnchorError, anchor_search, load_template, resolve_anchor
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "multiturn"))
-from papers import build_corpus  # noqa: E402
+from multiturn_papers import build_corpus  # noqa: E402
 
 FAST = Settings.model_validate({"scorer": {"enabled": False}})
 

@@ -15,7 +15,7 @@ from litnav.navigator import search
 from litnav.navigator.branches import QUESTION, clarify, find_branches
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "multiturn"))
-from papers import build_corpus  # noqa: E402
+from multiturn_papers import build_corpus  # noqa: E402
 
 DEMO_CORPUS = Path(__file__).resolve().parents[1] / "demo-corpus"
 INTENT = "contrastive self-supervised representation learning"

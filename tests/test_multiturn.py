@@ -19,7 +19,7 @@ from litnav.navigator.refine import ensure_turns
 from litnav.session.io import read_session, write_session
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "multiturn"))
-from papers import build_corpus  # noqa: E402
+from multiturn_papers import build_corpus  # noqa: E402
 
 INTENT = "contrastive learning of visual representations"
 SPEECH = re.compile(r"\bspeech", re.I)

@@ -15,7 +15,7 @@ from litnav.evaluation.multiturn import MultiTurnError, load_cases
 from litnav.evaluation.workflow_metrics import workflow_edit_metrics
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "multiturn"))
-from papers import build_corpus  # noqa: E402
+from multiturn_papers import build_corpus  # noqa: E402
 
 CASES = [
     {"id": "s1", "anchor": "simclr", "direction": "successor", "query": "contrastive pretraining of image encoders",

@@ -17,7 +17,7 @@ from litnav.navigator import search
 from litnav.session.io import read_session
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "search"))
-from papers import documents  # noqa: E402
+from search_papers import documents  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,7 @@ from litnav.navigator.reflect import ReflectionState, reflect
 from litnav.reranker.combine import Combination, combine, load_combination
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "search"))
-from papers import documents  # noqa: E402
+from search_papers import documents  # noqa: E402
 
 
 @pytest.fixture(scope="module")

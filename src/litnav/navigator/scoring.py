@@ -35,7 +35,9 @@ TITLE_CACHE_SIZE = 100_000
 def _title_vectors(corpus, papers: list) -> list[np.ndarray]:
     """Encoded titles of ``papers`` (L2-normalised, ``[dim]`` each), encoding only those not in
     the process-wide LRU (``_TITLE_CACHE``)."""
-    fp = corpus.fingerprint() if hasattr(corpus, "fingerprint") else str(id(corpus))
+    if not hasattr(corpus, "fingerprint"):  # no stable identity (a test double): nothing to share
+        return list(corpus.encode([p.title for p in papers])) if papers else []
+    fp = corpus.fingerprint()
     keys = [(fp, p.corpus_id, p.title) for p in papers]
     with _TITLE_LOCK:
         have = {k: _TITLE_CACHE[k] for k in keys if k in _TITLE_CACHE}
