@@ -25,6 +25,25 @@ def fixtures() -> Path:
 
 
 @pytest.fixture(scope="session")
+def search_corpus_dir(tmp_path_factory) -> Path:
+    """The search fixture corpus (``tests/fixtures/search``: fourteen papers), built once per run."""
+    import sys
+
+    if str(FIXTURES / "search") not in sys.path:
+        sys.path.insert(0, str(FIXTURES / "search"))
+    from search_papers import documents
+
+    from litnav.corpus import CorpusWriter
+
+    path = tmp_path_factory.mktemp("search") / "corpus"
+    with CorpusWriter.open(path) as w:
+        with w.source("fixture:search", 1, "0" * 64) as tx:
+            tx.add_documents(documents())
+        w.finalize(progress=False)
+    return path
+
+
+@pytest.fixture(scope="session")
 def export_corpus(tmp_path_factory) -> Path:
     """The export/report/server fixture corpus (``tests/fixtures/export``), built once per run."""
     import sys

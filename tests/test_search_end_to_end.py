@@ -5,29 +5,20 @@ and an audit that shows verbatim evidence."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from litnav.core.settings import Settings, load_settings
-from litnav.corpus import Corpus, CorpusWriter
+from litnav.corpus import Corpus
 from litnav.navigator import search
 from litnav.session.io import read_session
 
-sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "search"))
-from search_papers import documents  # noqa: E402
-
 
 @pytest.fixture(scope="module")
-def corpus_dir(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("search") / "corpus"
-    with CorpusWriter.open(path) as w:
-        with w.source("fixture:search", 1, "0" * 64) as tx:
-            tx.add_documents(documents())
-        w.finalize(progress=False)
-    return path
+def corpus_dir(search_corpus_dir) -> Path:
+    return search_corpus_dir
 
 
 @pytest.fixture(scope="module")

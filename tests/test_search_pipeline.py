@@ -5,9 +5,7 @@ papers that clear the content threshold; the web channel joins the plan when pro
 
 from __future__ import annotations
 
-import sys
 from datetime import date
-from pathlib import Path
 
 import pytest
 
@@ -20,17 +18,10 @@ from litnav.navigator.planner import hard_metadata, plan_workflow
 from litnav.navigator.reflect import ReflectionState, reflect
 from litnav.reranker.combine import Combination, combine, load_combination
 
-sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "search"))
-from search_papers import documents  # noqa: E402
-
 
 @pytest.fixture(scope="module")
-def corpus(tmp_path_factory) -> Corpus:
-    path = tmp_path_factory.mktemp("pipeline") / "corpus"
-    with CorpusWriter.open(path) as w:
-        with w.source("fixture:search", 1, "0" * 64) as tx:
-            tx.add_documents(documents())
-        w.finalize(progress=False)
+def corpus(search_corpus_dir) -> Corpus:
+    path = search_corpus_dir
     c = Corpus.open(path)
     yield c
     c.close()
