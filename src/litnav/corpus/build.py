@@ -135,7 +135,7 @@ def _resolve(conn, enabled: bool) -> None:
 def _chunk(conn, chunker: Chunker, progress: bool) -> None:
     todo = [r[0] for r in conn.execute(
         "SELECT corpus_id FROM papers WHERE NOT chunked ORDER BY corpus_id").fetchall()]
-    bar = tqdm(total=len(todo), desc="chunk", unit="paper", disable=not progress)
+    bar = tqdm(total=len(todo), desc="chunk", unit="paper", disable=None if progress else True)
     for i in range(0, len(todo), CHUNK_BATCH):
         batch = todo[i:i + CHUNK_BATCH]
         ids = pa.table({"corpus_id": batch})
@@ -192,7 +192,7 @@ def _embed_abstracts(conn, encoder: Encoder, progress: bool) -> int:
         FROM papers p LEFT JOIN abstracts a USING (corpus_id) LEFT JOIN vectors v USING (corpus_id)
         WHERE v.text_hash IS DISTINCT FROM md5({EMBED_TEXT_SQL})
         ORDER BY p.corpus_id""").fetchall()
-    bar = tqdm(total=len(todo), desc="embed abstracts", unit="paper", disable=not progress)
+    bar = tqdm(total=len(todo), desc="embed abstracts", unit="paper", disable=None if progress else True)
     for i in range(0, len(todo), EMBED_BATCH):
         batch = todo[i:i + EMBED_BATCH]
         vecs = encoder.encode([t for _, t, _ in batch])
@@ -214,7 +214,7 @@ def _build_faiss(directory: Path, conn, s: CorpusSettings, progress: bool) -> No
     kind = choose_kind(s.faiss_index, len(ids), s.ivf_threshold)
     if not ids:
         vecs = np.zeros((0, get_meta(conn, "model")["dim"]), dtype=np.float32)
-    with tqdm(total=1, desc=f"faiss ({kind})", disable=not progress) as bar:
+    with tqdm(total=1, desc=f"faiss ({kind})", disable=None if progress else True) as bar:
         save_index(directory / INDEX_DIR, build_index(vecs, kind, s.ivf_nprobe), ids)
         bar.update(1)
     set_meta(conn, "faiss", {"kind": kind, "n": len(ids)})
@@ -225,7 +225,7 @@ def _embed_chunks(conn, encoder: Encoder, progress: bool) -> None:
         SELECT c.corpus_id, c.ordinal, c.text FROM chunks c
         ANTI JOIN chunk_vectors v ON c.corpus_id = v.corpus_id AND c.ordinal = v.ordinal
         ORDER BY c.corpus_id, c.ordinal""").fetchall()
-    bar = tqdm(total=len(todo), desc="embed chunks", unit="chunk", disable=not progress)
+    bar = tqdm(total=len(todo), desc="embed chunks", unit="chunk", disable=None if progress else True)
     for i in range(0, len(todo), EMBED_BATCH):
         batch = todo[i:i + EMBED_BATCH]
         vecs = encoder.encode([t for _, _, t in batch])

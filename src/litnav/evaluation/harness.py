@@ -156,7 +156,7 @@ def evaluate_system(
     extra: dict[str, dict[str, float]] = {}
     stages: dict[str, float] = {}
     hallucinated: dict[str, list[dict[str, Any]]] = {}
-    for task in tqdm(benchmark.tasks, desc=system.name, unit="query", disable=not progress):
+    for task in tqdm(benchmark.tasks, desc=system.name, unit="query", disable=None if progress else True):
         t0 = time.perf_counter()
         try:
             run = system.run_task(task) if hasattr(system, "run_task") else system.run(task.query)

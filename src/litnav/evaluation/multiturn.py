@@ -98,7 +98,7 @@ def run_multiturn(cases: list[dict[str, Any]], corpus, settings: Settings | None
 
     settings = settings or Settings()
     results, errors = [], []
-    for case in tqdm(cases, desc="multi-turn cases", disable=not progress):
+    for case in tqdm(cases, desc="multi-turn cases", disable=None if progress else True):
         try:
             results.append(run_case(case, corpus, settings, top_k))
         except Exception as exc:  # noqa: BLE001 - one bad case must not lose the others

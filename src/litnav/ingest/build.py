@@ -310,7 +310,7 @@ def build(
                         pass
             report.seconds["join"] = time.perf_counter() - t0
             t0 = time.perf_counter()
-            bar = tqdm(todo, desc="ingest", unit="file", disable=not progress)
+            bar = tqdm(todo, desc="ingest", unit="file", disable=None if progress else True)
             with _fewer_gc_passes():
                 for u in bar:
                     bar.set_postfix_str(u.path.name)

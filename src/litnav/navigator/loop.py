@@ -266,7 +266,7 @@ class SearchRun:
     def run(self) -> Session:
         """Run the loop to its stopping rule and return the session (results re-read from the corpus)."""
         t0 = time.perf_counter()
-        self._bar = tqdm(total=self.max_rounds, desc="search rounds", unit="round", disable=not self.progress,
+        self._bar = tqdm(total=self.max_rounds, desc="search rounds", unit="round", disable=None if self.progress else True,
                          leave=False)
         try:
             self.loop()

@@ -125,7 +125,7 @@ def train_cross_encoder(
     loss_fn = torch.nn.BCEWithLogitsLoss()
     gen = torch.Generator().manual_seed(seed)
     losses: list[float] = []
-    bar = tqdm(total=steps, desc="cross-encoder", unit="step", disable=not progress, leave=False)
+    bar = tqdm(total=steps, desc="cross-encoder", unit="step", disable=None if progress else True, leave=False)
     for _ in range(epochs):
         model.train()
         order = torch.randperm(len(pairs), generator=gen).tolist()

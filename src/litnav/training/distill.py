@@ -370,7 +370,7 @@ def synthesize(corpus, settings: Settings, teacher: str, out: str | Path, config
     failed: list[str] = []
     done_now = skipped = rows_written = labelled = 0
     bar = tqdm(total=len(state["topics"]) * cfg.intents_per_topic, desc="synthesize", unit="intent",
-               disable=not progress)
+               disable=None if progress else True)
     try:
         for ti, topic in enumerate(state["topics"]):
             if topic["checklists"] is None:
