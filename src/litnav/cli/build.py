@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from litnav.cli.common import SetOpt, SettingsOpt, clean_errors, fail, make_console, settings_from
+from litnav.cli.common import SetOpt, SettingsOpt, clean_errors, err_console, fail, make_console, settings_from
 
 
 def register(app: typer.Typer) -> None:
@@ -37,9 +37,16 @@ def register(app: typer.Typer) -> None:
         settings = settings_from(settings_file, set_)
         with clean_errors(MappingError):
             mapping = parse_mapping(map_)
+        def reached(stage: str, seconds: float) -> None:
+            if stage == "lexical":
+                err_console.print(f"corpus {corpus} is searchable with BM25 after {seconds:.1f} s (`litnav search` "
+                                  "works now); dense retrieval joins when the abstracts are embedded", highlight=False)
+            else:
+                err_console.print(f"abstract vectors ready after {seconds:.1f} s: dense retrieval on", highlight=False)
+
         with clean_errors(SourceError, FormatError, CorpusError, OSError):
             report = build(sources, corpus, fmt=fmt, settings=settings, progress=not no_progress, mapping=mapping,
-                           reembed=reembed)
+                           reembed=reembed, on_stage=reached)
         console = make_console()
         table = Table(title=f"litnav build -> {corpus}")
         table.add_column("what")

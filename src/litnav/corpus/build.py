@@ -1,55 +1,105 @@
-"""finalize(): the build stages that run after all inputs are written.
+"""finalize(): the build stages that run after all inputs are written, in two phases.
 
-Stages, each resumable after a crash (work is committed in batches and selected by what is
-missing): resolve references by title, chunk full texts, embed title+abstract, build FAISS,
-embed chunks (eager mode), build BM25. Indexes are marked dirty until the last stage finishes.
+Lexical phase (read-write connection, writer lock held): resolve references by title, chunk full
+texts, build BM25 and the phrase table, and list what still needs vectors (``embed/*.todo.parquet``).
+It ends by publishing a searchable state: meta ``build_stage = "lexical"`` (BM25 current, abstract
+vectors not yet), committed and checkpointed, after which the writer closes its read-write
+connection so that other processes can open the corpus read-only and search it with BM25.
+
+Dense phase (no read-write connection): embed title+abstract texts (and chunk texts in eager mode)
+into shard files under ``DIR/embed/`` (each written atomically; a killed build keeps the finished
+shards and a rerun embeds only what is missing, without reading the sources again), and build the
+FAISS index there from the stored vectors plus the shards. Then :func:`publish_dense`, on a briefly
+reopened read-write connection, moves the vectors into the database and the FAISS files into
+``DIR/index/`` and sets ``build_stage = "complete"`` in one transaction.
+
+A corpus finalised before stages existed has no ``build_stage``: it is complete when its
+indexes are not dirty.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
 import shutil
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 from tqdm.auto import tqdm
 
+from litnav.core.io import atomic_path, write_json
 from litnav.core.settings import CorpusSettings
 from litnav.corpus.chunking import Chunker, layout
 from litnav.corpus.encoder import Encoder
 from litnav.corpus.errors import ModelMismatchError, mismatch_message
 from litnav.corpus.lexical import BM25_DIR, build_bm25
 from litnav.corpus.phrases import build_phrase_table, save_phrases
-from litnav.corpus.schema import CHUNK_CACHE_DIR, INDEX_DIR
-from litnav.corpus.store import content_counts, get_meta, register, set_meta, unregister
-from litnav.corpus.vectors import build_index, choose_kind, index_files_present, load_vectors, save_index
+from litnav.corpus.schema import CHUNK_CACHE_DIR, EMBED_DIR, INDEX_DIR
+from litnav.corpus.store import STAGE_KEY, content_counts, get_meta, register, set_meta, unregister
+from litnav.corpus.vectors import IDS_FILE, INDEX_FILE, build_index, choose_kind, index_files_present, save_index
 
 CHUNK_BATCH = 2000
 EMBED_BATCH = 2048
+"""Texts per embedding shard (one file under ``DIR/embed/``): what a killed build can lose."""
 SPLITTER_VERSION = 1
 
 EMBED_TEXT_SQL = "coalesce(p.title, '') || CASE WHEN a.abstract IS NULL THEN '' ELSE chr(10) || a.abstract END"
 """The text embedded for a paper: title, newline, abstract. Its md5 is the stored ``text_hash``."""
+
+ABSTRACT_TODO = "abstracts.todo.parquet"
+CHUNK_TODO = "chunks.todo.parquet"
+MODEL_FILE = "model.json"
+FAISS_STAGED = "faiss"
+
+
+@dataclass
+class DenseWork:
+    """What the dense phase has to do after the lexical phase published a searchable corpus."""
+
+    abstracts: int = 0
+    """Papers whose title+abstract vector is missing or stale (rows of ``embed/abstracts.todo.parquet``)."""
+    chunks: int = 0
+    """Chunks without a vector in eager mode (rows of ``embed/chunks.todo.parquet``)."""
+    chunk_mode: str = "lazy"
+    """``eager`` or ``lazy``: the chunk-vector mode recorded when the dense phase completes."""
+    timings: dict[str, float] = field(default_factory=dict)
+    """Seconds per stage of the lexical phase."""
+    pending: bool = True
+    """False when the lexical phase found nothing for the dense phase (the corpus is complete)."""
 
 
 def _stored_vectors(conn) -> bool:
     return conn.execute("SELECT (SELECT count(*) FROM vectors) + (SELECT count(*) FROM chunk_vectors)").fetchone()[0] > 0
 
 
-def finalize(directory: Path, conn, s: CorpusSettings, progress: bool = True,
-             reembed: bool = False) -> dict[str, float]:
-    """Run all build stages on the corpus at ``directory`` through its open read-write DuckDB
-    connection ``conn`` (the caller holds the writer lock); returns seconds per stage
-    (see :meth:`CorpusWriter.finalize`)."""
+def _timed(timings: dict[str, float], name: str, fn):
+    start = time.perf_counter()
+    out = fn()
+    timings[name] = round(time.perf_counter() - start, 3)
+    return out
+
+
+def finalize_lexical(directory: Path, conn, s: CorpusSettings, progress: bool = True,
+                     reembed: bool = False) -> DenseWork:
+    """The lexical phase on the corpus at ``directory`` through its open read-write DuckDB
+    connection ``conn`` (the caller holds the writer lock). Returns the :class:`DenseWork` left
+    for the dense phase with ``build_stage`` set to ``"lexical"`` and checkpointed, or one with
+    ``pending`` False when nothing is left (the corpus is then complete). Raises :class:`ModelMismatchError` when the stored vectors were
+    made by another model and ``reembed`` is False."""
     timings: dict[str, float] = {}
-    t0 = time.perf_counter()
     encoder = Encoder.from_settings(s)
     ident = encoder.identity()
     stored = get_meta(conn, "model")
     if stored and not encoder.matches(stored) and _stored_vectors(conn) and not reembed:
         raise ModelMismatchError(mismatch_message(directory, stored, ident))
-    changed = bool(get_meta(conn, "indexes_dirty", True)) or not index_files_present(directory / INDEX_DIR)
+    staging = directory / EMBED_DIR
+    dirty = bool(get_meta(conn, "indexes_dirty", True))
+    dense_stale = dirty or get_meta(conn, STAGE_KEY) == "lexical" or not index_files_present(directory / INDEX_DIR)
     if reembed or (stored and not encoder.matches(stored)):
         conn.execute("BEGIN TRANSACTION")
         conn.execute("DELETE FROM vectors")
@@ -57,7 +107,9 @@ def finalize(directory: Path, conn, s: CorpusSettings, progress: bool = True,
         set_meta(conn, "indexes_dirty", True)
         conn.execute("COMMIT")
         shutil.rmtree(directory / CHUNK_CACHE_DIR, ignore_errors=True)
-        changed = True
+        dirty = dense_stale = True
+    if _staged_model(staging) != ident:  # shards of another model (or none): start the staging area afresh
+        shutil.rmtree(staging, ignore_errors=True)
     set_meta(conn, "model", ident)
     limit = min(s.chunk_tokens, encoder.max_tokens)
     signature = {"weights_hash": ident["weights_hash"], "limit": limit, "splitter": SPLITTER_VERSION}
@@ -69,32 +121,68 @@ def finalize(directory: Path, conn, s: CorpusSettings, progress: bool = True,
         set_meta(conn, "chunking", signature)
         conn.execute("COMMIT")
 
-    def stage(name: str, fn) -> None:
-        start = time.perf_counter()
-        fn()
-        timings[name] = round(time.perf_counter() - start, 3)
-
-    stage("resolve", lambda: _resolve(conn, s.title_resolution))
-    stage("chunk", lambda: _chunk(conn, Chunker(encoder.tokenizer, limit), progress))
-    embedded = [0]
-    stage("embed", lambda: embedded.__setitem__(0, _embed_abstracts(conn, encoder, progress)))
-    changed = changed or embedded[0] > 0
-    if changed:
-        stage("faiss", lambda: _build_faiss(directory, conn, s, progress))
+    _timed(timings, "resolve", lambda: _resolve(conn, s.title_resolution))
+    _timed(timings, "chunk", lambda: _chunk(conn, Chunker(encoder.tokenizer, limit), progress))
+    if dirty or not (directory / INDEX_DIR / BM25_DIR).is_dir():
+        _timed(timings, "bm25", lambda: _build_bm25(directory, conn, progress))
     n_chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
     mode = s.chunk_embeddings
     if mode == "auto":
         mode = "eager" if n_chunks < s.eager_chunk_limit else "lazy"
+    work = DenseWork(chunk_mode=mode, timings=timings)
+    work.abstracts = _timed(timings, "todo", lambda: _write_abstract_todo(conn, staging))
     if mode == "eager":
-        stage("chunk_vectors", lambda: _embed_chunks(conn, encoder, progress))
-    set_meta(conn, "chunk_vectors_mode", mode)
-    if changed:
-        stage("bm25", lambda: _build_bm25(directory, conn, progress))
+        work.chunks = _write_chunk_todo(conn, staging)
+    orphans = conn.execute("SELECT count(*) FROM vectors ANTI JOIN papers USING (corpus_id)").fetchone()[0]
+    if not (work.abstracts or work.chunks or orphans or dense_stale):
+        shutil.rmtree(staging, ignore_errors=True)
+        set_meta(conn, "chunk_vectors_mode", mode)
+        set_meta(conn, STAGE_KEY, "complete")
+        set_meta(conn, "indexes_dirty", False)
+        set_meta(conn, "counts", content_counts(conn))  # read on open instead of scanning the tables
+        conn.execute("CHECKPOINT")
+        work.pending = False
+        return work
+    write_json(staging / MODEL_FILE, ident)
+    set_meta(conn, STAGE_KEY, "lexical")
     set_meta(conn, "indexes_dirty", False)
-    set_meta(conn, "counts", content_counts(conn))  # read on open instead of scanning the tables
+    set_meta(conn, "counts", content_counts(conn))
     conn.execute("CHECKPOINT")
-    timings["total"] = round(time.perf_counter() - t0, 3)
-    return timings
+    return work
+
+
+def _staged_model(staging: Path) -> dict | None:
+    try:
+        return json.loads((staging / MODEL_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def _write_abstract_todo(conn, staging: Path) -> int:
+    """``embed/abstracts.todo.parquet``: ``corpus_id, text, text_hash`` of every paper whose stored
+    vector is missing or was made from another text, ordered by id. Returns its row count."""
+    conn.complete()
+    data = conn.sql(f"""
+        SELECT p.corpus_id, {EMBED_TEXT_SQL} AS text, md5({EMBED_TEXT_SQL}) AS text_hash
+        FROM papers p LEFT JOIN abstracts a USING (corpus_id) LEFT JOIN vectors v USING (corpus_id)
+        WHERE v.text_hash IS DISTINCT FROM md5({EMBED_TEXT_SQL})
+        ORDER BY p.corpus_id""").to_arrow_table()
+    with atomic_path(staging / ABSTRACT_TODO, suffix=".parquet") as tmp:
+        pq.write_table(data, tmp)
+    return data.num_rows
+
+
+def _write_chunk_todo(conn, staging: Path) -> int:
+    """``embed/chunks.todo.parquet``: ``corpus_id, ordinal, text, text_hash`` of the chunks without a
+    vector (eager mode). Returns its row count."""
+    conn.complete()
+    data = conn.sql("""
+        SELECT c.corpus_id, c.ordinal, c.text, md5(c.text) AS text_hash FROM chunks c
+        ANTI JOIN chunk_vectors v ON c.corpus_id = v.corpus_id AND c.ordinal = v.ordinal
+        ORDER BY c.corpus_id, c.ordinal""").to_arrow_table()
+    with atomic_path(staging / CHUNK_TODO, suffix=".parquet") as tmp:
+        pq.write_table(data, tmp)
+    return data.num_rows
 
 
 _RESOLVE_SQL = """
@@ -186,58 +274,183 @@ def vector_table(ids: list[str], vecs: np.ndarray, **extra) -> pa.Table:
     return pa.table({"corpus_id": ids, **extra, "vec": vec})
 
 
-def _embed_abstracts(conn, encoder: Encoder, progress: bool) -> int:
-    todo = conn.execute(f"""
-        SELECT p.corpus_id, {EMBED_TEXT_SQL} AS text, md5({EMBED_TEXT_SQL}) AS h
-        FROM papers p LEFT JOIN abstracts a USING (corpus_id) LEFT JOIN vectors v USING (corpus_id)
-        WHERE v.text_hash IS DISTINCT FROM md5({EMBED_TEXT_SQL})
-        ORDER BY p.corpus_id""").fetchall()
-    bar = tqdm(total=len(todo), desc="embed abstracts", unit="paper", disable=None if progress else True)
-    for i in range(0, len(todo), EMBED_BATCH):
-        batch = todo[i:i + EMBED_BATCH]
-        vecs = encoder.encode([t for _, t, _ in batch])
-        data = vector_table([c for c, _, _ in batch], vecs, text_hash=[h for _, _, h in batch])
-        conn.execute("BEGIN TRANSACTION")
-        register(conn, "_staged", data)
-        conn.execute("DELETE FROM vectors WHERE corpus_id IN (SELECT corpus_id FROM _staged)")
-        conn.execute("INSERT INTO vectors BY NAME SELECT * FROM _staged")
-        conn.execute("COMMIT")
-        unregister(conn, "_staged")
-        bar.update(len(batch))
+def _shards(staging: Path, kind: str) -> list[Path]:
+    return sorted(staging.glob(f"{kind}-*.npz"))
+
+
+def _read_shard(path: Path) -> dict[str, np.ndarray] | None:
+    """A shard's arrays (``corpus_id``, ``text_hash``, ``vec``, and ``ordinal`` for chunks), or None
+    when it does not load (it is then embedded again)."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            return {k: z[k] for k in z.files}
+    except (OSError, ValueError, EOFError):
+        return None
+
+
+def _staged_rows(staging: Path, kind: str, todo: pa.Table) -> dict[tuple, tuple[int, int]]:
+    """Which todo rows already have a vector in a shard: todo key -> (shard number, row in shard).
+    Shard rows that match no todo row (another text, a paper since removed) are ignored."""
+    key_cols = ["corpus_id", "ordinal"] if kind == "chunks" else ["corpus_id"]
+    want = dict(zip(zip(*(todo.column(c).to_pylist() for c in key_cols)), todo.column("text_hash").to_pylist()))
+    found: dict[tuple, tuple[int, int]] = {}
+    for n, path in enumerate(_shards(staging, kind)):
+        z = _read_shard(path)
+        if z is None:
+            path.unlink(missing_ok=True)
+            continue
+        keys = zip(*(z[c].tolist() for c in key_cols))
+        for row, (key, h) in enumerate(zip(keys, z["text_hash"].tolist())):
+            if want.get(key) == h:
+                found[key] = (n, row)
+    return found
+
+
+def _embed_to_shards(staging: Path, kind: str, encoder: Encoder, progress: bool) -> int:
+    """Embed the rows of ``embed/<kind>.todo.parquet`` that no shard holds yet, ``EMBED_BATCH`` per
+    shard file ``embed/<kind>-NNNNNN.npz`` (written atomically). Returns the number embedded."""
+    todo = pq.read_table(staging / (ABSTRACT_TODO if kind == "abstracts" else CHUNK_TODO))
+    done = _staged_rows(staging, kind, todo)
+    key_cols = ["corpus_id", "ordinal"] if kind == "chunks" else ["corpus_id"]
+    keys = list(zip(*(todo.column(c).to_pylist() for c in key_cols)))
+    rest = [i for i, k in enumerate(keys) if k not in done]
+    if not rest:
+        return 0
+    texts, hashes = todo.column("text").to_pylist(), todo.column("text_hash").to_pylist()
+    existing = _shards(staging, kind)
+    number = int(existing[-1].stem.rsplit("-", 1)[1]) + 1 if existing else 0
+    bar = tqdm(total=len(todo), initial=len(todo) - len(rest), desc=f"embed {kind}",
+               unit="paper" if kind == "abstracts" else "chunk", disable=None if progress else True)
+    for start in range(0, len(rest), EMBED_BATCH):
+        rows = rest[start:start + EMBED_BATCH]
+        vecs = encoder.encode([texts[i] for i in rows])
+        arrays = {"corpus_id": np.array([keys[i][0] for i in rows], dtype=np.str_),
+                  "text_hash": np.array([hashes[i] for i in rows], dtype=np.str_),
+                  "vec": np.ascontiguousarray(vecs, dtype=np.float32)}
+        if kind == "chunks":
+            arrays["ordinal"] = np.array([keys[i][1] for i in rows], dtype=np.int32)
+        with atomic_path(staging / f"{kind}-{number:06d}.npz", suffix=".npz") as tmp:
+            with open(tmp, "wb") as fh:
+                np.savez(fh, **arrays)
+        number += 1
+        bar.update(len(rows))
     bar.close()
-    conn.execute("DELETE FROM vectors WHERE corpus_id NOT IN (SELECT corpus_id FROM papers)")
-    return len(todo)
+    return len(rest)
 
 
-def _build_faiss(directory: Path, conn, s: CorpusSettings, progress: bool) -> None:
-    ids, vecs = load_vectors(conn)
+def _staged_vectors(staging: Path, kind: str) -> tuple[pa.Table, np.ndarray]:
+    """The todo rows (as in the todo file, minus ``text``) with their vectors from the shards
+    (float32 ``[n, dim]``, same order). Raises :class:`CorpusError` when a row has none (the
+    dense phase did not finish)."""
+    from litnav.corpus.errors import CorpusError
+
+    todo = pq.read_table(staging / (ABSTRACT_TODO if kind == "abstracts" else CHUNK_TODO))
+    todo = todo.drop_columns(["text"])
+    if not todo.num_rows:
+        return todo, np.zeros((0, 0), dtype=np.float32)
+    found = _staged_rows(staging, kind, todo)
+    key_cols = ["corpus_id", "ordinal"] if kind == "chunks" else ["corpus_id"]
+    keys = list(zip(*(todo.column(c).to_pylist() for c in key_cols)))
+    missing = [k for k in keys if k not in found]
+    if missing:
+        raise CorpusError(f"{staging}: {len(missing)} {kind} have no embedded vector yet (first: {missing[0]}); "
+                          "rerun the same build to finish embedding")
+    shards = {n: _read_shard(p)["vec"] for n, p in enumerate(_shards(staging, kind))}
+    vecs = np.stack([shards[found[k][0]][found[k][1]] for k in keys]).astype(np.float32, copy=False)
+    return todo, vecs
+
+
+def embed_stage(directory: Path, s: CorpusSettings, work: DenseWork, progress: bool = True) -> dict[str, float]:
+    """The dense phase, without a read-write connection (readers may have the corpus open):
+    embed what ``work`` lists into shards under ``DIR/embed/`` and build the FAISS index there
+    from the stored vectors (read through a read-only connection) plus the shards. Returns
+    seconds per stage (``embed``, ``chunk_vectors``, ``faiss``)."""
+    from litnav.corpus.store import connect
+
+    timings: dict[str, float] = {}
+    staging = directory / EMBED_DIR
+    encoder = Encoder.from_settings(s)
+    _timed(timings, "embed", lambda: _embed_abstracts(staging, encoder, progress))
+    if work.chunks:
+        _timed(timings, "chunk_vectors", lambda: _embed_to_shards(staging, "chunks", encoder, progress))
+    todo, new = _staged_vectors(staging, "abstracts")
+    conn = connect(directory, read_only=True)
+    try:
+        register(conn, "_todo", todo.select(["corpus_id"]))
+        t = conn.sql("SELECT v.corpus_id, v.vec FROM vectors v SEMI JOIN papers p USING (corpus_id) "
+                     "ANTI JOIN _todo t USING (corpus_id) ORDER BY v.corpus_id").to_arrow_table()
+        unregister(conn, "_todo")
+    finally:
+        conn.close()
+    ids = t.column("corpus_id").to_pylist() + todo.column("corpus_id").to_pylist()
+    dim = encoder.dim
+    kept = (t.column("vec").combine_chunks().flatten().to_numpy(zero_copy_only=False).reshape(len(t), -1)
+            if t.num_rows else np.zeros((0, dim), dtype=np.float32))
+    vecs = np.concatenate([kept.astype(np.float32, copy=False), new.reshape(-1, dim)]) if ids else \
+        np.zeros((0, dim), dtype=np.float32)
+    order = sorted(range(len(ids)), key=ids.__getitem__)
+    ids, vecs = [ids[i] for i in order], np.ascontiguousarray(vecs[order], dtype=np.float32)
     kind = choose_kind(s.faiss_index, len(ids), s.ivf_threshold)
-    if not ids:
-        vecs = np.zeros((0, get_meta(conn, "model")["dim"]), dtype=np.float32)
-    with tqdm(total=1, desc=f"faiss ({kind})", disable=None if progress else True) as bar:
-        save_index(directory / INDEX_DIR, build_index(vecs, kind, s.ivf_nprobe), ids)
-        bar.update(1)
-    set_meta(conn, "faiss", {"kind": kind, "n": len(ids)})
+
+    def faiss() -> None:
+        with tqdm(total=1, desc=f"faiss ({kind})", disable=None if progress else True) as bar:
+            save_index(staging / FAISS_STAGED, build_index(vecs, kind, s.ivf_nprobe), ids)
+            write_json(staging / FAISS_STAGED / "meta.json", {"kind": kind, "n": len(ids)})
+            bar.update(1)
+
+    _timed(timings, "faiss", faiss)
+    return timings
 
 
-def _embed_chunks(conn, encoder: Encoder, progress: bool) -> None:
-    todo = conn.execute("""
-        SELECT c.corpus_id, c.ordinal, c.text FROM chunks c
-        ANTI JOIN chunk_vectors v ON c.corpus_id = v.corpus_id AND c.ordinal = v.ordinal
-        ORDER BY c.corpus_id, c.ordinal""").fetchall()
-    bar = tqdm(total=len(todo), desc="embed chunks", unit="chunk", disable=None if progress else True)
-    for i in range(0, len(todo), EMBED_BATCH):
-        batch = todo[i:i + EMBED_BATCH]
-        vecs = encoder.encode([t for _, _, t in batch])
-        data = vector_table([c for c, _, _ in batch], vecs,
-                            ordinal=pa.array([o for _, o, _ in batch], pa.int32()))
+def _embed_abstracts(staging: Path, encoder: Encoder, progress: bool) -> int:
+    """Embed the title+abstract texts of ``embed/abstracts.todo.parquet`` into shards."""
+    return _embed_to_shards(staging, "abstracts", encoder, progress)
+
+
+def publish_dense(directory: Path, conn, work: DenseWork) -> dict[str, float]:
+    """Under the writer lock, on a read-write connection: move the staged vectors into the
+    ``vectors`` (and ``chunk_vectors``) tables and the staged FAISS files into ``DIR/index/``,
+    record ``chunk_vectors_mode``, ``faiss`` and the counts, and set ``build_stage = "complete"`` —
+    one transaction. The staging folder is removed by the caller after the commit."""
+    timings: dict[str, float] = {}
+    staging = directory / EMBED_DIR
+
+    def publish() -> None:
+        todo, vecs = _staged_vectors(staging, "abstracts")
+        chunk_todo, chunk_vecs = (_staged_vectors(staging, "chunks") if work.chunks
+                                  else (pa.table({}), np.zeros((0, 0), dtype=np.float32)))
+        faiss_meta = json.loads((staging / FAISS_STAGED / "meta.json").read_text())
         conn.execute("BEGIN TRANSACTION")
-        register(conn, "_staged", data)
-        conn.execute("INSERT INTO chunk_vectors BY NAME SELECT * FROM _staged")
+        if todo.num_rows:
+            register(conn, "_staged", vector_table(todo.column("corpus_id").to_pylist(), vecs,
+                                                   text_hash=todo.column("text_hash")))
+            conn.execute("DELETE FROM vectors WHERE corpus_id IN (SELECT corpus_id FROM _staged)")
+            conn.execute("INSERT INTO vectors BY NAME SELECT * FROM _staged")
+            unregister(conn, "_staged")
+        conn.execute("DELETE FROM vectors WHERE corpus_id NOT IN (SELECT corpus_id FROM papers)")
+        if chunk_todo.num_rows:
+            register(conn, "_staged", vector_table(chunk_todo.column("corpus_id").to_pylist(), chunk_vecs,
+                                                   ordinal=chunk_todo.column("ordinal")))
+            conn.execute("DELETE FROM chunk_vectors v WHERE EXISTS (SELECT 1 FROM _staged s "
+                         "WHERE s.corpus_id = v.corpus_id AND s.ordinal = v.ordinal)")
+            conn.execute("INSERT INTO chunk_vectors BY NAME SELECT * FROM _staged")
+            unregister(conn, "_staged")
+        for name in (INDEX_FILE, IDS_FILE):
+            (directory / INDEX_DIR).mkdir(parents=True, exist_ok=True)
+            os.replace(staging / FAISS_STAGED / name, directory / INDEX_DIR / name)
+        set_meta(conn, "faiss", faiss_meta)
+        set_meta(conn, "chunk_vectors_mode", work.chunk_mode)
+        set_meta(conn, STAGE_KEY, "complete")
+        set_meta(conn, "counts", content_counts(conn))
         conn.execute("COMMIT")
-        unregister(conn, "_staged")
-        bar.update(len(batch))
-    bar.close()
+
+    try:
+        _timed(timings, "publish", publish)
+    except BaseException:
+        with contextlib.suppress(Exception):  # nothing begun, or a connection the failure invalidated
+            conn.execute("ROLLBACK")
+        raise
+    return timings
 
 
 def _build_bm25(directory: Path, conn, progress: bool) -> None:

@@ -11,6 +11,16 @@ class CorpusLockedError(CorpusError):
     """Another writer holds the corpus's single-writer lock (``DIR/.lock``)."""
 
 
+class CorpusBusyError(CorpusError):
+    """Another process has the corpus database open in a way that excludes this open: a build
+    writing it (readers wait), or readers while a build wants to write (the build waits)."""
+
+
+class DenseUnavailableError(CorpusError):
+    """The corpus is searchable with BM25 but its abstract vectors are not built yet (build stage
+    ``lexical``: a build is embedding them, or was interrupted while it did)."""
+
+
 class ModelMismatchError(CorpusError):
     """The corpus's vectors were made by another embedding model (name, dimension or weights hash).
 

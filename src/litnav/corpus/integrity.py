@@ -19,7 +19,7 @@ from typing import Any
 
 from litnav.corpus.errors import CorpusError
 from litnav.corpus.schema import INDEX_DIR
-from litnav.corpus.store import get_meta, set_meta
+from litnav.corpus.store import STAGE_KEY, get_meta, set_meta
 
 log = logging.getLogger(__name__)
 
@@ -132,19 +132,25 @@ def _consistency_problems(directory: Path, conn: Any, checked: dict[str, str]) -
         out.append(f"{directory}: indexes are not built for the current content (an interrupted build)")
         return out
     papers = conn.execute("SELECT count(*) FROM papers").fetchone()[0]
-    vectors = conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
-    if vectors != papers:
-        out.append(f"{directory}: {vectors} abstract vectors for {papers} papers")
-    faiss = get_meta(conn, "faiss") or {}
-    if faiss.get("n", papers) != papers:
-        out.append(f"{directory / INDEX_DIR}: FAISS index holds {faiss.get('n')} papers, the database {papers}")
+    lexical_only = get_meta(conn, STAGE_KEY) == "lexical"
+    if lexical_only:
+        out.append(f"{directory}: abstract vectors are not built yet (build stage 'lexical': searchable with BM25 "
+                   "only); rerun the same `litnav build` to finish embedding")
+    else:
+        vectors = conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
+        if vectors != papers:
+            out.append(f"{directory}: {vectors} abstract vectors for {papers} papers")
+        faiss = get_meta(conn, "faiss") or {}
+        if faiss.get("n", papers) != papers:
+            out.append(f"{directory / INDEX_DIR}: FAISS index holds {faiss.get('n')} papers, the database {papers}")
     import numpy as np
 
     from litnav.corpus.lexical import BM25_DIR
     from litnav.corpus.lexical import IDS_FILE as BM25_IDS
     from litnav.corpus.vectors import IDS_FILE
 
-    for rel, what in ((Path(IDS_FILE), "FAISS ids"), (Path(BM25_DIR) / BM25_IDS, "BM25 ids")):
+    checks = ([] if lexical_only else [(Path(IDS_FILE), "FAISS ids")]) + [(Path(BM25_DIR) / BM25_IDS, "BM25 ids")]
+    for rel, what in checks:
         path = directory / INDEX_DIR / rel
         if not papers and not path.exists():
             continue
@@ -156,7 +162,7 @@ def _consistency_problems(directory: Path, conn: Any, checked: dict[str, str]) -
         checked[what] = f"{n} ids"
         if n != papers:
             out.append(f"{path}: {n} ids for {papers} papers")
-    if get_meta(conn, "chunk_vectors_mode") == "eager":
+    if get_meta(conn, "chunk_vectors_mode") == "eager" and not lexical_only:
         missing = conn.execute("SELECT count(*) FROM chunks c ANTI JOIN chunk_vectors v "
                                "ON c.corpus_id = v.corpus_id AND c.ordinal = v.ordinal").fetchone()[0]
         if missing:

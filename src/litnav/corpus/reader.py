@@ -25,11 +25,20 @@ from litnav.core.settings import CorpusSettings
 from litnav.core.text import normalise_title
 from litnav.corpus.chunking import ABSTRACT_SECTION
 from litnav.corpus.encoder import Encoder, backend_of
-from litnav.corpus.errors import CorpusError, ModelMismatchError, mismatch_message
+from litnav.corpus.errors import CorpusError, DenseUnavailableError, ModelMismatchError, mismatch_message
 from litnav.corpus.records import EXTERNAL_ID_KINDS, Chunk, Citation, Hit, Paper
 from litnav.corpus.rows import PAPER_SELECT, paper_from_row
 from litnav.corpus.schema import CHUNK_CACHE_DIR, INDEX_DIR
-from litnav.corpus.store import COUNT_KEYS, connect, content_counts, get_meta, register, unregister
+from litnav.corpus.store import (
+    COUNT_KEYS,
+    STAGE_KEY,
+    build_stage,
+    connect,
+    content_counts,
+    get_meta,
+    register,
+    unregister,
+)
 from litnav.corpus.vectors import load_vectors
 
 CHUNK_CACHE_PAPERS = 4096
@@ -168,13 +177,36 @@ class Corpus:
         out["faiss"] = self._meta("faiss")
         out["chunk_vectors_mode"] = self._meta("chunk_vectors_mode")
         out["indexes_dirty"] = bool(self._meta("indexes_dirty", True))
+        out["build_stage"] = self.build_stage()
         return out
+
+    def build_stage(self) -> str:
+        """``"complete"``; ``"lexical"`` when BM25 is current but the abstract vectors are not built
+        yet (a build is embedding them, or was interrupted while it did: rerunning it resumes); or
+        ``"ingest"`` when content was written after the last index build (not searchable)."""
+        with self._lock:
+            if self._conn is None:
+                raise CorpusError(f"corpus {self.directory} is closed")
+            return build_stage(self._conn)
+
+    def missing_channels(self) -> dict[str, str]:
+        """Retrieval channels this corpus cannot serve yet -> why (empty for a complete corpus).
+        In build stage ``lexical``: ``{"semantic": ...}`` (BM25 works, dense retrieval and
+        abstract vectors join when the build finishes embedding)."""
+        stage = self.build_stage()
+        if stage == "lexical":
+            return {"semantic": f"abstract vectors of {self.directory} are not built yet (build stage 'lexical': "
+                                "a build is embedding them, or was interrupted; rerun the same `litnav build` to "
+                                "finish); searching with BM25 only"}
+        return {}
 
     def _compute_fingerprint(self) -> str:
         manifest = self._q("SELECT source_key, size, sha256 FROM manifest ORDER BY source_key")
         payload = {"manifest": manifest, "counts": self._counts(), "model": self.model_info,
                    "settings": self.settings.model_dump(mode="json"),
                    "dirty": self._meta("indexes_dirty", True)}
+        if self._meta(STAGE_KEY) == "lexical":  # dense joins later: a new version for the caches
+            payload["stage"] = "lexical"
         return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
     def fingerprint(self) -> str:
@@ -523,6 +555,9 @@ class Corpus:
         with self._shared.lock:
             if self._shared.faiss is None:
                 self._require_indexes()
+                missing = self.missing_channels().get("semantic")
+                if missing:
+                    raise DenseUnavailableError(f"dense retrieval unavailable: {missing}")
                 from litnav.corpus.integrity import load_error, require_index
                 from litnav.corpus.vectors import INDEX_FILE, load_index
 
@@ -551,7 +586,8 @@ class Corpus:
         """Top ``k`` papers by cosine between the query and title+abstract vectors, best first.
 
         ``ids`` restricts the search to those papers (exact scores over their stored vectors).
-        Raises :class:`CorpusError` when the indexes are not built.
+        Raises :class:`CorpusError` when the indexes are not built, and :class:`DenseUnavailableError`
+        when only BM25 is (build stage ``lexical``; see :meth:`missing_channels`).
         """
         index, all_ids, row_of = self._faiss()
         q = self._query_vector(query)
@@ -594,7 +630,10 @@ class Corpus:
         return self._lexical().relative_scores(query, list(ids))
 
     def abstract_vectors(self, ids: Iterable[str]) -> tuple[list[str], np.ndarray]:
-        """``(ids found, float32 [n, dim])`` title+abstract vectors of the given papers, in the given order."""
+        """``(ids found, float32 [n, dim])`` title+abstract vectors of the given papers, in the given order
+        (none found while the corpus is in build stage ``lexical``)."""
+        if self.missing_channels().get("semantic"):
+            return [], np.zeros((0, (self.model_info or {}).get("dim") or 0), dtype=np.float32)
         index, _, row_of = self._faiss()
         found = [i for i in ids if i in row_of]
         if not found:
