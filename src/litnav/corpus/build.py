@@ -24,6 +24,7 @@ import json
 import os
 import shutil
 import time
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -278,31 +279,32 @@ def _shards(staging: Path, kind: str) -> list[Path]:
     return sorted(staging.glob(f"{kind}-*.npz"))
 
 
-def _read_shard(path: Path) -> dict[str, np.ndarray] | None:
-    """A shard's arrays (``corpus_id``, ``text_hash``, ``vec``, and ``ordinal`` for chunks), or None
-    when it does not load (it is then embedded again)."""
+def _read_shard(path: Path, names: tuple[str, ...] | None = None) -> dict[str, np.ndarray] | None:
+    """A shard's arrays (``corpus_id``, ``text_hash``, ``vec``, and ``ordinal`` for chunks; only
+    ``names`` when given), or None when it does not load (it is then embedded again)."""
     try:
         with np.load(path, allow_pickle=False) as z:
-            return {k: z[k] for k in z.files}
-    except (OSError, ValueError, EOFError):
+            return {k: z[k] for k in z.files if names is None or k in names}
+    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile):
         return None
 
 
-def _staged_rows(staging: Path, kind: str, todo: pa.Table) -> dict[tuple, tuple[int, int]]:
-    """Which todo rows already have a vector in a shard: todo key -> (shard number, row in shard).
-    Shard rows that match no todo row (another text, a paper since removed) are ignored."""
+def _staged_rows(staging: Path, kind: str, todo: pa.Table) -> dict[tuple, tuple[Path, int]]:
+    """Which todo rows already have a vector in a shard: todo key -> (shard file, row in shard).
+    Shard rows that match no todo row (another text, a paper since removed) are ignored; an
+    unreadable shard (cut short) is deleted."""
     key_cols = ["corpus_id", "ordinal"] if kind == "chunks" else ["corpus_id"]
     want = dict(zip(zip(*(todo.column(c).to_pylist() for c in key_cols)), todo.column("text_hash").to_pylist()))
-    found: dict[tuple, tuple[int, int]] = {}
-    for n, path in enumerate(_shards(staging, kind)):
-        z = _read_shard(path)
+    found: dict[tuple, tuple[Path, int]] = {}
+    for path in _shards(staging, kind):
+        z = _read_shard(path, (*key_cols, "text_hash"))
         if z is None:
             path.unlink(missing_ok=True)
             continue
         keys = zip(*(z[c].tolist() for c in key_cols))
         for row, (key, h) in enumerate(zip(keys, z["text_hash"].tolist())):
             if want.get(key) == h:
-                found[key] = (n, row)
+                found[key] = (path, row)
     return found
 
 
@@ -355,8 +357,10 @@ def _staged_vectors(staging: Path, kind: str) -> tuple[pa.Table, np.ndarray]:
     if missing:
         raise CorpusError(f"{staging}: {len(missing)} {kind} have no embedded vector yet (first: {missing[0]}); "
                           "rerun the same build to finish embedding")
-    shards = {n: _read_shard(p)["vec"] for n, p in enumerate(_shards(staging, kind))}
-    vecs = np.stack([shards[found[k][0]][found[k][1]] for k in keys]).astype(np.float32, copy=False)
+    shards = {path: _read_shard(path, ("vec",)) for path in {shard for shard, _ in found.values()}}
+    if any(z is None for z in shards.values()):
+        raise CorpusError(f"{staging}: a vector shard became unreadable; rerun the same build to embed it again")
+    vecs = np.stack([shards[found[k][0]]["vec"][found[k][1]] for k in keys]).astype(np.float32, copy=False)
     return todo, vecs
 
 
