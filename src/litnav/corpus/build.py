@@ -90,8 +90,9 @@ def finalize_lexical(directory: Path, conn, s: CorpusSettings, progress: bool = 
     """The lexical phase on the corpus at ``directory`` through its open read-write DuckDB
     connection ``conn`` (the caller holds the writer lock). Returns the :class:`DenseWork` left
     for the dense phase with ``build_stage`` set to ``"lexical"`` and checkpointed, or one with
-    ``pending`` False when nothing is left (the corpus is then complete). Raises :class:`ModelMismatchError` when the stored vectors were
-    made by another model and ``reembed`` is False."""
+    ``pending`` False when nothing is left (the corpus is then complete). Raises
+    :class:`ModelMismatchError` when the stored vectors were made by another model and ``reembed``
+    is False."""
     timings: dict[str, float] = {}
     encoder = Encoder.from_settings(s)
     ident = encoder.identity()
@@ -135,19 +136,19 @@ def finalize_lexical(directory: Path, conn, s: CorpusSettings, progress: bool = 
     if mode == "eager":
         work.chunks = _write_chunk_todo(conn, staging)
     orphans = conn.execute("SELECT count(*) FROM vectors ANTI JOIN papers USING (corpus_id)").fetchone()[0]
-    if not (work.abstracts or work.chunks or orphans or dense_stale):
+    work.pending = bool(work.abstracts or work.chunks or orphans or dense_stale)
+    if work.pending:
+        write_json(staging / MODEL_FILE, ident)
+    else:
         shutil.rmtree(staging, ignore_errors=True)
+    counts = content_counts(conn)  # stored: read on open instead of scanning the tables
+    conn.execute("BEGIN TRANSACTION")  # the searchable state appears all at once
+    if not work.pending:
         set_meta(conn, "chunk_vectors_mode", mode)
-        set_meta(conn, STAGE_KEY, "complete")
-        set_meta(conn, "indexes_dirty", False)
-        set_meta(conn, "counts", content_counts(conn))  # read on open instead of scanning the tables
-        conn.execute("CHECKPOINT")
-        work.pending = False
-        return work
-    write_json(staging / MODEL_FILE, ident)
-    set_meta(conn, STAGE_KEY, "lexical")
+    set_meta(conn, STAGE_KEY, "lexical" if work.pending else "complete")
     set_meta(conn, "indexes_dirty", False)
-    set_meta(conn, "counts", content_counts(conn))
+    set_meta(conn, "counts", counts)
+    conn.execute("COMMIT")
     conn.execute("CHECKPOINT")
     return work
 

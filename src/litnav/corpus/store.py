@@ -30,7 +30,7 @@ def connect(directory: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
                               f"rerun the build (`litnav build SOURCE --corpus {directory}`)")
         path.unlink()
         path.with_name(path.name + ".wal").unlink(missing_ok=True)
-    deadline = time.monotonic() + PUBLISH_WAIT_S
+    deadline = time.monotonic() + READER_WAIT_S
     while True:
         try:
             conn = duckdb.connect(str(path), read_only=read_only)
@@ -56,7 +56,7 @@ def connect(directory: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
     return conn
 
 
-PUBLISH_WAIT_S = 30.0
+READER_WAIT_S = 30.0
 """How long a read-only open waits while a build publishes its abstract vectors (seconds)."""
 
 
@@ -66,7 +66,7 @@ def _busy_message(directory: Path, read_only: bool, stage: str | None) -> str:
                 "build writing it); close it, or wait, and try again")
     if stage == "publishing":
         return (f"corpus {directory} is locked by a build moving its abstract vectors in (for more than "
-                f"{PUBLISH_WAIT_S:.0f} s); try again in a moment")
+                f"{READER_WAIT_S:.0f} s); try again in a moment")
     if stage == "writing":
         return (f"corpus {directory} is being written by a build (ingesting its sources and building the BM25 "
                 "index); it becomes searchable with BM25 as soon as that is done, while the build embeds the "
