@@ -1,17 +1,19 @@
 """finalize(): the build stages that run after all inputs are written, in two phases.
 
-Lexical phase (read-write connection, writer lock held): resolve references by title, chunk full
-texts, build BM25 and the phrase table, and list what still needs vectors (``embed/*.todo.parquet``).
-It ends by publishing a searchable state: meta ``build_stage = "lexical"`` (BM25 current, abstract
-vectors not yet), committed and checkpointed, after which the writer closes its read-write
-connection so that other processes can open the corpus read-only and search it with BM25.
+Lexical phase (read-write connection, writer lock held): resolve references by title, build BM25,
+and list the papers whose title+abstract vector is missing (``embed/abstracts.todo.parquet``). It
+ends by publishing a searchable state: meta ``build_stage = "lexical"`` with the dirty flag cleared
+and the counts, committed together and checkpointed; the writer then closes its read-write
+connection so that other processes can open the corpus read-only and search it with BM25 (a
+reader makes the chunks of papers not chunked yet on demand, the way the build will).
 
-Dense phase (no read-write connection): embed title+abstract texts (and chunk texts in eager mode)
-into shard files under ``DIR/embed/`` (each written atomically; a killed build keeps the finished
-shards and a rerun embeds only what is missing, without reading the sources again), and build the
-FAISS index there from the stored vectors plus the shards. Then :func:`publish_dense`, on a briefly
-reopened read-write connection, moves the vectors into the database and the FAISS files into
-``DIR/index/`` and sets ``build_stage = "complete"`` in one transaction.
+Dense phase (read-only connection only): build the phrase table, chunk the papers not chunked yet,
+embed title+abstract texts (and chunk texts in eager mode), and build the FAISS index — all into
+``DIR/embed/``: chunk shards (``chunked-NNNNNN.parquet``), vector shards (``abstracts-NNNNNN.npz``,
+``chunks-NNNNNN.npz``), each written atomically, so a killed build keeps what it finished and a
+rerun does only the rest, without reading the sources again. Then :func:`publish_dense`, on a
+briefly reopened read-write connection, moves chunks and vectors into the database and the FAISS
+and phrase files into ``DIR/index/`` and sets ``build_stage = "complete"`` in one transaction.
 
 A corpus finalised before stages existed has no ``build_stage``: it is complete when its
 indexes are not dirty.
@@ -35,11 +37,11 @@ from tqdm.auto import tqdm
 
 from litnav.core.io import atomic_path, write_json
 from litnav.core.settings import CorpusSettings
-from litnav.corpus.chunking import Chunker, layout
+from litnav.corpus.chunking import Chunker, chunk_rows
 from litnav.corpus.encoder import Encoder
 from litnav.corpus.errors import ModelMismatchError, mismatch_message
 from litnav.corpus.lexical import BM25_DIR, build_bm25
-from litnav.corpus.phrases import build_phrase_table, save_phrases
+from litnav.corpus.phrases import PHRASES_FILE, build_phrase_table, save_phrases
 from litnav.corpus.schema import CHUNK_CACHE_DIR, EMBED_DIR, INDEX_DIR
 from litnav.corpus.store import STAGE_KEY, content_counts, get_meta, register, set_meta, unregister
 from litnav.corpus.vectors import IDS_FILE, INDEX_FILE, build_index, choose_kind, index_files_present, save_index
@@ -66,6 +68,10 @@ class DenseWork:
     """Papers whose title+abstract vector is missing or stale (rows of ``embed/abstracts.todo.parquet``)."""
     chunks: int = 0
     """Chunks without a vector in eager mode (rows of ``embed/chunks.todo.parquet``)."""
+    unchunked: int = 0
+    """Papers whose text is not chunked yet (the dense phase chunks them into ``embed/chunked-*``)."""
+    phrases: bool = False
+    """The phrase table must be rebuilt (the dense phase writes it; publish moves it in)."""
     chunk_mode: str = "lazy"
     """``eager`` or ``lazy``: the chunk-vector mode recorded when the dense phase completes."""
     timings: dict[str, float] = field(default_factory=dict)
@@ -101,7 +107,8 @@ def finalize_lexical(directory: Path, conn, s: CorpusSettings, progress: bool = 
         raise ModelMismatchError(mismatch_message(directory, stored, ident))
     staging = directory / EMBED_DIR
     dirty = bool(get_meta(conn, "indexes_dirty", True))
-    dense_stale = dirty or get_meta(conn, STAGE_KEY) == "lexical" or not index_files_present(directory / INDEX_DIR)
+    was_lexical = get_meta(conn, STAGE_KEY) == "lexical"  # an earlier dense phase did not finish
+    dense_stale = dirty or was_lexical or not index_files_present(directory / INDEX_DIR)
     if reembed or (stored and not encoder.matches(stored)):
         conn.execute("BEGIN TRANSACTION")
         conn.execute("DELETE FROM vectors")
@@ -123,20 +130,25 @@ def finalize_lexical(directory: Path, conn, s: CorpusSettings, progress: bool = 
         set_meta(conn, "chunking", signature)
         conn.execute("COMMIT")
 
+    if dirty:  # content changed since chunk shards and a staged phrase table were made
+        for path in _chunk_shards(staging):
+            path.unlink()
+        (staging / PHRASES_FILE).unlink(missing_ok=True)
     _timed(timings, "resolve", lambda: _resolve(conn, s.title_resolution))
-    _timed(timings, "chunk", lambda: _chunk(conn, Chunker(encoder.tokenizer, limit), progress))
     if dirty or not (directory / INDEX_DIR / BM25_DIR).is_dir():
         _timed(timings, "bm25", lambda: _build_bm25(directory, conn, progress))
-    n_chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
-    mode = s.chunk_embeddings
-    if mode == "auto":
-        mode = "eager" if n_chunks < s.eager_chunk_limit else "lazy"
-    work = DenseWork(chunk_mode=mode, timings=timings)
+    work = DenseWork(timings=timings)
+    work.unchunked = conn.execute("SELECT count(*) FROM papers WHERE NOT chunked").fetchone()[0]
+    work.phrases = dirty or was_lexical or not (directory / INDEX_DIR / PHRASES_FILE).is_file()
     work.abstracts = _timed(timings, "todo", lambda: _write_abstract_todo(conn, staging))
-    if mode == "eager":
-        work.chunks = _write_chunk_todo(conn, staging)
+    if not work.unchunked:  # else the dense phase decides, after chunking
+        n_chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        work.chunk_mode = _chunk_mode(s, n_chunks)
+        if work.chunk_mode == "eager":
+            work.chunks = _write_chunk_todo(conn, staging)
     orphans = conn.execute("SELECT count(*) FROM vectors ANTI JOIN papers USING (corpus_id)").fetchone()[0]
-    work.pending = bool(work.abstracts or work.chunks or orphans or dense_stale)
+    mode = work.chunk_mode
+    work.pending = bool(work.abstracts or work.chunks or work.unchunked or work.phrases or orphans or dense_stale)
     if work.pending:
         write_json(staging / MODEL_FILE, ident)
     else:
@@ -174,14 +186,38 @@ def _write_abstract_todo(conn, staging: Path) -> int:
     return data.num_rows
 
 
+def _chunk_mode(s: CorpusSettings, n_chunks: int) -> str:
+    """``eager`` or ``lazy`` chunk vectors for a corpus of ``n_chunks`` chunks."""
+    if s.chunk_embeddings == "auto":
+        return "eager" if n_chunks < s.eager_chunk_limit else "lazy"
+    return s.chunk_embeddings
+
+
+def _staged_chunks(staging: Path) -> tuple[list[str], pa.Table]:
+    """The papers the chunk shards cover and their rows (``CHUNK_SCHEMA``)."""
+    shards = _chunk_shards(staging)
+    papers = [cid for path in shards for cid in _chunked_papers(path)]
+    rows = pa.concat_tables([pq.read_table(p).replace_schema_metadata(None) for p in shards]) if shards \
+        else CHUNK_SCHEMA.empty_table()
+    return papers, rows
+
+
 def _write_chunk_todo(conn, staging: Path) -> int:
     """``embed/chunks.todo.parquet``: ``corpus_id, ordinal, text, text_hash`` of the chunks without a
-    vector (eager mode). Returns its row count."""
-    conn.complete()
+    vector (eager mode): stored ones, and the rows of the chunk shards (which replace the stored
+    chunks of the papers they cover). Returns its row count."""
+    papers, rows = _staged_chunks(staging)
+    register(conn, "_covered", pa.table({"corpus_id": pa.array(papers, pa.string())}))
+    register(conn, "_new", rows.select(["corpus_id", "ordinal", "text"]))
     data = conn.sql("""
-        SELECT c.corpus_id, c.ordinal, c.text, md5(c.text) AS text_hash FROM chunks c
-        ANTI JOIN chunk_vectors v ON c.corpus_id = v.corpus_id AND c.ordinal = v.ordinal
-        ORDER BY c.corpus_id, c.ordinal""").to_arrow_table()
+        SELECT corpus_id, ordinal, text, md5(text) AS text_hash FROM (
+            SELECT c.corpus_id, c.ordinal, c.text FROM chunks c
+            ANTI JOIN chunk_vectors v ON c.corpus_id = v.corpus_id AND c.ordinal = v.ordinal
+            WHERE c.corpus_id NOT IN (SELECT corpus_id FROM _covered)
+            UNION ALL SELECT corpus_id, ordinal, text FROM _new)
+        ORDER BY corpus_id, ordinal""").to_arrow_table()
+    unregister(conn, "_new")
+    unregister(conn, "_covered")
     with atomic_path(staging / CHUNK_TODO, suffix=".parquet") as tmp:
         pq.write_table(data, tmp)
     return data.num_rows
@@ -222,14 +258,36 @@ def _resolve(conn, enabled: bool) -> None:
     conn.execute("COMMIT")
 
 
-def _chunk(conn, chunker: Chunker, progress: bool) -> None:
+CHUNK_SCHEMA = pa.schema([
+    ("corpus_id", pa.string()), ("ordinal", pa.int32()), ("section", pa.string()),
+    ("paragraph", pa.int32()), ("char_start", pa.int32()), ("char_end", pa.int32()), ("text", pa.string())])
+
+
+def _chunk_shards(staging: Path) -> list[Path]:
+    return sorted(staging.glob("chunked-*.parquet"))
+
+
+def _chunked_papers(path: Path) -> list[str]:
+    """The papers a chunk shard covers (those without text have no rows but are covered)."""
+    return json.loads(pq.read_schema(path).metadata[b"papers"])
+
+
+def _chunk(directory: Path, conn, chunker: Chunker, progress: bool) -> int:
+    """Chunk the papers not chunked yet (``papers.chunked`` false) that no shard covers, reading
+    through ``conn`` (read-only is enough), ``CHUNK_BATCH`` papers per shard file
+    ``embed/chunked-NNNNNN.parquet`` (rows as the ``chunks`` table's; the papers covered in its
+    schema metadata), each written atomically. Returns the number of papers chunked now."""
+    staging = directory / EMBED_DIR
+    done = {cid for path in _chunk_shards(staging) for cid in _chunked_papers(path)}
+    conn.complete()
     todo = [r[0] for r in conn.execute(
-        "SELECT corpus_id FROM papers WHERE NOT chunked ORDER BY corpus_id").fetchall()]
+        "SELECT corpus_id FROM papers WHERE NOT chunked ORDER BY corpus_id").fetchall() if r[0] not in done]
+    existing = _chunk_shards(staging)
+    number = int(existing[-1].stem.rsplit("-", 1)[1]) + 1 if existing else 0
     bar = tqdm(total=len(todo), desc="chunk", unit="paper", disable=None if progress else True)
     for i in range(0, len(todo), CHUNK_BATCH):
         batch = todo[i:i + CHUNK_BATCH]
-        ids = pa.table({"corpus_id": batch})
-        register(conn, "_ids", ids)
+        register(conn, "_ids", pa.table({"corpus_id": batch}))
         abstracts = dict(conn.execute(
             "SELECT corpus_id, abstract FROM abstracts WHERE corpus_id IN (SELECT corpus_id FROM _ids)").fetchall())
         body: dict[str, list[tuple[str, str]]] = {}
@@ -237,36 +295,34 @@ def _chunk(conn, chunker: Chunker, progress: bool) -> None:
                 "SELECT corpus_id, section, text FROM paragraphs WHERE corpus_id IN (SELECT corpus_id FROM _ids) "
                 "ORDER BY corpus_id, idx").fetchall():
             body.setdefault(cid, []).append((section, text))
-        with_text = [cid for cid in batch if cid in abstracts or cid in body]
-        spans = chunker.chunk_many([layout(abstracts.get(c), body.get(c, [])) for c in with_text])
-        cols: dict[str, list] = {k: [] for k in ("corpus_id", "ordinal", "section", "paragraph",
-                                                  "char_start", "char_end", "text")}
-        for cid, chunks in zip(with_text, spans):
-            ft_paras = layout(abstracts.get(cid), body.get(cid, []))
-            for ordinal, c in enumerate(chunks):
-                p = ft_paras[c.paragraph]
-                cols["corpus_id"].append(cid)
-                cols["ordinal"].append(ordinal)
-                cols["section"].append(c.section)
-                cols["paragraph"].append(c.paragraph)
-                cols["char_start"].append(c.start)
-                cols["char_end"].append(c.end)
-                cols["text"].append(p.text[c.start - p.start:c.end - p.start])
-        conn.execute("BEGIN TRANSACTION")
-        conn.execute("DELETE FROM chunks WHERE corpus_id IN (SELECT corpus_id FROM _ids)")
-        conn.execute("DELETE FROM chunk_vectors WHERE corpus_id IN (SELECT corpus_id FROM _ids)")
-        staged = pa.table(cols, schema=pa.schema([
-            ("corpus_id", pa.string()), ("ordinal", pa.int32()), ("section", pa.string()),
-            ("paragraph", pa.int32()), ("char_start", pa.int32()), ("char_end", pa.int32()),
-            ("text", pa.string())]))
-        register(conn, "_staged", staged)
-        conn.execute("INSERT INTO chunks BY NAME SELECT * FROM _staged")
-        conn.execute("UPDATE papers SET chunked = true WHERE corpus_id IN (SELECT corpus_id FROM _ids)")
-        conn.execute("COMMIT")
-        unregister(conn, "_staged")
         unregister(conn, "_ids")
+        rows = pa.table(chunk_rows(chunker, batch, abstracts, body), schema=CHUNK_SCHEMA)
+        rows = rows.replace_schema_metadata({"papers": json.dumps(batch)})
+        with atomic_path(staging / f"chunked-{number:06d}.parquet", suffix=".parquet") as tmp:
+            pq.write_table(rows, tmp)
+        number += 1
         bar.update(len(batch))
     bar.close()
+    return len(todo)
+
+
+def _publish_chunks(directory: Path, conn) -> None:
+    """Inside publish's transaction: replace the chunks of the papers the shards cover with the
+    shards' rows and mark those papers chunked."""
+    staging = directory / EMBED_DIR
+    shards = _chunk_shards(staging)
+    if not shards:
+        return
+    papers = [cid for path in shards for cid in _chunked_papers(path)]
+    register(conn, "_ids", pa.table({"corpus_id": pa.array(papers, pa.string())}))
+    conn.execute("DELETE FROM chunks WHERE corpus_id IN (SELECT corpus_id FROM _ids)")
+    conn.execute("DELETE FROM chunk_vectors WHERE corpus_id IN (SELECT corpus_id FROM _ids)")
+    for path in shards:
+        register(conn, "_staged", pq.read_table(path))
+        conn.execute("INSERT INTO chunks BY NAME SELECT * FROM _staged")
+        unregister(conn, "_staged")
+    conn.execute("UPDATE papers SET chunked = true WHERE corpus_id IN (SELECT corpus_id FROM _ids)")
+    unregister(conn, "_ids")
 
 
 def vector_table(ids: list[str], vecs: np.ndarray, **extra) -> pa.Table:
@@ -366,21 +422,36 @@ def _staged_vectors(staging: Path, kind: str) -> tuple[pa.Table, np.ndarray]:
 
 
 def embed_stage(directory: Path, s: CorpusSettings, work: DenseWork, progress: bool = True) -> dict[str, float]:
-    """The dense phase, without a read-write connection (readers may have the corpus open):
-    embed what ``work`` lists into shards under ``DIR/embed/`` and build the FAISS index there
-    from the stored vectors (read through a read-only connection) plus the shards. Returns
-    seconds per stage (``embed``, ``chunk_vectors``, ``faiss``)."""
+    """The dense phase, without a read-write connection (readers may have the corpus open; this
+    one reads through a read-only connection): build the phrase table, chunk the papers not
+    chunked yet, embed what is missing (abstracts; chunks in eager mode) and build the FAISS index
+    — all into ``DIR/embed/``, each piece resumable. Returns seconds per stage (``phrases``,
+    ``chunk``, ``embed``, ``chunk_vectors``, ``faiss``)."""
     from litnav.corpus.store import connect
 
     timings: dict[str, float] = {}
     staging = directory / EMBED_DIR
     encoder = Encoder.from_settings(s)
-    _timed(timings, "embed", lambda: _embed_abstracts(staging, encoder, progress))
-    if work.chunks:
-        _timed(timings, "chunk_vectors", lambda: _embed_to_shards(staging, "chunks", encoder, progress))
-    todo, new = _staged_vectors(staging, "abstracts")
     conn = connect(directory, read_only=True)
     try:
+        if work.phrases and not (staging / PHRASES_FILE).is_file():
+            _timed(timings, "phrases", lambda: _build_phrases(staging, conn))
+        if work.unchunked:
+            limit = min(s.chunk_tokens, encoder.max_tokens)
+            _timed(timings, "chunk", lambda: _chunk(directory, conn, Chunker(encoder.tokenizer, limit), progress))
+            papers, rows = _staged_chunks(staging)
+            conn.complete()
+            register(conn, "_covered", pa.table({"corpus_id": pa.array(papers, pa.string())}))
+            stored = conn.execute("SELECT count(*) FROM chunks WHERE corpus_id NOT IN "
+                                  "(SELECT corpus_id FROM _covered)").fetchone()[0]
+            unregister(conn, "_covered")
+            work.chunk_mode = _chunk_mode(s, stored + rows.num_rows)
+            if work.chunk_mode == "eager":
+                work.chunks = _write_chunk_todo(conn, staging)
+        _timed(timings, "embed", lambda: _embed_abstracts(staging, encoder, progress))
+        if work.chunks:
+            _timed(timings, "chunk_vectors", lambda: _embed_to_shards(staging, "chunks", encoder, progress))
+        todo, new = _staged_vectors(staging, "abstracts")
         register(conn, "_todo", todo.select(["corpus_id"]))
         t = conn.sql("SELECT v.corpus_id, v.vec FROM vectors v SEMI JOIN papers p USING (corpus_id) "
                      "ANTI JOIN _todo t USING (corpus_id) ORDER BY v.corpus_id").to_arrow_table()
@@ -426,6 +497,7 @@ def publish_dense(directory: Path, conn, work: DenseWork) -> dict[str, float]:
                                   else (pa.table({}), np.zeros((0, 0), dtype=np.float32)))
         faiss_meta = json.loads((staging / FAISS_STAGED / "meta.json").read_text())
         conn.execute("BEGIN TRANSACTION")
+        _publish_chunks(directory, conn)
         if todo.num_rows:
             register(conn, "_staged", vector_table(todo.column("corpus_id").to_pylist(), vecs,
                                                    text_hash=todo.column("text_hash")))
@@ -440,9 +512,11 @@ def publish_dense(directory: Path, conn, work: DenseWork) -> dict[str, float]:
                          "WHERE s.corpus_id = v.corpus_id AND s.ordinal = v.ordinal)")
             conn.execute("INSERT INTO chunk_vectors BY NAME SELECT * FROM _staged")
             unregister(conn, "_staged")
+        (directory / INDEX_DIR).mkdir(parents=True, exist_ok=True)
         for name in (INDEX_FILE, IDS_FILE):
-            (directory / INDEX_DIR).mkdir(parents=True, exist_ok=True)
             os.replace(staging / FAISS_STAGED / name, directory / INDEX_DIR / name)
+        if (staging / PHRASES_FILE).is_file():
+            os.replace(staging / PHRASES_FILE, directory / INDEX_DIR / PHRASES_FILE)
         set_meta(conn, "faiss", faiss_meta)
         set_meta(conn, "chunk_vectors_mode", work.chunk_mode)
         set_meta(conn, STAGE_KEY, "complete")
@@ -466,5 +540,13 @@ def _build_bm25(directory: Path, conn, progress: bool) -> None:
         return
     build_bm25(directory / INDEX_DIR, [r[0] for r in rows], [r[1] for r in rows], show_progress=progress)
     set_meta(conn, "bm25", {"n": len(rows), "dir": BM25_DIR})
-    # word and collocation statistics for intent analysis (corpus.phrases), same texts as BM25
-    save_phrases(directory / INDEX_DIR, build_phrase_table(r[1] for r in rows))
+
+
+def _build_phrases(staging: Path, conn) -> None:
+    """Word and collocation statistics for intent analysis (:mod:`corpus.phrases`), over the same
+    texts as BM25, written to ``embed/phrases.json.gz`` (publish moves it into ``index/``)."""
+    conn.complete()
+    rows = conn.execute(
+        "SELECT coalesce(p.title, '') || ' ' || coalesce(a.abstract, '') "
+        "FROM papers p LEFT JOIN abstracts a USING (corpus_id) ORDER BY p.corpus_id").fetchall()
+    save_phrases(staging, build_phrase_table(r[0] for r in rows))
