@@ -450,7 +450,7 @@ def embed_stage(directory: Path, s: CorpusSettings, work: DenseWork, progress: b
                 work.chunks = _write_chunk_todo(conn, staging)
         _timed(timings, "embed", lambda: _embed_abstracts(staging, encoder, progress))
         if work.chunks:
-            _timed(timings, "chunk_vectors", lambda: _embed_to_shards(staging, "chunks", encoder, progress))
+            _timed(timings, "chunk_vectors", lambda: _embed_chunks(staging, encoder, progress))
         todo, new = _staged_vectors(staging, "abstracts")
         register(conn, "_todo", todo.select(["corpus_id"]))
         t = conn.sql("SELECT v.corpus_id, v.vec FROM vectors v SEMI JOIN papers p USING (corpus_id) "
@@ -481,6 +481,11 @@ def embed_stage(directory: Path, s: CorpusSettings, work: DenseWork, progress: b
 def _embed_abstracts(staging: Path, encoder: Encoder, progress: bool) -> int:
     """Embed the title+abstract texts of ``embed/abstracts.todo.parquet`` into shards."""
     return _embed_to_shards(staging, "abstracts", encoder, progress)
+
+
+def _embed_chunks(staging: Path, encoder: Encoder, progress: bool) -> int:
+    """Embed the chunk texts of ``embed/chunks.todo.parquet`` (eager mode) into shards."""
+    return _embed_to_shards(staging, "chunks", encoder, progress)
 
 
 def publish_dense(directory: Path, conn, work: DenseWork) -> dict[str, float]:

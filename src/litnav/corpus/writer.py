@@ -401,8 +401,10 @@ class CorpusWriter:
             raise CorpusError("finalize called inside a source block")
         if stop_after not in (None, "lexical"):
             raise ValueError(f"stop_after must be None or 'lexical', not {stop_after!r}")
-        if self.conn is None:
+        if self._lock is None:
             raise CorpusError(f"corpus writer of {self.directory} is closed")
+        if self.conn is None:  # an earlier finalize failed while embedding (the lock is still ours)
+            self.conn = self._reconnect()
         t0 = time.perf_counter()
         damaged = index_problems(self.directory, self.conn, checksums=True)
         if damaged:  # a plain rebuild repairs damaged or missing index files
