@@ -61,6 +61,9 @@ def test_lexical_stage_searches_with_bm25_only_and_dense_joins_when_built(source
         with pytest.raises(DenseUnavailableError, match="not built yet"):
             c.semantic_search(QUERY, 3)
         assert c.abstract_vectors(["dpr"])[0] == []
+        assert c.stats()["chunks"] == 0  # not chunked yet: a reader makes a paper's chunks on demand
+        on_demand = {cid: c.chunks(cid) for cid in ("dpr", "bird", "survey")}
+        assert all(on_demand.values())
         session = search(QUERY, c, Settings(), rounds=1, top_k=5)
     assert session.results, "a corpus in the lexical stage must answer searches with BM25"
     found = {f.channel for r in session.results for f in r.found_by}
@@ -77,6 +80,7 @@ def test_lexical_stage_searches_with_bm25_only_and_dense_joins_when_built(source
         assert c.build_stage() == "complete" and not c.missing_channels()
         assert c.semantic_search(QUERY, 14)  # every paper has a vector now
         assert c.stats()["vectors"] == 14
+        assert {cid: c.chunks(cid) for cid in on_demand} == on_demand  # the build stored the same chunks
         session = search(QUERY, c, Settings(), rounds=1, top_k=5)
     assert session.engines["retrieval"] == "semantic (dense) + lexical (bm25)"
     assert "semantic" in {f.channel for r in session.results for f in r.found_by}
