@@ -39,6 +39,10 @@ _SHARED: dict[tuple[str, str], _Shared] = {}
 _SHARED_LOCK = threading.Lock()
 
 
+TITLE_ORDINAL = -1
+"""Ordinal under which a paper's title vector sits among its cached chunk vectors (chunks count from 0)."""
+
+
 def _ordinal(chunk: Chunk) -> int:
     return int(chunk.chunk_id.rsplit(":", 1)[1])
 
@@ -339,6 +343,29 @@ class Corpus:
         chunks = self._chunks_many(ids)
         vecs = self._vectors_for(chunks, self._stored_chunk_vectors(ids, chunks))
         return {cid: (chunks[cid], vecs[cid]) for cid in ids}
+
+    def title_vectors(self, titles: dict[str, str]) -> dict[str, np.ndarray]:
+        """Encoded titles, corpus_id -> float32 ``[dim]`` (L2-normalised). Kept with the paper's lazy
+        chunk vectors (LRU and ``DIR/chunk_cache``, under ordinal :data:`TITLE_ORDINAL`, checked
+        against the title's hash), so later searches and processes do not re-encode them."""
+        wanted = {cid: [Chunk.model_construct(chunk_id=f"{cid}:{TITLE_ORDINAL}", corpus_id=cid, section="Title",
+                                              paragraph=0, char_start=0, char_end=len(t), text=t)]
+                  for cid, t in titles.items()}
+        return {cid: vecs[0] for cid, vecs in self._vectors_for(wanted, {}).items()}
+
+    def vectors_of(self, wanted: dict[str, list[Chunk]]) -> dict[str, np.ndarray]:
+        """Vectors of chosen chunks: corpus_id -> float32 ``[len(chunks), dim]`` (L2-normalised, in the
+        given order). From the stored table on eager corpora; otherwise through the same process LRU
+        and on-disk chunk cache as :meth:`evidence_chunks`, embedding only what neither holds."""
+        ids = [cid for cid, cs in wanted.items() if cs]
+        every = self._chunks_many(ids)
+        stored = self._stored_chunk_vectors(ids, every)
+        out: dict[str, np.ndarray] = {}
+        for cid in stored:
+            pos = {c.chunk_id: i for i, c in enumerate(every[cid])}
+            out[cid] = stored[cid][[pos[c.chunk_id] for c in wanted[cid]]]
+        out.update(self._vectors_for({cid: cs for cid, cs in wanted.items() if cid not in stored}, {}))
+        return out
 
     def evidence_chunks(self, ids: Iterable[str], queries: list[str], per_query: int,
                         usable: Callable[[Chunk], bool] | None = None) -> dict[str, tuple[list[Chunk], np.ndarray]]:

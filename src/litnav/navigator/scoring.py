@@ -10,9 +10,6 @@ candidate the first stage ranked in the top M >= N.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-
 import numpy as np
 
 from litnav.core.boilerplate import non_evidence_section
@@ -26,31 +23,15 @@ UNSCORED_ENGINE = "none (below the scored top-N: fused order)"
 RETRIEVAL_ENGINE = "none (retrieval score)"
 
 
-_TITLE_CACHE: OrderedDict[tuple[str, str, str], np.ndarray] = OrderedDict()
-_TITLE_LOCK = threading.Lock()
-TITLE_CACHE_SIZE = 100_000
-"""Title vectors kept across searches in this process, keyed by (corpus fingerprint, id, title)."""
-
-
 def _title_vectors(corpus, papers: list) -> list[np.ndarray]:
-    """Encoded titles of ``papers`` (L2-normalised, ``[dim]`` each), encoding only those not in
-    the process-wide LRU (``_TITLE_CACHE``)."""
-    if not hasattr(corpus, "fingerprint"):  # no stable identity (a test double): nothing to share
-        return list(corpus.encode([p.title for p in papers])) if papers else []
-    fp = corpus.fingerprint()
-    keys = [(fp, p.corpus_id, p.title) for p in papers]
-    with _TITLE_LOCK:
-        have = {k: _TITLE_CACHE[k] for k in keys if k in _TITLE_CACHE}
-    todo = [k for k in dict.fromkeys(keys) if k not in have]
-    if todo:
-        have.update(zip(todo, corpus.encode([k[2] for k in todo])))
-    with _TITLE_LOCK:
-        for k in keys:
-            _TITLE_CACHE[k] = have[k]
-            _TITLE_CACHE.move_to_end(k)
-        while len(_TITLE_CACHE) > TITLE_CACHE_SIZE:
-            _TITLE_CACHE.popitem(last=False)
-    return [have[k] for k in keys]
+    """Encoded titles of ``papers`` (L2-normalised, ``[dim]`` each), through the corpus's chunk-vector
+    caches (``Corpus.title_vectors``) when it has them."""
+    if not papers:
+        return []
+    if not hasattr(corpus, "title_vectors"):  # a test double: encode directly
+        return list(corpus.encode([p.title for p in papers]))
+    vecs = corpus.title_vectors({p.corpus_id: p.title for p in papers})
+    return [vecs[p.corpus_id] for p in papers]
 
 
 class ScoringStage:
@@ -156,6 +137,7 @@ class ScoringStage:
         these chunks are encoded). Cached per (paper, checkpoint)."""
         from litnav.scorer.features import checkpoint_terms
         from litnav.scorer.quote import stating_quote
+        from litnav.scorer.text import phrase_in, stem_string, stems
 
         cps = locatable(ctx.checklist.checkpoints)
         phrases = {c.id: checkpoint_terms(c.text, c.terms)[1] for c in cps}
@@ -168,18 +150,28 @@ class ScoringStage:
                 if stating_quote(self.evidence.get(cid, {}).get(c.id, []), phrases[c.id]) is not None:
                     continue
                 if cid not in self.chunks:
-                    self.chunks[cid] = [ch for ch in self.corpus.chunks(cid) if not non_evidence_section(ch.section)]
-                for ch in self.chunks[cid]:
+                    kept = [ch for ch in self.corpus.chunks(cid) if not non_evidence_section(ch.section)]
+                    self.chunks[cid] = [(ch, stem_string([stems(ch.text)])) for ch in kept]
+                for ch, hay in self.chunks[cid]:
+                    # a sentence can state every phrase only if its chunk does: most chunks stop here
+                    if not all(phrase_in(p, hay) for p in phrases[c.id]):
+                        continue
                     ev = Evidence(chunk_id=ch.chunk_id, corpus_id=cid, section=ch.section, char_start=ch.char_start,
                                   char_end=ch.char_end, text=ch.text, similarity=0.0)
                     if stating_quote([ev], phrases[c.id]) is not None:
                         todo.append((cid, c, ev))
                         break
         if todo:
-            vectors = self.corpus.encode([ev.text for _, _, ev in todo])
+            wanted: dict[str, dict[str, object]] = {}  # corpus_id -> chunk_id -> chunk
+            for cid, _, ev in todo:
+                wanted.setdefault(cid, {})[ev.chunk_id] = next(ch for ch, _ in self.chunks[cid]
+                                                               if ch.chunk_id == ev.chunk_id)
+            wanted = {cid: list(chs.values()) for cid, chs in wanted.items()}
+            by_chunk = {ch.chunk_id: vec for cid, vecs in self.corpus.vectors_of(wanted).items()
+                        for ch, vec in zip(wanted[cid], vecs)}
             ctx.encode_queries([evidence_query(c) for _, c, _ in todo])
-            for (cid, c, ev), vec in zip(todo, vectors):
-                sim = float(np.dot(vec, ctx.query_vectors[evidence_query(c)]))
+            for cid, c, ev in todo:
+                sim = float(np.dot(by_chunk[ev.chunk_id], ctx.query_vectors[evidence_query(c)]))
                 self.stated[(cid, c.id)] = ev.model_copy(update={"similarity": sim})
         out: dict[str, dict[str, list[Evidence]]] = {}
         for (cid, cp_id), ev in self.stated.items():
