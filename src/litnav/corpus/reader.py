@@ -6,13 +6,14 @@ the encoder model, the FAISS index, the BM25 index, and an LRU of chunk vectors 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -639,3 +640,14 @@ class Corpus:
         """All rows of the vectors table (ids sorted) — the source the FAISS index is built from."""
         with self._lock:
             return load_vectors(self._conn)
+
+
+@contextlib.contextmanager
+def opened(corpus: Corpus | str | Path) -> Iterator[Corpus]:
+    """``corpus`` itself when it is an open corpus (left open), else ``Corpus.open(corpus)`` for a
+    path, closed on exit. Errors as :meth:`Corpus.open`."""
+    if isinstance(corpus, (str, Path)):
+        with Corpus.open(corpus) as c:
+            yield c
+    else:
+        yield corpus
