@@ -238,11 +238,18 @@ def load_settings(file: str | Path | None = None, overrides: list[str] | None = 
     tree: dict[str, Any] = {}
     if file is not None:
         path = Path(file)
+        if path.suffix.lower() not in (".toml", ".json"):
+            raise SettingsError(f"{path}: a settings file is TOML (.toml) or JSON (.json), not {path.suffix or 'a file without an extension'}")
+        kind = "TOML" if path.suffix.lower() == ".toml" else "JSON"
         try:
-            text = path.read_text()
-            tree = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
-        except (OSError, json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
-            raise SettingsError(f"{path}: {exc}") from exc
+            text = path.read_text(encoding="utf-8")
+            tree = tomllib.loads(text) if kind == "TOML" else json.loads(text)
+        except OSError as exc:
+            raise SettingsError(f"{path}: cannot read the settings file ({exc.strerror or exc})") from exc
+        except (json.JSONDecodeError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise SettingsError(f"{path}: not valid {kind}: {exc}") from exc
+        if not isinstance(tree, dict):
+            raise SettingsError(f"{path}: the settings file must hold a table of groups, not {type(tree).__name__}")
     for item in overrides or []:
         key, sep, raw = item.partition("=")
         if not sep:
