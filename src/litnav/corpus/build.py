@@ -8,6 +8,7 @@ embed chunks (eager mode), build BM25. Indexes are marked dirty until the last s
 from __future__ import annotations
 
 import shutil
+import sys
 import time
 from pathlib import Path
 
@@ -246,7 +247,9 @@ def _build_bm25(directory: Path, conn, progress: bool) -> None:
         "FROM papers p LEFT JOIN abstracts a USING (corpus_id) ORDER BY p.corpus_id").fetchall()
     if not rows:
         return
-    build_bm25(directory / INDEX_DIR, [r[0] for r in rows], [r[1] for r in rows], show_progress=progress)
+    # bm25s draws its own bars (not tqdm's disable=None): only on a terminal, like litnav's
+    build_bm25(directory / INDEX_DIR, [r[0] for r in rows], [r[1] for r in rows],
+               show_progress=progress and sys.stderr.isatty())
     set_meta(conn, "bm25", {"n": len(rows), "dir": BM25_DIR})
     # word and collocation statistics for intent analysis (corpus.phrases), same texts as BM25
     save_phrases(directory / INDEX_DIR, build_phrase_table(r[1] for r in rows))
