@@ -72,24 +72,23 @@ class Vocab:
             n = rng.choice((2, 2, 3, 3, 3, 4))
             w = "".join(rng.choice(_ONSETS) + rng.choice(_VOWELS) for _ in range(n - 1)) + rng.choice(_CODAS)
             words.setdefault(w)
-        size = len(words)
-        self.words = np.array(list(words), dtype=object)
-        ranks = np.arange(1, size + 1, dtype=np.float64)
-        p = 1.0 / ranks ** 1.07
-        self.p = p / p.sum()
-        self.cdf = np.cumsum(self.p)
-        mid = np.arange(500, size)  # topic words come from the middle and tail of the vocabulary
-        trng = np.random.default_rng(seed)
-        self.topics = [self.words[trng.choice(mid, per_topic, replace=False)] for _ in range(topics)]
+        self.words = list(words)
+        ranks = np.arange(1, len(self.words) + 1, dtype=np.float64)
+        cdf = np.cumsum(1.0 / ranks ** 1.07)  # Zipf
+        # inverse-CDF lookup table: a uniform draw from it is a Zipf draw (2^20 cells keep the tail)
+        cells = np.searchsorted(cdf / cdf[-1], (np.arange(1 << 20) + 0.5) / (1 << 20))
+        self.table = [self.words[i] for i in cells]
+        trng = random.Random(seed)
+        mid = self.words[500:]  # topic words come from the middle and tail of the vocabulary
+        self.topics = [trng.sample(mid, per_topic) for _ in range(topics)]
         self.n_topics = topics
 
-    def sample(self, rng: np.random.Generator, n: int, topic: int, topic_share: float = 0.25) -> np.ndarray:
-        """``n`` words: background Zipf words with ``topic_share`` of them from ``topic``'s list."""
-        out = self.words[np.searchsorted(self.cdf, rng.random(n) * self.cdf[-1])]
-        k = rng.random(n) < topic_share
-        if k.any():
-            tw = self.topics[topic]
-            out[k] = tw[rng.integers(0, len(tw), int(k.sum()))]
+    def sample(self, rnd: random.Random, n: int, topic: int, topic_share: float = 0.25) -> list[str]:
+        """``n`` words: background Zipf words with about ``topic_share`` of them from ``topic``'s list."""
+        out = rnd.choices(self.table, k=n)
+        if topic_share > 0:  # every step-th word from the topic's list
+            step = max(1, round(1 / topic_share))
+            out[::step] = rnd.choices(self.topics[topic], k=len(range(0, n, step)))
         return out
 
 
@@ -118,43 +117,51 @@ def corpus_id(i: int) -> int:
 
 def title_of(i: int, vocab: Vocab, seed: int) -> str:
     """Paper ``i``'s title, regenerable from ``i`` alone (bibliographies cite by title)."""
-    rng = np.random.default_rng([seed, i])
-    n = int(np.clip(round(rng.lognormal(math.log(10), 0.3)), 3, 30))
-    words = vocab.sample(rng, n, topic_of(i, vocab.n_topics), topic_share=0.45)
-    return " ".join(words).capitalize()
+    rnd = random.Random(seed * 1_000_003 + i)
+    n = _lognormal_int(rnd, 10, 0.3, 3, 30)
+    return " ".join(vocab.sample(rnd, n, topic_of(i, vocab.n_topics), topic_share=0.45)).capitalize()
 
 
-def sentences(rng: np.random.Generator, vocab: Vocab, topic: int, n_words: int) -> list[str]:
+def sentences(rnd: random.Random, vocab: Vocab, topic: int, n_words: int) -> list[str]:
     """Sentences (8-35 words, capitalised, ending with a full stop) of ``n_words`` words in all."""
-    words = vocab.sample(rng, n_words, topic)
+    words = vocab.sample(rnd, n_words, topic)
     out, pos = [], 0
     while pos < n_words:
-        k = int(rng.integers(8, 36))
+        k = rnd.randrange(8, 36)
         out.append(" ".join(words[pos:pos + k]).capitalize() + ".")
         pos += k
     return out
 
 
-def _lognormal_int(rng: np.random.Generator, median: float, sigma: float, lo: int, hi: int) -> int:
-    return int(np.clip(round(rng.lognormal(math.log(median), sigma)), lo, hi))
+def _lognormal_int(rnd: random.Random, median: float, sigma: float, lo: int, hi: int) -> int:
+    return min(hi, max(lo, round(rnd.lognormvariate(math.log(median), sigma))))
 
 
-def _references(rng: np.random.Generator, i: int, refs: float, n_topics: int) -> list[int]:
+def _poisson(rnd: random.Random, lam: float) -> int:
+    """A Poisson(``lam``) draw (Knuth's method; fine for the small means used here)."""
+    limit, k, p = math.exp(-lam), 0, rnd.random()
+    while p > limit:
+        k += 1
+        p *= rnd.random()
+    return k
+
+
+def _references(rnd: random.Random, i: int, refs: float, n_topics: int) -> list[int]:
     """Paper numbers ``i`` cites: earlier papers, half of them of its own topic."""
     if i == 0:
         return []
-    k = min(int(rng.poisson(refs)), i)
+    k = min(_poisson(rnd, refs), i)
     out: set[int] = set()
     for _ in range(k):
-        if rng.random() < 0.5 and i >= n_topics:
-            j = i - n_topics * int(rng.integers(1, i // n_topics + 1))
+        if rnd.random() < 0.5 and i >= n_topics:
+            j = i - n_topics * rnd.randrange(1, i // n_topics + 1)
         else:
-            j = int(rng.integers(0, i))
+            j = rnd.randrange(0, i)
         out.add(j)
     return sorted(out)
 
 
-def _s2orc_row(i: int, title: str, abstract: str | None, rng: np.random.Generator, vocab: Vocab,
+def _s2orc_row(i: int, title: str, abstract: str | None, rnd: random.Random, vocab: Vocab,
                cited: list[int], seed: int) -> dict:
     """A Datasets API ``s2orc`` row: one text string plus JSON-encoded annotation span lists."""
     topic = topic_of(i, vocab.n_topics)
@@ -178,22 +185,22 @@ def _s2orc_row(i: int, title: str, abstract: str | None, rng: np.random.Generato
     put(title, "title")
     if abstract:
         put(abstract, "abstract")
-    body = _lognormal_int(rng, 3500, 0.5, 500, 15000)
-    n_sections = int(rng.integers(4, 10))
+    body = _lognormal_int(rnd, 3500, 0.5, 500, 15000)
+    n_sections = rnd.randrange(4, 10)
     per_section = body // n_sections
     refs = [f"b{k}" for k in range(len(cited))]
     for _ in range(n_sections):
-        put(" ".join(vocab.sample(rng, int(rng.integers(1, 4)), topic)).title(), "sectionheader")
+        put(" ".join(vocab.sample(rnd, rnd.randrange(1, 4), topic)).title(), "sectionheader")
         left = per_section
         while left > 0:
-            n = min(left, _lognormal_int(rng, 110, 0.4, 30, 400))
+            n = min(left, _lognormal_int(rnd, 110, 0.4, 30, 400))
             left -= n
-            sents = sentences(rng, vocab, topic, n)
+            sents = sentences(rnd, vocab, topic, n)
             marks: list[tuple[int, str]] = []  # (char offset in paragraph, ref id)
             if refs:
-                for _ in range(int(rng.poisson(1.2))):
-                    j = int(rng.integers(0, len(sents)))
-                    ref = refs[int(rng.integers(0, len(refs)))]
+                for _ in range(_poisson(rnd, 1.2)):
+                    j = rnd.randrange(len(sents))
+                    ref = refs[rnd.randrange(len(refs))]
                     sents[j] = sents[j][:-1] + f" [{ref[1:]}]."
             text = " ".join(sents)
             start = pos
@@ -209,7 +216,7 @@ def _s2orc_row(i: int, title: str, abstract: str | None, rng: np.random.Generato
                                       "attributes": {"ref_id": ref}})
     for ref, j in zip(refs, cited):
         t = title_of(j, vocab, seed)
-        matched = corpus_id(j) if rng.random() < 0.7 else None
+        matched = corpus_id(j) if rnd.random() < 0.7 else None
         start = pos
         put(f"{ref}. {t}. {2000 + j % 24}.", "bibentry", {"id": ref, "matched_paper_id": matched})
         off = start + len(ref) + 2
@@ -226,7 +233,7 @@ def generate(folder: Path, n: int, seed: int = 0, shard: int = 50_000, abstract_
     bytes. Streams shard by shard (memory does not grow with ``n``). Skips the work when
     ``folder/generated.json`` records the same parameters."""
     params = {"n": n, "seed": seed, "shard": shard, "abstract_frac": abstract_frac,
-              "fulltext_frac": fulltext_frac, "refs": refs, "version": 2}
+              "fulltext_frac": fulltext_frac, "refs": refs, "version": 4}
     done = folder / "generated.json"
     if done.is_file() and json.loads(done.read_text()).get("params") == params:
         return json.loads(done.read_text())
@@ -239,23 +246,23 @@ def generate(folder: Path, n: int, seed: int = 0, shard: int = 50_000, abstract_
         hi = min(n, lo + shard)
         files = {k: gzip.open(folder / f"{k}-{s:04d}.jsonl.gz", "wb", compresslevel=1)
                  for k in ("papers", "abstracts", "citations", "s2orc")}
-        rng = np.random.default_rng([seed, 7, s])
+        rnd = random.Random(seed * 7919 + s)
         for i in range(lo, hi):
             topic = topic_of(i, vocab.n_topics)
             title = title_of(i, vocab, seed)
-            cited = _references(rng, i, refs, vocab.n_topics)
+            cited = _references(rnd, i, refs, vocab.n_topics)
             abstract = None
-            if rng.random() < abstract_frac:
-                abstract = " ".join(sentences(rng, vocab, topic, _lognormal_int(rng, 170, 0.45, 30, 600)))
-            n_auth = int(rng.integers(1, 8))
+            if rnd.random() < abstract_frac:
+                abstract = " ".join(sentences(rnd, vocab, topic, _lognormal_int(rnd, 170, 0.45, 30, 600)))
+            n_auth = rnd.randrange(1, 8)
             paper = {
                 "corpusid": corpus_id(i),
                 "externalids": {"DOI": f"10.9999/syn.{i}", "CorpusId": str(corpus_id(i)), "ArXiv": None},
                 "url": f"https://www.semanticscholar.org/paper/{i}", "title": title,
-                "authors": [{"authorId": str(int(rng.integers(1, 5_000_000))),
-                             "name": " ".join(vocab.sample(rng, 2, topic, 0.0)).title()} for _ in range(n_auth)],
+                "authors": [{"authorId": str(rnd.randrange(1, 5_000_000)),
+                             "name": " ".join(vocab.sample(rnd, 2, topic, 0.0)).title()} for _ in range(n_auth)],
                 "venue": f"Venue {topic % 300}", "year": 1990 + i % 35, "referencecount": len(cited),
-                "citationcount": int(rng.poisson(8)), "influentialcitationcount": 0, "isopenaccess": bool(i % 3 == 0),
+                "citationcount": _poisson(rnd, 8), "influentialcitationcount": 0, "isopenaccess": bool(i % 3 == 0),
                 "s2fieldsofstudy": [{"category": "Computer Science", "source": "s2-fos-model"}],
                 "publicationtypes": ["JournalArticle"], "publicationdate": f"{1990 + i % 35}-{1 + i % 12:02d}-01",
                 "journal": {"name": f"Journal {topic % 200}", "volume": "1", "pages": "1-10"},
@@ -268,21 +275,21 @@ def generate(folder: Path, n: int, seed: int = 0, shard: int = 50_000, abstract_
                     "openaccessinfo": {"externalids": {"DOI": f"10.9999/syn.{i}"}, "license": None,
                                        "url": None, "status": None}}) + b"\n")
                 counts["abstracts"] += 1
-            full = rng.random() < fulltext_frac
+            full = rnd.random() < fulltext_frac
             for j in cited:
                 ctx = []
-                if rng.random() < 0.6:
-                    ctx = sentences(rng, vocab, topic, int(rng.integers(12, 30)))[:1]
-                    ctx = [c[:-1] + f" [{int(rng.integers(1, 40))}]." for c in ctx]
+                if rnd.random() < 0.6:
+                    ctx = sentences(rnd, vocab, topic, rnd.randrange(12, 30))[:1]
+                    ctx = [c[:-1] + f" [{rnd.randrange(1, 40)}]." for c in ctx]
                     counts["citation_contexts"] += 1
                 files["citations"].write(orjson.dumps({
                     "citingcorpusid": corpus_id(i), "citedcorpusid": corpus_id(j),
                     "isinfluential": False, "contexts": ctx,
-                    "intents": [[INTENTS[int(rng.integers(0, 3))]]] if ctx else [],
+                    "intents": [[INTENTS[rnd.randrange(0, 3)]]] if ctx else [],
                     "updated": "2026-01-01T00:00:00Z"}) + b"\n")
                 counts["citations"] += 1
             if full:
-                files["s2orc"].write(orjson.dumps(_s2orc_row(i, title, abstract, rng, vocab, cited, seed)) + b"\n")
+                files["s2orc"].write(orjson.dumps(_s2orc_row(i, title, abstract, rnd, vocab, cited, seed)) + b"\n")
                 counts["full_texts"] += 1
         for f in files.values():
             f.close()
@@ -300,7 +307,7 @@ def generate(folder: Path, n: int, seed: int = 0, shard: int = 50_000, abstract_
 def _query(seed: int) -> str:
     """A search intent over topic 0's words (the words its papers share)."""
     vocab = Vocab(seed)
-    w = list(vocab.topics[0][:4])
+    w = vocab.topics[0][:4]
     return f"{w[0]} {w[1]} for {w[2]} {w[3]}"
 
 
@@ -311,10 +318,25 @@ def child_build(args: argparse.Namespace) -> dict:
 
     settings = load_settings(None, args.set or [])
     t0 = time.perf_counter()
-    report = build([args.input], args.corpus, settings=settings, progress=False)
+    report = build([args.input], args.corpus, settings=settings, progress=False, finalize=not args.ingest_only)
     return {"wall_s": time.perf_counter() - t0, "stages": report.seconds, "corpus": {
         k: v for k, v in report.corpus.items() if isinstance(v, int)}, "papers_read": report.read.papers,
         "citations_read": report.read.citations}
+
+
+def child_finalize(args: argparse.Namespace) -> dict:
+    """``CorpusWriter.finalize`` of an ingested corpus (the second half of ``litnav build``)."""
+    from litnav.core.settings import load_settings
+    from litnav.corpus import Corpus, CorpusWriter
+
+    settings = load_settings(None, args.set or [])
+    t0 = time.perf_counter()
+    with CorpusWriter.open(args.corpus, settings.corpus) as w:
+        stages = w.finalize(progress=False)
+    wall = time.perf_counter() - t0
+    with Corpus.open(args.corpus) as c:
+        corpus = {k: v for k, v in c.stats().items() if isinstance(v, int)}
+    return {"wall_s": wall, "stages": {f"finalize.{k}": v for k, v in stages.items()}, "corpus": corpus}
 
 
 def child_open(args: argparse.Namespace) -> dict:
@@ -353,7 +375,7 @@ def child_search(args: argparse.Namespace) -> dict:
     return out
 
 
-CHILDREN = {"build": child_build, "open": child_open, "search": child_search}
+CHILDREN = {"build": child_build, "finalize": child_finalize, "open": child_open, "search": child_search}
 
 
 def run_child(step: str, argv: list[str], log: Path) -> dict:
@@ -400,9 +422,21 @@ def main(argv: list[str] | None = None) -> int:
     corpus = work / "corpus"
     if "build" not in args.skip:
         shutil.rmtree(corpus, ignore_errors=True)
-        res["build"] = run_child("build", ["--input", str(work / "input"), "--corpus", str(corpus),
-                                           "--set", "corpus.abstract_embeddings=false"], work / "build.log")
+        off = ["--set", "corpus.abstract_embeddings=false"]
+        # ingest and finalize in two children (as resumable as `litnav build` itself): a run cut short
+        # in finalize still measured ingest
+        ing = run_child("build", ["--input", str(work / "input"), "--corpus", str(corpus), "--ingest-only", *off],
+                        work / "ingest.log")
+        res["ingest"] = ing
+        save(res, args.json)
+        fin = run_child("finalize", ["--corpus", str(corpus), *off], work / "finalize.log")
+        res["build"] = {"wall_s": ing["wall_s"] + fin["wall_s"], "cpu_s": ing["cpu_s"] + fin["cpu_s"],
+                        "peak_rss_gib": max(ing["peak_rss_gib"], fin["peak_rss_gib"]),
+                        "ingest_peak_rss_gib": ing["peak_rss_gib"], "finalize_peak_rss_gib": fin["peak_rss_gib"],
+                        "stages": {**ing["stages"], **fin["stages"]}, "corpus": fin["corpus"],
+                        "papers_read": ing["papers_read"], "citations_read": ing["citations_read"]}
         res["build"]["papers_per_s"] = res["build"]["papers_read"] / res["build"]["wall_s"]
+        save(res, args.json)
     if "open" not in args.skip:
         res["open"] = run_child("open", ["--corpus", str(corpus)], work / "open.log")
     if "search" not in args.skip:
@@ -417,10 +451,15 @@ def main(argv: list[str] | None = None) -> int:
         r["vectors_per_s"] = r["corpus"]["vectors"] / r["stages"]["finalize.embed"]
         res["build_int8"] = r
     report(res)
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(res, indent=1, default=str))
+    save(res, args.json)
     return 0
+
+
+def save(res: dict, path: Path | None) -> None:
+    """Write the results so far to ``path`` (when given)."""
+    if path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(res, indent=1, default=str))
 
 
 def report(res: dict) -> None:
@@ -431,6 +470,9 @@ def report(res: dict) -> None:
              f"{g['counts']['papers']} / {g['counts']['abstracts']} / {g['counts']['full_texts']} / "
              f"{g['counts']['citations']}"),
             ("input size (gz)", f"{g['bytes'] / 2**20:.0f} MiB"), ("generate", f"{g['wall_s']:.1f} s")]
+    if (i := res.get("ingest")) and "build" not in res:
+        rows += [("ingest only (finalize did not finish)", f"{i['wall_s']:.1f} s wall, "
+                  f"{i['papers_read'] / i['wall_s']:.0f} papers/s, RSS {i['peak_rss_gib']:.2f} GiB")]
     if b := res.get("build"):
         ok = "ok" if n < 1_000_000 or b["wall_s"] <= TARGETS["build_s"] else "OVER"
         rows += [("build, no embeddings", f"{b['wall_s']:.1f} s wall, {b['cpu_s']:.0f} s CPU, "
@@ -461,6 +503,7 @@ def child_main(argv: list[str]) -> int:
     ap.add_argument("--corpus")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--set", action="append")
+    ap.add_argument("--ingest-only", action="store_true")
     args = ap.parse_args(argv)
     result = CHILDREN[args.step](args)
     args.out.write_text(json.dumps(result, default=str))

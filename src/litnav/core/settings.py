@@ -44,8 +44,8 @@ class CorpusSettings(_Group):
     eager_chunk_limit: int = Field(200_000, ge=0, description="Chunk count under which auto is eager.")
     abstract_embeddings: bool = Field(
         True, description="Embed title+abstract at build time (dense retrieval). False: the build stops at "
-        "BM25 (no abstract vectors, no FAISS index); searches run BM25 + citations, and the few abstracts a "
-        "search scores are embedded on demand. Turning it on later and rebuilding adds the vectors.")
+        "BM25 (no abstract vectors, no FAISS index); searches run BM25 + citations, evidence chunks are still "
+        "embedded when read, scoring goes without document vectors. Turning it on later and rebuilding adds them.")
     faiss_index: Literal["flat", "ivf", "auto"] = Field(
         "auto", description="flat: exact inner product (IndexFlatIP, in memory); ivf: IVF-PQ trained on a "
         "sample, filled by streaming, memory-mapped from disk at search time; auto: ivf from `ivf_threshold` "

@@ -87,7 +87,7 @@ def finalize(directory: Path, conn, s: CorpusSettings, progress: bool = True,
         timings[name] = round(time.perf_counter() - start, 3)
 
     stage("resolve", lambda: _resolve(conn, s.title_resolution))
-    stage("chunk", lambda: _chunk(conn, Chunker(encoder.tokenizer, limit), progress))
+    stage("chunk", lambda: _chunk(conn, Chunker.for_encoder(encoder, limit), progress))
     embedded = [0]
     if dense:
         stage("embed", lambda: embedded.__setitem__(0, _embed_abstracts(conn, encoder, progress)))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from litnav.core.text import sentence_spans
@@ -63,8 +64,8 @@ class ChunkSpan:
 class Chunker:
     """Sentence-aligned chunker bounded by a tokenizer's word-piece count.
 
-    ``tokenizer`` is a fast Hugging Face tokenizer (``Encoder.tokenizer``); ``limit`` the maximum
-    word pieces per chunk (without special tokens).
+    ``tokenizer`` is a fast Hugging Face tokenizer (``Encoder.tokenizer``) or a ``tokenizers.Tokenizer``
+    (:meth:`for_encoder`); ``limit`` the maximum word pieces per chunk (without special tokens).
     """
 
     def __init__(self, tokenizer: Any, limit: int):
@@ -74,11 +75,24 @@ class Chunker:
         self.limit = limit
         self._backend: Any = None
 
+    @classmethod
+    def for_encoder(cls, encoder: Any, limit: int) -> Chunker:
+        """A chunker with ``encoder``'s word pieces: its model folder's ``tokenizer.json`` read by
+        ``tokenizers`` (the same pieces and offsets as the Hugging Face tokenizer, without importing
+        transformers), else ``encoder.tokenizer``."""
+        path = Path(encoder.path) / "tokenizer.json"
+        if not path.is_file():
+            return cls(encoder.tokenizer, limit)
+        from tokenizers import Tokenizer
+
+        return cls(Tokenizer.from_file(str(path)), limit)
+
     def _encode_fast(self, texts: list[str]) -> list[Any]:
         """One ``tokenizers.Encoding`` per text (``ids``, ``offsets``, ``word_ids``), no special tokens:
         the Rust tokenizer behind a fast Hugging Face tokenizer, without the Python-side conversion."""
         if self._backend is None:
-            backend = getattr(self.tokenizer, "backend_tokenizer", None)
+            backend = self.tokenizer if hasattr(self.tokenizer, "encode_batch") else \
+                getattr(self.tokenizer, "backend_tokenizer", None)
             if backend is None:
                 raise TypeError(f"Chunker needs a fast (Rust) tokenizer, got {type(self.tokenizer).__name__}")
             from tokenizers import Tokenizer

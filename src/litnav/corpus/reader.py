@@ -58,8 +58,6 @@ class _Shared:
         # corpus_id -> {chunk ordinal: (text hash, vector)} of lazily embedded chunks
         self.chunk_vectors: OrderedDict[str, dict[int, tuple[int, np.ndarray]]] = OrderedDict()
         self.title_index: list[tuple[str, str]] | None = None
-        # corpus_id -> title+abstract vector embedded at search time (corpora built without them)
-        self.on_demand: OrderedDict[str, np.ndarray] = OrderedDict()
         self.venues: dict[str, int] | None = None
         self.cache_roots: list[Path] | None = None
 
@@ -647,12 +645,14 @@ class Corpus:
     def abstract_vectors(self, ids: Iterable[str]) -> tuple[list[str], np.ndarray]:
         """``(ids found, float32 [n, dim])`` title+abstract vectors of the given papers, in the given order.
 
-        Exact vectors: from the flat index, else from the ``vectors`` table; a corpus built without
-        abstract vectors embeds the requested papers' title+abstract on demand (cached per process)."""
+        Exact vectors: from the flat index, else from the ``vectors`` table. A corpus built without
+        abstract vectors finds none (embedding a search's whole candidate pool on demand would cost
+        more than the search: scoring then goes without the document-vector feature)."""
         loaded = self._faiss()
         ids = list(ids)
         if loaded is None:
-            return self._vectors_on_demand(ids)
+            dim = (self.model_info or {}).get("dim") or 0
+            return [], np.zeros((0, dim), dtype=np.float32)
         index, _, row_of = loaded
         found = [i for i in ids if i in row_of]
         if not found:
@@ -662,23 +662,6 @@ class Corpus:
         vecs = self._stored_vectors(found)
         found = [i for i in found if i in vecs]
         return found, (np.stack([vecs[i] for i in found]) if found else np.zeros((0, index.d), dtype=np.float32))
-
-    def _vectors_on_demand(self, ids: list[str]) -> tuple[list[str], np.ndarray]:
-        """Title+abstract vectors embedded now (the text finalize embeds), kept in the process LRU."""
-        cache = self._shared.on_demand
-        papers = self.papers([i for i in ids if i not in cache])
-        if papers:
-            abstracts = self.abstracts(list(papers))
-            todo = [c for c in ids if c in papers]
-            texts = [(papers[c].title or "") + ("\n" + abstracts[c] if abstracts.get(c) else "") for c in todo]
-            for cid, v in zip(todo, self.encode(texts)):
-                with self._shared.lock:
-                    cache[cid] = v
-                    while len(cache) > CHUNK_CACHE_PAPERS:
-                        cache.popitem(last=False)
-        found = [i for i in ids if i in cache]
-        dim = (self.model_info or {}).get("dim") or self.encoder.dim
-        return found, (np.stack([cache[i] for i in found]) if found else np.zeros((0, dim), dtype=np.float32))
 
     def sample_abstract_vectors(self, n: int, seed: int = 0) -> tuple[list[str], np.ndarray]:
         """A reproducible random sample of ``n`` papers' vectors (all when ``n`` >= corpus size)."""
