@@ -37,7 +37,7 @@ from litnav.corpus.vectors import (
 CHUNK_BATCH = 2000
 EMBED_BATCH = 2048
 SPLITTER_VERSION = 1
-PHRASE_SAMPLE = 200_000
+PHRASE_SAMPLE = 100_000
 """Papers whose titles+abstracts the phrase statistics count, at most (every k-th paper beyond)."""
 
 EMBED_TEXT_SQL = "coalesce(p.title, '') || CASE WHEN a.abstract IS NULL THEN '' ELSE chr(10) || a.abstract END"
