@@ -42,11 +42,20 @@ class CorpusSettings(_Group):
         "disk; auto: eager below `eager_chunk_limit` chunks."
     )
     eager_chunk_limit: int = Field(200_000, ge=0, description="Chunk count under which auto is eager.")
+    abstract_embeddings: bool = Field(
+        True, description="Embed title+abstract at build time (dense retrieval). False: the build stops at "
+        "BM25 (no abstract vectors, no FAISS index); searches run BM25 + citations, evidence chunks are still "
+        "embedded when read, scoring goes without document vectors. Turning it on later and rebuilding adds them.")
     faiss_index: Literal["flat", "ivf", "auto"] = Field(
-        "auto", description="flat: exact inner product; ivf: IVF-Flat; auto: ivf past `ivf_threshold` papers."
-    )
-    ivf_threshold: int = Field(1_000_000, ge=1)
-    ivf_nprobe: int = Field(32, ge=1)
+        "auto", description="flat: exact inner product (IndexFlatIP, in memory); ivf: IVF-PQ trained on a "
+        "sample, filled by streaming, memory-mapped from disk at search time; auto: ivf from `ivf_threshold` "
+        "papers on.")
+    ivf_threshold: int = Field(250_000, ge=1, description="Abstract vectors from which `auto` builds IVF-PQ "
+                               "(below it the exact flat index: 384-d float32 = 1.5 KiB per paper in memory).")
+    ivf_nprobe: int = Field(32, ge=1, description="IVF lists probed per query (recall vs speed).")
+    ivf_pq_bytes: int = Field(
+        48, ge=1, description="PQ code bytes per vector of the IVF index (must divide the model dimension; "
+        "48 for 384-d = 8 dims per byte). The exact vectors stay in the database for scoring.")
     title_resolution: bool = Field(
         True, description="Resolve unlinked bib entries to corpus papers by normalised title (+ year)."
     )

@@ -24,11 +24,22 @@ from litnav.corpus.lexical import BM25_DIR, build_bm25
 from litnav.corpus.phrases import build_phrase_table, save_phrases
 from litnav.corpus.schema import CHUNK_CACHE_DIR, INDEX_DIR
 from litnav.corpus.store import content_counts, get_meta, register, set_meta, unregister
-from litnav.corpus.vectors import build_index, choose_kind, index_files_present, load_vectors, save_index
+from litnav.corpus.vectors import (
+    MIN_PER_LIST,
+    build_index,
+    build_ivf_streaming,
+    choose_kind,
+    index_files_present,
+    load_vectors,
+    remove_index,
+    save_index,
+)
 
 CHUNK_BATCH = 2000
 EMBED_BATCH = 2048
 SPLITTER_VERSION = 1
+PHRASE_SAMPLE = 100_000
+"""Papers whose titles+abstracts the phrase statistics count, at most (every k-th paper beyond)."""
 
 EMBED_TEXT_SQL = "coalesce(p.title, '') || CASE WHEN a.abstract IS NULL THEN '' ELSE chr(10) || a.abstract END"
 """The text embedded for a paper: title, newline, abstract. Its md5 is the stored ``text_hash``."""
@@ -50,7 +61,8 @@ def finalize(directory: Path, conn, s: CorpusSettings, progress: bool = True,
     stored = get_meta(conn, "model")
     if stored and not encoder.matches(stored) and _stored_vectors(conn) and not reembed:
         raise ModelMismatchError(mismatch_message(directory, stored, ident))
-    changed = bool(get_meta(conn, "indexes_dirty", True)) or not index_files_present(directory / INDEX_DIR)
+    dense = s.abstract_embeddings
+    changed = bool(get_meta(conn, "indexes_dirty", True)) or (dense and not index_files_present(directory / INDEX_DIR))
     if reembed or (stored and not encoder.matches(stored)):
         conn.execute("BEGIN TRANSACTION")
         conn.execute("DELETE FROM vectors")
@@ -76,12 +88,16 @@ def finalize(directory: Path, conn, s: CorpusSettings, progress: bool = True,
         timings[name] = round(time.perf_counter() - start, 3)
 
     stage("resolve", lambda: _resolve(conn, s.title_resolution))
-    stage("chunk", lambda: _chunk(conn, Chunker(encoder.tokenizer, limit), progress))
+    stage("chunk", lambda: _chunk(conn, Chunker.for_encoder(encoder, limit), progress))
     embedded = [0]
-    stage("embed", lambda: embedded.__setitem__(0, _embed_abstracts(conn, encoder, progress)))
-    changed = changed or embedded[0] > 0
-    if changed:
-        stage("faiss", lambda: _build_faiss(directory, conn, s, progress))
+    if dense:
+        stage("embed", lambda: embedded.__setitem__(0, _embed_abstracts(conn, encoder, progress)))
+        changed = changed or embedded[0] > 0
+        if changed:
+            stage("faiss", lambda: _build_faiss(directory, conn, s, progress))
+    else:  # BM25-only corpus: no FAISS index (vectors already stored are kept for a later dense build)
+        remove_index(directory / INDEX_DIR)
+        set_meta(conn, "faiss", None)
     n_chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
     mode = s.chunk_embeddings
     if mode == "auto":
@@ -211,14 +227,21 @@ def _embed_abstracts(conn, encoder: Encoder, progress: bool) -> int:
 
 
 def _build_faiss(directory: Path, conn, s: CorpusSettings, progress: bool) -> None:
-    ids, vecs = load_vectors(conn)
-    kind = choose_kind(s.faiss_index, len(ids), s.ivf_threshold)
-    if not ids:
-        vecs = np.zeros((0, get_meta(conn, "model")["dim"]), dtype=np.float32)
+    n = conn.execute("SELECT count(*) FROM vectors").fetchall()[0][0]
+    kind = choose_kind(s.faiss_index, n, s.ivf_threshold)
+    if kind == "ivf" and n < 2 * MIN_PER_LIST:
+        kind = "flat"
     with tqdm(total=1, desc=f"faiss ({kind})", disable=None if progress else True) as bar:
-        save_index(directory / INDEX_DIR, build_index(vecs, kind, s.ivf_nprobe), ids)
+        if kind == "ivf":  # streamed from the table: the float vectors are never all in memory
+            build_ivf_streaming(conn, directory / INDEX_DIR, get_meta(conn, "model")["dim"], s.ivf_pq_bytes,
+                                s.ivf_nprobe)
+        else:
+            ids, vecs = load_vectors(conn)
+            if not ids:
+                vecs = np.zeros((0, get_meta(conn, "model")["dim"]), dtype=np.float32)
+            save_index(directory / INDEX_DIR, build_index(vecs, kind), ids)
         bar.update(1)
-    set_meta(conn, "faiss", {"kind": kind, "n": len(ids)})
+    set_meta(conn, "faiss", {"kind": kind, "n": n})
 
 
 def _embed_chunks(conn, encoder: Encoder, progress: bool) -> None:
@@ -251,5 +274,7 @@ def _build_bm25(directory: Path, conn, progress: bool) -> None:
     build_bm25(directory / INDEX_DIR, [r[0] for r in rows], [r[1] for r in rows],
                show_progress=progress and sys.stderr.isatty())
     set_meta(conn, "bm25", {"n": len(rows), "dir": BM25_DIR})
-    # word and collocation statistics for intent analysis (corpus.phrases), same texts as BM25
-    save_phrases(directory / INDEX_DIR, build_phrase_table(r[1] for r in rows))
+    # word and collocation statistics for intent analysis (corpus.phrases), same texts as BM25; past
+    # PHRASE_SAMPLE papers over an even sample (the n-gram counters grow with the corpus)
+    step = -(-len(rows) // PHRASE_SAMPLE)
+    save_phrases(directory / INDEX_DIR, build_phrase_table(rows[i][1] for i in range(0, len(rows), step)))

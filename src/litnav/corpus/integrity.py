@@ -132,9 +132,11 @@ def _consistency_problems(directory: Path, conn: Any, checked: dict[str, str]) -
         out.append(f"{directory}: indexes are not built for the current content (an interrupted build)")
         return out
     papers = conn.execute("SELECT count(*) FROM papers").fetchone()[0]
-    vectors = conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
-    if vectors != papers:
-        out.append(f"{directory}: {vectors} abstract vectors for {papers} papers")
+    dense = get_meta(conn, "faiss") is not None  # None: built without abstract vectors (BM25 only)
+    if dense:
+        vectors = conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
+        if vectors != papers:
+            out.append(f"{directory}: {vectors} abstract vectors for {papers} papers")
     faiss = get_meta(conn, "faiss") or {}
     if faiss.get("n", papers) != papers:
         out.append(f"{directory / INDEX_DIR}: FAISS index holds {faiss.get('n')} papers, the database {papers}")
@@ -146,7 +148,7 @@ def _consistency_problems(directory: Path, conn: Any, checked: dict[str, str]) -
 
     for rel, what in ((Path(IDS_FILE), "FAISS ids"), (Path(BM25_DIR) / BM25_IDS, "BM25 ids")):
         path = directory / INDEX_DIR / rel
-        if not papers and not path.exists():
+        if (not papers or (what == "FAISS ids" and not dense)) and not path.exists():
             continue
         try:
             n = len(np.load(path, allow_pickle=False))

@@ -63,6 +63,7 @@ class _Shared:
         # corpus_id -> {chunk ordinal: (text hash, vector)} of lazily embedded chunks
         self.chunk_vectors: OrderedDict[str, dict[int, tuple[int, np.ndarray]]] = OrderedDict()
         self.title_index: list[tuple[str, str]] | None = None
+        self.venues: dict[str, int] | None = None
         self.cache_roots: list[Path] | None = None
 
 
@@ -177,7 +178,10 @@ class Corpus:
 
     def _compute_fingerprint(self) -> str:
         manifest = self._q("SELECT source_key, size, sha256 FROM manifest ORDER BY source_key")
-        payload = {"manifest": manifest, "counts": self._counts(), "model": self.model_info,
+        # meta only (no table scan): content changes through a source transaction change the manifest,
+        # finalize changes the stored counts and the index files' build id
+        payload = {"manifest": manifest, "counts": self._meta("counts"),
+                   "index_build": (self._meta("index_files") or {}).get("build"), "model": self.model_info,
                    "settings": self.settings.model_dump(mode="json"),
                    "dirty": self._meta("indexes_dirty", True)}
         return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:16]
@@ -238,9 +242,12 @@ class Corpus:
         return list(self._shared.title_index)
 
     def venues(self) -> dict[str, int]:
-        """Normalised venue -> number of papers (papers without a venue are not counted)."""
-        return {r[0]: int(r[1]) for r in self._q(
-            "SELECT venue, count(*) FROM papers WHERE venue IS NOT NULL GROUP BY venue ORDER BY venue")}
+        """Normalised venue -> number of papers (papers without a venue are not counted); computed on
+        first use and kept per process for this corpus version (a scan of the papers table)."""
+        if self._shared.venues is None:
+            self._shared.venues = {r[0]: int(r[1]) for r in self._q(
+                "SELECT venue, count(*) FROM papers WHERE venue IS NOT NULL GROUP BY venue ORDER BY venue")}
+        return dict(self._shared.venues)
 
     def _edges(self, rows: list[tuple]) -> list[Citation]:
         merged: dict[tuple[str, str], Citation] = {}
@@ -547,10 +554,18 @@ class Corpus:
         """Embed texts with the corpus's model: float32 ``[n, dim]``, L2-normalised."""
         return self.encoder.encode(texts)
 
-    def _faiss(self) -> tuple[Any, list[str], dict[str, int]]:
+    def dense_available(self) -> bool:
+        """True when the corpus has an abstract-vector index (False for a corpus built with
+        ``corpus.abstract_embeddings=false``: dense retrieval is then absent)."""
+        return self._meta("faiss") is not None
+
+    def _faiss(self) -> tuple[Any, list[str], dict[str, int]] | None:
+        """``(index, ids, row of id)``, loaded once per process; None without a dense index."""
         with self._shared.lock:
             if self._shared.faiss is None:
                 self._require_indexes()
+                if not self.dense_available():
+                    return None
                 from litnav.corpus.integrity import load_error, require_index
                 from litnav.corpus.vectors import INDEX_FILE, load_index
 
@@ -565,6 +580,28 @@ class Corpus:
                 self._shared.faiss = (index, ids, {c: i for i, c in enumerate(ids)})
             return self._shared.faiss
 
+    def _exact(self, index: Any) -> bool:
+        """True when ``index`` holds the exact vectors (flat); IVF-PQ codes are lossy."""
+        import faiss
+        return not isinstance(index, faiss.IndexIVF)
+
+    def _stored_vectors(self, ids: list[str]) -> dict[str, np.ndarray]:
+        """Exact title+abstract vectors of the given ids from the ``vectors`` table."""
+        if not ids:
+            return {}
+        with self._lock:
+            register(self._conn, "_ids", pa.table({"corpus_id": pa.array(ids, pa.string())}))
+            try:
+                t = self._conn.sql("SELECT corpus_id, vec FROM vectors WHERE corpus_id IN "
+                                   "(SELECT corpus_id FROM _ids)").to_arrow_table()
+            finally:
+                unregister(self._conn, "_ids")
+        if not t.num_rows:
+            return {}
+        flat = t.column("vec").combine_chunks().flatten().to_numpy(zero_copy_only=False)
+        mat = flat.reshape(t.num_rows, -1).astype(np.float32, copy=False)
+        return dict(zip(t.column("corpus_id").to_pylist(), mat))
+
     def _query_vector(self, query: str | np.ndarray) -> np.ndarray:
         if isinstance(query, str):
             return self.encode([query])[0]
@@ -575,28 +612,40 @@ class Corpus:
         norm = float(np.linalg.norm(q))
         return q / norm if norm > 0 else q
 
+    RERANK_FACTOR = 4
+    """An IVF-PQ search takes this many times ``k`` candidates, re-scored with the exact vectors."""
+
     def semantic_search(self, query: str | np.ndarray, k: int, ids: set[str] | None = None) -> list[Hit]:
         """Top ``k`` papers by cosine between the query and title+abstract vectors, best first.
 
         ``ids`` restricts the search to those papers (exact scores over their stored vectors).
+        Over an IVF-PQ index (big corpora) the ``RERANK_FACTOR * k`` approximate best are re-scored
+        with their exact stored vectors. A corpus without abstract vectors gives ``[]``.
         Raises :class:`CorpusError` when the indexes are not built.
         """
-        index, all_ids, row_of = self._faiss()
+        loaded = self._faiss()
+        if loaded is None:
+            return []
+        index, all_ids, row_of = loaded
         q = self._query_vector(query)
         if k <= 0 or not all_ids:
             return []
         if ids is not None:
-            rows = sorted(row_of[i] for i in ids if i in row_of)
-            if not rows:
+            found, vecs = self.abstract_vectors(sorted(i for i in ids if i in row_of))
+            if not found:
                 return []
-            vecs = index.reconstruct_batch(np.array(rows, dtype=np.int64))
             scores = vecs @ q
-            order = sorted(range(len(rows)), key=lambda j: (-scores[j], all_ids[rows[j]]))[:k]
-            return [Hit(corpus_id=all_ids[rows[j]], score=float(scores[j])) for j in order]
-        scores, found = index.search(q[None, :], min(k, len(all_ids)))
+            order = sorted(range(len(found)), key=lambda j: (-scores[j], found[j]))[:k]
+            return [Hit(corpus_id=found[j], score=float(scores[j])) for j in order]
+        exact = self._exact(index)
+        depth = min(len(all_ids), k if exact else max(self.RERANK_FACTOR * k, k + 50))
+        scores, found = index.search(q[None, :], depth)
         hits = [(all_ids[r], float(s)) for r, s in zip(found[0], scores[0]) if r >= 0]
+        if not exact:
+            vecs = self._stored_vectors([c for c, _ in hits])
+            hits = [(c, float(vecs[c] @ q)) for c, _ in hits if c in vecs]
         hits.sort(key=lambda h: (-h[1], h[0]))
-        return [Hit(corpus_id=c, score=s) for c, s in hits]
+        return [Hit(corpus_id=c, score=s) for c, s in hits[:k]]
 
     def _lexical(self):
         with self._shared.lock:
@@ -622,16 +671,33 @@ class Corpus:
         return self._lexical().relative_scores(query, list(ids))
 
     def abstract_vectors(self, ids: Iterable[str]) -> tuple[list[str], np.ndarray]:
-        """``(ids found, float32 [n, dim])`` title+abstract vectors of the given papers, in the given order."""
-        index, _, row_of = self._faiss()
+        """``(ids found, float32 [n, dim])`` title+abstract vectors of the given papers, in the given order.
+
+        Exact vectors: from the flat index, else from the ``vectors`` table. A corpus built without
+        abstract vectors finds none (embedding a search's whole candidate pool on demand would cost
+        more than the search: scoring then goes without the document-vector feature)."""
+        loaded = self._faiss()
+        ids = list(ids)
+        if loaded is None:
+            dim = (self.model_info or {}).get("dim") or 0
+            return [], np.zeros((0, dim), dtype=np.float32)
+        index, _, row_of = loaded
         found = [i for i in ids if i in row_of]
         if not found:
             return [], np.zeros((0, index.d), dtype=np.float32)
-        return found, index.reconstruct_batch(np.array([row_of[i] for i in found], dtype=np.int64))
+        if self._exact(index):
+            return found, index.reconstruct_batch(np.array([row_of[i] for i in found], dtype=np.int64))
+        vecs = self._stored_vectors(found)
+        found = [i for i in found if i in vecs]
+        return found, (np.stack([vecs[i] for i in found]) if found else np.zeros((0, index.d), dtype=np.float32))
 
     def sample_abstract_vectors(self, n: int, seed: int = 0) -> tuple[list[str], np.ndarray]:
         """A reproducible random sample of ``n`` papers' vectors (all when ``n`` >= corpus size)."""
-        _, all_ids, _ = self._faiss()
+        loaded = self._faiss()
+        if loaded is None:
+            raise CorpusError(f"corpus {self.directory} has no abstract vectors (built with "
+                              "corpus.abstract_embeddings=false)")
+        all_ids = loaded[1]
         rng = np.random.default_rng(seed)
         pick = sorted(rng.choice(len(all_ids), size=min(n, len(all_ids)), replace=False).tolist())
         return self.abstract_vectors([all_ids[i] for i in pick])
