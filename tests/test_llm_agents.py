@@ -285,7 +285,8 @@ def test_listwise_reranker_order_applied(llm_runs):
 
 def test_engines_and_usage_recorded(llm_runs):
     _, _, session, _, _ = llm_runs
-    assert session.engines == {"navigator": ENGINE, "reflection": ENGINE, "scorer": ENGINE, "reranker": ENGINE}
+    assert session.engines == {"navigator": ENGINE, "reflection": ENGINE, "scorer": ENGINE, "reranker": ENGINE,
+                               "retrieval": "semantic (dense) + lexical (bm25)"}
     for role in ("navigator", "reflection", "scorer", "reranker"):
         u = session.usage[role]
         assert u.calls > 0 and u.prompt_tokens > 0

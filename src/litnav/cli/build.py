@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from litnav.cli.common import SetOpt, SettingsOpt, clean_errors, fail, make_console, settings_from
+from litnav.cli.common import SetOpt, SettingsOpt, clean_errors, err_console, fail, make_console, settings_from
 
 
 def register(app: typer.Typer) -> None:
@@ -37,9 +37,18 @@ def register(app: typer.Typer) -> None:
         settings = settings_from(settings_file, set_)
         with clean_errors(MappingError):
             mapping = parse_mapping(map_)
+        def reached(stage: str, seconds: float) -> None:
+            if stage == "lexical":
+                later = ("dense retrieval joins when the abstracts are embedded" if settings.corpus.abstract_embeddings
+                         else "no dense retrieval (corpus.abstract_embeddings=false)")
+                err_console.print(f"corpus {corpus} is searchable with BM25 after {seconds:.1f} s (`litnav search` "
+                                  f"works now); {later}", highlight=False)
+            else:
+                err_console.print(f"abstract vectors ready after {seconds:.1f} s: dense retrieval on", highlight=False)
+
         with clean_errors(SourceError, FormatError, CorpusError, OSError):
             report = build(sources, corpus, fmt=fmt, settings=settings, progress=not no_progress, mapping=mapping,
-                           reembed=reembed)
+                           reembed=reembed, on_stage=reached)
         console = make_console()
         table = Table(title=f"litnav build -> {corpus}")
         table.add_column("what")

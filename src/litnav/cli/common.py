@@ -85,6 +85,9 @@ def open_corpus(path: Path, settings=None, *, require_indexes: bool = True):
         corpus.close()
         fail(f"corpus {path} has content whose indexes were not built (an interrupted or unfinished build); "
              f"rerun the same `litnav build ... --corpus {path}` to finish it")
+    if require_indexes:
+        for channel, why in corpus.missing_channels().items():
+            make_console(stderr=True).print(f"[yellow]note:[/yellow] {channel} channel missing: {why}", highlight=False)
     return corpus
 
 

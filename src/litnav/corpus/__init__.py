@@ -6,9 +6,15 @@ only when a method needs them.
 
 from litnav.core.settings import CorpusSettings
 from litnav.corpus.encoder import Encoder
-from litnav.corpus.errors import CorpusError, CorpusLockedError, ModelMismatchError
+from litnav.corpus.errors import (
+    CorpusBusyError,
+    CorpusError,
+    CorpusLockedError,
+    DenseUnavailableError,
+    ModelMismatchError,
+)
 from litnav.corpus.reader import Corpus
 from litnav.corpus.writer import CorpusWriter
 
-__all__ = ["Corpus", "CorpusError", "CorpusLockedError", "CorpusSettings", "CorpusWriter", "Encoder",
-           "ModelMismatchError"]
+__all__ = ["Corpus", "CorpusBusyError", "CorpusError", "CorpusLockedError", "CorpusSettings", "CorpusWriter",
+           "DenseUnavailableError", "Encoder", "ModelMismatchError"]

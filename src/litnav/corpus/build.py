@@ -1,42 +1,69 @@
-"""finalize(): the build stages that run after all inputs are written.
+"""finalize(): the build stages that run after all inputs are written, in two phases.
 
-Stages, each resumable after a crash (work is committed in batches and selected by what is
-missing): resolve references by title, chunk full texts, embed title+abstract, build FAISS,
-embed chunks (eager mode), build BM25. Indexes are marked dirty until the last stage finishes.
+Lexical phase (read-write connection, writer lock held): resolve references by title, chunk full
+texts, build BM25 and the phrase table, and list what still needs vectors (``embed/*.todo.parquet``).
+It ends by publishing a searchable state: meta ``build_stage = "lexical"`` (BM25 current, abstract
+vectors not yet), committed and checkpointed, after which the writer closes its read-write
+connection so that other processes can open the corpus read-only and search it with BM25.
+
+Dense phase (no read-write connection): embed title+abstract texts (and chunk texts in eager mode)
+into shard files under ``DIR/embed/`` (each written atomically; a killed build keeps the finished
+shards and a rerun embeds only what is missing, without reading the sources again), and build the
+FAISS index there from the stored vectors plus the shards: exact (flat) below ``ivf_threshold``
+papers, IVF-PQ streamed batch by batch from them past it. Then :func:`publish_dense`, on a briefly
+reopened read-write connection, moves the vectors into the database (a shard at a time) and the
+FAISS files into ``DIR/index/`` and sets ``build_stage = "complete"`` in one transaction.
+
+A corpus built with ``corpus.abstract_embeddings=false`` is BM25-only: no abstract vectors are
+embedded, no FAISS index is built (meta ``faiss`` is None), and the dense phase runs only to embed
+chunks in eager mode. ``Corpus.missing_channels`` reports the absent dense channel in both cases.
+
+A corpus finalised before stages existed has no ``build_stage``: it is complete when its
+indexes are not dirty.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
 import shutil
 import sys
 import time
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 from tqdm.auto import tqdm
 
+from litnav.core.io import atomic_path, write_json
 from litnav.core.settings import CorpusSettings
 from litnav.corpus.chunking import Chunker, layout
 from litnav.corpus.encoder import Encoder
 from litnav.corpus.errors import ModelMismatchError, mismatch_message
 from litnav.corpus.lexical import BM25_DIR, build_bm25
 from litnav.corpus.phrases import build_phrase_table, save_phrases
-from litnav.corpus.schema import CHUNK_CACHE_DIR, INDEX_DIR
-from litnav.corpus.store import content_counts, get_meta, register, set_meta, unregister
+from litnav.corpus.schema import CHUNK_CACHE_DIR, EMBED_DIR, INDEX_DIR
+from litnav.corpus.store import STAGE_KEY, content_counts, get_meta, register, set_meta, unregister
 from litnav.corpus.vectors import (
+    IDS_FILE,
+    INDEX_FILE,
     MIN_PER_LIST,
     build_index,
     build_ivf_streaming,
     choose_kind,
     index_files_present,
-    load_vectors,
     remove_index,
     save_index,
 )
 
 CHUNK_BATCH = 2000
 EMBED_BATCH = 2048
+"""Texts per embedding shard (one file under ``DIR/embed/``): what a killed build can lose."""
 SPLITTER_VERSION = 1
 PHRASE_SAMPLE = 100_000
 """Papers whose titles+abstracts the phrase statistics count, at most (every k-th paper beyond)."""
@@ -44,25 +71,61 @@ PHRASE_SAMPLE = 100_000
 EMBED_TEXT_SQL = "coalesce(p.title, '') || CASE WHEN a.abstract IS NULL THEN '' ELSE chr(10) || a.abstract END"
 """The text embedded for a paper: title, newline, abstract. Its md5 is the stored ``text_hash``."""
 
+ABSTRACT_TODO = "abstracts.todo.parquet"
+CHUNK_TODO = "chunks.todo.parquet"
+MODEL_FILE = "model.json"
+FAISS_STAGED = "faiss"
+
+
+@dataclass
+class DenseWork:
+    """What the dense phase has to do after the lexical phase published a searchable corpus."""
+
+    abstracts: int = 0
+    """Papers whose title+abstract vector is missing or stale (rows of ``embed/abstracts.todo.parquet``)."""
+    chunks: int = 0
+    """Chunks without a vector in eager mode (rows of ``embed/chunks.todo.parquet``)."""
+    chunk_mode: str = "lazy"
+    """``eager`` or ``lazy``: the chunk-vector mode recorded when the dense phase completes."""
+    timings: dict[str, float] = field(default_factory=dict)
+    """Seconds per stage of the lexical phase."""
+    pending: bool = True
+    """False when the lexical phase found nothing for the dense phase (the corpus is complete)."""
+    dense: bool = True
+    """``corpus.abstract_embeddings``: False for a BM25-only corpus (no abstract vectors, no FAISS
+    index; the dense phase then only embeds chunks in eager mode)."""
+
 
 def _stored_vectors(conn) -> bool:
     return conn.execute("SELECT (SELECT count(*) FROM vectors) + (SELECT count(*) FROM chunk_vectors)").fetchone()[0] > 0
 
 
-def finalize(directory: Path, conn, s: CorpusSettings, progress: bool = True,
-             reembed: bool = False) -> dict[str, float]:
-    """Run all build stages on the corpus at ``directory`` through its open read-write DuckDB
-    connection ``conn`` (the caller holds the writer lock); returns seconds per stage
-    (see :meth:`CorpusWriter.finalize`)."""
+def _timed(timings: dict[str, float], name: str, fn):
+    start = time.perf_counter()
+    out = fn()
+    timings[name] = round(time.perf_counter() - start, 3)
+    return out
+
+
+def finalize_lexical(directory: Path, conn, s: CorpusSettings, progress: bool = True,
+                     reembed: bool = False) -> DenseWork:
+    """The lexical phase on the corpus at ``directory`` through its open read-write DuckDB
+    connection ``conn`` (the caller holds the writer lock). Returns the :class:`DenseWork` left
+    for the dense phase with ``build_stage`` set to ``"lexical"`` and checkpointed, or one with
+    ``pending`` False when nothing is left (the corpus is then complete). Raises
+    :class:`ModelMismatchError` when the stored vectors were made by another model and ``reembed``
+    is False."""
     timings: dict[str, float] = {}
-    t0 = time.perf_counter()
     encoder = Encoder.from_settings(s)
     ident = encoder.identity()
     stored = get_meta(conn, "model")
     if stored and not encoder.matches(stored) and _stored_vectors(conn) and not reembed:
         raise ModelMismatchError(mismatch_message(directory, stored, ident))
-    dense = s.abstract_embeddings
-    changed = bool(get_meta(conn, "indexes_dirty", True)) or (dense and not index_files_present(directory / INDEX_DIR))
+    dense = s.abstract_embeddings  # False: a BM25-only corpus (no abstract vectors, no FAISS index)
+    staging = directory / EMBED_DIR
+    dirty = bool(get_meta(conn, "indexes_dirty", True))
+    dense_stale = dense and (dirty or get_meta(conn, STAGE_KEY) == "lexical"
+                             or not index_files_present(directory / INDEX_DIR))
     if reembed or (stored and not encoder.matches(stored)):
         conn.execute("BEGIN TRANSACTION")
         conn.execute("DELETE FROM vectors")
@@ -70,7 +133,9 @@ def finalize(directory: Path, conn, s: CorpusSettings, progress: bool = True,
         set_meta(conn, "indexes_dirty", True)
         conn.execute("COMMIT")
         shutil.rmtree(directory / CHUNK_CACHE_DIR, ignore_errors=True)
-        changed = True
+        dirty = dense_stale = True
+    if _staged_model(staging) != ident:  # shards of another model (or none): start the staging area afresh
+        shutil.rmtree(staging, ignore_errors=True)
     set_meta(conn, "model", ident)
     limit = min(s.chunk_tokens, encoder.max_tokens)
     signature = {"weights_hash": ident["weights_hash"], "limit": limit, "splitter": SPLITTER_VERSION}
@@ -82,36 +147,73 @@ def finalize(directory: Path, conn, s: CorpusSettings, progress: bool = True,
         set_meta(conn, "chunking", signature)
         conn.execute("COMMIT")
 
-    def stage(name: str, fn) -> None:
-        start = time.perf_counter()
-        fn()
-        timings[name] = round(time.perf_counter() - start, 3)
-
-    stage("resolve", lambda: _resolve(conn, s.title_resolution))
-    stage("chunk", lambda: _chunk(conn, Chunker.for_encoder(encoder, limit), progress))
-    embedded = [0]
-    if dense:
-        stage("embed", lambda: embedded.__setitem__(0, _embed_abstracts(conn, encoder, progress)))
-        changed = changed or embedded[0] > 0
-        if changed:
-            stage("faiss", lambda: _build_faiss(directory, conn, s, progress))
-    else:  # BM25-only corpus: no FAISS index (vectors already stored are kept for a later dense build)
-        remove_index(directory / INDEX_DIR)
-        set_meta(conn, "faiss", None)
+    _timed(timings, "resolve", lambda: _resolve(conn, s.title_resolution))
+    _timed(timings, "chunk", lambda: _chunk(conn, Chunker.for_encoder(encoder, limit), progress))
+    if dirty or not (directory / INDEX_DIR / BM25_DIR).is_dir():
+        _timed(timings, "bm25", lambda: _build_bm25(directory, conn, progress))
     n_chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
     mode = s.chunk_embeddings
     if mode == "auto":
         mode = "eager" if n_chunks < s.eager_chunk_limit else "lazy"
+    work = DenseWork(chunk_mode=mode, timings=timings, dense=dense)
+    if dense:
+        work.abstracts = _timed(timings, "todo", lambda: _write_abstract_todo(conn, staging))
     if mode == "eager":
-        stage("chunk_vectors", lambda: _embed_chunks(conn, encoder, progress))
-    set_meta(conn, "chunk_vectors_mode", mode)
-    if changed:
-        stage("bm25", lambda: _build_bm25(directory, conn, progress))
+        work.chunks = _write_chunk_todo(conn, staging)
+    orphans = conn.execute("SELECT count(*) FROM vectors ANTI JOIN papers USING (corpus_id)").fetchone()[0]
+    work.pending = bool(work.chunks or (dense and (work.abstracts or orphans or dense_stale)))
+    if work.pending:
+        write_json(staging / MODEL_FILE, ident)
+    else:
+        shutil.rmtree(staging, ignore_errors=True)
+    counts = content_counts(conn)  # stored: read on open instead of scanning the tables
+    conn.execute("BEGIN TRANSACTION")  # the searchable state appears all at once
+    if not work.pending:
+        set_meta(conn, "chunk_vectors_mode", mode)
+    if not dense:  # BM25 only: no FAISS index (abstract vectors already stored are kept for a later dense build)
+        set_meta(conn, "faiss", None)
+    set_meta(conn, STAGE_KEY, "lexical" if work.pending else "complete")
     set_meta(conn, "indexes_dirty", False)
-    set_meta(conn, "counts", content_counts(conn))  # read on open instead of scanning the tables
+    set_meta(conn, "counts", counts)
+    conn.execute("COMMIT")
     conn.execute("CHECKPOINT")
-    timings["total"] = round(time.perf_counter() - t0, 3)
-    return timings
+    if not dense:  # after the commit: a crash before leaves files no meta points to, never the reverse
+        remove_index(directory / INDEX_DIR)
+    return work
+
+
+def _staged_model(staging: Path) -> dict | None:
+    try:
+        return json.loads((staging / MODEL_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def _write_abstract_todo(conn, staging: Path) -> int:
+    """``embed/abstracts.todo.parquet``: ``corpus_id, text, text_hash`` of every paper whose stored
+    vector is missing or was made from another text, ordered by id. Returns its row count."""
+    conn.complete()
+    data = conn.sql(f"""
+        SELECT p.corpus_id, {EMBED_TEXT_SQL} AS text, md5({EMBED_TEXT_SQL}) AS text_hash
+        FROM papers p LEFT JOIN abstracts a USING (corpus_id) LEFT JOIN vectors v USING (corpus_id)
+        WHERE v.text_hash IS DISTINCT FROM md5({EMBED_TEXT_SQL})
+        ORDER BY p.corpus_id""").to_arrow_table()
+    with atomic_path(staging / ABSTRACT_TODO, suffix=".parquet") as tmp:
+        pq.write_table(data, tmp)
+    return data.num_rows
+
+
+def _write_chunk_todo(conn, staging: Path) -> int:
+    """``embed/chunks.todo.parquet``: ``corpus_id, ordinal, text, text_hash`` of the chunks without a
+    vector (eager mode). Returns its row count."""
+    conn.complete()
+    data = conn.sql("""
+        SELECT c.corpus_id, c.ordinal, c.text, md5(c.text) AS text_hash FROM chunks c
+        ANTI JOIN chunk_vectors v ON c.corpus_id = v.corpus_id AND c.ordinal = v.ordinal
+        ORDER BY c.corpus_id, c.ordinal""").to_arrow_table()
+    with atomic_path(staging / CHUNK_TODO, suffix=".parquet") as tmp:
+        pq.write_table(data, tmp)
+    return data.num_rows
 
 
 _RESOLVE_SQL = """
@@ -203,65 +305,239 @@ def vector_table(ids: list[str], vecs: np.ndarray, **extra) -> pa.Table:
     return pa.table({"corpus_id": ids, **extra, "vec": vec})
 
 
-def _embed_abstracts(conn, encoder: Encoder, progress: bool) -> int:
-    todo = conn.execute(f"""
-        SELECT p.corpus_id, {EMBED_TEXT_SQL} AS text, md5({EMBED_TEXT_SQL}) AS h
-        FROM papers p LEFT JOIN abstracts a USING (corpus_id) LEFT JOIN vectors v USING (corpus_id)
-        WHERE v.text_hash IS DISTINCT FROM md5({EMBED_TEXT_SQL})
-        ORDER BY p.corpus_id""").fetchall()
-    bar = tqdm(total=len(todo), desc="embed abstracts", unit="paper", disable=None if progress else True)
-    for i in range(0, len(todo), EMBED_BATCH):
-        batch = todo[i:i + EMBED_BATCH]
-        vecs = encoder.encode([t for _, t, _ in batch])
-        data = vector_table([c for c, _, _ in batch], vecs, text_hash=[h for _, _, h in batch])
-        conn.execute("BEGIN TRANSACTION")
-        register(conn, "_staged", data)
-        conn.execute("DELETE FROM vectors WHERE corpus_id IN (SELECT corpus_id FROM _staged)")
-        conn.execute("INSERT INTO vectors BY NAME SELECT * FROM _staged")
-        conn.execute("COMMIT")
-        unregister(conn, "_staged")
-        bar.update(len(batch))
+def _shards(staging: Path, kind: str) -> list[Path]:
+    return sorted(staging.glob(f"{kind}-*.npz"))
+
+
+def _read_shard(path: Path, names: tuple[str, ...] | None = None) -> dict[str, np.ndarray] | None:
+    """A shard's arrays (``corpus_id``, ``text_hash``, ``vec``, and ``ordinal`` for chunks; only
+    ``names`` when given), or None when it does not load (it is then embedded again)."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            return {k: z[k] for k in z.files if names is None or k in names}
+    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile):
+        return None
+
+
+def _staged_rows(staging: Path, kind: str, todo: pa.Table) -> dict[tuple, tuple[Path, int]]:
+    """Which todo rows already have a vector in a shard: todo key -> (shard file, row in shard).
+    Shard rows that match no todo row (another text, a paper since removed) are ignored; an
+    unreadable shard (cut short) is deleted."""
+    key_cols = ["corpus_id", "ordinal"] if kind == "chunks" else ["corpus_id"]
+    want = dict(zip(zip(*(todo.column(c).to_pylist() for c in key_cols)), todo.column("text_hash").to_pylist()))
+    found: dict[tuple, tuple[Path, int]] = {}
+    for path in _shards(staging, kind):
+        z = _read_shard(path, (*key_cols, "text_hash"))
+        if z is None:
+            path.unlink(missing_ok=True)
+            continue
+        keys = zip(*(z[c].tolist() for c in key_cols))
+        for row, (key, h) in enumerate(zip(keys, z["text_hash"].tolist())):
+            if want.get(key) == h:
+                found[key] = (path, row)
+    return found
+
+
+def _embed_to_shards(staging: Path, kind: str, encoder: Encoder, progress: bool) -> int:
+    """Embed the rows of ``embed/<kind>.todo.parquet`` that no shard holds yet, ``EMBED_BATCH`` per
+    shard file ``embed/<kind>-NNNNNN.npz`` (written atomically). Returns the number embedded."""
+    todo = pq.read_table(staging / (ABSTRACT_TODO if kind == "abstracts" else CHUNK_TODO))
+    done = _staged_rows(staging, kind, todo)
+    key_cols = ["corpus_id", "ordinal"] if kind == "chunks" else ["corpus_id"]
+    keys = list(zip(*(todo.column(c).to_pylist() for c in key_cols)))
+    rest = [i for i, k in enumerate(keys) if k not in done]
+    if not rest:
+        return 0
+    texts, hashes = todo.column("text").to_pylist(), todo.column("text_hash").to_pylist()
+    existing = _shards(staging, kind)
+    number = int(existing[-1].stem.rsplit("-", 1)[1]) + 1 if existing else 0
+    bar = tqdm(total=len(todo), initial=len(todo) - len(rest), desc=f"embed {kind}",
+               unit="paper" if kind == "abstracts" else "chunk", disable=None if progress else True)
+    for start in range(0, len(rest), EMBED_BATCH):
+        rows = rest[start:start + EMBED_BATCH]
+        vecs = encoder.encode([texts[i] for i in rows])
+        arrays = {"corpus_id": np.array([keys[i][0] for i in rows], dtype=np.str_),
+                  "text_hash": np.array([hashes[i] for i in rows], dtype=np.str_),
+                  "vec": np.ascontiguousarray(vecs, dtype=np.float32)}
+        if kind == "chunks":
+            arrays["ordinal"] = np.array([keys[i][1] for i in rows], dtype=np.int32)
+        with atomic_path(staging / f"{kind}-{number:06d}.npz", suffix=".npz") as tmp:
+            with open(tmp, "wb") as fh:
+                np.savez(fh, **arrays)
+        number += 1
+        bar.update(len(rows))
     bar.close()
-    conn.execute("DELETE FROM vectors WHERE corpus_id NOT IN (SELECT corpus_id FROM papers)")
-    return len(todo)
+    return len(rest)
 
 
-def _build_faiss(directory: Path, conn, s: CorpusSettings, progress: bool) -> None:
-    n = conn.execute("SELECT count(*) FROM vectors").fetchall()[0][0]
-    kind = choose_kind(s.faiss_index, n, s.ivf_threshold)
-    if kind == "ivf" and n < 2 * MIN_PER_LIST:
+VECTOR_BATCH = 50_000
+"""Stored abstract vectors read per batch when the IVF index is built by streaming."""
+
+_KEPT_SQL = ("SELECT v.corpus_id, v.vec FROM vectors v SEMI JOIN papers p USING (corpus_id) "
+             "ANTI JOIN _todo t USING (corpus_id) ORDER BY v.corpus_id")
+"""Stored abstract vectors the dense phase keeps: of current papers, not re-embedded (``_todo``)."""
+
+
+def _todo_keys(todo: pa.Table, kind: str) -> list[tuple]:
+    key_cols = ["corpus_id", "ordinal"] if kind == "chunks" else ["corpus_id"]
+    return list(zip(*(todo.column(c).to_pylist() for c in key_cols)))
+
+
+def _staged(staging: Path, kind: str) -> tuple[pa.Table, dict[tuple, tuple[Path, int]]]:
+    """The todo rows of ``kind`` (as in the todo file, minus ``text``) and where each one's vector
+    is: todo key -> (shard file, row). Raises :class:`CorpusError` when a row has none (the dense
+    phase did not finish)."""
+    from litnav.corpus.errors import CorpusError
+
+    todo = pq.read_table(staging / (ABSTRACT_TODO if kind == "abstracts" else CHUNK_TODO))
+    todo = todo.drop_columns(["text"])
+    if not todo.num_rows:
+        return todo, {}
+    found = _staged_rows(staging, kind, todo)
+    missing = [k for k in _todo_keys(todo, kind) if k not in found]
+    if missing:
+        raise CorpusError(f"{staging}: {len(missing)} {kind} have no embedded vector yet (first: {missing[0]}); "
+                          "rerun the same build to finish embedding")
+    return todo, found
+
+
+def _iter_staged(todo: pa.Table, found: dict[tuple, tuple[Path, int]], kind: str) -> Iterator[tuple[pa.Table, np.ndarray]]:
+    """Per shard file: ``(todo rows whose vector it holds, float32 [n, dim] their vectors)`` — one
+    shard in memory at a time. Raises :class:`CorpusError` when a shard became unreadable."""
+    from litnav.corpus.errors import CorpusError
+
+    by_shard: dict[Path, list[int]] = {}
+    keys = _todo_keys(todo, kind)
+    for i, key in enumerate(keys):
+        by_shard.setdefault(found[key][0], []).append(i)
+    for path in sorted(by_shard):
+        z = _read_shard(path, ("vec",))
+        if z is None:
+            raise CorpusError(f"{path}: a vector shard became unreadable; rerun the same build to embed it again")
+        rows = by_shard[path]
+        vecs = z["vec"][[found[keys[i]][1] for i in rows]].astype(np.float32, copy=False)
+        yield todo.take(rows), vecs
+
+
+def embed_stage(directory: Path, s: CorpusSettings, work: DenseWork, progress: bool = True) -> dict[str, float]:
+    """The dense phase, without a read-write connection (readers may have the corpus open):
+    embed what ``work`` lists into shards under ``DIR/embed/`` and build the FAISS index there
+    from the stored vectors (read through a read-only connection) plus the shards. The index is
+    the kind :func:`vectors.choose_kind` picks for the paper count: flat (exact, all vectors in
+    memory) or, past ``ivf_threshold``, IVF-PQ streamed batch by batch from the table and the
+    shards (:func:`vectors.build_ivf_streaming`). A BM25-only corpus (``work.dense`` False) only
+    embeds chunks (eager mode) and builds no index. Returns seconds per stage (``embed``,
+    ``chunk_vectors``, ``faiss``)."""
+    from litnav.corpus.store import connect
+
+    timings: dict[str, float] = {}
+    staging = directory / EMBED_DIR
+    encoder = Encoder.from_settings(s)
+    if work.dense:
+        _timed(timings, "embed", lambda: _embed_abstracts(staging, encoder, progress))
+    if work.chunks:
+        _timed(timings, "chunk_vectors", lambda: _embed_to_shards(staging, "chunks", encoder, progress))
+    if not work.dense:
+        return timings
+    todo, found = _staged(staging, "abstracts")
+    dim = encoder.dim
+    conn = connect(directory, read_only=True)
+    try:
+        register(conn, "_todo", todo.select(["corpus_id"]))
+        kept = [r[0] for r in conn.execute(_KEPT_SQL.replace("v.corpus_id, v.vec", "v.corpus_id")).fetchall()]
+        unregister(conn, "_todo")
+    finally:
+        conn.close()
+    ids = sorted(kept + todo.column("corpus_id").to_pylist())
+    kind = choose_kind(s.faiss_index, len(ids), s.ivf_threshold)
+    if kind == "ivf" and len(ids) < 2 * MIN_PER_LIST:
         kind = "flat"
-    with tqdm(total=1, desc=f"faiss ({kind})", disable=None if progress else True) as bar:
-        if kind == "ivf":  # streamed from the table: the float vectors are never all in memory
-            build_ivf_streaming(conn, directory / INDEX_DIR, get_meta(conn, "model")["dim"], s.ivf_pq_bytes,
-                                s.ivf_nprobe)
-        else:
-            ids, vecs = load_vectors(conn)
-            if not ids:
-                vecs = np.zeros((0, get_meta(conn, "model")["dim"]), dtype=np.float32)
-            save_index(directory / INDEX_DIR, build_index(vecs, kind), ids)
-        bar.update(1)
-    set_meta(conn, "faiss", {"kind": kind, "n": n})
+
+    def batches() -> Iterator[tuple[list[str], np.ndarray]]:
+        """The kept stored vectors (a read-only connection, ``VECTOR_BATCH`` at a time), then each shard's."""
+        if kept:
+            c = connect(directory, read_only=True)
+            try:
+                register(c, "_todo", todo.select(["corpus_id"]))
+                for rb in c.sql(_KEPT_SQL).to_arrow_reader(VECTOR_BATCH):
+                    flat = rb.column(1).flatten().to_numpy(zero_copy_only=False)
+                    yield rb.column(0).to_pylist(), flat.reshape(rb.num_rows, dim).astype(np.float32, copy=False)
+            finally:
+                c.close()
+        for part, vecs in _iter_staged(todo, found, "abstracts"):
+            yield part.column("corpus_id").to_pylist(), vecs
+
+    def faiss() -> None:
+        target = staging / FAISS_STAGED
+        with tqdm(total=1, desc=f"faiss ({kind})", disable=None if progress else True) as bar:
+            if kind == "ivf":  # the float vectors are never all in memory
+                build_ivf_streaming(batches, ids, target, dim, s.ivf_pq_bytes, s.ivf_nprobe)
+            else:
+                got_ids: list[str] = []
+                parts: list[np.ndarray] = []
+                for part, vecs in batches():
+                    got_ids += part
+                    parts.append(vecs)
+                vecs = np.concatenate(parts) if parts else np.zeros((0, dim), dtype=np.float32)
+                order = sorted(range(len(got_ids)), key=got_ids.__getitem__)
+                save_index(target, build_index(np.ascontiguousarray(vecs[order], dtype=np.float32), kind),
+                           [got_ids[i] for i in order])
+            write_json(target / "meta.json", {"kind": kind, "n": len(ids)})
+            bar.update(1)
+
+    _timed(timings, "faiss", faiss)
+    return timings
 
 
-def _embed_chunks(conn, encoder: Encoder, progress: bool) -> None:
-    todo = conn.execute("""
-        SELECT c.corpus_id, c.ordinal, c.text FROM chunks c
-        ANTI JOIN chunk_vectors v ON c.corpus_id = v.corpus_id AND c.ordinal = v.ordinal
-        ORDER BY c.corpus_id, c.ordinal""").fetchall()
-    bar = tqdm(total=len(todo), desc="embed chunks", unit="chunk", disable=None if progress else True)
-    for i in range(0, len(todo), EMBED_BATCH):
-        batch = todo[i:i + EMBED_BATCH]
-        vecs = encoder.encode([t for _, _, t in batch])
-        data = vector_table([c for c, _, _ in batch], vecs,
-                            ordinal=pa.array([o for _, o, _ in batch], pa.int32()))
+def _embed_abstracts(staging: Path, encoder: Encoder, progress: bool) -> int:
+    """Embed the title+abstract texts of ``embed/abstracts.todo.parquet`` into shards."""
+    return _embed_to_shards(staging, "abstracts", encoder, progress)
+
+
+def publish_dense(directory: Path, conn, work: DenseWork) -> dict[str, float]:
+    """Under the writer lock, on a read-write connection: move the staged vectors into the
+    ``vectors`` (and ``chunk_vectors``) tables and the staged FAISS files into ``DIR/index/``,
+    record ``chunk_vectors_mode``, ``faiss`` and the counts, and set ``build_stage = "complete"`` —
+    one transaction. The staging folder is removed by the caller after the commit."""
+    timings: dict[str, float] = {}
+    staging = directory / EMBED_DIR
+
+    def publish() -> None:
+        todo, found = _staged(staging, "abstracts") if work.dense else (pa.table({}), {})
+        chunk_todo, chunk_found = _staged(staging, "chunks") if work.chunks else (pa.table({}), {})
+        faiss_meta = json.loads((staging / FAISS_STAGED / "meta.json").read_text()) if work.dense else None
         conn.execute("BEGIN TRANSACTION")
-        register(conn, "_staged", data)
-        conn.execute("INSERT INTO chunk_vectors BY NAME SELECT * FROM _staged")
+        for part, vecs in (_iter_staged(todo, found, "abstracts") if todo.num_rows else ()):
+            register(conn, "_staged", vector_table(part.column("corpus_id").to_pylist(), vecs,
+                                                   text_hash=part.column("text_hash")))
+            conn.execute("DELETE FROM vectors WHERE corpus_id IN (SELECT corpus_id FROM _staged)")
+            conn.execute("INSERT INTO vectors BY NAME SELECT * FROM _staged")
+            unregister(conn, "_staged")
+        conn.execute("DELETE FROM vectors WHERE corpus_id NOT IN (SELECT corpus_id FROM papers)")
+        for part, vecs in (_iter_staged(chunk_todo, chunk_found, "chunks") if chunk_todo.num_rows else ()):
+            register(conn, "_staged", vector_table(part.column("corpus_id").to_pylist(), vecs,
+                                                   ordinal=part.column("ordinal")))
+            conn.execute("DELETE FROM chunk_vectors v WHERE EXISTS (SELECT 1 FROM _staged s "
+                         "WHERE s.corpus_id = v.corpus_id AND s.ordinal = v.ordinal)")
+            conn.execute("INSERT INTO chunk_vectors BY NAME SELECT * FROM _staged")
+            unregister(conn, "_staged")
+        if work.dense:
+            for name in (INDEX_FILE, IDS_FILE):
+                (directory / INDEX_DIR).mkdir(parents=True, exist_ok=True)
+                os.replace(staging / FAISS_STAGED / name, directory / INDEX_DIR / name)
+        set_meta(conn, "faiss", faiss_meta)
+        set_meta(conn, "chunk_vectors_mode", work.chunk_mode)
+        set_meta(conn, STAGE_KEY, "complete")
+        set_meta(conn, "counts", content_counts(conn))
         conn.execute("COMMIT")
-        unregister(conn, "_staged")
-        bar.update(len(batch))
-    bar.close()
+
+    try:
+        _timed(timings, "publish", publish)
+    except BaseException:
+        with contextlib.suppress(Exception):  # nothing begun, or a connection the failure invalidated
+            conn.execute("ROLLBACK")
+        raise
+    return timings
 
 
 def _build_bm25(directory: Path, conn, progress: bool) -> None:

@@ -11,6 +11,17 @@ class CorpusLockedError(CorpusError):
     """Another writer holds the corpus's single-writer lock (``DIR/.lock``)."""
 
 
+class CorpusBusyError(CorpusError):
+    """Another process has the corpus database open in a way that excludes this open: a build
+    writing it (readers wait), or readers while a build wants to write (the build waits)."""
+
+
+class DenseUnavailableError(CorpusError):
+    """The corpus is searchable with BM25 but has no abstract vectors: not built yet (build stage
+    ``lexical``: a build is embedding them, or was interrupted while it did), or not at all (built
+    with ``corpus.abstract_embeddings=false``). ``Corpus.missing_channels`` says which."""
+
+
 class ModelMismatchError(CorpusError):
     """The corpus's vectors were made by another embedding model (name, dimension or weights hash).
 

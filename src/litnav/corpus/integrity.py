@@ -19,7 +19,7 @@ from typing import Any
 
 from litnav.corpus.errors import CorpusError
 from litnav.corpus.schema import INDEX_DIR
-from litnav.corpus.store import get_meta, set_meta
+from litnav.corpus.store import STAGE_KEY, get_meta, set_meta
 
 log = logging.getLogger(__name__)
 
@@ -132,23 +132,33 @@ def _consistency_problems(directory: Path, conn: Any, checked: dict[str, str]) -
         out.append(f"{directory}: indexes are not built for the current content (an interrupted build)")
         return out
     papers = conn.execute("SELECT count(*) FROM papers").fetchone()[0]
-    dense = get_meta(conn, "faiss") is not None  # None: built without abstract vectors (BM25 only)
-    if dense:
+    # dense parts are checked only where the corpus has them: not in build stage 'lexical' (a build
+    # is embedding the abstracts, or was interrupted: a rerun finishes) nor in a corpus built with
+    # corpus.abstract_embeddings=false (meta faiss None); both are healthy BM25-searchable corpora
+    lexical_only = get_meta(conn, STAGE_KEY) == "lexical"
+    dense = not lexical_only and get_meta(conn, "faiss") is not None
+    if lexical_only:
+        checked["dense"] = ("not built yet (build stage 'lexical': searchable with BM25 only); rerun the same "
+                            "`litnav build` to finish embedding")
+    elif not dense:
+        checked["dense"] = "none (built with corpus.abstract_embeddings=false: BM25 and citations only)"
+    else:
         vectors = conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
         if vectors != papers:
             out.append(f"{directory}: {vectors} abstract vectors for {papers} papers")
-    faiss = get_meta(conn, "faiss") or {}
-    if faiss.get("n", papers) != papers:
-        out.append(f"{directory / INDEX_DIR}: FAISS index holds {faiss.get('n')} papers, the database {papers}")
+        faiss = get_meta(conn, "faiss") or {}
+        if faiss.get("n", papers) != papers:
+            out.append(f"{directory / INDEX_DIR}: FAISS index holds {faiss.get('n')} papers, the database {papers}")
     import numpy as np
 
     from litnav.corpus.lexical import BM25_DIR
     from litnav.corpus.lexical import IDS_FILE as BM25_IDS
     from litnav.corpus.vectors import IDS_FILE
 
-    for rel, what in ((Path(IDS_FILE), "FAISS ids"), (Path(BM25_DIR) / BM25_IDS, "BM25 ids")):
+    checks = ([(Path(IDS_FILE), "FAISS ids")] if dense else []) + [(Path(BM25_DIR) / BM25_IDS, "BM25 ids")]
+    for rel, what in checks:
         path = directory / INDEX_DIR / rel
-        if (not papers or (what == "FAISS ids" and not dense)) and not path.exists():
+        if not papers and not path.exists():
             continue
         try:
             n = len(np.load(path, allow_pickle=False))
@@ -158,7 +168,7 @@ def _consistency_problems(directory: Path, conn: Any, checked: dict[str, str]) -
         checked[what] = f"{n} ids"
         if n != papers:
             out.append(f"{path}: {n} ids for {papers} papers")
-    if get_meta(conn, "chunk_vectors_mode") == "eager":
+    if get_meta(conn, "chunk_vectors_mode") == "eager" and not lexical_only:
         missing = conn.execute("SELECT count(*) FROM chunks c ANTI JOIN chunk_vectors v "
                                "ON c.corpus_id = v.corpus_id AND c.ordinal = v.ordinal").fetchone()[0]
         if missing:

@@ -26,11 +26,20 @@ from litnav.core.settings import CorpusSettings
 from litnav.core.text import normalise_title
 from litnav.corpus.chunking import ABSTRACT_SECTION
 from litnav.corpus.encoder import Encoder, backend_of
-from litnav.corpus.errors import CorpusError, ModelMismatchError, mismatch_message
+from litnav.corpus.errors import CorpusError, DenseUnavailableError, ModelMismatchError, mismatch_message
 from litnav.corpus.records import EXTERNAL_ID_KINDS, Chunk, Citation, Hit, Paper
 from litnav.corpus.rows import PAPER_SELECT, paper_from_row
 from litnav.corpus.schema import CHUNK_CACHE_DIR, INDEX_DIR
-from litnav.corpus.store import COUNT_KEYS, connect, content_counts, get_meta, register, unregister
+from litnav.corpus.store import (
+    COUNT_KEYS,
+    STAGE_KEY,
+    build_stage,
+    connect,
+    content_counts,
+    get_meta,
+    register,
+    unregister,
+)
 from litnav.corpus.vectors import load_vectors
 
 CHUNK_CACHE_PAPERS = 4096
@@ -174,7 +183,34 @@ class Corpus:
         out["faiss"] = self._meta("faiss")
         out["chunk_vectors_mode"] = self._meta("chunk_vectors_mode")
         out["indexes_dirty"] = bool(self._meta("indexes_dirty", True))
+        out["build_stage"] = self.build_stage()
         return out
+
+    def build_stage(self) -> str:
+        """``"complete"``; ``"lexical"`` when BM25 is current but the abstract vectors are not built
+        yet (a build is embedding them, or was interrupted while it did: rerunning it resumes); or
+        ``"ingest"`` when content was written after the last index build (not searchable)."""
+        with self._lock:
+            if self._conn is None:
+                raise CorpusError(f"corpus {self.directory} is closed")
+            return build_stage(self._conn)
+
+    def missing_channels(self) -> dict[str, str]:
+        """Retrieval channels this corpus cannot serve -> why (empty for a complete corpus with
+        abstract vectors). ``{"semantic": ...}`` (dense retrieval and abstract vectors absent; BM25
+        and citations work) in two cases: build stage ``lexical`` (a build is embedding the
+        abstracts, or was interrupted while it did: rerunning it finishes), or a corpus built with
+        ``corpus.abstract_embeddings=false`` (no abstract vectors by choice: meta ``faiss`` is None)."""
+        stage = self.build_stage()
+        if stage == "lexical":
+            return {"semantic": f"abstract vectors of {self.directory} are not built yet (build stage 'lexical': "
+                                "a build is embedding them, or was interrupted; rerun the same `litnav build` to "
+                                "finish); searching with BM25 only"}
+        if stage == "complete" and self._meta("faiss") is None:
+            return {"semantic": f"{self.directory} was built without abstract vectors "
+                                "(corpus.abstract_embeddings=false); searching with BM25 and citations only; "
+                                "rebuild with `--set corpus.abstract_embeddings=true` to add dense retrieval"}
+        return {}
 
     def _compute_fingerprint(self) -> str:
         manifest = self._q("SELECT source_key, size, sha256 FROM manifest ORDER BY source_key")
@@ -184,6 +220,8 @@ class Corpus:
                    "index_build": (self._meta("index_files") or {}).get("build"), "model": self.model_info,
                    "settings": self.settings.model_dump(mode="json"),
                    "dirty": self._meta("indexes_dirty", True)}
+        if self._meta(STAGE_KEY) == "lexical":  # dense joins later: a new version for the caches
+            payload["stage"] = "lexical"
         return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
     def fingerprint(self) -> str:
@@ -555,16 +593,20 @@ class Corpus:
         return self.encoder.encode(texts)
 
     def dense_available(self) -> bool:
-        """True when the corpus has an abstract-vector index (False for a corpus built with
-        ``corpus.abstract_embeddings=false``: dense retrieval is then absent)."""
-        return self._meta("faiss") is not None
+        """True when dense retrieval can run: ``"semantic"`` is not in :meth:`missing_channels`
+        (False in build stage ``lexical`` and for a corpus built with ``corpus.abstract_embeddings=false``)."""
+        return "semantic" not in self.missing_channels()
 
     def _faiss(self) -> tuple[Any, list[str], dict[str, int]] | None:
-        """``(index, ids, row of id)``, loaded once per process; None without a dense index."""
+        """``(index, ids, row of id)``, loaded once per process; None for a corpus built without
+        abstract vectors. Raises :class:`DenseUnavailableError` in build stage ``lexical``."""
         with self._shared.lock:
             if self._shared.faiss is None:
                 self._require_indexes()
-                if not self.dense_available():
+                missing = self.missing_channels().get("semantic")
+                if missing and self.build_stage() == "lexical":  # dense is on its way: say so
+                    raise DenseUnavailableError(f"dense retrieval unavailable: {missing}")
+                if missing:  # BM25-only by setting
                     return None
                 from litnav.corpus.integrity import load_error, require_index
                 from litnav.corpus.vectors import INDEX_FILE, load_index
@@ -620,8 +662,10 @@ class Corpus:
 
         ``ids`` restricts the search to those papers (exact scores over their stored vectors).
         Over an IVF-PQ index (big corpora) the ``RERANK_FACTOR * k`` approximate best are re-scored
-        with their exact stored vectors. A corpus without abstract vectors gives ``[]``.
-        Raises :class:`CorpusError` when the indexes are not built.
+        with their exact stored vectors. A corpus built without abstract vectors
+        (``corpus.abstract_embeddings=false``) gives ``[]``. Raises :class:`CorpusError` when the
+        indexes are not built, and :class:`DenseUnavailableError` when only BM25 is built yet (build
+        stage ``lexical``). Either way :meth:`missing_channels` names ``semantic`` beforehand.
         """
         loaded = self._faiss()
         if loaded is None:
@@ -673,11 +717,12 @@ class Corpus:
     def abstract_vectors(self, ids: Iterable[str]) -> tuple[list[str], np.ndarray]:
         """``(ids found, float32 [n, dim])`` title+abstract vectors of the given papers, in the given order.
 
-        Exact vectors: from the flat index, else from the ``vectors`` table. A corpus built without
-        abstract vectors finds none (embedding a search's whole candidate pool on demand would cost
-        more than the search: scoring then goes without the document-vector feature)."""
-        loaded = self._faiss()
+        Exact vectors: from the flat index, else from the ``vectors`` table. None are found without
+        dense retrieval (:meth:`dense_available` False: build stage ``lexical``, or a corpus built
+        without abstract vectors, where embedding a search's whole candidate pool on demand would
+        cost more than the search: scoring then goes without the document-vector feature)."""
         ids = list(ids)
+        loaded = self._faiss() if self.dense_available() else None
         if loaded is None:
             dim = (self.model_info or {}).get("dim") or 0
             return [], np.zeros((0, dim), dtype=np.float32)
@@ -692,11 +737,13 @@ class Corpus:
         return found, (np.stack([vecs[i] for i in found]) if found else np.zeros((0, index.d), dtype=np.float32))
 
     def sample_abstract_vectors(self, n: int, seed: int = 0) -> tuple[list[str], np.ndarray]:
-        """A reproducible random sample of ``n`` papers' vectors (all when ``n`` >= corpus size)."""
-        loaded = self._faiss()
+        """A reproducible random sample of ``n`` papers' vectors (all when ``n`` >= corpus size).
+        Raises :class:`DenseUnavailableError` when the corpus has no abstract vectors (see
+        :meth:`missing_channels`)."""
+        missing = self.missing_channels().get("semantic")
+        loaded = None if missing else self._faiss()
         if loaded is None:
-            raise CorpusError(f"corpus {self.directory} has no abstract vectors (built with "
-                              "corpus.abstract_embeddings=false)")
+            raise DenseUnavailableError(f"corpus {self.directory} has no abstract vectors: {missing}")
         all_ids = loaded[1]
         rng = np.random.default_rng(seed)
         pick = sorted(rng.choice(len(all_ids), size=min(n, len(all_ids)), replace=False).tolist())

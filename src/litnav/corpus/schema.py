@@ -14,6 +14,10 @@ DB_NAME = "corpus.duckdb"
 LOCK_NAME = ".lock"
 INDEX_DIR = "index"
 CHUNK_CACHE_DIR = "chunk_cache"
+EMBED_DIR = "embed"
+"""Staging folder of the dense build phase (vector shards, the FAISS index before it is published)."""
+STAGE_FILE = ".build-stage"
+"""What a running build is doing (``writing``, ``embedding``, ``publishing``): read by readers that find the database locked."""
 
 AUTHOR_TYPE = "STRUCT(name VARCHAR, author_id VARCHAR)[]"
 

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
-from litnav.corpus.errors import CorpusError
-from litnav.corpus.schema import DDL, SCHEMA_VERSION, db_path
+from litnav.corpus.errors import CorpusBusyError, CorpusError
+from litnav.corpus.schema import DDL, SCHEMA_VERSION, STAGE_FILE, db_path
 
 
 def connect(directory: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
@@ -28,20 +30,19 @@ def connect(directory: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
                               f"rerun the build (`litnav build SOURCE --corpus {directory}`)")
         path.unlink()
         path.with_name(path.name + ".wal").unlink(missing_ok=True)
-    try:
-        conn = duckdb.connect(str(path), read_only=read_only)
-    except duckdb.Error as e:
-        if "lock" in str(e).lower():
-            raise CorpusError(f"corpus {directory} is in use by another process (a build writing it, or a "
-                              "reader while you build); wait for it to finish and try again") from e
-        from litnav.corpus.storage import StorageError, storage_message
-
-        if path.is_file() and path.stat().st_size == 0 and not read_only:
-            path.unlink()  # nothing was written: leave nothing that blocks the next build
-        message = storage_message(e, directory)
-        if message:
-            raise StorageError(message) from e
-        raise CorpusError(f"cannot open corpus database {path}: {e}") from e
+    deadline = time.monotonic() + READER_WAIT_S
+    while True:
+        try:
+            conn = duckdb.connect(str(path), read_only=read_only)
+            break
+        except duckdb.Error as e:
+            if "lock" not in str(e).lower():
+                _raise_open_error(e, directory, path, read_only)
+            stage = build_stage_file(directory) if read_only else None
+            if stage == "publishing" and time.monotonic() < deadline:
+                time.sleep(0.25)  # a build moves its vectors in for a few seconds: wait for it
+                continue
+            raise CorpusBusyError(_busy_message(directory, read_only, stage)) from e
     if not read_only:
         conn.execute(DDL)
         if get_meta(conn, "schema_version") is None:
@@ -53,6 +54,57 @@ def connect(directory: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
             f"{directory}: corpus schema version {version!r}, this litnav reads version {SCHEMA_VERSION}; "
             "rebuild the corpus into a new directory")
     return conn
+
+
+READER_WAIT_S = 30.0
+"""How long a read-only open waits while a build publishes its abstract vectors (seconds)."""
+
+
+def _busy_message(directory: Path, read_only: bool, stage: str | None) -> str:
+    if not read_only:
+        return (f"corpus {directory} is open in another process (a search or `litnav serve` reading it, or a "
+                "build writing it); close it, or wait, and try again")
+    if stage == "publishing":
+        return (f"corpus {directory} is locked by a build moving its abstract vectors in (for more than "
+                f"{READER_WAIT_S:.0f} s); try again in a moment")
+    if stage == "writing":
+        return (f"corpus {directory} is being written by a build (ingesting its sources and building the BM25 "
+                "index); it becomes searchable with BM25 as soon as that is done, while the build embeds the "
+                "abstracts: try again in a moment")
+    return (f"corpus {directory} is in use by another process (a build writing it, or a reader while you "
+            "build); wait for it to finish and try again")
+
+
+def build_stage_file(directory: Path) -> str | None:
+    """What a running build of ``directory`` says it is doing (``DIR/.build-stage``: ``writing``,
+    ``embedding`` or ``publishing``), or None when no build runs (no file, or its process is gone)."""
+    try:
+        doc = json.loads((directory / STAGE_FILE).read_text())
+        os.kill(int(doc["pid"]), 0)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return str(doc.get("stage"))
+
+
+def write_build_stage_file(directory: Path, stage: str | None) -> None:
+    """Record (``stage`` None: remove) what this process's build of ``directory`` is doing."""
+    from litnav.core.io import write_json
+
+    if stage is None:
+        (directory / STAGE_FILE).unlink(missing_ok=True)
+    else:
+        write_json(directory / STAGE_FILE, {"stage": stage, "pid": os.getpid()})
+
+
+def _raise_open_error(e: Exception, directory: Path, path: Path, read_only: bool) -> None:
+    from litnav.corpus.storage import StorageError, storage_message
+
+    if path.is_file() and path.stat().st_size == 0 and not read_only:
+        path.unlink()  # nothing was written: leave nothing that blocks the next build
+    message = storage_message(e, directory)
+    if message:
+        raise StorageError(message) from e
+    raise CorpusError(f"cannot open corpus database {path}: {e}") from e
 
 
 def _has_meta(conn: duckdb.DuckDBPyConnection) -> bool:
@@ -82,6 +134,18 @@ def unregister(conn: duckdb.DuckDBPyConnection, name: str) -> None:
     """Drop the view ``name`` made by :func:`register`."""
     conn.complete()
     conn.unregister(name)
+
+
+STAGE_KEY = "build_stage"
+"""meta key: ``"lexical"`` while the abstract vectors and FAISS lag the content (BM25 is current),
+``"complete"`` after the dense phase (absent in corpora finalised before build stages existed)."""
+
+def build_stage(conn: duckdb.DuckDBPyConnection) -> str:
+    """The corpus's stage: ``"ingest"`` (content written since the indexes were built: not
+    searchable), ``"lexical"`` (BM25 current, abstract vectors not yet) or ``"complete"``."""
+    if get_meta(conn, "indexes_dirty", True):
+        return "ingest"
+    return get_meta(conn, STAGE_KEY) or "complete"
 
 
 COUNT_KEYS = ("papers", "abstracts", "full_texts", "chunks", "citations", "rejects", "unresolved_refs", "vectors")

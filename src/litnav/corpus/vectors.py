@@ -10,6 +10,7 @@ lossy, so ``Corpus`` re-scores the candidates with the exact stored vectors).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -77,36 +78,40 @@ def train_rows(n: int, index) -> np.ndarray:
     return np.sort(rng.choice(n, size=train_size(n, index.nlist), replace=False))
 
 
-def build_ivf_streaming(conn, directory: Path, dim: int, pq_bytes: int = 48, nprobe: int = 32,
-                        batch: int = 50_000) -> int:
-    """IVF-PQ over the ``vectors`` table without holding all vectors in memory: trained on a seeded
-    sample of rows, filled batch by batch in ``corpus_id`` order, written with its ids file
-    (atomically) to ``directory``. Returns the number of vectors. Memory: the sample plus the codes
-    (``pq_bytes`` per vector)."""
-    n = conn.execute("SELECT count(*) FROM vectors").fetchall()[0][0]
+def build_ivf_streaming(batches: Callable[[], Iterable[tuple[list[str], np.ndarray]]], ids: Sequence[str],
+                        directory: Path, dim: int, pq_bytes: int = 48, nprobe: int = 32) -> int:
+    """IVF-PQ over vectors that are never all in memory at once, written with its ids file
+    (atomically) to ``directory``; returns the number of vectors.
+
+    ``ids``: every paper the index holds, sorted. ``batches()`` yields ``(ids, float32 [b, dim])``
+    pieces that cover those papers once each, in any order (the ``vectors`` table and a build's
+    staged shards, say); it is called twice: to collect the training sample (a seeded random choice
+    of positions in ``ids``, so the same papers whatever the batch order) and to fill the index
+    (its rows follow the batch order, as does the ids file). Memory: the sample, the ids and the
+    codes (``pq_bytes`` per vector). Raises ``ValueError`` when the batches do not cover ``ids``."""
+    n = len(ids)
     index = ivf_pq_index(dim, n, pq_bytes, nprobe)
-    rows = train_rows(n, index)
-    import pyarrow as pa
-
-    from litnav.corpus.store import register, unregister
-
-    register(conn, "_rows", pa.table({"r": pa.array(rows, pa.int64())}))
-    try:
-        _, sample = load_vectors(conn, "WHERE rn IN (SELECT r FROM _rows)",
-                                 source="(SELECT *, row_number() OVER (ORDER BY corpus_id) - 1 AS rn FROM vectors)")
-    finally:
-        unregister(conn, "_rows")
+    want = {ids[r]: j for j, r in enumerate(train_rows(n, index).tolist())}
+    sample = np.zeros((len(want), dim), dtype=np.float32)
+    seen = 0
+    for part, vecs in batches():
+        for i, cid in enumerate(part):
+            j = want.get(cid)
+            if j is not None:
+                sample[j] = vecs[i]
+                seen += 1
+    if seen != len(want):
+        raise ValueError(f"IVF training: {seen} of {len(want)} sampled vectors found in the batches")
     index.train(sample)
     del sample
-    ids: list[str] = []
-    conn.complete()
-    reader = conn.sql("SELECT corpus_id, vec FROM vectors ORDER BY corpus_id").to_arrow_reader(batch)
-    for rb in reader:
-        ids.extend(rb.column(0).to_pylist())
-        flat = rb.column(1).flatten().to_numpy(zero_copy_only=False)
-        index.add(np.ascontiguousarray(flat.reshape(rb.num_rows, dim), dtype=np.float32))
-    save_index(directory, index, ids)
-    return len(ids)
+    order: list[str] = []
+    for part, vecs in batches():
+        order.extend(part)
+        index.add(np.ascontiguousarray(vecs, dtype=np.float32).reshape(len(part), dim))
+    if len(order) != n:
+        raise ValueError(f"IVF fill: the batches held {len(order)} vectors, expected {n}")
+    save_index(directory, index, order)
+    return n
 
 
 def save_index(directory: Path, index, ids: list[str]) -> None:

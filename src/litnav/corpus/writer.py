@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,7 @@ from litnav.corpus.errors import CorpusError
 from litnav.corpus.lock import acquire_writer_lock
 from litnav.corpus.records import Citation, Document, Reject
 from litnav.corpus.schema import PER_PAPER_TABLES
-from litnav.corpus.store import connect, get_meta, register, set_meta, unregister
+from litnav.corpus.store import connect, get_meta, register, set_meta, unregister, write_build_stage_file
 
 DUPLICATE_REASON = "duplicate id"
 """Start of the rejects-table reason recorded for a merged duplicate (it is not a rejected record)."""
@@ -31,6 +31,10 @@ DUPLICATE_REASON = "duplicate id"
 
 COLLISION_REASON = "id collision"
 """Start of the rejects-table reason recorded for an external id two papers share."""
+
+PUBLISH_WAIT_S = 600.0
+"""How long a build waits, after embedding, for readers to close the corpus so that it can move
+the vectors in (seconds); past it the build stops with the vectors kept for the next run."""
 
 
 def _empty(value: Any) -> bool:
@@ -263,10 +267,10 @@ class CorpusWriter:
         if directory.exists() and not directory.is_dir():
             raise CorpusError(f"corpus path {directory} exists and is not a directory")
         directory.mkdir(parents=True, exist_ok=True)
-        from litnav.corpus.schema import CHUNK_CACHE_DIR, DB_NAME, INDEX_DIR, LOCK_NAME
+        from litnav.corpus.schema import CHUNK_CACHE_DIR, DB_NAME, EMBED_DIR, INDEX_DIR, LOCK_NAME, STAGE_FILE
 
         # what a failed first build may leave beside a missing database does not make it foreign
-        ours = (DB_NAME, DB_NAME + ".wal", LOCK_NAME, INDEX_DIR, CHUNK_CACHE_DIR)
+        ours = (DB_NAME, DB_NAME + ".wal", LOCK_NAME, INDEX_DIR, CHUNK_CACHE_DIR, EMBED_DIR, STAGE_FILE)
         foreign = [p.name for p in directory.iterdir() if p.name not in ours]
         if foreign and not (directory / DB_NAME).exists():
             raise CorpusError(f"{directory} is not empty and not a corpus directory (holds {foreign[:3]})")
@@ -286,6 +290,7 @@ class CorpusWriter:
             lock.release()
             raise
         set_meta(conn, "settings", settings.model_dump(mode="json"))
+        write_build_stage_file(directory, "writing")
         return cls(directory, conn, lock, settings)
 
     def __enter__(self) -> CorpusWriter:
@@ -303,6 +308,8 @@ class CorpusWriter:
                 self.conn.close()
             self.conn = None  # type: ignore[assignment]
         if self._lock is not None:
+            with contextlib.suppress(OSError):
+                write_build_stage_file(self.directory, None)
             self._lock.release()
             self._lock = None
 
@@ -363,27 +370,95 @@ class CorpusWriter:
         """Inputs committed from a damaged file: source key -> what was wrong (see ``tx.incomplete``)."""
         return dict(get_meta(self.conn, "incomplete_sources") or {})
 
-    def finalize(self, progress: bool = True, reembed: bool = False) -> dict[str, float]:
-        """Resolve references by title, chunk, embed, and build FAISS + BM25 indexes.
+    def finalize(self, progress: bool = True, reembed: bool = False, stop_after: str | None = None,
+                 on_stage: Callable[[str], None] | None = None) -> dict[str, float]:
+        """Resolve references by title, chunk, build BM25, embed, build FAISS — in two phases
+        (see :mod:`corpus.build`).
 
-        Returns seconds per stage (``resolve``, ``chunk``, ``embed``, ``faiss``, ``chunk_vectors``,
-        ``bm25``, ``total``). ``reembed=True`` drops all vectors (abstract and chunk) and embeds with
-        the current settings' model; without it a model different from the one that made the stored
-        vectors raises :class:`ModelMismatchError`. Safe to rerun after a crash.
+        After the lexical phase the corpus is published searchable with BM25 (``build_stage``
+        ``lexical``) and this writer closes its read-write connection while it embeds (keeping the
+        writer lock), so other processes can open the corpus read-only meanwhile; it then reopens
+        it (waiting up to :data:`PUBLISH_WAIT_S` for readers to close) to move the vectors in and
+        mark the corpus complete. ``on_stage`` is called with ``"lexical"`` when other processes
+        can search the corpus with BM25 and with ``"dense"`` when the abstract vectors are in (never for a
+        BM25-only corpus, ``corpus.abstract_embeddings=false``).
+        ``stop_after="lexical"`` returns after the lexical phase, the corpus left as a build killed
+        while embedding leaves it (a later finalize completes it).
+
+        Returns seconds per stage (``resolve``, ``chunk``, ``bm25``, ``todo``, ``embed``,
+        ``chunk_vectors``, ``faiss``, ``publish``, ``total``). ``reembed=True`` drops all vectors
+        (abstract and chunk) and embeds with the current settings' model; without it a model
+        different from the one that made the stored vectors raises :class:`ModelMismatchError`.
+        Safe to rerun after a crash: embedded shards are kept under ``DIR/embed/``.
         """
-        from litnav.corpus.build import finalize
+        import shutil
+        import time
+
+        from litnav.corpus.build import embed_stage, finalize_lexical, publish_dense
+        from litnav.corpus.integrity import index_problems, record_index_files
+        from litnav.corpus.schema import EMBED_DIR
 
         if self._in_source:
             raise CorpusError("finalize called inside a source block")
-        from litnav.corpus.integrity import index_problems, record_index_files
-
+        if stop_after not in (None, "lexical"):
+            raise ValueError(f"stop_after must be None or 'lexical', not {stop_after!r}")
+        if self.conn is None:
+            raise CorpusError(f"corpus writer of {self.directory} is closed")
+        t0 = time.perf_counter()
         damaged = index_problems(self.directory, self.conn, checksums=True)
         if damaged:  # a plain rebuild repairs damaged or missing index files
             logging.getLogger(__name__).warning("rebuilding damaged indexes: %s", "; ".join(damaged))
             set_meta(self.conn, "indexes_dirty", True)
-        timings = finalize(self.directory, self.conn, self.settings, progress=progress, reembed=reembed)
+        work = finalize_lexical(self.directory, self.conn, self.settings, progress=progress, reembed=reembed)
+        timings = dict(work.timings)
         record_index_files(self.conn, self.directory)
+        if work.pending:
+            self._release_connection()  # readers may open the corpus now: BM25 is published
+        if on_stage:
+            on_stage("lexical")
+        if work.pending and stop_after != "lexical":
+            write_build_stage_file(self.directory, "embedding")
+            timings.update(embed_stage(self.directory, self.settings, work, progress=progress))
+            write_build_stage_file(self.directory, "publishing")
+            self.conn = self._reconnect()
+            write_build_stage_file(self.directory, "writing")
+            timings.update(publish_dense(self.directory, self.conn, work))
+            record_index_files(self.conn, self.directory)
+            self.conn.execute("CHECKPOINT")
+            shutil.rmtree(self.directory / EMBED_DIR, ignore_errors=True)
+        if on_stage and work.dense and not (work.pending and stop_after == "lexical"):
+            on_stage("dense")
+        timings["total"] = round(time.perf_counter() - t0, 3)
         return timings
+
+    def _release_connection(self) -> None:
+        """Checkpoint and close the read-write connection, keeping the writer lock."""
+        self.conn.execute("CHECKPOINT")
+        self.conn.close()
+        self.conn = None  # type: ignore[assignment]
+
+    def _reconnect(self) -> duckdb.DuckDBPyConnection:
+        """Reopen the read-write connection, waiting up to :data:`PUBLISH_WAIT_S` for readers that
+        have the corpus open to close it."""
+        import time
+
+        from litnav.corpus.errors import CorpusBusyError
+
+        deadline, told = time.monotonic() + PUBLISH_WAIT_S, False
+        while True:
+            try:
+                return connect(self.directory, read_only=False)
+            except CorpusBusyError as exc:
+                if time.monotonic() > deadline:
+                    raise CorpusBusyError(
+                        f"{exc}. The abstract vectors are embedded and kept in {self.directory}/embed: rerun the "
+                        "same build when the readers are closed to publish them (nothing is embedded again)") from exc
+                if not told:
+                    logging.getLogger(__name__).warning(
+                        "corpus %s is open in other processes; waiting up to %.0f s for them to close to publish "
+                        "the abstract vectors", self.directory, PUBLISH_WAIT_S)
+                    told = True
+                time.sleep(0.25)
 
     def reembed(self, progress: bool = True) -> dict[str, float]:
         """Re-embed everything with the current settings' model (``finalize(reembed=True)``)."""

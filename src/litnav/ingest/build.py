@@ -247,6 +247,8 @@ def build(
     batch_size: int = 2000,
     finalize: bool = True,
     reembed: bool = False,
+    stop_after: str | None = None,
+    on_stage: Callable[[str, float], None] | None = None,
 ) -> BuildReport:
     """Ingest ``sources`` (files, directories, globs; plain/.gz/.zst) into ``corpus_dir``.
 
@@ -260,6 +262,12 @@ def build(
     settings; one that changes the model or the chunk size raises ``SettingsChangeError`` before
     anything is stored unless ``reembed`` (then every chunk and vector is remade with the new
     settings). Raises ``SourceError``/``FormatError`` for bad sources.
+
+    Finalize publishes the corpus searchable with BM25 before it embeds the abstracts (see
+    ``CorpusWriter.finalize``): ``on_stage(name, seconds)`` is called with ``"lexical"`` at that
+    moment and with ``"dense"`` when the abstract vectors are in, ``seconds`` counted from the
+    start of this call (also recorded as ``seconds["searchable"]`` and ``seconds["dense"]``).
+    ``stop_after="lexical"`` leaves the corpus at the lexical stage (a rerun finishes it).
     """
     from tqdm.auto import tqdm
 
@@ -267,7 +275,7 @@ def build(
 
     corpus_settings = getattr(settings, "corpus", settings)
     report = BuildReport()
-    t0 = time.perf_counter()
+    t0 = started = time.perf_counter()
     paths = expand_sources(list(sources))
     undetected: list[TruncatedSourceError] = []
     units, unsupported = plan(paths, fmt or ("jsonl" if mapping else None), damaged=undetected)
@@ -331,7 +339,14 @@ def build(
             report.seconds["ingest"] = time.perf_counter() - t0
         if finalize:
             t0 = time.perf_counter()
-            stages = writer.finalize(progress=progress, reembed=reembed) or {}
+            def reached(stage: str) -> None:
+                at = time.perf_counter() - started
+                report.seconds["searchable" if stage == "lexical" else stage] = at
+                if on_stage is not None:
+                    on_stage(stage, at)
+
+            stages = writer.finalize(progress=progress, reembed=reembed, stop_after=stop_after,
+                                     on_stage=reached) or {}
             report.seconds.update({f"finalize.{k}": float(v) for k, v in stages.items()})
             report.seconds["finalize"] = time.perf_counter() - t0
     if finalize:

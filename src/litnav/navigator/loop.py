@@ -286,12 +286,26 @@ class SearchRun:
             data, kinds = calibration(self.stage.student)
             self.engines["scorer_training"] = f"{data}; calibrated for {', '.join(kinds) or 'unknown'} checkpoints"
         self.engines.setdefault("reranker", "listwise")
+        self.engines.setdefault("retrieval", retrieval_channels(self.corpus))
         return Session(
             intent=self.intent, corpus=str(getattr(self.corpus, "directory", "") or ""),
             corpus_fingerprint=self.corpus.fingerprint(), settings=_settings_snapshot(self.settings),
             rounds=self.rounds, results=results, engines=self.engines,
             timings={k: round(v, 6) for k, v in self.timings.items()}, stop_reason=self.stop_reason,
         )
+
+
+def retrieval_channels(corpus) -> str:
+    """What ``Session.engines["retrieval"]`` records: the corpus's retrieval channels, and why any
+    is missing (a corpus in build stage ``lexical`` searches with BM25 only)."""
+    from litnav.librarians.operators.base import missing_channels
+
+    missing = missing_channels(corpus)
+    have = [name for name in ("semantic", "lexical") if name not in missing]
+    text = " + ".join(f"{n} (dense)" if n == "semantic" else f"{n} (bm25)" for n in have)
+    if missing:
+        text += "; missing: " + "; ".join(f"{n}: {why}" for n, why in sorted(missing.items()))
+    return text
 
 
 def operator_library() -> dict[str, dict[str, Any]]:

@@ -92,7 +92,10 @@ class Service:
     def warm(self) -> None:
         """Load the encoder and the search indexes once, before concurrent requests arrive."""
         t = time.perf_counter()
-        self.corpus.semantic_search("warm up", 1)
+        if not self.corpus.missing_channels():
+            self.corpus.semantic_search("warm up", 1)
+        else:  # a corpus still embedding: searches use BM25 (and the encoder, for evidence) meanwhile
+            self.corpus.encode(["warm up"])
         self.corpus.lexical_search("warm up", 1)
         logger.info("corpus %s warmed in %.1fs", self.corpus.directory, time.perf_counter() - t)
 

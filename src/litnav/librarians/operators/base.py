@@ -103,6 +103,13 @@ class RunContext:
             self.notes[node_id] = message
 
 
+def missing_channels(corpus: Any) -> dict[str, str]:
+    """``corpus.missing_channels()``: retrieval channels the corpus cannot serve yet -> why
+    (``{}`` for a complete corpus, and for corpus doubles without the method)."""
+    probe = getattr(corpus, "missing_channels", None)
+    return dict(probe()) if callable(probe) else {}
+
+
 REGISTRY: dict[str, OperatorSpec] = {}
 
 

@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import Field
 
 from litnav.core.records import FoundBy
-from litnav.librarians.operators.base import OperatorParams, RunContext, WorkflowError, operator
+from litnav.librarians.operators.base import OperatorParams, RunContext, WorkflowError, missing_channels, operator
 from litnav.librarians.pool import Pool
 
 
@@ -62,7 +62,10 @@ def citation_expand(params: CitationExpandParams, inputs: list, ctx: RunContext,
     if not strength:
         return Pool()
     ids = list(strength)
-    if params.query:
+    missing = missing_channels(ctx.corpus).get("semantic")
+    if params.query and missing:
+        ctx.note(node_id, f"query similarity skipped (citation strength only): {missing}")
+    if params.query and not missing:
         sims = {h.corpus_id: h.score for h in
                 ctx.corpus.semantic_search(ctx.query_vector(params.query), len(ids), ids=set(ids))}
         scored = {cid: strength[cid] + sims.get(cid, 0.0) for cid in ids}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from litnav.core.records import FoundBy
-from litnav.librarians.operators.base import OperatorParams, RunContext, operator
+from litnav.librarians.operators.base import OperatorParams, RunContext, missing_channels, operator
 from litnav.librarians.pool import Pool
 
 
@@ -28,7 +28,12 @@ def _pool(hits, channel: str, ctx: RunContext, node_id: str) -> Pool:
 
 @operator("semantic_search", SearchParams, output="pool", channel="semantic")
 def semantic_search(params: SearchParams, inputs: list, ctx: RunContext, node_id: str) -> Pool:
-    """Top-k papers by cosine similarity of the query to title + abstract embeddings."""
+    """Top-k papers by cosine similarity of the query to title + abstract embeddings (skipped,
+    with a note, while the corpus has no abstract vectors yet: build stage ``lexical``)."""
+    missing = missing_channels(ctx.corpus).get("semantic")
+    if missing:
+        ctx.note(node_id, f"semantic channel skipped: {missing}")
+        return Pool()
     hits = ctx.corpus.semantic_search(ctx.query_vector(params.query), params.k)
     return _pool(hits, "semantic", ctx, node_id)
 
