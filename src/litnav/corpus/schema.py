@@ -14,6 +14,8 @@ DB_NAME = "corpus.duckdb"
 LOCK_NAME = ".lock"
 INDEX_DIR = "index"
 CHUNK_CACHE_DIR = "chunk_cache"
+STAGING_DIR = "staging"
+"""Per-shard results of a distributed build (``ingest.ray_build``) until they are merged."""
 
 AUTHOR_TYPE = "STRUCT(name VARCHAR, author_id VARCHAR)[]"
 

@@ -112,6 +112,11 @@ class BuildReport:
     in the rejects table with both locations."""
     corpus: dict[str, Any] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
+    shards: dict[str, int] = field(default_factory=dict)
+    """``engine="ray"``: input units parsed, chunked and embedded on the cluster in this build
+    (``computed``), staged results of an interrupted build used as they were (``reused``), and the
+    papers whose chunks and abstract vectors came from the cluster (``papers_chunked``, ``vectors``;
+    finalize made the others)."""
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -247,6 +252,8 @@ def build(
     batch_size: int = 2000,
     finalize: bool = True,
     reembed: bool = False,
+    engine: str = "local",
+    address: str | None = None,
 ) -> BuildReport:
     """Ingest ``sources`` (files, directories, globs; plain/.gz/.zst) into ``corpus_dir``.
 
@@ -259,8 +266,12 @@ def build(
     finalize (benchmarks time it apart). Explicit ``settings`` fields override the corpus's stored
     settings; one that changes the model or the chunk size raises ``SettingsChangeError`` before
     anything is stored unless ``reembed`` (then every chunk and vector is remade with the new
-    settings). Raises ``SourceError``/``FormatError`` for bad sources.
+    settings). ``engine="ray"`` parses, chunks and embeds the units on a Ray cluster (``address``;
+    None: a local Ray instance) and merges them here with the same manifest and resume rules (see
+    :mod:`litnav.ingest.ray_build`). Raises ``SourceError``/``FormatError`` for bad sources.
     """
+    if engine not in ("local", "ray"):
+        raise ValueError(f"unknown build engine {engine!r}; expected 'local' or 'ray'")
     from tqdm.auto import tqdm
 
     from litnav.corpus import CorpusWriter
@@ -294,6 +305,12 @@ def build(
         if report.skipped_files:
             log.info("%d input(s) already in the corpus unchanged, skipped", len(report.skipped_files))
         report.still_incomplete = sorted(set(report.skipped_files) & set(writer.incomplete_sources()))
+        if engine == "ray":  # the units are ingested on the cluster and merged here; nothing is left to read below
+            from litnav.ingest.ray_build import ingest_on_ray
+
+            ingest_on_ray(writer, units, todo, report, mapping=mapping or {}, batch_size=batch_size,
+                          progress=progress, address=address)
+            todo = []
         with ContentStore(workdir=None) as store:
             t0 = time.perf_counter()
             needed = {p for u in todo for p in u.covers}
