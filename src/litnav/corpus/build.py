@@ -81,7 +81,7 @@ def finalize(directory: Path, conn, s: CorpusSettings, progress: bool = True,
         timings[name] = round(time.perf_counter() - start, 3)
 
     stage("resolve", lambda: _resolve(conn, s.title_resolution))
-    stage("chunk", lambda: _chunk(conn, Chunker(encoder.tokenizer, limit), progress))
+    stage("chunk", lambda: _chunk(conn, lambda: Chunker(encoder.tokenizer, limit), progress))
     embedded = [0]
     stage("embed", lambda: embedded.__setitem__(0, _embed_abstracts(conn, encoder, progress)))
     changed = changed or embedded[0] > 0
@@ -138,9 +138,12 @@ def _resolve(conn, enabled: bool) -> None:
     conn.execute("COMMIT")
 
 
-def _chunk(conn, chunker: Chunker, progress: bool) -> None:
+def _chunk(conn, make_chunker, progress: bool) -> None:
     todo = [r[0] for r in conn.execute(
         "SELECT corpus_id FROM papers WHERE NOT chunked ORDER BY corpus_id").fetchall()]
+    if not todo:  # e.g. a distributed build chunked everything: no tokenizer to load
+        return
+    chunker = make_chunker()
     bar = tqdm(total=len(todo), desc="chunk", unit="paper", disable=None if progress else True)
     for i in range(0, len(todo), CHUNK_BATCH):
         batch = todo[i:i + CHUNK_BATCH]

@@ -63,6 +63,8 @@ SHARD_FILE = "shard.json"
 ITEM_SCHEMA = pa.schema([("kind", pa.string()), ("payload", pa.string())])
 """``items.parquet``: the reader's items in order; payload is the record's JSON (a skip's reason)."""
 _KINDS: dict[type, str] = {Document: "document", Citation: "citation", Reject: "reject", Skipped: "skipped"}
+EMBED_ACTOR_MEMORY = 1 << 30
+"""Bytes of memory each embedding actor reserves (the model, one batch of texts and its vectors)."""
 EMBED_BATCH = 2048
 """Texts per encoder call in the actors (as in a local finalize)."""
 
@@ -394,10 +396,12 @@ def ingest_on_ray(writer: Any, units: list[Unit], todo: list[Unit], report: Any,
             run = [s for s in specs if s["shard"] not in ready]
             if run:
                 ds = ray.data.from_items([{"spec": json.dumps(s)} for s in run], override_num_blocks=len(run))
-                # max_retries: a task lost with its worker or node is rerun (it also keeps the two stages
-                # from being fused into the actors: parsing stays one task per unit)
-                ds = ds.map(parse_shard, num_cpus=1, max_retries=3)
+                # Ray Data reruns a task or actor call lost with its worker or node. The actors' memory
+                # reservation also keeps the stages apart (equal resources would fuse parsing into the
+                # actor pool): parsing stays one task per unit on every CPU.
+                ds = ds.map(parse_shard, num_cpus=1)
                 ds = ds.map_batches(ShardEmbedder, batch_size=1, num_cpus=1, num_gpus=gpus or None,
+                                    memory=EMBED_ACTOR_MEMORY,
                                     compute=ray.data.ActorPoolStrategy(min_size=1, max_size=actors),
                                     fn_constructor_kwargs={"settings_json": settings_json, "device": device,
                                                            "threads": None if device else 1})
