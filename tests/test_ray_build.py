@@ -1,4 +1,4 @@
-"""`build(..., engine="ray")`: a distributed build equals the local build of the same inputs, and an
+"""`build_on_ray` (`litnav build --engine ray`): a distributed build equals the local build of the same inputs, and an
 interrupted one resumes without recomputing the shards it finished.
 
 The inputs are the S2ORC samples of ../shared/data: the Datasets API sample (papers joined with
@@ -80,9 +80,9 @@ def _assert_same_corpus(local: Path, other: Path) -> None:
 
 
 def test_ray_build_equals_local_build(ray_instance, sources, local_corpus, tmp_path):
-    from litnav.ingest import build
+    from litnav.ingest.ray_build import build_on_ray
 
-    report = build(sources, tmp_path / "corpus", progress=False, engine="ray")
+    report = build_on_ray(sources, tmp_path / "corpus", progress=False)
     _assert_same_corpus(local_corpus, tmp_path / "corpus")
     units = len(report.ingested_files)
     assert report.shards["computed"] == units and report.shards["reused"] == 0
@@ -94,7 +94,7 @@ def test_ray_build_equals_local_build(ray_instance, sources, local_corpus, tmp_p
 
 def test_interrupted_ray_build_resumes_without_redoing_shards(ray_instance, sources, local_corpus, tmp_path,
                                                               monkeypatch):
-    from litnav.ingest import build, ray_build
+    from litnav.ingest import ray_build
 
     merge = ray_build._merge
     merged: list[str] = []
@@ -107,16 +107,16 @@ def test_interrupted_ray_build_resumes_without_redoing_shards(ray_instance, sour
 
     monkeypatch.setattr(ray_build, "_merge", merge_then_die)
     with pytest.raises(KeyboardInterrupt):
-        build(sources, tmp_path / "corpus", progress=False, engine="ray")
+        ray_build.build_on_ray(sources, tmp_path / "corpus", progress=False)
     staged = [p for p in (tmp_path / "corpus" / "staging").iterdir() if not p.name.startswith(".")]
     assert len(staged) >= 3  # the third shard was published before the driver died
     monkeypatch.setattr(ray_build, "_merge", merge)
 
-    report = build(sources, tmp_path / "corpus", progress=False, engine="ray")
+    report = ray_build.build_on_ray(sources, tmp_path / "corpus", progress=False)
     assert sorted(report.skipped_files) == sorted(merged)
     assert report.shards["reused"] >= len(staged) - 2 >= 1
     assert report.shards["computed"] + report.shards["reused"] == len(report.ingested_files)
     _assert_same_corpus(local_corpus, tmp_path / "corpus")
 
-    again = build(sources, tmp_path / "corpus", progress=False, engine="ray")
+    again = ray_build.build_on_ray(sources, tmp_path / "corpus", progress=False)
     assert again.ingested_files == [] and again.shards["computed"] == 0

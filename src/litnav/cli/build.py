@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Optional
 
@@ -45,11 +46,12 @@ def register(app: typer.Typer) -> None:
         settings = settings_from(settings_file, set_)
         with clean_errors(MappingError):
             mapping = parse_mapping(map_)
-        from litnav.ingest.ray_build import EngineError
+        from litnav.ingest.ray_build import EngineError, build_on_ray
 
+        run = build if engine == "local" else functools.partial(build_on_ray, address=address)
         with clean_errors(SourceError, FormatError, CorpusError, OSError, EngineError):
-            report = build(sources, corpus, fmt=fmt, settings=settings, progress=not no_progress, mapping=mapping,
-                           reembed=reembed, engine=engine, address=address)
+            report = run(sources, corpus, fmt=fmt, settings=settings, progress=not no_progress, mapping=mapping,
+                         reembed=reembed)
         console = make_console()
         table = Table(title=f"litnav build -> {corpus}")
         table.add_column("what")

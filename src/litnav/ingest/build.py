@@ -113,7 +113,7 @@ class BuildReport:
     corpus: dict[str, Any] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
     shards: dict[str, int] = field(default_factory=dict)
-    """``engine="ray"``: input units parsed, chunked and embedded on the cluster in this build
+    """Distributed builds (``ray_build.build_on_ray``): input units parsed, chunked and embedded on the cluster in this build
     (``computed``), staged results of an interrupted build used as they were (``reused``), and the
     papers whose chunks and abstract vectors came from the cluster (``papers_chunked``, ``vectors``;
     finalize made the others)."""
@@ -252,8 +252,7 @@ def build(
     batch_size: int = 2000,
     finalize: bool = True,
     reembed: bool = False,
-    engine: str = "local",
-    address: str | None = None,
+    ingest_units: Callable[..., None] | None = None,
 ) -> BuildReport:
     """Ingest ``sources`` (files, directories, globs; plain/.gz/.zst) into ``corpus_dir``.
 
@@ -266,12 +265,11 @@ def build(
     finalize (benchmarks time it apart). Explicit ``settings`` fields override the corpus's stored
     settings; one that changes the model or the chunk size raises ``SettingsChangeError`` before
     anything is stored unless ``reembed`` (then every chunk and vector is remade with the new
-    settings). ``engine="ray"`` parses, chunks and embeds the units on a Ray cluster (``address``;
-    None: a local Ray instance) and merges them here with the same manifest and resume rules (see
-    :mod:`litnav.ingest.ray_build`). Raises ``SourceError``/``FormatError`` for bad sources.
+    settings). ``ingest_units`` ingests the units the manifest lacks in place of this process's
+    loop, called as ``ingest_units(writer, units, todo, report, mapping=, batch_size=, progress=)``
+    (a distributed engine: :func:`litnav.ingest.ray_build.build_on_ray`). Raises
+    ``SourceError``/``FormatError`` for bad sources.
     """
-    if engine not in ("local", "ray"):
-        raise ValueError(f"unknown build engine {engine!r}; expected 'local' or 'ray'")
     from tqdm.auto import tqdm
 
     from litnav.corpus import CorpusWriter
@@ -305,11 +303,8 @@ def build(
         if report.skipped_files:
             log.info("%d input(s) already in the corpus unchanged, skipped", len(report.skipped_files))
         report.still_incomplete = sorted(set(report.skipped_files) & set(writer.incomplete_sources()))
-        if engine == "ray":  # the units are ingested on the cluster and merged here; nothing is left to read below
-            from litnav.ingest.ray_build import ingest_on_ray
-
-            ingest_on_ray(writer, units, todo, report, mapping=mapping or {}, batch_size=batch_size,
-                          progress=progress, address=address)
+        if ingest_units is not None:  # e.g. on a Ray cluster; nothing is left to read below
+            ingest_units(writer, units, todo, report, mapping=mapping or {}, batch_size=batch_size, progress=progress)
             todo = []
         with ContentStore(workdir=None) as store:
             t0 = time.perf_counter()

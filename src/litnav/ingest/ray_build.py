@@ -1,4 +1,4 @@
-"""``build(..., engine="ray")``: parse, chunk and embed input units on a Ray cluster; merge them like a local build.
+"""``build_on_ray``: parse, chunk and embed input units on a Ray cluster; merge them like a local build.
 
 Flow (the *driver* is the process running the build; it holds the corpus's writer lock throughout):
 
@@ -34,6 +34,7 @@ pair ``metadata_N`` with ``pdf_parses_N`` and parallelise fully.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -52,6 +53,8 @@ import pyarrow.parquet as pq
 from litnav.core.io import write_json
 from litnav.corpus.records import Citation, Document, Reject
 from litnav.corpus.schema import STAGING_DIR
+from litnav.ingest.build import BuildReport, _until_damage, _write, build, iter_unit
+from litnav.ingest.join import ContentStore
 from litnav.ingest.plan import Unit
 from litnav.ingest.readers import CONTENT_FORMATS, PRIMARY_FOR, Item, ReadContext, Skipped
 
@@ -183,8 +186,6 @@ def parse_shard(row: dict[str, Any]) -> dict[str, Any]:
     that folder. Raises what the readers raise for an unreadable input."""
     from litnav.corpus.build import chunking_signature
     from litnav.corpus.chunking import Chunker
-    from litnav.ingest.build import _until_damage, iter_unit
-    from litnav.ingest.join import ContentStore
 
     spec = json.loads(row["spec"])
     tmp = Path(spec["staging"]) / f"{TMP_PREFIX}{spec['shard']}-{uuid.uuid4().hex[:8]}"
@@ -280,8 +281,6 @@ def _merge(writer: Any, u: Unit, folder: Path, report: Any, batch_size: int, mod
     like a local build's unit, plus the shard's derived chunks and vectors."""
     import pyarrow.dataset as pads
 
-    from litnav.ingest.build import _write
-
     info = json.loads((folder / SHARD_FILE).read_text())
     derived = {name: pads.dataset(folder / f"{name}.parquet") for name in
                ("chunks", "hashes", "vectors", "chunk_vectors") if (folder / f"{name}.parquet").exists()}
@@ -301,13 +300,20 @@ def _merge(writer: Any, u: Unit, folder: Path, report: Any, batch_size: int, mod
     report.shards["vectors"] += stored["vectors"]
 
 
+def _connect_check() -> None:
+    """Raise :class:`EngineError` when Ray (with Ray Data) is not installed."""
+    try:
+        import ray.data  # noqa: F401
+    except ImportError as e:
+        raise EngineError("the Ray engine needs Ray Data: pip install 'litnav[ray]' (or 'ray[data]')") from e
+
+
 def _connect(address: str | None) -> bool:
     """Join the cluster at ``address`` (None: a local instance), unless this process already has
     Ray initialised. Returns True when this call started the connection (and must shut it down)."""
-    try:
-        import ray
-    except ImportError as e:
-        raise EngineError("the Ray engine needs Ray: pip install 'litnav[ray]' (ray[data])") from e
+    _connect_check()
+    import ray
+
     if ray.is_initialized():
         return False
     try:
@@ -333,10 +339,20 @@ def _embed_placement(backend: str) -> tuple[str | None, float, int]:
     return None, 0.0, max(1, cpus // 2)
 
 
-def ingest_on_ray(writer: Any, units: list[Unit], todo: list[Unit], report: Any, *, mapping: dict[str, str],
-                  batch_size: int, progress: bool, address: str | None) -> None:
+def build_on_ray(sources: list[str | Path], corpus_dir: str | Path, *, address: str | None = None,
+                 **kwargs: Any) -> BuildReport:
+    """``ingest.build(sources, corpus_dir, **kwargs)`` with parsing, chunking and embedding on the
+    Ray cluster at ``address`` (None: this process's Ray if initialised, else a new local instance);
+    see the module docstring. Returns the same ``BuildReport``, with ``shards`` filled. Raises
+    :class:`EngineError` when Ray is missing or unreachable, and what ``build`` raises."""
+    _connect_check()
+    return build(sources, corpus_dir, ingest_units=functools.partial(ingest_on_ray, address=address), **kwargs)
+
+
+def ingest_on_ray(writer: Any, units: list[Unit], todo: list[Unit], report: BuildReport, *,
+                  mapping: dict[str, str], batch_size: int, progress: bool, address: str | None) -> None:
     """Ingest the ``todo`` units of the plan ``units`` into the open ``writer`` on a Ray cluster
-    (see the module docstring); fills ``report`` as a local build does, plus ``report.shards``.
+    (``build``'s ``ingest_units`` hook); fills ``report`` as a local build does, plus ``report.shards``.
     Raises :class:`EngineError` when Ray is missing or unreachable, and what a unit's reading raises."""
     import ray
     from tqdm.auto import tqdm
