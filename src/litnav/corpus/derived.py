@@ -56,8 +56,8 @@ def derive_chunks(docs: Sequence[Document], chunker: Chunker) -> dict[str, pa.Ta
         for name in ("papers", "abstracts", "paragraphs"):
             conn.register(name, tables[name])
         conn.register("_ids", pa.table({"corpus_id": pa.array(ids, pa.string())}))
-        hashes = conn.execute(CONTENT_HASH_SQL.format(ids="_ids") + " ORDER BY i.corpus_id").to_arrow_table()
-        texts = conn.execute(f"""SELECT p.corpus_id, {EMBED_TEXT_SQL} AS text, md5({EMBED_TEXT_SQL}) AS text_hash
+        hashes = conn.sql(CONTENT_HASH_SQL.format(ids="_ids") + " ORDER BY i.corpus_id").to_arrow_table()
+        texts = conn.sql(f"""SELECT p.corpus_id, {EMBED_TEXT_SQL} AS text, md5({EMBED_TEXT_SQL}) AS text_hash
             FROM papers p LEFT JOIN abstracts a USING (corpus_id) ORDER BY p.corpus_id""").to_arrow_table()
         abstracts = dict(conn.execute("SELECT corpus_id, abstract FROM abstracts").fetchall())
         body: dict[str, list[tuple[str, str]]] = {}

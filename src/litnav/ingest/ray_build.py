@@ -66,7 +66,7 @@ SHARD_FILE = "shard.json"
 ITEM_SCHEMA = pa.schema([("kind", pa.string()), ("payload", pa.string())])
 """``items.parquet``: the reader's items in order; payload is the record's JSON (a skip's reason)."""
 _KINDS: dict[type, str] = {Document: "document", Citation: "citation", Reject: "reject", Skipped: "skipped"}
-EMBED_ACTOR_MEMORY = 1 << 30
+EMBED_ACTOR_MEMORY = 2 << 30
 """Bytes of memory each embedding actor reserves (the model, one batch of texts and its vectors)."""
 EMBED_BATCH = 2048
 """Texts per encoder call in the actors (as in a local finalize)."""
@@ -386,6 +386,8 @@ def ingest_on_ray(writer: Any, units: list[Unit], todo: list[Unit], report: Buil
             _merge(writer, u, staging / spec["shard"], report, batch_size, model, chunking)
             bar.update(1)
 
+    if not progress:  # Ray Data logs its progress at INFO where there is no terminal
+        logging.getLogger("ray.data").setLevel(logging.WARNING)
     try:
         device, gpus, actors = _embed_placement(settings.encoder_backend)
         for wave in ([u for u in todo if u.fmt not in CONTENT_FORMATS], [u for u in todo if u.fmt in CONTENT_FORMATS]):
