@@ -361,6 +361,11 @@ def ingest_on_ray(writer: Any, units: list[Unit], todo: list[Unit], report: Buil
     from litnav.corpus.encoder import Encoder
 
     t_start = time.perf_counter()
+    report.shards = {"computed": 0, "reused": 0, "papers_chunked": 0, "vectors": 0}
+    staging = writer.directory / STAGING_DIR
+    if not todo:  # every unit is in the manifest: no cluster needed
+        shutil.rmtree(staging, ignore_errors=True)
+        return
     started = _connect(address)
     settings = writer.settings
     settings_json = settings.model_dump_json()
@@ -368,7 +373,6 @@ def ingest_on_ray(writer: Any, units: list[Unit], todo: list[Unit], report: Buil
     model = encoder.identity()
     chunking = chunking_signature(encoder, settings)[1]
     eager = settings.chunk_embeddings == "eager"
-    staging = writer.directory / STAGING_DIR
     staging.mkdir(exist_ok=True)
     for stale in staging.glob(f"{TMP_PREFIX}*"):  # work in progress of a killed build
         shutil.rmtree(stale, ignore_errors=True)
@@ -376,7 +380,6 @@ def ingest_on_ray(writer: Any, units: list[Unit], todo: list[Unit], report: Buil
     primaries = {u.key: [m for m in units if m.fmt in PRIMARY_FOR and u.path in m.covers]
                  for u in units if u.fmt in CONTENT_FORMATS}
     signatures = {u.key: _signature(u, mapping, model, chunking, eager, primaries.get(u.key, [])) for u in units}
-    report.shards = {"computed": 0, "reused": 0, "papers_chunked": 0, "vectors": 0}
     bar = tqdm(total=len(todo), desc="ray shards", unit="shard", disable=None if progress else True)
 
     def merge_ready(pending: list[tuple[Unit, dict]], ready: set[str]) -> None:
