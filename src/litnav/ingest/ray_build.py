@@ -300,6 +300,17 @@ def _merge(writer: Any, u: Unit, folder: Path, report: Any, batch_size: int, mod
     report.shards["vectors"] += stored["vectors"]
 
 
+def _failure(error: BaseException) -> str:
+    """One line for a unit that failed on the cluster: the worker's own exception (Ray wraps it, with its
+    traceback, in the text of its task error) and what to do."""
+    text = "\n".join(str(e) for e in (error, error.__cause__) if e is not None)
+    raised = [m.group(1, 2) for m in re.finditer(r"^([\w.]*(?:Error|Exception)): (.+)$", text, re.M)
+              if not m.group(1).startswith("ray.")]
+    what = f"{raised[0][0].rpartition('.')[2]}: {raised[0][1]}" if raised else text.strip().splitlines()[-1]
+    return (f"a unit failed on the Ray cluster: {what}; the units finished before it are kept: fix the cause "
+            "and rerun the same build to resume")
+
+
 def _connect_check() -> None:
     """Raise :class:`EngineError` when Ray (with Ray Data) is not installed."""
     try:
@@ -426,7 +437,14 @@ def ingest_on_ray(writer: Any, units: list[Unit], todo: list[Unit], report: Buil
                                     compute=ray.data.ActorPoolStrategy(min_size=1, max_size=actors),
                                     fn_constructor_kwargs={"settings_json": settings_json, "device": device,
                                                            "threads": None if device else 1})
-                for row in ds.iter_rows():
+                rows = iter(ds.iter_rows())
+                while True:
+                    try:
+                        row = next(rows)
+                    except StopIteration:
+                        break
+                    except Exception as e:  # a unit's task or actor call failed (lost workers are retried)
+                        raise EngineError(_failure(e)) from e
                     report.shards["computed"] += 1
                     ready.add(row["shard"])
                     merge_ready(pending, ready)
