@@ -113,10 +113,10 @@ class BuildReport:
     corpus: dict[str, Any] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
     shards: dict[str, int] = field(default_factory=dict)
-    """Distributed builds (``ray_build.build_on_ray``): input units parsed, chunked and embedded on the cluster in this build
-    (``computed``), staged results of an interrupted build used as they were (``reused``), and the
-    papers whose chunks and abstract vectors came from the cluster (``papers_chunked``, ``vectors``;
-    finalize made the others)."""
+    """Distributed builds (``ray_build.build_on_ray``): input units parsed, chunked and embedded on
+    the cluster in this build (``computed``), staged results of an interrupted build used as they
+    were (``reused``), and the papers whose chunks and abstract vectors came from the cluster
+    (``papers_chunked``, ``vectors``; finalize made the others)."""
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
