@@ -377,7 +377,6 @@ def ingest_on_ray(writer: Any, units: list[Unit], todo: list[Unit], report: Buil
     if not todo:  # every unit is in the manifest: no cluster needed
         shutil.rmtree(staging, ignore_errors=True)
         return
-    started = _connect(address)
     settings = writer.settings
     settings_json = settings.model_dump_json()
     encoder = Encoder.from_settings(settings)
@@ -400,9 +399,13 @@ def ingest_on_ray(writer: Any, units: list[Unit], todo: list[Unit], report: Buil
             _merge(writer, u, staging / spec["shard"], report, batch_size, model, chunking)
             bar.update(1)
 
+    data_log = logging.getLogger("ray.data")
+    log_level = data_log.level
     if not progress:  # Ray Data logs its progress at INFO where there is no terminal
-        logging.getLogger("ray.data").setLevel(logging.WARNING)
+        data_log.setLevel(logging.WARNING)
+    started = False
     try:
+        started = _connect(address)
         device, gpus, actors = _embed_placement(settings.encoder_backend)
         for wave in ([u for u in todo if u.fmt not in CONTENT_FORMATS], [u for u in todo if u.fmt in CONTENT_FORMATS]):
             if not wave:
@@ -452,6 +455,7 @@ def ingest_on_ray(writer: Any, units: list[Unit], todo: list[Unit], report: Buil
                 raise EngineError(f"the Ray pipeline ended without {len(pending)} shard(s), e.g. {pending[0][0].key}")
     finally:
         bar.close()
+        data_log.setLevel(log_level)
         if started:
             ray.shutdown()
     shutil.rmtree(staging, ignore_errors=True)
