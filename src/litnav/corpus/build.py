@@ -107,6 +107,13 @@ def _timed(timings: dict[str, float], name: str, fn):
     return out
 
 
+def chunking_signature(encoder: Encoder, s: CorpusSettings) -> tuple[int, dict]:
+    """``(limit, signature)``: the word-piece limit per chunk and what the corpus records in meta
+    ``chunking`` (chunks made under another signature are re-made by finalize)."""
+    limit = min(s.chunk_tokens, encoder.max_tokens)
+    return limit, {"weights_hash": encoder.weights_hash, "limit": limit, "splitter": SPLITTER_VERSION}
+
+
 def finalize_lexical(directory: Path, conn, s: CorpusSettings, progress: bool = True,
                      reembed: bool = False) -> DenseWork:
     """The lexical phase on the corpus at ``directory`` through its open read-write DuckDB
@@ -137,8 +144,7 @@ def finalize_lexical(directory: Path, conn, s: CorpusSettings, progress: bool = 
     if _staged_model(staging) != ident:  # shards of another model (or none): start the staging area afresh
         shutil.rmtree(staging, ignore_errors=True)
     set_meta(conn, "model", ident)
-    limit = min(s.chunk_tokens, encoder.max_tokens)
-    signature = {"weights_hash": ident["weights_hash"], "limit": limit, "splitter": SPLITTER_VERSION}
+    limit, signature = chunking_signature(encoder, s)
     if get_meta(conn, "chunking") != signature:
         conn.execute("BEGIN TRANSACTION")
         conn.execute("UPDATE papers SET chunked = false")
@@ -148,7 +154,7 @@ def finalize_lexical(directory: Path, conn, s: CorpusSettings, progress: bool = 
         conn.execute("COMMIT")
 
     _timed(timings, "resolve", lambda: _resolve(conn, s.title_resolution))
-    _timed(timings, "chunk", lambda: _chunk(conn, Chunker.for_encoder(encoder, limit), progress))
+    _timed(timings, "chunk", lambda: _chunk(conn, lambda: Chunker.for_encoder(encoder, limit), progress))
     if dirty or not (directory / INDEX_DIR / BM25_DIR).is_dir():
         _timed(timings, "bm25", lambda: _build_bm25(directory, conn, progress))
     n_chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
@@ -251,9 +257,12 @@ def _resolve(conn, enabled: bool) -> None:
     conn.execute("COMMIT")
 
 
-def _chunk(conn, chunker: Chunker, progress: bool) -> None:
+def _chunk(conn, make_chunker, progress: bool) -> None:
     todo = [r[0] for r in conn.execute(
         "SELECT corpus_id FROM papers WHERE NOT chunked ORDER BY corpus_id").fetchall()]
+    if not todo:  # e.g. a distributed build chunked everything: no tokenizer to load
+        return
+    chunker = make_chunker()
     bar = tqdm(total=len(todo), desc="chunk", unit="paper", disable=None if progress else True)
     for i in range(0, len(todo), CHUNK_BATCH):
         batch = todo[i:i + CHUNK_BATCH]
@@ -266,28 +275,10 @@ def _chunk(conn, chunker: Chunker, progress: bool) -> None:
                 "SELECT corpus_id, section, text FROM paragraphs WHERE corpus_id IN (SELECT corpus_id FROM _ids) "
                 "ORDER BY corpus_id, idx").fetchall():
             body.setdefault(cid, []).append((section, text))
-        with_text = [cid for cid in batch if cid in abstracts or cid in body]
-        spans = chunker.chunk_many([layout(abstracts.get(c), body.get(c, [])) for c in with_text])
-        cols: dict[str, list] = {k: [] for k in ("corpus_id", "ordinal", "section", "paragraph",
-                                                  "char_start", "char_end", "text")}
-        for cid, chunks in zip(with_text, spans):
-            ft_paras = layout(abstracts.get(cid), body.get(cid, []))
-            for ordinal, c in enumerate(chunks):
-                p = ft_paras[c.paragraph]
-                cols["corpus_id"].append(cid)
-                cols["ordinal"].append(ordinal)
-                cols["section"].append(c.section)
-                cols["paragraph"].append(c.paragraph)
-                cols["char_start"].append(c.start)
-                cols["char_end"].append(c.end)
-                cols["text"].append(p.text[c.start - p.start:c.end - p.start])
+        staged = chunk_table(chunker, [(c, abstracts.get(c), body.get(c, [])) for c in batch])
         conn.execute("BEGIN TRANSACTION")
         conn.execute("DELETE FROM chunks WHERE corpus_id IN (SELECT corpus_id FROM _ids)")
         conn.execute("DELETE FROM chunk_vectors WHERE corpus_id IN (SELECT corpus_id FROM _ids)")
-        staged = pa.table(cols, schema=pa.schema([
-            ("corpus_id", pa.string()), ("ordinal", pa.int32()), ("section", pa.string()),
-            ("paragraph", pa.int32()), ("char_start", pa.int32()), ("char_end", pa.int32()),
-            ("text", pa.string())]))
         register(conn, "_staged", staged)
         conn.execute("INSERT INTO chunks BY NAME SELECT * FROM _staged")
         conn.execute("UPDATE papers SET chunked = true WHERE corpus_id IN (SELECT corpus_id FROM _ids)")
@@ -296,6 +287,32 @@ def _chunk(conn, chunker: Chunker, progress: bool) -> None:
         unregister(conn, "_ids")
         bar.update(len(batch))
     bar.close()
+
+
+CHUNK_SCHEMA = pa.schema([
+    ("corpus_id", pa.string()), ("ordinal", pa.int32()), ("section", pa.string()),
+    ("paragraph", pa.int32()), ("char_start", pa.int32()), ("char_end", pa.int32()), ("text", pa.string())])
+"""Columns of the ``chunks`` table."""
+
+
+def chunk_table(chunker: Chunker, papers: list[tuple[str, str | None, list[tuple[str, str]]]]) -> pa.Table:
+    """The ``chunks`` rows (:data:`CHUNK_SCHEMA`) of ``papers`` given as ``(corpus_id, abstract,
+    [(section, text)] body paragraphs in order)``; papers without any text give no rows."""
+    with_text = [(cid, abstract, body) for cid, abstract, body in papers if abstract or body]
+    spans = chunker.chunk_many([layout(abstract, body) for _, abstract, body in with_text])
+    cols: dict[str, list] = {name: [] for name in CHUNK_SCHEMA.names}
+    for (cid, abstract, body), chunks in zip(with_text, spans):
+        ft_paras = layout(abstract, body)
+        for ordinal, c in enumerate(chunks):
+            p = ft_paras[c.paragraph]
+            cols["corpus_id"].append(cid)
+            cols["ordinal"].append(ordinal)
+            cols["section"].append(c.section)
+            cols["paragraph"].append(c.paragraph)
+            cols["char_start"].append(c.start)
+            cols["char_end"].append(c.end)
+            cols["text"].append(p.text[c.start - p.start:c.end - p.start])
+    return pa.table(cols, schema=CHUNK_SCHEMA)
 
 
 def vector_table(ids: list[str], vecs: np.ndarray, **extra) -> pa.Table:

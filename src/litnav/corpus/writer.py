@@ -233,6 +233,15 @@ class SourceTransaction:
         self._insert("citations", data)
         self.counts["citations"] += data.num_rows
 
+    def add_derived(self, derived: dict[str, pa.Table], model: dict[str, Any], chunking: dict[str, Any]) -> dict[str, int]:
+        """Store chunks and vectors derived from this input's documents elsewhere (a distributed
+        build's workers), where they still match the stored papers; finalize makes the rest. See
+        :func:`corpus.derived.merge_derived`. Call after the documents are added."""
+        self._check()
+        from litnav.corpus.derived import merge_derived
+
+        return merge_derived(self._conn, derived, model, chunking)
+
     def add_rejects(self, rejects: Sequence[Reject]) -> None:
         """Record input records that could not be ingested (kept with this source's key)."""
         self._check()
@@ -267,10 +276,18 @@ class CorpusWriter:
         if directory.exists() and not directory.is_dir():
             raise CorpusError(f"corpus path {directory} exists and is not a directory")
         directory.mkdir(parents=True, exist_ok=True)
-        from litnav.corpus.schema import CHUNK_CACHE_DIR, DB_NAME, EMBED_DIR, INDEX_DIR, LOCK_NAME, STAGE_FILE
+        from litnav.corpus.schema import (
+            CHUNK_CACHE_DIR,
+            DB_NAME,
+            EMBED_DIR,
+            INDEX_DIR,
+            LOCK_NAME,
+            STAGE_FILE,
+            STAGING_DIR,
+        )
 
         # what a failed first build may leave beside a missing database does not make it foreign
-        ours = (DB_NAME, DB_NAME + ".wal", LOCK_NAME, INDEX_DIR, CHUNK_CACHE_DIR, EMBED_DIR, STAGE_FILE)
+        ours = (DB_NAME, DB_NAME + ".wal", LOCK_NAME, INDEX_DIR, CHUNK_CACHE_DIR, EMBED_DIR, STAGE_FILE, STAGING_DIR)
         foreign = [p.name for p in directory.iterdir() if p.name not in ours]
         if foreign and not (directory / DB_NAME).exists():
             raise CorpusError(f"{directory} is not empty and not a corpus directory (holds {foreign[:3]})")
