@@ -502,9 +502,11 @@ def report(res: dict) -> None:
         rows += [("ingest only (finalize did not finish)", f"{i['wall_s']:.1f} s wall, "
                   f"{i['papers_read'] / i['wall_s']:.0f} papers/s, RSS {i['peak_rss_gib']:.2f} GiB")]
     if b := res.get("build"):
-        ok = "ok" if n < 1_000_000 or b["wall_s"] <= TARGETS["build_s"] else "OVER"
+        at_1m = b["wall_s"] * 1_000_000 / n
+        verdict = "within" if at_1m <= TARGETS["build_s"] else "over"
         rows += [("build, no embeddings", f"{b['wall_s']:.1f} s wall, {b['cpu_s']:.0f} s CPU, "
-                                          f"{b['papers_per_s']:.0f} papers/s [{ok} vs 1M<=1200 s]"),
+                                          f"{b['papers_per_s']:.0f} papers/s; 1M at this rate {at_1m:.0f} s "
+                                          f"({verdict} the 1200 s target)"),
                  ("build peak RSS", f"{b['peak_rss_gib']:.2f} GiB"),
                  ("build stages", ", ".join(f"{k}={v:.1f}" for k, v in b["stages"].items()))]
     if o := res.get("open"):
