@@ -227,11 +227,74 @@ def _s2orc_row(i: int, title: str, abstract: str | None, rnd: random.Random, voc
             "updated": "2026-01-01T00:00:00Z"}
 
 
+_VOCAB: dict[int, Vocab] = {}
+
+
+def _shard(folder: Path, s: int, lo: int, hi: int, seed: int, abstract_frac: float, fulltext_frac: float,
+           refs: float) -> dict:
+    """Write shard ``s`` (papers ``lo..hi-1``) of each dataset; returns its counts. Shards depend only
+    on their parameters, so they can be written in any order or in parallel."""
+    if seed not in _VOCAB:
+        _VOCAB[seed] = Vocab(seed)
+    vocab = _VOCAB[seed]
+    counts = {"papers": 0, "abstracts": 0, "citations": 0, "citation_contexts": 0, "full_texts": 0}
+    files = {k: gzip.open(folder / f"{k}-{s:04d}.jsonl.gz", "wb", compresslevel=1)
+             for k in ("papers", "abstracts", "citations", "s2orc")}
+    rnd = random.Random(seed * 7919 + s)
+    for i in range(lo, hi):
+        topic = topic_of(i, vocab.n_topics)
+        title = title_of(i, vocab, seed)
+        cited = _references(rnd, i, refs, vocab.n_topics)
+        abstract = None
+        if rnd.random() < abstract_frac:
+            abstract = " ".join(sentences(rnd, vocab, topic, _lognormal_int(rnd, 170, 0.45, 30, 600)))
+        n_auth = rnd.randrange(1, 8)
+        paper = {
+            "corpusid": corpus_id(i),
+            "externalids": {"DOI": f"10.9999/syn.{i}", "CorpusId": str(corpus_id(i)), "ArXiv": None},
+            "url": f"https://www.semanticscholar.org/paper/{i}", "title": title,
+            "authors": [{"authorId": str(rnd.randrange(1, 5_000_000)),
+                         "name": " ".join(vocab.sample(rnd, 2, topic, 0.0)).title()} for _ in range(n_auth)],
+            "venue": f"Venue {topic % 300}", "year": 1990 + i % 35, "referencecount": len(cited),
+            "citationcount": _poisson(rnd, 8), "influentialcitationcount": 0, "isopenaccess": bool(i % 3 == 0),
+            "s2fieldsofstudy": [{"category": "Computer Science", "source": "s2-fos-model"}],
+            "publicationtypes": ["JournalArticle"], "publicationdate": f"{1990 + i % 35}-{1 + i % 12:02d}-01",
+            "journal": {"name": f"Journal {topic % 200}", "volume": "1", "pages": "1-10"},
+            "updated": "2026-01-01T00:00:00Z"}
+        files["papers"].write(orjson.dumps(paper) + b"\n")
+        counts["papers"] += 1
+        if abstract:
+            files["abstracts"].write(orjson.dumps({
+                "corpusid": corpus_id(i), "abstract": abstract, "updated": "2026-01-01T00:00:00Z",
+                "openaccessinfo": {"externalids": {"DOI": f"10.9999/syn.{i}"}, "license": None,
+                                   "url": None, "status": None}}) + b"\n")
+            counts["abstracts"] += 1
+        full = rnd.random() < fulltext_frac
+        for j in cited:
+            ctx = []
+            if rnd.random() < 0.6:
+                ctx = sentences(rnd, vocab, topic, rnd.randrange(12, 30))[:1]
+                ctx = [c[:-1] + f" [{rnd.randrange(1, 40)}]." for c in ctx]
+                counts["citation_contexts"] += 1
+            files["citations"].write(orjson.dumps({
+                "citingcorpusid": corpus_id(i), "citedcorpusid": corpus_id(j),
+                "isinfluential": False, "contexts": ctx,
+                "intents": [[INTENTS[rnd.randrange(0, 3)]]] if ctx else [],
+                "updated": "2026-01-01T00:00:00Z"}) + b"\n")
+            counts["citations"] += 1
+        if full:
+            files["s2orc"].write(orjson.dumps(_s2orc_row(i, title, abstract, rnd, vocab, cited, seed)) + b"\n")
+            counts["full_texts"] += 1
+    for f in files.values():
+        f.close()
+    return counts
+
+
 def generate(folder: Path, n: int, seed: int = 0, shard: int = 50_000, abstract_frac: float = 0.7,
-             fulltext_frac: float = 0.05, refs: float = 10.0, progress: bool = True) -> dict:
-    """Write ``n`` synthetic papers as Datasets API shards into ``folder``; returns counts and
-    bytes. Streams shard by shard (memory does not grow with ``n``). Skips the work when
-    ``folder/generated.json`` records the same parameters."""
+             fulltext_frac: float = 0.05, refs: float = 10.0, progress: bool = True, workers: int = 1) -> dict:
+    """Write ``n`` synthetic papers as Datasets API shards into ``folder`` (``workers`` processes,
+    one shard each at a time); returns counts and bytes. Streams shard by shard (memory does not
+    grow with ``n``). Skips the work when ``folder/generated.json`` records the same parameters."""
     params = {"n": n, "seed": seed, "shard": shard, "abstract_frac": abstract_frac,
               "fulltext_frac": fulltext_frac, "refs": refs, "version": 4}
     done = folder / "generated.json"
@@ -239,67 +302,31 @@ def generate(folder: Path, n: int, seed: int = 0, shard: int = 50_000, abstract_
         return json.loads(done.read_text())
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
-    vocab = Vocab(seed)
     counts = {"papers": 0, "abstracts": 0, "citations": 0, "citation_contexts": 0, "full_texts": 0}
     t0 = time.perf_counter()
-    for s, lo in enumerate(range(0, n, shard)):
-        hi = min(n, lo + shard)
-        files = {k: gzip.open(folder / f"{k}-{s:04d}.jsonl.gz", "wb", compresslevel=1)
-                 for k in ("papers", "abstracts", "citations", "s2orc")}
-        rnd = random.Random(seed * 7919 + s)
-        for i in range(lo, hi):
-            topic = topic_of(i, vocab.n_topics)
-            title = title_of(i, vocab, seed)
-            cited = _references(rnd, i, refs, vocab.n_topics)
-            abstract = None
-            if rnd.random() < abstract_frac:
-                abstract = " ".join(sentences(rnd, vocab, topic, _lognormal_int(rnd, 170, 0.45, 30, 600)))
-            n_auth = rnd.randrange(1, 8)
-            paper = {
-                "corpusid": corpus_id(i),
-                "externalids": {"DOI": f"10.9999/syn.{i}", "CorpusId": str(corpus_id(i)), "ArXiv": None},
-                "url": f"https://www.semanticscholar.org/paper/{i}", "title": title,
-                "authors": [{"authorId": str(rnd.randrange(1, 5_000_000)),
-                             "name": " ".join(vocab.sample(rnd, 2, topic, 0.0)).title()} for _ in range(n_auth)],
-                "venue": f"Venue {topic % 300}", "year": 1990 + i % 35, "referencecount": len(cited),
-                "citationcount": _poisson(rnd, 8), "influentialcitationcount": 0, "isopenaccess": bool(i % 3 == 0),
-                "s2fieldsofstudy": [{"category": "Computer Science", "source": "s2-fos-model"}],
-                "publicationtypes": ["JournalArticle"], "publicationdate": f"{1990 + i % 35}-{1 + i % 12:02d}-01",
-                "journal": {"name": f"Journal {topic % 200}", "volume": "1", "pages": "1-10"},
-                "updated": "2026-01-01T00:00:00Z"}
-            files["papers"].write(orjson.dumps(paper) + b"\n")
-            counts["papers"] += 1
-            if abstract:
-                files["abstracts"].write(orjson.dumps({
-                    "corpusid": corpus_id(i), "abstract": abstract, "updated": "2026-01-01T00:00:00Z",
-                    "openaccessinfo": {"externalids": {"DOI": f"10.9999/syn.{i}"}, "license": None,
-                                       "url": None, "status": None}}) + b"\n")
-                counts["abstracts"] += 1
-            full = rnd.random() < fulltext_frac
-            for j in cited:
-                ctx = []
-                if rnd.random() < 0.6:
-                    ctx = sentences(rnd, vocab, topic, rnd.randrange(12, 30))[:1]
-                    ctx = [c[:-1] + f" [{rnd.randrange(1, 40)}]." for c in ctx]
-                    counts["citation_contexts"] += 1
-                files["citations"].write(orjson.dumps({
-                    "citingcorpusid": corpus_id(i), "citedcorpusid": corpus_id(j),
-                    "isinfluential": False, "contexts": ctx,
-                    "intents": [[INTENTS[rnd.randrange(0, 3)]]] if ctx else [],
-                    "updated": "2026-01-01T00:00:00Z"}) + b"\n")
-                counts["citations"] += 1
-            if full:
-                files["s2orc"].write(orjson.dumps(_s2orc_row(i, title, abstract, rnd, vocab, cited, seed)) + b"\n")
-                counts["full_texts"] += 1
-        for f in files.values():
-            f.close()
-        if progress:
-            rate = hi / (time.perf_counter() - t0)
-            print(f"generate: {hi}/{n} papers ({rate:.0f}/s)", file=sys.stderr, flush=True)
+    jobs = [(folder, s, lo, min(n, lo + shard), seed, abstract_frac, fulltext_frac, refs)
+            for s, lo in enumerate(range(0, n, shard))]
+    if workers > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(workers) as pool:
+            results = pool.map(_shard, *zip(*jobs))
+            for job, got in zip(jobs, results):
+                _add(counts, got, job[3], n, t0, progress)
+    else:
+        for job in jobs:
+            _add(counts, _shard(*job), job[3], n, t0, progress)
     out = {"params": params, "counts": counts, "seconds": round(time.perf_counter() - t0, 1),
            "bytes": sum(p.stat().st_size for p in folder.glob("*.jsonl.gz"))}
     done.write_text(json.dumps(out, indent=1))
     return out
+
+
+def _add(counts: dict, got: dict, hi: int, n: int, t0: float, progress: bool) -> None:
+    for k, v in got.items():
+        counts[k] += v
+    if progress:
+        print(f"generate: {hi}/{n} papers ({hi / (time.perf_counter() - t0):.0f}/s)", file=sys.stderr, flush=True)
 
 
 # ---------------------------------------------------------------- child steps (each in its own process)
@@ -410,6 +437,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--embed-sample", type=int, default=2000, help="Papers of the int8-encoder build.")
     ap.add_argument("--skip", nargs="*", default=[], choices=["build", "open", "search", "build_int8"])
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--workers", type=int, default=1, help="Processes generating shards.")
     args = ap.parse_args(argv)
     work = args.work.resolve()
     work.mkdir(parents=True, exist_ok=True)
@@ -417,7 +445,7 @@ def main(argv: list[str] | None = None) -> int:
     gen = dict(seed=args.seed, shard=args.shard, abstract_frac=args.abstract_frac,
                fulltext_frac=args.fulltext_frac, refs=args.refs)
     t0 = time.perf_counter()
-    res["generate"] = generate(work / "input", args.papers, **gen)
+    res["generate"] = generate(work / "input", args.papers, workers=args.workers, **gen)
     res["generate"]["wall_s"] = time.perf_counter() - t0
     corpus = work / "corpus"
     if "build" not in args.skip:
@@ -474,9 +502,11 @@ def report(res: dict) -> None:
         rows += [("ingest only (finalize did not finish)", f"{i['wall_s']:.1f} s wall, "
                   f"{i['papers_read'] / i['wall_s']:.0f} papers/s, RSS {i['peak_rss_gib']:.2f} GiB")]
     if b := res.get("build"):
-        ok = "ok" if n < 1_000_000 or b["wall_s"] <= TARGETS["build_s"] else "OVER"
+        at_1m = b["wall_s"] * 1_000_000 / n
+        verdict = "within" if at_1m <= TARGETS["build_s"] else "over"
         rows += [("build, no embeddings", f"{b['wall_s']:.1f} s wall, {b['cpu_s']:.0f} s CPU, "
-                                          f"{b['papers_per_s']:.0f} papers/s [{ok} vs 1M<=1200 s]"),
+                                          f"{b['papers_per_s']:.0f} papers/s; 1M at this rate {at_1m:.0f} s "
+                                          f"({verdict} the 1200 s target)"),
                  ("build peak RSS", f"{b['peak_rss_gib']:.2f} GiB"),
                  ("build stages", ", ".join(f"{k}={v:.1f}" for k, v in b["stages"].items()))]
     if o := res.get("open"):

@@ -558,16 +558,28 @@ def publish_dense(directory: Path, conn, work: DenseWork) -> dict[str, float]:
 
 
 def _build_bm25(directory: Path, conn, progress: bool) -> None:
-    rows = conn.execute(
-        "SELECT p.corpus_id, coalesce(p.title, '') || ' ' || coalesce(a.abstract, '') "
-        "FROM papers p LEFT JOIN abstracts a USING (corpus_id) ORDER BY p.corpus_id").fetchall()
-    if not rows:
+    order = "FROM papers p LEFT JOIN abstracts a USING (corpus_id) ORDER BY p.corpus_id"
+    ids = [r[0] for r in conn.execute("SELECT p.corpus_id " + order).fetchall()]
+    if not ids:
         return
+    step = -(-len(ids) // PHRASE_SAMPLE)
+    sample: list[str] = []
+
+    def texts():  # streamed in batches: the titles+abstracts are never all in memory
+        conn.complete()
+        reader = conn.sql("SELECT coalesce(p.title, '') || ' ' || coalesce(a.abstract, '') " + order).to_arrow_reader(
+            10_000)
+        n = 0
+        for batch in reader:
+            for text in batch.column(0).to_pylist():
+                if n % step == 0:
+                    sample.append(text)
+                n += 1
+                yield text
+
     # bm25s draws its own bars (not tqdm's disable=None): only on a terminal, like litnav's
-    build_bm25(directory / INDEX_DIR, [r[0] for r in rows], [r[1] for r in rows],
-               show_progress=progress and sys.stderr.isatty())
-    set_meta(conn, "bm25", {"n": len(rows), "dir": BM25_DIR})
+    build_bm25(directory / INDEX_DIR, ids, texts(), show_progress=progress and sys.stderr.isatty())
+    set_meta(conn, "bm25", {"n": len(ids), "dir": BM25_DIR})
     # word and collocation statistics for intent analysis (corpus.phrases), same texts as BM25; past
     # PHRASE_SAMPLE papers over an even sample (the n-gram counters grow with the corpus)
-    step = -(-len(rows) // PHRASE_SAMPLE)
-    save_phrases(directory / INDEX_DIR, build_phrase_table(rows[i][1] for i in range(0, len(rows), step)))
+    save_phrases(directory / INDEX_DIR, build_phrase_table(sample))

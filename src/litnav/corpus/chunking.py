@@ -13,6 +13,7 @@ sentences is the sum of their counts, so packed chunks respect the limit exactly
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,8 @@ from typing import Any
 from litnav.core.text import sentence_spans
 
 PARAGRAPH_SEPARATOR = "\n\n"
+_ASCII_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_ASCII_WORD = re.compile(r"[A-Za-z0-9]+|[^\sA-Za-z0-9]")
 ABSTRACT_SECTION = "Abstract"
 
 
@@ -74,6 +77,7 @@ class Chunker:
         self.tokenizer = tokenizer
         self.limit = limit
         self._backend: Any = None
+        self._word_pieces: dict[str, int] | bool | None = None
 
     @classmethod
     def for_encoder(cls, encoder: Any, limit: int) -> Chunker:
@@ -102,6 +106,30 @@ class Chunker:
             self._backend.no_padding()
         return self._backend.encode_batch(texts, add_special_tokens=False)
 
+    def _ascii_counts(self, texts: list[str]) -> list[int | None]:
+        """Word pieces of each ASCII text (None for the others), from a per-word cache.
+
+        For ASCII, BERT's normaliser only lower-cases, drops control characters and turns tab/CR/LF
+        into spaces, and its pre-tokeniser splits at whitespace and isolates every other
+        non-alphanumeric character; WordPiece then works word by word. So a text's count is the
+        sum of its words' counts, and each new word is counted once by the tokenizer itself.
+        Only for BERT-style tokenizers (``BertPreTokenizer``); others give all None."""
+        if self._word_pieces is None:
+            self._encode_fast([])  # builds the backend
+            pre = type(self._backend.pre_tokenizer).__name__ if self._backend.pre_tokenizer else ""
+            norm = type(self._backend.normalizer).__name__ if self._backend.normalizer else ""
+            self._word_pieces = {} if (pre, norm) == ("BertPreTokenizer", "BertNormalizer") else False
+        if self._word_pieces is False:
+            return [None] * len(texts)
+        cache = self._word_pieces
+        if len(cache) > 2_000_000:
+            cache.clear()
+        split = [_ASCII_WORD.findall(_ASCII_CONTROL.sub("", t)) if t.isascii() else None for t in texts]
+        new = list({w for words in split if words is not None for w in words if w not in cache})
+        if new:
+            cache.update(zip(new, (len(e.ids) for e in self._backend.encode_batch(new, add_special_tokens=False))))
+        return [None if words is None else sum(cache[w] for w in words) for words in split]
+
     def chunk(self, paragraphs: Sequence[LaidOutParagraph]) -> list[ChunkSpan]:
         """Chunks of one paper, in full-text order."""
         return self.chunk_many([paragraphs])[0]
@@ -119,8 +147,13 @@ class Chunker:
                     sentences.append((k, p, a, b))
         counted = [i for i, (_, p, a, b) in enumerate(sentences)
                    if b - a > self.limit or not (p.section == ABSTRACT_SECTION and p.index == 0)]
-        enc = dict(zip(counted, self._encode_fast([sentences[i][1].text[sentences[i][2]:sentences[i][3]]
-                                                   for i in counted]))) if counted else {}
+        # ASCII sentences are counted word by word from a cache (the same count); the Rust tokenizer
+        # runs on the rest and on sentences over the limit (their split needs offsets)
+        sizes = self._ascii_counts([sentences[i][1].text[sentences[i][2]:sentences[i][3]] for i in counted])
+        full = [i for i, n in zip(counted, sizes) if n is None or n > self.limit]
+        known = {i: n for i, n in zip(counted, sizes) if n is not None and n <= self.limit}
+        enc = dict(zip(full, self._encode_fast([sentences[i][1].text[sentences[i][2]:sentences[i][3]]
+                                                for i in full]))) if full else {}
         result: list[list[ChunkSpan]] = [[] for _ in papers]
         # pieces per paragraph: (start, end, n_tokens) in paragraph-local chars
         pending: dict[tuple[int, int], list[tuple[int, int, int]]] = {}
@@ -131,7 +164,9 @@ class Chunker:
                 pending[key] = []
                 order.append((k, p))
             e = enc.get(i)
-            if e is None:  # a short abstract sentence: at most b - a <= limit pieces
+            if i in known:
+                pending[key].append((a, b, known[i]))
+            elif e is None:  # a short abstract sentence: at most b - a <= limit pieces
                 pending[key].append((a, b, b - a))
             elif len(e.ids) <= self.limit:
                 pending[key].append((a, b, len(e.ids)))

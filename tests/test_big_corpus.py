@@ -189,3 +189,45 @@ def test_blocked_title_matcher_finds_what_the_full_scan_finds():
     for q in queries:
         assert blocked.fuzzy(q, 80.0) == full.fuzzy(q, 80.0), q
     assert len(blocked.candidates("coral reef")) < len(blocked.titles)
+
+
+def test_word_cache_counts_match_the_tokenizer():
+    from litnav.corpus.chunking import Chunker
+    from litnav.corpus.encoder import Encoder
+
+    chunker = Chunker.for_encoder(Encoder.from_settings(CorpusSettings()), 256)
+    rng = random.Random(11)
+    alphabet = "".join(chr(i) for i in range(128))
+    texts = ["".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 200))) for _ in range(2000)]
+    texts += [" ".join(rng.choice(WORDS) for _ in range(30)) + "." for _ in range(200)]
+    texts += ["Unbelievably-long-hyphenated_tokens, e.g. 3.5x (p<0.05)!", "x" * 150, "Café déjà vu"]
+    fast = chunker._ascii_counts(texts)
+    exact = [len(e.ids) for e in chunker._encode_fast(texts)]
+    assert fast[-1] is None  # non-ASCII goes to the tokenizer
+    assert [f for f in fast if f is not None] == [x for f, x in zip(fast, exact) if f is not None]
+
+
+def test_plain_citation_rows_read_as_pydantic_reads_them():
+    import itertools
+
+    from pydantic import ValidationError
+
+    from litnav.ingest.readers.datasets_api import _citation, _plain_citation
+    from litnav.ingest.schemas import CitationIn
+
+    ids = [None, 0, 5, "7", " 8 ", "", True, 1.5, ["a"]]
+    contexts = [None, [], ["a", "a", ""], ["b", None], "s", ["c", "d"]]
+    intents = [None, [], ["m", ["b", "m"]], [["x"], None], [["x", 1]], "r", [None, "z", ["z"]]]
+    fast_rows = 0
+    for a, b, c, d in itertools.product(ids, ids, contexts, intents):
+        row = {"citingcorpusid": a, "citedcorpusid": b, "contexts": c, "intents": d}
+        fast = _plain_citation(row)
+        if fast is None:
+            continue
+        fast_rows += 1
+        try:
+            slow = _citation(CitationIn.model_validate(row))
+        except ValidationError:
+            pytest.fail(f"fast path accepted a row pydantic rejects: {row}")
+        assert type(fast) is type(slow) and fast.__dict__ == slow.__dict__, row
+    assert fast_rows > 100
