@@ -66,6 +66,41 @@ def dense_hits(corpus: Path, query: str) -> int:
         return len(c.semantic_search(query, 10))
 
 
+def shard_rate(corpus: Path, wall: float, t0_wall: float) -> dict:
+    """What a killed build's dense phase had done, from the files in ``DIR/embed/`` (written when
+    each piece finished): when chunking and the phrase table finished, abstracts embedded of those
+    to embed, texts/s between the first and last vector shard, and the dense time that rate gives
+    (seconds from the build's start: the first shard's end plus the rest at that rate)."""
+    import pyarrow.parquet as pq
+
+    embed = corpus / "embed"
+    out: dict = {}
+    todo = embed / "abstracts.todo.parquet"
+    total = pq.read_metadata(todo).num_rows if todo.is_file() else None
+    shards = sorted(embed.glob("abstracts-*.npz"), key=lambda p: p.stat().st_mtime)
+    ends = [p.stat().st_mtime - t0_wall for p in shards]
+    sizes = []
+    import numpy as np
+    for p in shards:
+        with np.load(p) as z:
+            sizes.append(len(z["corpus_id"]))
+    for name, pattern in (("phrases done at s", "phrases.json.gz"), ("chunking done at s", "chunked-*.parquet")):
+        files = sorted(embed.glob(pattern), key=lambda p: p.stat().st_mtime)
+        if files:
+            out[name] = round(files[-1].stat().st_mtime - t0_wall, 1)
+    out["abstracts to embed"] = total
+    out["abstracts embedded"] = sum(sizes)
+    out["vector shards"] = len(shards)
+    if len(shards) >= 2:
+        rate = sum(sizes[1:]) / (ends[-1] - ends[0])
+        out["texts/s (shard 2..last)"] = round(rate, 2)
+        if total:
+            out["estimated dense after s (at that rate, + FAISS/publish not counted)"] = round(
+                ends[0] + (total - sizes[0]) / rate, 0)
+    out["shard ends at s"] = [round(e, 1) for e in ends]
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("source", nargs="?", type=Path, default=DEFAULT_SOURCE)
@@ -76,6 +111,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--interval", type=float, default=0.5, help="Seconds between probes.")
     ap.add_argument("--query", default=QUERY)
     ap.add_argument("--json", type=Path, default=None, help="Also write the numbers here.")
+    ap.add_argument("--stop-after-s", type=float, default=None,
+                    help="Kill the build (SIGKILL) after this many seconds when it has not finished; the "
+                    "embedding rate is then read from the shards it wrote (rerun the same build to resume).")
     args = ap.parse_args(argv)
     if not args.source.exists():
         print(f"source {args.source} is absent", file=sys.stderr)
@@ -92,6 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     with log.open("w") as out:
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
         searchable = dense = None
+        killed = False
         stages: list[tuple[float, str | None]] = []
         while True:
             done = proc.poll() is not None
@@ -105,9 +144,26 @@ def main(argv: list[str] | None = None) -> int:
                 dense = now
             if done:
                 break
+            if args.stop_after_s is not None and now > args.stop_after_s:
+                proc.kill()
+                proc.wait()
+                killed = True
+                break
             time.sleep(args.interval)
     wall = time.perf_counter() - t0
     text = log.read_text()
+    if killed:
+        est = shard_rate(args.corpus, wall, t0_wall=time.time() - wall)
+        result = {"source": str(args.source), "command": " ".join(cmd), "searchable_s": searchable, "dense_s": None,
+                  "killed_after_s": wall, "probe_stages": stages, "embedding": est}
+        print(f"searchable after {searchable:.1f} s; dense not reached: build killed after {wall:.0f} s"
+              if searchable else f"not searchable within {wall:.0f} s (build killed)")
+        print("probe stages:", ", ".join(f"{t} s {s}" for t, s in stages))
+        for k, v in est.items():
+            print(f"  {k}: {v}")
+        if args.json:
+            args.json.write_text(json.dumps(result, indent=2))
+        return 0
     if proc.returncode != 0:
         print(text[-3000:], file=sys.stderr)
         print(f"build failed (exit {proc.returncode}); log {log}", file=sys.stderr)

@@ -180,3 +180,53 @@ def test_build_killed_while_embedding_resumes_without_reading_sources(source: Pa
         assert [r[:2] for r in got["vectors"]] == [r[:2] for r in want["vectors"]]  # ids and text hashes
         assert np.allclose([r[2] for r in got["vectors"]], [r[2] for r in want["vectors"]], atol=1e-4)
         assert [h.corpus_id for h in c.semantic_search(QUERY, 14)] == [h.corpus_id for h in ref.semantic_search(QUERY, 14)]
+
+
+def test_publish_waits_for_readers_and_a_rerun_publishes_without_embedding(
+        source: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reader that keeps the corpus open past the build's wait stops the build with an error that
+    says to rerun it; the rerun publishes the vectors already embedded (nothing is embedded again)."""
+    import importlib
+
+    from litnav.corpus import CorpusBusyError
+    from litnav.corpus.encoder import Encoder
+
+    corpus = tmp_path / "corpus"
+    stage_module = importlib.import_module("litnav.corpus.build")
+    writer_module = importlib.import_module("litnav.corpus.writer")
+    monkeypatch.setattr(writer_module, "PUBLISH_WAIT_S", 1.0)
+    real = stage_module._embed_abstracts
+    holders: list[subprocess.Popen] = []
+
+    def embed_then_a_reader_opens(*a, **k):
+        n = real(*a, **k)
+        holder = subprocess.Popen(
+            [sys.executable, "-c", textwrap.dedent(f"""
+                import sys
+                from litnav.corpus import Corpus
+                with Corpus.open({str(corpus)!r}) as c:
+                    print("holding", c.build_stage(), flush=True)
+                    sys.stdin.read()
+            """)], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+            env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+        holders.append(holder)
+        assert holder.stdout.readline().split() == ["holding", "lexical"]
+        return n
+
+    monkeypatch.setattr(stage_module, "_embed_abstracts", embed_then_a_reader_opens)
+    try:
+        with pytest.raises(CorpusBusyError, match="rerun the same build"):
+            build([source], corpus, progress=False)
+    finally:
+        for h in holders:
+            h.stdin.close()
+            h.wait(timeout=60)
+    monkeypatch.setattr(stage_module, "_embed_abstracts", real)
+    embedded: list[int] = []
+    encode = Encoder.encode
+    monkeypatch.setattr(Encoder, "encode", lambda self, texts, *a, **k: embedded.append(len(texts)) or
+                        encode(self, texts, *a, **k))
+    build([source], corpus, progress=False)
+    assert embedded == []
+    with Corpus.open(corpus) as c:
+        assert c.build_stage() == "complete" and c.stats()["vectors"] == 14

@@ -1,22 +1,26 @@
 """finalize(): the build stages that run after all inputs are written, in two phases.
 
-Lexical phase (read-write connection, writer lock held): resolve references by title, chunk full
-texts, build BM25 and the phrase table, and list what still needs vectors (``embed/*.todo.parquet``).
-It ends by publishing a searchable state: meta ``build_stage = "lexical"`` (BM25 current, abstract
-vectors not yet), committed and checkpointed, after which the writer closes its read-write
-connection so that other processes can open the corpus read-only and search it with BM25.
+Lexical phase (read-write connection, writer lock held): resolve references by title, build BM25,
+and list the papers whose title+abstract vector is missing (``embed/abstracts.todo.parquet``). It
+ends by publishing a searchable state: meta ``build_stage = "lexical"`` with the dirty flag cleared
+and the counts, committed together and checkpointed; the writer then closes its read-write
+connection so that other processes can open the corpus read-only and search it with BM25 (a
+reader makes the chunks of papers not chunked yet on demand, the way the build will).
 
-Dense phase (no read-write connection): embed title+abstract texts (and chunk texts in eager mode)
-into shard files under ``DIR/embed/`` (each written atomically; a killed build keeps the finished
-shards and a rerun embeds only what is missing, without reading the sources again), and build the
-FAISS index there from the stored vectors plus the shards: exact (flat) below ``ivf_threshold``
-papers, IVF-PQ streamed batch by batch from them past it. Then :func:`publish_dense`, on a briefly
-reopened read-write connection, moves the vectors into the database (a shard at a time) and the
-FAISS files into ``DIR/index/`` and sets ``build_stage = "complete"`` in one transaction.
+Dense phase (read-only connection only): build the phrase table, chunk the papers not chunked yet,
+embed title+abstract texts (and chunk texts in eager mode), and build the FAISS index — all into
+``DIR/embed/``: chunk shards (``chunked-NNNNNN.parquet``), vector shards (``abstracts-NNNNNN.npz``,
+``chunks-NNNNNN.npz``), each written atomically, so a killed build keeps what it finished and a
+rerun does only the rest, without reading the sources again. Then :func:`publish_dense`, on a
+briefly reopened read-write connection, moves chunks and vectors into the database and the FAISS
+and phrase files into ``DIR/index/`` and sets ``build_stage = "complete"`` in one transaction.
+FAISS is exact (flat) below ``ivf_threshold`` papers, IVF-PQ streamed batch by batch from the
+stored vectors and the shards past it; publish moves the vectors in a shard at a time.
 
 A corpus built with ``corpus.abstract_embeddings=false`` is BM25-only: no abstract vectors are
-embedded, no FAISS index is built (meta ``faiss`` is None), and the dense phase runs only to embed
-chunks in eager mode. ``Corpus.missing_channels`` reports the absent dense channel in both cases.
+embedded, no FAISS index is built (meta ``faiss`` is None); its dense phase only chunks, builds the
+phrase table and embeds chunks in eager mode. ``Corpus.missing_channels`` reports the absent dense
+channel in both cases (build stage ``lexical``, or BM25-only).
 
 A corpus finalised before stages existed has no ``build_stage``: it is complete when its
 indexes are not dirty.
@@ -42,11 +46,11 @@ from tqdm.auto import tqdm
 
 from litnav.core.io import atomic_path, write_json
 from litnav.core.settings import CorpusSettings
-from litnav.corpus.chunking import Chunker, layout
+from litnav.corpus.chunking import Chunker, chunk_rows
 from litnav.corpus.encoder import Encoder
 from litnav.corpus.errors import ModelMismatchError, mismatch_message
 from litnav.corpus.lexical import BM25_DIR, build_bm25
-from litnav.corpus.phrases import build_phrase_table, save_phrases
+from litnav.corpus.phrases import PHRASES_FILE, build_phrase_table, save_phrases
 from litnav.corpus.schema import CHUNK_CACHE_DIR, EMBED_DIR, INDEX_DIR
 from litnav.corpus.store import STAGE_KEY, content_counts, get_meta, register, set_meta, unregister
 from litnav.corpus.vectors import (
@@ -85,6 +89,10 @@ class DenseWork:
     """Papers whose title+abstract vector is missing or stale (rows of ``embed/abstracts.todo.parquet``)."""
     chunks: int = 0
     """Chunks without a vector in eager mode (rows of ``embed/chunks.todo.parquet``)."""
+    unchunked: int = 0
+    """Papers whose text is not chunked yet (the dense phase chunks them into ``embed/chunked-*``)."""
+    phrases: bool = False
+    """The phrase table must be rebuilt (the dense phase writes it; publish moves it in)."""
     chunk_mode: str = "lazy"
     """``eager`` or ``lazy``: the chunk-vector mode recorded when the dense phase completes."""
     timings: dict[str, float] = field(default_factory=dict)
@@ -131,8 +139,8 @@ def finalize_lexical(directory: Path, conn, s: CorpusSettings, progress: bool = 
     dense = s.abstract_embeddings  # False: a BM25-only corpus (no abstract vectors, no FAISS index)
     staging = directory / EMBED_DIR
     dirty = bool(get_meta(conn, "indexes_dirty", True))
-    dense_stale = dense and (dirty or get_meta(conn, STAGE_KEY) == "lexical"
-                             or not index_files_present(directory / INDEX_DIR))
+    was_lexical = get_meta(conn, STAGE_KEY) == "lexical"  # an earlier dense phase did not finish
+    dense_stale = dense and (dirty or was_lexical or not index_files_present(directory / INDEX_DIR))
     if reembed or (stored and not encoder.matches(stored)):
         conn.execute("BEGIN TRANSACTION")
         conn.execute("DELETE FROM vectors")
@@ -144,8 +152,10 @@ def finalize_lexical(directory: Path, conn, s: CorpusSettings, progress: bool = 
     if _staged_model(staging) != ident:  # shards of another model (or none): start the staging area afresh
         shutil.rmtree(staging, ignore_errors=True)
     set_meta(conn, "model", ident)
-    limit, signature = chunking_signature(encoder, s)
+    _, signature = chunking_signature(encoder, s)
     if get_meta(conn, "chunking") != signature:
+        for path in [*_chunk_shards(staging), *_shards(staging, "chunks")]:  # made under the old signature
+            path.unlink()
         conn.execute("BEGIN TRANSACTION")
         conn.execute("UPDATE papers SET chunked = false")
         conn.execute("DELETE FROM chunks")
@@ -153,21 +163,27 @@ def finalize_lexical(directory: Path, conn, s: CorpusSettings, progress: bool = 
         set_meta(conn, "chunking", signature)
         conn.execute("COMMIT")
 
+    if dirty:  # content changed since chunk shards and a staged phrase table were made
+        for path in _chunk_shards(staging):
+            path.unlink()
+        (staging / PHRASES_FILE).unlink(missing_ok=True)
     _timed(timings, "resolve", lambda: _resolve(conn, s.title_resolution))
-    _timed(timings, "chunk", lambda: _chunk(conn, lambda: Chunker.for_encoder(encoder, limit), progress))
     if dirty or not (directory / INDEX_DIR / BM25_DIR).is_dir():
         _timed(timings, "bm25", lambda: _build_bm25(directory, conn, progress))
-    n_chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
-    mode = s.chunk_embeddings
-    if mode == "auto":
-        mode = "eager" if n_chunks < s.eager_chunk_limit else "lazy"
-    work = DenseWork(chunk_mode=mode, timings=timings, dense=dense)
+    work = DenseWork(timings=timings, dense=dense)
+    work.unchunked = conn.execute("SELECT count(*) FROM papers WHERE NOT chunked").fetchone()[0]
+    work.phrases = dirty or was_lexical or not (directory / INDEX_DIR / PHRASES_FILE).is_file()
     if dense:
         work.abstracts = _timed(timings, "todo", lambda: _write_abstract_todo(conn, staging))
-    if mode == "eager":
-        work.chunks = _write_chunk_todo(conn, staging)
+    if not work.unchunked:  # else the dense phase decides, after chunking
+        n_chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        work.chunk_mode = _chunk_mode(s, n_chunks)
+        if work.chunk_mode == "eager":
+            work.chunks = _write_chunk_todo(conn, staging)
     orphans = conn.execute("SELECT count(*) FROM vectors ANTI JOIN papers USING (corpus_id)").fetchone()[0]
-    work.pending = bool(work.chunks or (dense and (work.abstracts or orphans or dense_stale)))
+    mode = work.chunk_mode
+    work.pending = bool(work.chunks or work.unchunked or work.phrases
+                        or (dense and (work.abstracts or orphans or dense_stale)))
     if work.pending:
         write_json(staging / MODEL_FILE, ident)
     else:
@@ -209,14 +225,38 @@ def _write_abstract_todo(conn, staging: Path) -> int:
     return data.num_rows
 
 
+def _chunk_mode(s: CorpusSettings, n_chunks: int) -> str:
+    """``eager`` or ``lazy`` chunk vectors for a corpus of ``n_chunks`` chunks."""
+    if s.chunk_embeddings == "auto":
+        return "eager" if n_chunks < s.eager_chunk_limit else "lazy"
+    return s.chunk_embeddings
+
+
+def _staged_chunks(staging: Path) -> tuple[list[str], pa.Table]:
+    """The papers the chunk shards cover and their rows (``CHUNK_SCHEMA``)."""
+    shards = _chunk_shards(staging)
+    papers = [cid for path in shards for cid in _chunked_papers(path)]
+    rows = pa.concat_tables([pq.read_table(p).replace_schema_metadata(None) for p in shards]) if shards \
+        else CHUNK_SCHEMA.empty_table()
+    return papers, rows
+
+
 def _write_chunk_todo(conn, staging: Path) -> int:
     """``embed/chunks.todo.parquet``: ``corpus_id, ordinal, text, text_hash`` of the chunks without a
-    vector (eager mode). Returns its row count."""
-    conn.complete()
+    vector (eager mode): stored ones, and the rows of the chunk shards (which replace the stored
+    chunks of the papers they cover). Returns its row count."""
+    papers, rows = _staged_chunks(staging)
+    register(conn, "_covered", pa.table({"corpus_id": pa.array(papers, pa.string())}))
+    register(conn, "_new", rows.select(["corpus_id", "ordinal", "text"]))
     data = conn.sql("""
-        SELECT c.corpus_id, c.ordinal, c.text, md5(c.text) AS text_hash FROM chunks c
-        ANTI JOIN chunk_vectors v ON c.corpus_id = v.corpus_id AND c.ordinal = v.ordinal
-        ORDER BY c.corpus_id, c.ordinal""").to_arrow_table()
+        SELECT corpus_id, ordinal, text, md5(text) AS text_hash FROM (
+            SELECT c.corpus_id, c.ordinal, c.text FROM chunks c
+            ANTI JOIN chunk_vectors v ON c.corpus_id = v.corpus_id AND c.ordinal = v.ordinal
+            WHERE c.corpus_id NOT IN (SELECT corpus_id FROM _covered)
+            UNION ALL SELECT corpus_id, ordinal, text FROM _new)
+        ORDER BY corpus_id, ordinal""").to_arrow_table()
+    unregister(conn, "_new")
+    unregister(conn, "_covered")
     with atomic_path(staging / CHUNK_TODO, suffix=".parquet") as tmp:
         pq.write_table(data, tmp)
     return data.num_rows
@@ -257,17 +297,37 @@ def _resolve(conn, enabled: bool) -> None:
     conn.execute("COMMIT")
 
 
-def _chunk(conn, make_chunker, progress: bool) -> None:
+CHUNK_SCHEMA = pa.schema([
+    ("corpus_id", pa.string()), ("ordinal", pa.int32()), ("section", pa.string()),
+    ("paragraph", pa.int32()), ("char_start", pa.int32()), ("char_end", pa.int32()), ("text", pa.string())])
+"""Columns of the ``chunks`` table."""
+
+
+def _chunk_shards(staging: Path) -> list[Path]:
+    return sorted(staging.glob("chunked-*.parquet"))
+
+
+def _chunked_papers(path: Path) -> list[str]:
+    """The papers a chunk shard covers (those without text have no rows but are covered)."""
+    return json.loads(pq.read_schema(path).metadata[b"papers"])
+
+
+def _chunk(directory: Path, conn, chunker: Chunker, progress: bool) -> int:
+    """Chunk the papers not chunked yet (``papers.chunked`` false) that no shard covers, reading
+    through ``conn`` (read-only is enough), ``CHUNK_BATCH`` papers per shard file
+    ``embed/chunked-NNNNNN.parquet`` (rows as the ``chunks`` table's; the papers covered in its
+    schema metadata), each written atomically. Returns the number of papers chunked now."""
+    staging = directory / EMBED_DIR
+    done = {cid for path in _chunk_shards(staging) for cid in _chunked_papers(path)}
+    conn.complete()
     todo = [r[0] for r in conn.execute(
-        "SELECT corpus_id FROM papers WHERE NOT chunked ORDER BY corpus_id").fetchall()]
-    if not todo:  # e.g. a distributed build chunked everything: no tokenizer to load
-        return
-    chunker = make_chunker()
+        "SELECT corpus_id FROM papers WHERE NOT chunked ORDER BY corpus_id").fetchall() if r[0] not in done]
+    existing = _chunk_shards(staging)
+    number = int(existing[-1].stem.rsplit("-", 1)[1]) + 1 if existing else 0
     bar = tqdm(total=len(todo), desc="chunk", unit="paper", disable=None if progress else True)
     for i in range(0, len(todo), CHUNK_BATCH):
         batch = todo[i:i + CHUNK_BATCH]
-        ids = pa.table({"corpus_id": batch})
-        register(conn, "_ids", ids)
+        register(conn, "_ids", pa.table({"corpus_id": batch}))
         abstracts = dict(conn.execute(
             "SELECT corpus_id, abstract FROM abstracts WHERE corpus_id IN (SELECT corpus_id FROM _ids)").fetchall())
         body: dict[str, list[tuple[str, str]]] = {}
@@ -275,44 +335,43 @@ def _chunk(conn, make_chunker, progress: bool) -> None:
                 "SELECT corpus_id, section, text FROM paragraphs WHERE corpus_id IN (SELECT corpus_id FROM _ids) "
                 "ORDER BY corpus_id, idx").fetchall():
             body.setdefault(cid, []).append((section, text))
-        staged = chunk_table(chunker, [(c, abstracts.get(c), body.get(c, [])) for c in batch])
-        conn.execute("BEGIN TRANSACTION")
-        conn.execute("DELETE FROM chunks WHERE corpus_id IN (SELECT corpus_id FROM _ids)")
-        conn.execute("DELETE FROM chunk_vectors WHERE corpus_id IN (SELECT corpus_id FROM _ids)")
-        register(conn, "_staged", staged)
-        conn.execute("INSERT INTO chunks BY NAME SELECT * FROM _staged")
-        conn.execute("UPDATE papers SET chunked = true WHERE corpus_id IN (SELECT corpus_id FROM _ids)")
-        conn.execute("COMMIT")
-        unregister(conn, "_staged")
         unregister(conn, "_ids")
+        rows = pa.table(chunk_rows(chunker, batch, abstracts, body), schema=CHUNK_SCHEMA)
+        rows = rows.replace_schema_metadata({"papers": json.dumps(batch)})
+        with atomic_path(staging / f"chunked-{number:06d}.parquet", suffix=".parquet") as tmp:
+            pq.write_table(rows, tmp)
+        number += 1
         bar.update(len(batch))
     bar.close()
+    return len(todo)
 
 
-CHUNK_SCHEMA = pa.schema([
-    ("corpus_id", pa.string()), ("ordinal", pa.int32()), ("section", pa.string()),
-    ("paragraph", pa.int32()), ("char_start", pa.int32()), ("char_end", pa.int32()), ("text", pa.string())])
-"""Columns of the ``chunks`` table."""
+def _publish_chunks(directory: Path, conn) -> None:
+    """Inside publish's transaction: replace the chunks of the papers the shards cover with the
+    shards' rows and mark those papers chunked."""
+    staging = directory / EMBED_DIR
+    shards = _chunk_shards(staging)
+    if not shards:
+        return
+    papers = [cid for path in shards for cid in _chunked_papers(path)]
+    register(conn, "_ids", pa.table({"corpus_id": pa.array(papers, pa.string())}))
+    conn.execute("DELETE FROM chunks WHERE corpus_id IN (SELECT corpus_id FROM _ids)")
+    conn.execute("DELETE FROM chunk_vectors WHERE corpus_id IN (SELECT corpus_id FROM _ids)")
+    for path in shards:
+        register(conn, "_staged", pq.read_table(path))
+        conn.execute("INSERT INTO chunks BY NAME SELECT * FROM _staged")
+        unregister(conn, "_staged")
+    conn.execute("UPDATE papers SET chunked = true WHERE corpus_id IN (SELECT corpus_id FROM _ids)")
+    unregister(conn, "_ids")
 
 
 def chunk_table(chunker: Chunker, papers: list[tuple[str, str | None, list[tuple[str, str]]]]) -> pa.Table:
     """The ``chunks`` rows (:data:`CHUNK_SCHEMA`) of ``papers`` given as ``(corpus_id, abstract,
-    [(section, text)] body paragraphs in order)``; papers without any text give no rows."""
-    with_text = [(cid, abstract, body) for cid, abstract, body in papers if abstract or body]
-    spans = chunker.chunk_many([layout(abstract, body) for _, abstract, body in with_text])
-    cols: dict[str, list] = {name: [] for name in CHUNK_SCHEMA.names}
-    for (cid, abstract, body), chunks in zip(with_text, spans):
-        ft_paras = layout(abstract, body)
-        for ordinal, c in enumerate(chunks):
-            p = ft_paras[c.paragraph]
-            cols["corpus_id"].append(cid)
-            cols["ordinal"].append(ordinal)
-            cols["section"].append(c.section)
-            cols["paragraph"].append(c.paragraph)
-            cols["char_start"].append(c.start)
-            cols["char_end"].append(c.end)
-            cols["text"].append(p.text[c.start - p.start:c.end - p.start])
-    return pa.table(cols, schema=CHUNK_SCHEMA)
+    [(section, text)] body paragraphs in order)``, as :func:`chunking.chunk_rows` makes them (the
+    build's chunk shards, a distributed build's workers); papers without any text give no rows."""
+    abstracts = {cid: abstract for cid, abstract, _ in papers if abstract}
+    body = {cid: paras for cid, _, paras in papers if paras}
+    return pa.table(chunk_rows(chunker, [cid for cid, _, _ in papers], abstracts, body), schema=CHUNK_SCHEMA)
 
 
 def vector_table(ids: list[str], vecs: np.ndarray, **extra) -> pa.Table:
@@ -437,29 +496,44 @@ def _iter_staged(todo: pa.Table, found: dict[tuple, tuple[Path, int]], kind: str
 
 
 def embed_stage(directory: Path, s: CorpusSettings, work: DenseWork, progress: bool = True) -> dict[str, float]:
-    """The dense phase, without a read-write connection (readers may have the corpus open):
-    embed what ``work`` lists into shards under ``DIR/embed/`` and build the FAISS index there
-    from the stored vectors (read through a read-only connection) plus the shards. The index is
-    the kind :func:`vectors.choose_kind` picks for the paper count: flat (exact, all vectors in
-    memory) or, past ``ivf_threshold``, IVF-PQ streamed batch by batch from the table and the
-    shards (:func:`vectors.build_ivf_streaming`). A BM25-only corpus (``work.dense`` False) only
-    embeds chunks (eager mode) and builds no index. Returns seconds per stage (``embed``,
+    """The dense phase, without a read-write connection (readers may have the corpus open; this
+    one reads through a read-only connection): build the phrase table, chunk the papers not
+    chunked yet, embed what is missing (abstracts; chunks in eager mode) and build the FAISS index
+    — all into ``DIR/embed/``, each piece resumable. The index is the kind
+    :func:`vectors.choose_kind` picks for the paper count: flat (exact, all vectors in memory) or,
+    past ``ivf_threshold``, IVF-PQ streamed batch by batch from the stored vectors and the shards
+    (:func:`vectors.build_ivf_streaming`). A BM25-only corpus (``work.dense`` False) embeds no
+    abstracts and builds no index. Returns seconds per stage (``phrases``, ``chunk``, ``embed``,
     ``chunk_vectors``, ``faiss``)."""
     from litnav.corpus.store import connect
 
     timings: dict[str, float] = {}
     staging = directory / EMBED_DIR
     encoder = Encoder.from_settings(s)
-    if work.dense:
-        _timed(timings, "embed", lambda: _embed_abstracts(staging, encoder, progress))
-    if work.chunks:
-        _timed(timings, "chunk_vectors", lambda: _embed_to_shards(staging, "chunks", encoder, progress))
-    if not work.dense:
-        return timings
-    todo, found = _staged(staging, "abstracts")
     dim = encoder.dim
     conn = connect(directory, read_only=True)
     try:
+        if work.phrases and not (staging / PHRASES_FILE).is_file():
+            _timed(timings, "phrases", lambda: _build_phrases(staging, conn))
+        if work.unchunked:
+            limit = chunking_signature(encoder, s)[0]
+            _timed(timings, "chunk", lambda: _chunk(directory, conn, Chunker.for_encoder(encoder, limit), progress))
+            papers, rows = _staged_chunks(staging)
+            conn.complete()
+            register(conn, "_covered", pa.table({"corpus_id": pa.array(papers, pa.string())}))
+            stored = conn.execute("SELECT count(*) FROM chunks WHERE corpus_id NOT IN "
+                                  "(SELECT corpus_id FROM _covered)").fetchone()[0]
+            unregister(conn, "_covered")
+            work.chunk_mode = _chunk_mode(s, stored + rows.num_rows)
+            if work.chunk_mode == "eager":
+                work.chunks = _write_chunk_todo(conn, staging)
+        if work.dense:
+            _timed(timings, "embed", lambda: _embed_abstracts(staging, encoder, progress))
+        if work.chunks:
+            _timed(timings, "chunk_vectors", lambda: _embed_to_shards(staging, "chunks", encoder, progress))
+        if not work.dense:
+            return timings
+        todo, found = _staged(staging, "abstracts")
         register(conn, "_todo", todo.select(["corpus_id"]))
         kept = [r[0] for r in conn.execute(_KEPT_SQL.replace("v.corpus_id, v.vec", "v.corpus_id")).fetchall()]
         unregister(conn, "_todo")
@@ -524,6 +598,7 @@ def publish_dense(directory: Path, conn, work: DenseWork) -> dict[str, float]:
         chunk_todo, chunk_found = _staged(staging, "chunks") if work.chunks else (pa.table({}), {})
         faiss_meta = json.loads((staging / FAISS_STAGED / "meta.json").read_text()) if work.dense else None
         conn.execute("BEGIN TRANSACTION")
+        _publish_chunks(directory, conn)
         for part, vecs in (_iter_staged(todo, found, "abstracts") if todo.num_rows else ()):
             register(conn, "_staged", vector_table(part.column("corpus_id").to_pylist(), vecs,
                                                    text_hash=part.column("text_hash")))
@@ -538,10 +613,12 @@ def publish_dense(directory: Path, conn, work: DenseWork) -> dict[str, float]:
                          "WHERE s.corpus_id = v.corpus_id AND s.ordinal = v.ordinal)")
             conn.execute("INSERT INTO chunk_vectors BY NAME SELECT * FROM _staged")
             unregister(conn, "_staged")
+        (directory / INDEX_DIR).mkdir(parents=True, exist_ok=True)
         if work.dense:
             for name in (INDEX_FILE, IDS_FILE):
-                (directory / INDEX_DIR).mkdir(parents=True, exist_ok=True)
                 os.replace(staging / FAISS_STAGED / name, directory / INDEX_DIR / name)
+        if (staging / PHRASES_FILE).is_file():
+            os.replace(staging / PHRASES_FILE, directory / INDEX_DIR / PHRASES_FILE)
         set_meta(conn, "faiss", faiss_meta)
         set_meta(conn, "chunk_vectors_mode", work.chunk_mode)
         set_meta(conn, STAGE_KEY, "complete")
@@ -562,24 +639,31 @@ def _build_bm25(directory: Path, conn, progress: bool) -> None:
     ids = [r[0] for r in conn.execute("SELECT p.corpus_id " + order).fetchall()]
     if not ids:
         return
-    step = -(-len(ids) // PHRASE_SAMPLE)
-    sample: list[str] = []
 
     def texts():  # streamed in batches: the titles+abstracts are never all in memory
         conn.complete()
         reader = conn.sql("SELECT coalesce(p.title, '') || ' ' || coalesce(a.abstract, '') " + order).to_arrow_reader(
             10_000)
-        n = 0
         for batch in reader:
-            for text in batch.column(0).to_pylist():
-                if n % step == 0:
-                    sample.append(text)
-                n += 1
-                yield text
+            yield from batch.column(0).to_pylist()
 
     # bm25s draws its own bars (not tqdm's disable=None): only on a terminal, like litnav's
     build_bm25(directory / INDEX_DIR, ids, texts(), show_progress=progress and sys.stderr.isatty())
     set_meta(conn, "bm25", {"n": len(ids), "dir": BM25_DIR})
-    # word and collocation statistics for intent analysis (corpus.phrases), same texts as BM25; past
-    # PHRASE_SAMPLE papers over an even sample (the n-gram counters grow with the corpus)
-    save_phrases(directory / INDEX_DIR, build_phrase_table(sample))
+
+
+def _build_phrases(staging: Path, conn) -> None:
+    """Word and collocation statistics for intent analysis (:mod:`corpus.phrases`), over the same
+    texts as BM25 — past ``PHRASE_SAMPLE`` papers over an even sample (every k-th by id: the n-gram
+    counters grow with the corpus) — written to ``embed/phrases.json.gz`` (publish moves it into
+    ``index/``)."""
+    conn.complete()
+    n = conn.execute("SELECT count(*) FROM papers").fetchone()[0]
+    step = max(1, -(-n // PHRASE_SAMPLE))
+    rows = conn.execute(f"""
+        SELECT text FROM (
+            SELECT coalesce(p.title, '') || ' ' || coalesce(a.abstract, '') AS text,
+                   row_number() OVER (ORDER BY p.corpus_id) - 1 AS rn
+            FROM papers p LEFT JOIN abstracts a USING (corpus_id))
+        WHERE rn % {step} = 0 ORDER BY rn""").fetchall()
+    save_phrases(staging, build_phrase_table(r[0] for r in rows))

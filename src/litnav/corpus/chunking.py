@@ -210,3 +210,29 @@ class Chunker:
 def token_counter(tokenizer: Any) -> Callable[[str], int]:
     """``text -> word pieces`` (no special tokens) for ``tokenizer``."""
     return lambda text: len(tokenizer(text, add_special_tokens=False)["input_ids"])
+
+
+CHUNK_COLUMNS = ("corpus_id", "ordinal", "section", "paragraph", "char_start", "char_end", "text")
+"""Columns of a chunk row (the ``chunks`` table's)."""
+
+
+def chunk_rows(chunker: Chunker, ids: Sequence[str], abstracts: dict[str, str],
+               body: dict[str, list[tuple[str, str]]]) -> dict[str, list]:
+    """The chunk rows of papers ``ids`` as columns :data:`CHUNK_COLUMNS` (papers in the given
+    order, chunks in text order; papers without text give none). ``abstracts``: id -> abstract;
+    ``body``: id -> ``[(section, text)]`` of its body paragraphs in order. The build stores
+    these rows; a reader makes the same ones for a paper the build has not chunked yet."""
+    with_text = [cid for cid in ids if abstracts.get(cid) or body.get(cid)]
+    laid = [layout(abstracts.get(c), body.get(c, [])) for c in with_text]
+    cols: dict[str, list] = {k: [] for k in CHUNK_COLUMNS}
+    for cid, paras, chunks in zip(with_text, laid, chunker.chunk_many(laid)):
+        for ordinal, c in enumerate(chunks):
+            p = paras[c.paragraph]
+            cols["corpus_id"].append(cid)
+            cols["ordinal"].append(ordinal)
+            cols["section"].append(c.section)
+            cols["paragraph"].append(c.paragraph)
+            cols["char_start"].append(c.start)
+            cols["char_end"].append(c.end)
+            cols["text"].append(p.text[c.start - p.start:c.end - p.start])
+    return cols

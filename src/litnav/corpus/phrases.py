@@ -171,8 +171,9 @@ def _load(path: str, _stamp: int) -> PhraseTable:
 def corpus_phrases(corpus, index_dir: str = "index") -> PhraseTable | None:
     """The phrase table of an open ``Corpus``: the stored one, else built now from its titles and
     abstracts and saved beside its indexes (a corpus finalised before phrase tables existed);
-    None for a corpus object without a directory (e.g. a test double) or when it cannot be
-    written (a read-only copy: the table is then built but not kept)."""
+    None for a corpus object without a directory (e.g. a test double), and for a corpus in build
+    stage ``lexical`` that has none yet (its build is making it). A table that cannot be written
+    (a read-only copy) is built but not kept."""
     directory = getattr(corpus, "directory", None)
     if directory is None:
         return None
@@ -180,6 +181,9 @@ def corpus_phrases(corpus, index_dir: str = "index") -> PhraseTable | None:
     table = load_phrases(folder)
     if table is not None:
         return table
+    stage = getattr(corpus, "build_stage", None)
+    if callable(stage) and stage() == "lexical":
+        return None  # the running build writes it (building it here would take as long)
     ids = corpus.all_ids()
     papers = corpus.papers(ids)
     abstracts = corpus.abstracts(ids)

@@ -73,6 +73,8 @@ class _Shared:
         self.chunk_vectors: OrderedDict[str, dict[int, tuple[int, np.ndarray]]] = OrderedDict()
         self.title_index: list[tuple[str, str]] | None = None
         self.venues: dict[str, int] | None = None
+        # corpus_id -> chunks made on read for papers a build in stage "lexical" has not chunked yet
+        self.unstored_chunks: dict[str, list[Chunk]] = {}
         self.cache_roots: list[Path] | None = None
 
 
@@ -373,9 +375,9 @@ class Corpus:
                                      paragraph=paragraph, char_start=a, char_end=b, text=text)
 
     def chunks(self, corpus_id: str) -> list[Chunk]:
-        """Evidence chunks of a paper in text order (empty before finalize or without text)."""
-        return [self._chunk(r) for r in self._q(self._CHUNK_SELECT + " WHERE corpus_id = ? ORDER BY ordinal",
-                                                [corpus_id])]
+        """Evidence chunks of a paper in text order (empty before finalize or without text; made
+        now, as the build will store them, while the build has not chunked the paper yet)."""
+        return self._chunks_many([corpus_id])[corpus_id]
 
     def chunk_vectors(self, corpus_id: str) -> tuple[list[Chunk], np.ndarray]:
         """``(chunks, float32 [n, dim] L2-normalised)`` of a paper; computed and cached on first use
@@ -474,7 +476,36 @@ class Corpus:
             for r in self._q_ids(self._CHUNK_SELECT + " WHERE corpus_id IN (SELECT corpus_id FROM _ids) "
                                  "ORDER BY corpus_id, ordinal", ids):
                 chunks[r[0]].append(self._chunk(r))
+            empty = [cid for cid in ids if not chunks[cid]]
+            if empty and self.build_stage() == "lexical":
+                chunks.update(self._unstored_chunks(empty))
         return chunks
+
+    def _unstored_chunks(self, ids: list[str]) -> dict[str, list[Chunk]]:
+        """Chunks of papers the build has not chunked yet (build stage ``lexical``), made as the
+        build will store them (same chunker, limit and ordinals) and kept per process."""
+        from litnav.corpus.chunking import Chunker, chunk_rows
+
+        todo = [r[0] for r in self._q_ids("SELECT corpus_id FROM papers WHERE NOT chunked AND corpus_id IN "
+                                          "(SELECT corpus_id FROM _ids)", ids)]
+        made = self._shared.unstored_chunks
+        todo = [cid for cid in todo if cid not in made]
+        if todo:
+            abstracts = dict(self._q_ids("SELECT corpus_id, abstract FROM abstracts WHERE corpus_id IN "
+                                         "(SELECT corpus_id FROM _ids)", todo))
+            body: dict[str, list[tuple[str, str]]] = {}
+            for cid, section, text in self._q_ids("SELECT corpus_id, section, text FROM paragraphs WHERE corpus_id "
+                                                  "IN (SELECT corpus_id FROM _ids) ORDER BY corpus_id, idx", todo):
+                body.setdefault(cid, []).append((section, text))
+            limit = (self._meta("chunking") or {}).get("limit") or min(self.settings.chunk_tokens,
+                                                                      self.encoder.max_tokens)
+            cols = chunk_rows(Chunker.for_encoder(self.encoder, int(limit)), todo, abstracts, body)
+            fresh: dict[str, list[Chunk]] = {cid: [] for cid in todo}
+            for row in zip(*(cols[k] for k in cols)):
+                fresh[row[0]].append(self._chunk(row))
+            with self._shared.lock:
+                made.update(fresh)
+        return {cid: list(made.get(cid, [])) for cid in ids}
 
     def _stored_chunk_vectors(self, ids: list[str], chunks: dict[str, list[Chunk]]) -> dict[str, np.ndarray]:
         """Vectors of the chunk_vectors table for papers whose every chunk has one (eager corpora)."""
