@@ -48,7 +48,9 @@ def register(app: typer.Typer) -> None:
             mapping = parse_mapping(map_)
         def reached(stage: str, seconds: float) -> None:
             if stage == "lexical":
-                later = ("dense retrieval joins when the abstracts are embedded" if settings.corpus.abstract_embeddings
+                # the corpus's stored settings may say BM25-only even where --set does not
+                later = ("dense retrieval joins when the abstracts are embedded (not in a corpus built with "
+                         "corpus.abstract_embeddings=false)" if settings.corpus.abstract_embeddings
                          else "no dense retrieval (corpus.abstract_embeddings=false)")
                 err_console.print(f"corpus {corpus} is searchable with BM25 after {seconds:.1f} s (`litnav search` "
                                   f"works now); {later}", highlight=False)
