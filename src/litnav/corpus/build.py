@@ -530,7 +530,7 @@ def embed_stage(directory: Path, s: CorpusSettings, work: DenseWork, progress: b
         if work.dense:
             _timed(timings, "embed", lambda: _embed_abstracts(staging, encoder, progress))
         if work.chunks:
-            _timed(timings, "chunk_vectors", lambda: _embed_to_shards(staging, "chunks", encoder, progress))
+            _timed(timings, "chunk_vectors", lambda: _embed_chunks(staging, encoder, progress))
         if not work.dense:
             return timings
         todo, found = _staged(staging, "abstracts")
@@ -583,6 +583,11 @@ def embed_stage(directory: Path, s: CorpusSettings, work: DenseWork, progress: b
 def _embed_abstracts(staging: Path, encoder: Encoder, progress: bool) -> int:
     """Embed the title+abstract texts of ``embed/abstracts.todo.parquet`` into shards."""
     return _embed_to_shards(staging, "abstracts", encoder, progress)
+
+
+def _embed_chunks(staging: Path, encoder: Encoder, progress: bool) -> int:
+    """Embed the chunk texts of ``embed/chunks.todo.parquet`` into shards (eager mode)."""
+    return _embed_to_shards(staging, "chunks", encoder, progress)
 
 
 def publish_dense(directory: Path, conn, work: DenseWork) -> dict[str, float]:

@@ -419,6 +419,8 @@ class CorpusWriter:
             raise CorpusError("finalize called inside a source block")
         if stop_after not in (None, "lexical"):
             raise ValueError(f"stop_after must be None or 'lexical', not {stop_after!r}")
+        if self.conn is None and self._lock is not None:  # a dense phase of this writer was interrupted
+            self.conn = self._reconnect()
         if self.conn is None:
             raise CorpusError(f"corpus writer of {self.directory} is closed")
         t0 = time.perf_counter()
