@@ -39,3 +39,15 @@ def test_session_files_round_trip_through_the_api(tmp_path):
     session = litnav.Session(intent="graph neural networks", corpus="c")
     path = litnav.write_session(session, tmp_path / "s.json")
     assert litnav.read_session(path).intent == "graph neural networks"
+
+
+def test_search_and_refine_take_a_corpus_directory(search_corpus_dir):
+    session = litnav.search("graph neural networks for molecules", str(search_corpus_dir), top_k=5)
+    assert session.results and all(r.corpus_id for r in session.results)
+    with litnav.Corpus.open(search_corpus_dir) as corpus:  # the same results through an open corpus
+        again = litnav.search("graph neural networks for molecules", corpus, top_k=5)
+    assert [r.corpus_id for r in again.results] == [r.corpus_id for r in session.results]
+    refined = litnav.refine(session, "only papers after 2018", search_corpus_dir)
+    assert len(refined.turns) == 2
+    with pytest.raises(Exception, match="nowhere"):
+        litnav.search("graph neural networks", "/nowhere/corpus")

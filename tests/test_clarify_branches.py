@@ -79,3 +79,17 @@ def test_a_demo_intent_offers_a_real_choice():
         before = _in_branch(s, target)
         s, _ = clarify(s, c, Settings(), answer=target.label)
         assert _in_branch(s, target) > before
+
+
+def test_cosine_silhouette_matches_scikit_learn():
+    np = pytest.importorskip("numpy")
+    metrics = pytest.importorskip("sklearn.metrics", reason="scikit-learn is the reference implementation")
+    from litnav.navigator.branches import cosine_silhouette
+
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(24, 6))
+    x[:12] += 1.5
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    for labels in (np.repeat([0, 1], 12), np.array([0] * 10 + [1] * 13 + [2]), rng.integers(0, 3, 24)):
+        assert cosine_silhouette(x, labels) == pytest.approx(
+            metrics.silhouette_score(x, labels, metric="cosine"), abs=1e-9)

@@ -175,3 +175,26 @@ def test_lazy_chunk_vectors_match_eager_and_are_cached(tmp_path):
         many = z.chunk_vectors_many(["p1", "p2", "p3"])
         assert set(many) == {"p1", "p2", "p3"}
     assert len(list((lazy / "chunk_cache").rglob("*.npz"))) == 3
+
+
+def test_title_and_chosen_chunk_vectors_are_cached_across_processes(tmp_path, monkeypatch):
+    for path, settings in ((tmp_path / "eager", EAGER), (tmp_path / "lazy", LAZY)):
+        with CorpusWriter.open(path, settings) as w:
+            ingest(w, "a", documents()[:3], extra=False)
+            w.finalize(progress=False)
+    with Corpus.open(tmp_path / "eager") as e, Corpus.open(tmp_path / "lazy") as z:
+        chunks, all_vecs = e.chunk_vectors("p1")
+        picked = [chunks[-1], chunks[0]]
+        for c in (e, z):  # the stored table (eager) and the lazy caches give the same vectors, in order
+            got = c.vectors_of({"p1": picked})["p1"]
+            assert np.allclose(got, all_vecs[[len(chunks) - 1, 0]], atol=1e-5)
+        titles = z.title_vectors({"p1": "A title", "p2": "Another title"})
+        assert np.allclose(titles["p1"], z.encode(["A title"])[0], atol=1e-5)
+    calls = []
+    with Corpus.open(tmp_path / "lazy") as z:  # a new reader: vectors come from DIR/chunk_cache
+        monkeypatch.setattr(z.encoder, "encode", lambda texts, *a, **k: calls.append(texts) or np.zeros((len(texts), 384)))
+        z.title_vectors({"p1": "A title"})
+        z.vectors_of({"p1": picked})
+        assert calls == []
+        z.title_vectors({"p1": "A changed title"})  # a different text is never served a stale vector
+        assert calls == [["A changed title"]]

@@ -118,3 +118,11 @@ def test_rejects_stop_counting_once_their_records_are_joined(tmp_path, fixtures)
         # ... and is no longer counted, in the table or the manifest
         assert by_key[str(tmp_path / "pdf_parses_0.jsonl")] == len(still)
         assert c.stats()["rejects"] == len(c.rejects())
+
+
+def test_plan_prints_checkpoint_kinds_and_brackets_verbatim(runner, corpus):
+    res = runner.invoke(app, ["plan", "graph neural networks [GNN] for molecules, not surveys", "--corpus", str(corpus)])
+    assert res.exit_code == 0, res.output
+    assert "Intent: graph neural networks [GNN] for molecules, not surveys" in res.output
+    assert "[topic]" in res.output and "[metadata]" in res.output
+    assert "publication_type in [survey" in res.output

@@ -131,3 +131,22 @@ def test_search_and_verify_with_a_model_path_do_not_crash(runner, tmp_path, othe
         assert res.exit_code != 0
         assert res.exception is None or isinstance(res.exception, SystemExit), res.exception
         assert "other-minilm" in res.output and "Traceback" not in res.output
+
+
+@pytest.mark.parametrize(("name", "content", "message"), [
+    ("data.csv", "a,b\n1,2\n", "TOML (.toml) or JSON (.json), not .csv"),
+    ("s.json", "[1, 2]", "table of groups, not list"),
+    ("s.toml", "navigator = [", "not valid TOML"),
+    ("s.json", "{'navigator': 1}", "not valid JSON"),
+    ("s.toml", "[navigator]\nrounds = 0\n", "navigator.rounds"),
+])
+def test_a_bad_settings_file_is_named_with_what_is_wrong(tmp_path, name, content, message):
+    from litnav.core.settings import SettingsError, load_settings
+
+    path = tmp_path / name
+    path.write_text(content)
+    with pytest.raises(SettingsError, match=str(path).replace(".", r"\.")) as err:
+        load_settings(path)
+    assert message in str(err.value)
+    with pytest.raises(SettingsError, match="cannot read"):
+        load_settings(tmp_path / "missing.toml")

@@ -192,3 +192,27 @@ def test_alternatives_stay_alternatives_in_checkpoint_text():
     assert any(" or " in t for t in texts[1:]) and not any("abusive and offensive" in t for t in texts)
     texts = [c.text for c in parse_intent("graph neural networks and transformers for molecules").checkpoints]
     assert not any(" or " in t for t in texts)
+
+
+@pytest.mark.parametrize(("intent", "hard"), [
+    ("Surveys of the language resources available for Basque", False),
+    ("overview papers of machine translation shared tasks", False),
+    ("only surveys of the language resources available for Basque", True),
+    ("dependency parsing, not surveys", True),
+])
+def test_a_stated_type_is_a_preference_unless_it_says_only_or_excludes(intent, hard):
+    from litnav.navigator.planner import hard_metadata
+
+    cl = parse_intent(intent, today=date(2026, 12, 1))
+    types = [c for c in cl.checkpoints if c.predicate is not None and c.predicate.field == "publication_type"]
+    assert len(types) == 1
+    assert (types[0] in hard_metadata(cl)) is hard
+
+
+def test_a_preferred_type_stays_in_the_retrieval_query_and_an_enforced_one_does_not():
+    from litnav.navigator.planner import content_query
+
+    soft = parse_intent("Surveys of the language resources available for Basque", today=date(2026, 12, 1))
+    hard = parse_intent("only surveys of the language resources available for Basque", today=date(2026, 12, 1))
+    assert content_query(soft).endswith(" survey")
+    assert "survey" not in content_query(hard)

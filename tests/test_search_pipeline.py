@@ -1,6 +1,6 @@
 """The search pipeline is never worse than its first stage by construction: deep fusion, a scored
-top-N reordered by a rank fusion with the fused order, every other fused candidate kept below in
-fused order; soft metadata preferences re-weight instead of filtering; reflection seeds only from
+top-N reordered by a rank fusion with the fused order, every other candidate kept below in
+first-stage (hybrid) order; soft metadata preferences re-weight instead of filtering; reflection seeds only from
 papers that clear the content threshold; the web channel joins the plan when providers exist."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import pytest
 from litnav.core.records import Checklist, Checkpoint, MetadataPredicate, ScoredPaper
 from litnav.core.settings import Settings
 from litnav.corpus import Corpus, CorpusWriter
+from litnav.librarians.operators.fusion import reciprocal_rank_fusion
 from litnav.navigator import search
 from litnav.navigator.loop import SearchRun
 from litnav.navigator.planner import hard_metadata, plan_workflow
@@ -60,17 +61,24 @@ def test_bundled_combination_loads_and_bad_file_names_itself(tmp_path):
         load_combination(bad)
 
 
-def test_final_list_keeps_the_fused_top_m(corpus):
+def test_below_the_scored_head_the_hybrid_order_holds(corpus):
     settings = _settings(librarians={"pool_size": 3}, navigator={"rounds": 1})
     run = SearchRun("dense retrieval for question answering", corpus, settings, top_k=50,
                     student=_student())
     session = run.run()
     fused = sorted(run.stage.fused_rank, key=run.stage.fused_rank.get)
     got = [r.corpus_id for r in session.results]
-    assert len(got) == len(fused) > 3
-    for m in range(3, len(fused) + 1):  # the scorer reorders the top 3, never loses a candidate
-        assert set(got[:m]) == set(fused[:m])
-    assert got[3:] == fused[3:]
+    assert len(got) == len(fused) > 3 and set(got) == set(fused)  # no candidate is lost
+    assert set(got[:3]) == set(fused[:3])  # the scorer reorders the fused top 3
+    # below them the hybrid first stage's order (whole-intent BM25 + dense, reciprocal rank fusion)
+    query = session.rounds[0].workflow.nodes[0].params["query"]
+    lexical = [h.corpus_id for h in corpus.lexical_search(query, 200)]
+    dense = [h.corpus_id for h in corpus.semantic_search(query, 200)]
+    hybrid = [cid for cid, _ in reciprocal_rank_fusion([lexical, dense], k=60)]
+    rest = [c for c in hybrid if c not in got[:3]]
+    assert got[3:3 + len(rest)] == rest
+    for m in range(3, len(got) + 1):  # so litnav's top m holds the hybrid's top m - 3
+        assert set(hybrid[:m - 3]) <= set(got[:m])
 
 
 def test_no_scorer_returns_the_fused_order(corpus):

@@ -211,6 +211,9 @@ def test_cli_export_and_errors(runner, export_session, tmp_path):
     assert res.exit_code == 0, res.output
     entries, _ = _bib_entries(out.read_text())
     assert len(entries) == 3
+    res = runner.invoke(app, ["export", str(export_session), "--format", "bibtex", "--min-score", "1.01",
+                              "--out", str(tmp_path / "none.bib")])
+    assert res.exit_code == 0 and "no results with final score >= 1.01" in res.output
     res = runner.invoke(app, ["export", str(export_session), "--format", "docx"])
     assert res.exit_code == 2 and "bibtex" in res.output
     res = runner.invoke(app, ["export", str(export_session), "--format", "ris", "--corpus", str(tmp_path / "nope")])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Optional
 
@@ -24,6 +25,10 @@ def register(app: typer.Typer) -> None:
         no_progress: bool = typer.Option(False, "--no-progress", help="Hide the progress bars."),
         reembed: bool = typer.Option(False, "--reembed", help="Allow --set to change the corpus's model or chunk "
                                      "size: re-chunk and re-embed the whole corpus with the new settings."),
+        engine: str = typer.Option("local", "--engine", help="local: this process; ray: parse, chunk and embed "
+                                   "each input on a Ray cluster (needs the `ray` extra) and merge here."),
+        address: Optional[str] = typer.Option(None, "--address", help="Ray cluster address (with --engine ray; "
+                                              "default: start a local Ray instance)."),
     ) -> None:
         """Ingest SOURCE files into the corpus; files already ingested are skipped."""
         from rich.table import Table
@@ -34,19 +39,30 @@ def register(app: typer.Typer) -> None:
         from litnav.ingest.io import SourceError
         from litnav.ingest.readers.generic import MappingError, parse_mapping
 
+        if engine not in ("local", "ray"):
+            fail(f"--engine must be 'local' or 'ray', not {engine!r}")
+        if address and engine != "ray":
+            fail("--address needs --engine ray")
         settings = settings_from(settings_file, set_)
         with clean_errors(MappingError):
             mapping = parse_mapping(map_)
         def reached(stage: str, seconds: float) -> None:
             if stage == "lexical":
+                # the corpus's stored settings may say BM25-only even where --set does not
+                later = ("dense retrieval joins when the abstracts are embedded (not in a corpus built with "
+                         "corpus.abstract_embeddings=false)" if settings.corpus.abstract_embeddings
+                         else "no dense retrieval (corpus.abstract_embeddings=false)")
                 err_console.print(f"corpus {corpus} is searchable with BM25 after {seconds:.1f} s (`litnav search` "
-                                  "works now); dense retrieval joins when the abstracts are embedded", highlight=False)
+                                  f"works now); {later}", highlight=False)
             else:
                 err_console.print(f"abstract vectors ready after {seconds:.1f} s: dense retrieval on", highlight=False)
 
-        with clean_errors(SourceError, FormatError, CorpusError, OSError):
-            report = build(sources, corpus, fmt=fmt, settings=settings, progress=not no_progress, mapping=mapping,
-                           reembed=reembed, on_stage=reached)
+        from litnav.ingest.ray_build import EngineError, build_on_ray
+
+        run = build if engine == "local" else functools.partial(build_on_ray, address=address)
+        with clean_errors(SourceError, FormatError, CorpusError, OSError, EngineError):
+            report = run(sources, corpus, fmt=fmt, settings=settings, progress=not no_progress, mapping=mapping,
+                         reembed=reembed, on_stage=reached)
         console = make_console()
         table = Table(title=f"litnav build -> {corpus}")
         table.add_column("what")
@@ -61,6 +77,7 @@ def register(app: typer.Typer) -> None:
         ]
         rows += [(f"skipped rows: {k}", v) for k, v in r.skipped_rows.items()]
         rows += [(f"corpus {k}", v) for k, v in report.corpus.items() if isinstance(v, int)]
+        rows += [(f"ray shards {k}", v) for k, v in report.shards.items()]
         rows += [(f"time {k} (s)", f"{v:.2f}") for k, v in report.seconds.items()]
         for name, value in rows:
             table.add_row(name, str(value))

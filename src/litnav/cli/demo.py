@@ -50,7 +50,7 @@ def demo_cmd(
     console.print(Rule("results where you work"))
     for i, (path, bib, html) in enumerate(written, 1):
         bib_path = write_text_atomic(bib, path.with_suffix(".bib"))
-        report_path = write_text_atomic(html, out_dir / ("report.html" if i == 1 else f"report-{i}.html"))
+        report_path = write_text_atomic(html, path.with_suffix(".html"))
         console.print(f"intent {i}: BibTeX {bib_path}  HTML report {report_path}", highlight=False)
     console.print("other formats: litnav export SESSION --format ris|csljson|csv|jsonl|trec", highlight=False)
 

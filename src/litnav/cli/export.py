@@ -23,7 +23,7 @@ def export_cmd(
                                           help="Corpus to read the records from (default: the session's)."),
 ) -> None:
     """Export a session's results; every bibliographic field is re-read from the corpus record."""
-    from litnav.session.export import FORMATS, ExportError, export_session, open_session_corpus
+    from litnav.session.export import FORMATS, ExportError, export_session, open_session_corpus, select_results
     from litnav.session.io import SessionFileError, read_session, write_text_atomic
 
     if fmt not in FORMATS:
@@ -31,6 +31,9 @@ def export_cmd(
     with clean_errors(SessionFileError, ExportError):
         session = read_session(session_file)
         c = open_session_corpus(session, corpus)
+    if not select_results(session, top, min_score):
+        why = f" with final score >= {min_score}" if min_score is not None and session.results else ""
+        err_console.print(f"note: {session_file} has no results{why}: the {fmt} export is empty", highlight=False)
     try:
         text = export_session(session, c, fmt, top=top, min_score=min_score)  # type: ignore[arg-type]
     finally:

@@ -126,7 +126,7 @@ def plan_cmd(
     with clean_errors(WorkflowError):
         validate_workflow(workflow)  # never write a workflow `search --workflow` would refuse
     console = make_console()
-    console.print(describe(checklist))
+    console.print(describe(checklist), markup=False, highlight=False)
     text = workflow.model_dump_json(indent=2)
     if out:
         out.write_text(text)
@@ -160,7 +160,7 @@ def audit_cmd(
         if not results:
             fail(f"{session_file}: no result with corpus_id {paper!r}")
     console = make_console()
-    console.print(f"intent: {session.intent}")
+    console.print(f"intent: {session.intent}", markup=False, highlight=False)
     if len(session.turns) > 1:
         from litnav.session.render import turns_table
 

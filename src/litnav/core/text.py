@@ -44,19 +44,22 @@ _ABBREVIATIONS = frozenset(
     jul aug sep sept oct nov dec viz ca est min max avg std var incl ed eds op cit""".split()
 )
 _BOUNDARY = re.compile(r"""([.!?]+)(["'”’)\]]*)(\s+)(?=["'“‘(\[]?[A-Z0-9\u00C0-\u024F])|\n\s*\n""")
-_WORD_BEFORE = re.compile(r"([\w.]+)$")
 
 
 def _is_abbreviation(text: str, dot: int) -> bool:
     """True when the ``.`` at ``text[dot]`` ends an abbreviation or an initial, not a sentence."""
-    m = _WORD_BEFORE.search(text, 0, dot)
-    if not m:
+    # the run of word characters and dots ending at ``dot`` (what ``[\w.]+$`` matches), found by
+    # walking back: a regex search from 0 would rescan the text for every period (quadratic)
+    start = dot
+    while start > 0 and ((c := text[start - 1]).isalnum() or c in "._"):
+        start -= 1
+    if start == dot:
         return False
-    word = m.group(1).lower().rstrip(".")
+    token = text[start:dot]
+    word = token.lower().rstrip(".")
     if word in _ABBREVIATIONS:
         return True
     # single capital initial: "J. Smith", but not a sentence ending in a one-letter word like "a."
-    token = m.group(1)
     return len(token) == 1 and token.isalpha() and token.isupper()
 
 

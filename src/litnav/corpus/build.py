@@ -14,6 +14,13 @@ embed title+abstract texts (and chunk texts in eager mode), and build the FAISS 
 rerun does only the rest, without reading the sources again. Then :func:`publish_dense`, on a
 briefly reopened read-write connection, moves chunks and vectors into the database and the FAISS
 and phrase files into ``DIR/index/`` and sets ``build_stage = "complete"`` in one transaction.
+FAISS is exact (flat) below ``ivf_threshold`` papers, IVF-PQ streamed batch by batch from the
+stored vectors and the shards past it; publish moves the vectors in a shard at a time.
+
+A corpus built with ``corpus.abstract_embeddings=false`` is BM25-only: no abstract vectors are
+embedded, no FAISS index is built (meta ``faiss`` is None); its dense phase only chunks, builds the
+phrase table and embeds chunks in eager mode. ``Corpus.missing_channels`` reports the absent dense
+channel in both cases (build stage ``lexical``, or BM25-only).
 
 A corpus finalised before stages existed has no ``build_stage``: it is complete when its
 indexes are not dirty.
@@ -25,8 +32,10 @@ import contextlib
 import json
 import os
 import shutil
+import sys
 import time
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -44,12 +53,24 @@ from litnav.corpus.lexical import BM25_DIR, build_bm25
 from litnav.corpus.phrases import PHRASES_FILE, build_phrase_table, save_phrases
 from litnav.corpus.schema import CHUNK_CACHE_DIR, EMBED_DIR, INDEX_DIR
 from litnav.corpus.store import STAGE_KEY, content_counts, get_meta, register, set_meta, unregister
-from litnav.corpus.vectors import IDS_FILE, INDEX_FILE, build_index, choose_kind, index_files_present, save_index
+from litnav.corpus.vectors import (
+    IDS_FILE,
+    INDEX_FILE,
+    MIN_PER_LIST,
+    build_index,
+    build_ivf_streaming,
+    choose_kind,
+    index_files_present,
+    remove_index,
+    save_index,
+)
 
 CHUNK_BATCH = 2000
 EMBED_BATCH = 2048
 """Texts per embedding shard (one file under ``DIR/embed/``): what a killed build can lose."""
 SPLITTER_VERSION = 1
+PHRASE_SAMPLE = 100_000
+"""Papers whose titles+abstracts the phrase statistics count, at most (every k-th paper beyond)."""
 
 EMBED_TEXT_SQL = "coalesce(p.title, '') || CASE WHEN a.abstract IS NULL THEN '' ELSE chr(10) || a.abstract END"
 """The text embedded for a paper: title, newline, abstract. Its md5 is the stored ``text_hash``."""
@@ -78,6 +99,9 @@ class DenseWork:
     """Seconds per stage of the lexical phase."""
     pending: bool = True
     """False when the lexical phase found nothing for the dense phase (the corpus is complete)."""
+    dense: bool = True
+    """``corpus.abstract_embeddings``: False for a BM25-only corpus (no abstract vectors, no FAISS
+    index; the dense phase then only embeds chunks in eager mode)."""
 
 
 def _stored_vectors(conn) -> bool:
@@ -89,6 +113,13 @@ def _timed(timings: dict[str, float], name: str, fn):
     out = fn()
     timings[name] = round(time.perf_counter() - start, 3)
     return out
+
+
+def chunking_signature(encoder: Encoder, s: CorpusSettings) -> tuple[int, dict]:
+    """``(limit, signature)``: the word-piece limit per chunk and what the corpus records in meta
+    ``chunking`` (chunks made under another signature are re-made by finalize)."""
+    limit = min(s.chunk_tokens, encoder.max_tokens)
+    return limit, {"weights_hash": encoder.weights_hash, "limit": limit, "splitter": SPLITTER_VERSION}
 
 
 def finalize_lexical(directory: Path, conn, s: CorpusSettings, progress: bool = True,
@@ -105,10 +136,11 @@ def finalize_lexical(directory: Path, conn, s: CorpusSettings, progress: bool = 
     stored = get_meta(conn, "model")
     if stored and not encoder.matches(stored) and _stored_vectors(conn) and not reembed:
         raise ModelMismatchError(mismatch_message(directory, stored, ident))
+    dense = s.abstract_embeddings  # False: a BM25-only corpus (no abstract vectors, no FAISS index)
     staging = directory / EMBED_DIR
     dirty = bool(get_meta(conn, "indexes_dirty", True))
     was_lexical = get_meta(conn, STAGE_KEY) == "lexical"  # an earlier dense phase did not finish
-    dense_stale = dirty or was_lexical or not index_files_present(directory / INDEX_DIR)
+    dense_stale = dense and (dirty or was_lexical or not index_files_present(directory / INDEX_DIR))
     if reembed or (stored and not encoder.matches(stored)):
         conn.execute("BEGIN TRANSACTION")
         conn.execute("DELETE FROM vectors")
@@ -120,9 +152,10 @@ def finalize_lexical(directory: Path, conn, s: CorpusSettings, progress: bool = 
     if _staged_model(staging) != ident:  # shards of another model (or none): start the staging area afresh
         shutil.rmtree(staging, ignore_errors=True)
     set_meta(conn, "model", ident)
-    limit = min(s.chunk_tokens, encoder.max_tokens)
-    signature = {"weights_hash": ident["weights_hash"], "limit": limit, "splitter": SPLITTER_VERSION}
+    _, signature = chunking_signature(encoder, s)
     if get_meta(conn, "chunking") != signature:
+        for path in [*_chunk_shards(staging), *_shards(staging, "chunks")]:  # made under the old signature
+            path.unlink()
         conn.execute("BEGIN TRANSACTION")
         conn.execute("UPDATE papers SET chunked = false")
         conn.execute("DELETE FROM chunks")
@@ -137,10 +170,11 @@ def finalize_lexical(directory: Path, conn, s: CorpusSettings, progress: bool = 
     _timed(timings, "resolve", lambda: _resolve(conn, s.title_resolution))
     if dirty or not (directory / INDEX_DIR / BM25_DIR).is_dir():
         _timed(timings, "bm25", lambda: _build_bm25(directory, conn, progress))
-    work = DenseWork(timings=timings)
+    work = DenseWork(timings=timings, dense=dense)
     work.unchunked = conn.execute("SELECT count(*) FROM papers WHERE NOT chunked").fetchone()[0]
     work.phrases = dirty or was_lexical or not (directory / INDEX_DIR / PHRASES_FILE).is_file()
-    work.abstracts = _timed(timings, "todo", lambda: _write_abstract_todo(conn, staging))
+    if dense:
+        work.abstracts = _timed(timings, "todo", lambda: _write_abstract_todo(conn, staging))
     if not work.unchunked:  # else the dense phase decides, after chunking
         n_chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
         work.chunk_mode = _chunk_mode(s, n_chunks)
@@ -148,7 +182,8 @@ def finalize_lexical(directory: Path, conn, s: CorpusSettings, progress: bool = 
             work.chunks = _write_chunk_todo(conn, staging)
     orphans = conn.execute("SELECT count(*) FROM vectors ANTI JOIN papers USING (corpus_id)").fetchone()[0]
     mode = work.chunk_mode
-    work.pending = bool(work.abstracts or work.chunks or work.unchunked or work.phrases or orphans or dense_stale)
+    work.pending = bool(work.chunks or work.unchunked or work.phrases
+                        or (dense and (work.abstracts or orphans or dense_stale)))
     if work.pending:
         write_json(staging / MODEL_FILE, ident)
     else:
@@ -157,11 +192,15 @@ def finalize_lexical(directory: Path, conn, s: CorpusSettings, progress: bool = 
     conn.execute("BEGIN TRANSACTION")  # the searchable state appears all at once
     if not work.pending:
         set_meta(conn, "chunk_vectors_mode", mode)
+    if not dense:  # BM25 only: no FAISS index (abstract vectors already stored are kept for a later dense build)
+        set_meta(conn, "faiss", None)
     set_meta(conn, STAGE_KEY, "lexical" if work.pending else "complete")
     set_meta(conn, "indexes_dirty", False)
     set_meta(conn, "counts", counts)
     conn.execute("COMMIT")
     conn.execute("CHECKPOINT")
+    if not dense:  # after the commit: a crash before leaves files no meta points to, never the reverse
+        remove_index(directory / INDEX_DIR)
     return work
 
 
@@ -261,6 +300,7 @@ def _resolve(conn, enabled: bool) -> None:
 CHUNK_SCHEMA = pa.schema([
     ("corpus_id", pa.string()), ("ordinal", pa.int32()), ("section", pa.string()),
     ("paragraph", pa.int32()), ("char_start", pa.int32()), ("char_end", pa.int32()), ("text", pa.string())])
+"""Columns of the ``chunks`` table."""
 
 
 def _chunk_shards(staging: Path) -> list[Path]:
@@ -323,6 +363,15 @@ def _publish_chunks(directory: Path, conn) -> None:
         unregister(conn, "_staged")
     conn.execute("UPDATE papers SET chunked = true WHERE corpus_id IN (SELECT corpus_id FROM _ids)")
     unregister(conn, "_ids")
+
+
+def chunk_table(chunker: Chunker, papers: list[tuple[str, str | None, list[tuple[str, str]]]]) -> pa.Table:
+    """The ``chunks`` rows (:data:`CHUNK_SCHEMA`) of ``papers`` given as ``(corpus_id, abstract,
+    [(section, text)] body paragraphs in order)``, as :func:`chunking.chunk_rows` makes them (the
+    build's chunk shards, a distributed build's workers); papers without any text give no rows."""
+    abstracts = {cid: abstract for cid, abstract, _ in papers if abstract}
+    body = {cid: paras for cid, _, paras in papers if paras}
+    return pa.table(chunk_rows(chunker, [cid for cid, _, _ in papers], abstracts, body), schema=CHUNK_SCHEMA)
 
 
 def vector_table(ids: list[str], vecs: np.ndarray, **extra) -> pa.Table:
@@ -397,48 +446,78 @@ def _embed_to_shards(staging: Path, kind: str, encoder: Encoder, progress: bool)
     return len(rest)
 
 
-def _staged_vectors(staging: Path, kind: str) -> tuple[pa.Table, np.ndarray]:
-    """The todo rows (as in the todo file, minus ``text``) with their vectors from the shards
-    (float32 ``[n, dim]``, same order). Raises :class:`CorpusError` when a row has none (the
-    dense phase did not finish)."""
+VECTOR_BATCH = 50_000
+"""Stored abstract vectors read per batch when the IVF index is built by streaming."""
+
+_KEPT_SQL = ("SELECT v.corpus_id, v.vec FROM vectors v SEMI JOIN papers p USING (corpus_id) "
+             "ANTI JOIN _todo t USING (corpus_id) ORDER BY v.corpus_id")
+"""Stored abstract vectors the dense phase keeps: of current papers, not re-embedded (``_todo``)."""
+
+
+def _todo_keys(todo: pa.Table, kind: str) -> list[tuple]:
+    key_cols = ["corpus_id", "ordinal"] if kind == "chunks" else ["corpus_id"]
+    return list(zip(*(todo.column(c).to_pylist() for c in key_cols)))
+
+
+def _staged(staging: Path, kind: str) -> tuple[pa.Table, dict[tuple, tuple[Path, int]]]:
+    """The todo rows of ``kind`` (as in the todo file, minus ``text``) and where each one's vector
+    is: todo key -> (shard file, row). Raises :class:`CorpusError` when a row has none (the dense
+    phase did not finish)."""
     from litnav.corpus.errors import CorpusError
 
     todo = pq.read_table(staging / (ABSTRACT_TODO if kind == "abstracts" else CHUNK_TODO))
     todo = todo.drop_columns(["text"])
     if not todo.num_rows:
-        return todo, np.zeros((0, 0), dtype=np.float32)
+        return todo, {}
     found = _staged_rows(staging, kind, todo)
-    key_cols = ["corpus_id", "ordinal"] if kind == "chunks" else ["corpus_id"]
-    keys = list(zip(*(todo.column(c).to_pylist() for c in key_cols)))
-    missing = [k for k in keys if k not in found]
+    missing = [k for k in _todo_keys(todo, kind) if k not in found]
     if missing:
         raise CorpusError(f"{staging}: {len(missing)} {kind} have no embedded vector yet (first: {missing[0]}); "
                           "rerun the same build to finish embedding")
-    shards = {path: _read_shard(path, ("vec",)) for path in {shard for shard, _ in found.values()}}
-    if any(z is None for z in shards.values()):
-        raise CorpusError(f"{staging}: a vector shard became unreadable; rerun the same build to embed it again")
-    vecs = np.stack([shards[found[k][0]]["vec"][found[k][1]] for k in keys]).astype(np.float32, copy=False)
-    return todo, vecs
+    return todo, found
+
+
+def _iter_staged(todo: pa.Table, found: dict[tuple, tuple[Path, int]], kind: str) -> Iterator[tuple[pa.Table, np.ndarray]]:
+    """Per shard file: ``(todo rows whose vector it holds, float32 [n, dim] their vectors)`` — one
+    shard in memory at a time. Raises :class:`CorpusError` when a shard became unreadable."""
+    from litnav.corpus.errors import CorpusError
+
+    by_shard: dict[Path, list[int]] = {}
+    keys = _todo_keys(todo, kind)
+    for i, key in enumerate(keys):
+        by_shard.setdefault(found[key][0], []).append(i)
+    for path in sorted(by_shard):
+        z = _read_shard(path, ("vec",))
+        if z is None:
+            raise CorpusError(f"{path}: a vector shard became unreadable; rerun the same build to embed it again")
+        rows = by_shard[path]
+        vecs = z["vec"][[found[keys[i]][1] for i in rows]].astype(np.float32, copy=False)
+        yield todo.take(rows), vecs
 
 
 def embed_stage(directory: Path, s: CorpusSettings, work: DenseWork, progress: bool = True) -> dict[str, float]:
     """The dense phase, without a read-write connection (readers may have the corpus open; this
     one reads through a read-only connection): build the phrase table, chunk the papers not
     chunked yet, embed what is missing (abstracts; chunks in eager mode) and build the FAISS index
-    — all into ``DIR/embed/``, each piece resumable. Returns seconds per stage (``phrases``,
-    ``chunk``, ``embed``, ``chunk_vectors``, ``faiss``)."""
+    — all into ``DIR/embed/``, each piece resumable. The index is the kind
+    :func:`vectors.choose_kind` picks for the paper count: flat (exact, all vectors in memory) or,
+    past ``ivf_threshold``, IVF-PQ streamed batch by batch from the stored vectors and the shards
+    (:func:`vectors.build_ivf_streaming`). A BM25-only corpus (``work.dense`` False) embeds no
+    abstracts and builds no index. Returns seconds per stage (``phrases``, ``chunk``, ``embed``,
+    ``chunk_vectors``, ``faiss``)."""
     from litnav.corpus.store import connect
 
     timings: dict[str, float] = {}
     staging = directory / EMBED_DIR
     encoder = Encoder.from_settings(s)
+    dim = encoder.dim
     conn = connect(directory, read_only=True)
     try:
         if work.phrases and not (staging / PHRASES_FILE).is_file():
             _timed(timings, "phrases", lambda: _build_phrases(staging, conn))
         if work.unchunked:
-            limit = min(s.chunk_tokens, encoder.max_tokens)
-            _timed(timings, "chunk", lambda: _chunk(directory, conn, Chunker(encoder.tokenizer, limit), progress))
+            limit = chunking_signature(encoder, s)[0]
+            _timed(timings, "chunk", lambda: _chunk(directory, conn, Chunker.for_encoder(encoder, limit), progress))
             papers, rows = _staged_chunks(staging)
             conn.complete()
             register(conn, "_covered", pa.table({"corpus_id": pa.array(papers, pa.string())}))
@@ -448,30 +527,53 @@ def embed_stage(directory: Path, s: CorpusSettings, work: DenseWork, progress: b
             work.chunk_mode = _chunk_mode(s, stored + rows.num_rows)
             if work.chunk_mode == "eager":
                 work.chunks = _write_chunk_todo(conn, staging)
-        _timed(timings, "embed", lambda: _embed_abstracts(staging, encoder, progress))
+        if work.dense:
+            _timed(timings, "embed", lambda: _embed_abstracts(staging, encoder, progress))
         if work.chunks:
             _timed(timings, "chunk_vectors", lambda: _embed_chunks(staging, encoder, progress))
-        todo, new = _staged_vectors(staging, "abstracts")
+        if not work.dense:
+            return timings
+        todo, found = _staged(staging, "abstracts")
         register(conn, "_todo", todo.select(["corpus_id"]))
-        t = conn.sql("SELECT v.corpus_id, v.vec FROM vectors v SEMI JOIN papers p USING (corpus_id) "
-                     "ANTI JOIN _todo t USING (corpus_id) ORDER BY v.corpus_id").to_arrow_table()
+        kept = [r[0] for r in conn.execute(_KEPT_SQL.replace("v.corpus_id, v.vec", "v.corpus_id")).fetchall()]
         unregister(conn, "_todo")
     finally:
         conn.close()
-    ids = t.column("corpus_id").to_pylist() + todo.column("corpus_id").to_pylist()
-    dim = encoder.dim
-    kept = (t.column("vec").combine_chunks().flatten().to_numpy(zero_copy_only=False).reshape(len(t), -1)
-            if t.num_rows else np.zeros((0, dim), dtype=np.float32))
-    vecs = np.concatenate([kept.astype(np.float32, copy=False), new.reshape(-1, dim)]) if ids else \
-        np.zeros((0, dim), dtype=np.float32)
-    order = sorted(range(len(ids)), key=ids.__getitem__)
-    ids, vecs = [ids[i] for i in order], np.ascontiguousarray(vecs[order], dtype=np.float32)
+    ids = sorted(kept + todo.column("corpus_id").to_pylist())
     kind = choose_kind(s.faiss_index, len(ids), s.ivf_threshold)
+    if kind == "ivf" and len(ids) < 2 * MIN_PER_LIST:
+        kind = "flat"
+
+    def batches() -> Iterator[tuple[list[str], np.ndarray]]:
+        """The kept stored vectors (a read-only connection, ``VECTOR_BATCH`` at a time), then each shard's."""
+        if kept:
+            c = connect(directory, read_only=True)
+            try:
+                register(c, "_todo", todo.select(["corpus_id"]))
+                for rb in c.sql(_KEPT_SQL).to_arrow_reader(VECTOR_BATCH):
+                    flat = rb.column(1).flatten().to_numpy(zero_copy_only=False)
+                    yield rb.column(0).to_pylist(), flat.reshape(rb.num_rows, dim).astype(np.float32, copy=False)
+            finally:
+                c.close()
+        for part, vecs in _iter_staged(todo, found, "abstracts"):
+            yield part.column("corpus_id").to_pylist(), vecs
 
     def faiss() -> None:
+        target = staging / FAISS_STAGED
         with tqdm(total=1, desc=f"faiss ({kind})", disable=None if progress else True) as bar:
-            save_index(staging / FAISS_STAGED, build_index(vecs, kind, s.ivf_nprobe), ids)
-            write_json(staging / FAISS_STAGED / "meta.json", {"kind": kind, "n": len(ids)})
+            if kind == "ivf":  # the float vectors are never all in memory
+                build_ivf_streaming(batches, ids, target, dim, s.ivf_pq_bytes, s.ivf_nprobe)
+            else:
+                got_ids: list[str] = []
+                parts: list[np.ndarray] = []
+                for part, vecs in batches():
+                    got_ids += part
+                    parts.append(vecs)
+                vecs = np.concatenate(parts) if parts else np.zeros((0, dim), dtype=np.float32)
+                order = sorted(range(len(got_ids)), key=got_ids.__getitem__)
+                save_index(target, build_index(np.ascontiguousarray(vecs[order], dtype=np.float32), kind),
+                           [got_ids[i] for i in order])
+            write_json(target / "meta.json", {"kind": kind, "n": len(ids)})
             bar.update(1)
 
     _timed(timings, "faiss", faiss)
@@ -484,7 +586,7 @@ def _embed_abstracts(staging: Path, encoder: Encoder, progress: bool) -> int:
 
 
 def _embed_chunks(staging: Path, encoder: Encoder, progress: bool) -> int:
-    """Embed the chunk texts of ``embed/chunks.todo.parquet`` (eager mode) into shards."""
+    """Embed the chunk texts of ``embed/chunks.todo.parquet`` into shards (eager mode)."""
     return _embed_to_shards(staging, "chunks", encoder, progress)
 
 
@@ -497,29 +599,29 @@ def publish_dense(directory: Path, conn, work: DenseWork) -> dict[str, float]:
     staging = directory / EMBED_DIR
 
     def publish() -> None:
-        todo, vecs = _staged_vectors(staging, "abstracts")
-        chunk_todo, chunk_vecs = (_staged_vectors(staging, "chunks") if work.chunks
-                                  else (pa.table({}), np.zeros((0, 0), dtype=np.float32)))
-        faiss_meta = json.loads((staging / FAISS_STAGED / "meta.json").read_text())
+        todo, found = _staged(staging, "abstracts") if work.dense else (pa.table({}), {})
+        chunk_todo, chunk_found = _staged(staging, "chunks") if work.chunks else (pa.table({}), {})
+        faiss_meta = json.loads((staging / FAISS_STAGED / "meta.json").read_text()) if work.dense else None
         conn.execute("BEGIN TRANSACTION")
         _publish_chunks(directory, conn)
-        if todo.num_rows:
-            register(conn, "_staged", vector_table(todo.column("corpus_id").to_pylist(), vecs,
-                                                   text_hash=todo.column("text_hash")))
+        for part, vecs in (_iter_staged(todo, found, "abstracts") if todo.num_rows else ()):
+            register(conn, "_staged", vector_table(part.column("corpus_id").to_pylist(), vecs,
+                                                   text_hash=part.column("text_hash")))
             conn.execute("DELETE FROM vectors WHERE corpus_id IN (SELECT corpus_id FROM _staged)")
             conn.execute("INSERT INTO vectors BY NAME SELECT * FROM _staged")
             unregister(conn, "_staged")
         conn.execute("DELETE FROM vectors WHERE corpus_id NOT IN (SELECT corpus_id FROM papers)")
-        if chunk_todo.num_rows:
-            register(conn, "_staged", vector_table(chunk_todo.column("corpus_id").to_pylist(), chunk_vecs,
-                                                   ordinal=chunk_todo.column("ordinal")))
+        for part, vecs in (_iter_staged(chunk_todo, chunk_found, "chunks") if chunk_todo.num_rows else ()):
+            register(conn, "_staged", vector_table(part.column("corpus_id").to_pylist(), vecs,
+                                                   ordinal=part.column("ordinal")))
             conn.execute("DELETE FROM chunk_vectors v WHERE EXISTS (SELECT 1 FROM _staged s "
                          "WHERE s.corpus_id = v.corpus_id AND s.ordinal = v.ordinal)")
             conn.execute("INSERT INTO chunk_vectors BY NAME SELECT * FROM _staged")
             unregister(conn, "_staged")
         (directory / INDEX_DIR).mkdir(parents=True, exist_ok=True)
-        for name in (INDEX_FILE, IDS_FILE):
-            os.replace(staging / FAISS_STAGED / name, directory / INDEX_DIR / name)
+        if work.dense:
+            for name in (INDEX_FILE, IDS_FILE):
+                os.replace(staging / FAISS_STAGED / name, directory / INDEX_DIR / name)
         if (staging / PHRASES_FILE).is_file():
             os.replace(staging / PHRASES_FILE, directory / INDEX_DIR / PHRASES_FILE)
         set_meta(conn, "faiss", faiss_meta)
@@ -538,20 +640,35 @@ def publish_dense(directory: Path, conn, work: DenseWork) -> dict[str, float]:
 
 
 def _build_bm25(directory: Path, conn, progress: bool) -> None:
-    rows = conn.execute(
-        "SELECT p.corpus_id, coalesce(p.title, '') || ' ' || coalesce(a.abstract, '') "
-        "FROM papers p LEFT JOIN abstracts a USING (corpus_id) ORDER BY p.corpus_id").fetchall()
-    if not rows:
+    order = "FROM papers p LEFT JOIN abstracts a USING (corpus_id) ORDER BY p.corpus_id"
+    ids = [r[0] for r in conn.execute("SELECT p.corpus_id " + order).fetchall()]
+    if not ids:
         return
-    build_bm25(directory / INDEX_DIR, [r[0] for r in rows], [r[1] for r in rows], show_progress=progress)
-    set_meta(conn, "bm25", {"n": len(rows), "dir": BM25_DIR})
+
+    def texts():  # streamed in batches: the titles+abstracts are never all in memory
+        conn.complete()
+        reader = conn.sql("SELECT coalesce(p.title, '') || ' ' || coalesce(a.abstract, '') " + order).to_arrow_reader(
+            10_000)
+        for batch in reader:
+            yield from batch.column(0).to_pylist()
+
+    # bm25s draws its own bars (not tqdm's disable=None): only on a terminal, like litnav's
+    build_bm25(directory / INDEX_DIR, ids, texts(), show_progress=progress and sys.stderr.isatty())
+    set_meta(conn, "bm25", {"n": len(ids), "dir": BM25_DIR})
 
 
 def _build_phrases(staging: Path, conn) -> None:
     """Word and collocation statistics for intent analysis (:mod:`corpus.phrases`), over the same
-    texts as BM25, written to ``embed/phrases.json.gz`` (publish moves it into ``index/``)."""
+    texts as BM25 — past ``PHRASE_SAMPLE`` papers over an even sample (every k-th by id: the n-gram
+    counters grow with the corpus) — written to ``embed/phrases.json.gz`` (publish moves it into
+    ``index/``)."""
     conn.complete()
-    rows = conn.execute(
-        "SELECT coalesce(p.title, '') || ' ' || coalesce(a.abstract, '') "
-        "FROM papers p LEFT JOIN abstracts a USING (corpus_id) ORDER BY p.corpus_id").fetchall()
+    n = conn.execute("SELECT count(*) FROM papers").fetchone()[0]
+    step = max(1, -(-n // PHRASE_SAMPLE))
+    rows = conn.execute(f"""
+        SELECT text FROM (
+            SELECT coalesce(p.title, '') || ' ' || coalesce(a.abstract, '') AS text,
+                   row_number() OVER (ORDER BY p.corpus_id) - 1 AS rn
+            FROM papers p LEFT JOIN abstracts a USING (corpus_id))
+        WHERE rn % {step} = 0 ORDER BY rn""").fetchall()
     save_phrases(staging, build_phrase_table(r[0] for r in rows))

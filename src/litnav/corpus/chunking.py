@@ -13,13 +13,17 @@ sentences is the sum of their counts, so packed chunks respect the limit exactly
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from litnav.core.text import sentence_spans
 
 PARAGRAPH_SEPARATOR = "\n\n"
+_ASCII_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_ASCII_WORD = re.compile(r"[A-Za-z0-9]+|[^\sA-Za-z0-9]")
 ABSTRACT_SECTION = "Abstract"
 
 
@@ -63,8 +67,8 @@ class ChunkSpan:
 class Chunker:
     """Sentence-aligned chunker bounded by a tokenizer's word-piece count.
 
-    ``tokenizer`` is a fast Hugging Face tokenizer (``Encoder.tokenizer``); ``limit`` the maximum
-    word pieces per chunk (without special tokens).
+    ``tokenizer`` is a fast Hugging Face tokenizer (``Encoder.tokenizer``) or a ``tokenizers.Tokenizer``
+    (:meth:`for_encoder`); ``limit`` the maximum word pieces per chunk (without special tokens).
     """
 
     def __init__(self, tokenizer: Any, limit: int):
@@ -72,22 +76,84 @@ class Chunker:
             raise ValueError(f"chunk token limit must be >= 1, got {limit}")
         self.tokenizer = tokenizer
         self.limit = limit
+        self._backend: Any = None
+        self._word_pieces: dict[str, int] | bool | None = None
 
-    def _encode(self, texts: list[str]) -> Any:
-        return self.tokenizer(texts, add_special_tokens=False, return_offsets_mapping=True)
+    @classmethod
+    def for_encoder(cls, encoder: Any, limit: int) -> Chunker:
+        """A chunker with ``encoder``'s word pieces: its model folder's ``tokenizer.json`` read by
+        ``tokenizers`` (the same pieces and offsets as the Hugging Face tokenizer, without importing
+        transformers), else ``encoder.tokenizer``."""
+        path = Path(encoder.path) / "tokenizer.json"
+        if not path.is_file():
+            return cls(encoder.tokenizer, limit)
+        from tokenizers import Tokenizer
+
+        return cls(Tokenizer.from_file(str(path)), limit)
+
+    def _encode_fast(self, texts: list[str]) -> list[Any]:
+        """One ``tokenizers.Encoding`` per text (``ids``, ``offsets``, ``word_ids``), no special tokens:
+        the Rust tokenizer behind a fast Hugging Face tokenizer, without the Python-side conversion."""
+        if self._backend is None:
+            backend = self.tokenizer if hasattr(self.tokenizer, "encode_batch") else \
+                getattr(self.tokenizer, "backend_tokenizer", None)
+            if backend is None:
+                raise TypeError(f"Chunker needs a fast (Rust) tokenizer, got {type(self.tokenizer).__name__}")
+            from tokenizers import Tokenizer
+
+            self._backend = Tokenizer.from_str(backend.to_str())  # own copy: no truncation, no padding
+            self._backend.no_truncation()
+            self._backend.no_padding()
+        return self._backend.encode_batch(texts, add_special_tokens=False)
+
+    def _ascii_counts(self, texts: list[str]) -> list[int | None]:
+        """Word pieces of each ASCII text (None for the others), from a per-word cache.
+
+        For ASCII, BERT's normaliser only lower-cases, drops control characters and turns tab/CR/LF
+        into spaces, and its pre-tokeniser splits at whitespace and isolates every other
+        non-alphanumeric character; WordPiece then works word by word. So a text's count is the
+        sum of its words' counts, and each new word is counted once by the tokenizer itself.
+        Only for BERT-style tokenizers (``BertPreTokenizer``); others give all None."""
+        if self._word_pieces is None:
+            self._encode_fast([])  # builds the backend
+            pre = type(self._backend.pre_tokenizer).__name__ if self._backend.pre_tokenizer else ""
+            norm = type(self._backend.normalizer).__name__ if self._backend.normalizer else ""
+            self._word_pieces = {} if (pre, norm) == ("BertPreTokenizer", "BertNormalizer") else False
+        if self._word_pieces is False:
+            return [None] * len(texts)
+        cache = self._word_pieces
+        if len(cache) > 2_000_000:
+            cache.clear()
+        split = [_ASCII_WORD.findall(_ASCII_CONTROL.sub("", t)) if t.isascii() else None for t in texts]
+        new = list({w for words in split if words is not None for w in words if w not in cache})
+        if new:
+            cache.update(zip(new, (len(e.ids) for e in self._backend.encode_batch(new, add_special_tokens=False))))
+        return [None if words is None else sum(cache[w] for w in words) for words in split]
 
     def chunk(self, paragraphs: Sequence[LaidOutParagraph]) -> list[ChunkSpan]:
         """Chunks of one paper, in full-text order."""
         return self.chunk_many([paragraphs])[0]
 
     def chunk_many(self, papers: Sequence[Sequence[LaidOutParagraph]]) -> list[list[ChunkSpan]]:
-        """Chunks of several papers (one tokenizer call for all their sentences)."""
+        """Chunks of several papers (one tokenizer call for all their sentences).
+
+        Abstract sentences are one chunk each, so they are tokenized only when they could exceed
+        the limit (a word piece covers at least one character: a sentence of at most ``limit``
+        characters fits); body sentences are counted, since packing needs their lengths."""
         sentences: list[tuple[int, LaidOutParagraph, int, int]] = []  # (paper, para, start, end)
         for k, paras in enumerate(papers):
             for p in paras:
                 for a, b in sentence_spans(p.text):
                     sentences.append((k, p, a, b))
-        enc = self._encode([p.text[a:b] for _, p, a, b in sentences]) if sentences else None
+        counted = [i for i, (_, p, a, b) in enumerate(sentences)
+                   if b - a > self.limit or not (p.section == ABSTRACT_SECTION and p.index == 0)]
+        # ASCII sentences are counted word by word from a cache (the same count); the Rust tokenizer
+        # runs on the rest and on sentences over the limit (their split needs offsets)
+        sizes = self._ascii_counts([sentences[i][1].text[sentences[i][2]:sentences[i][3]] for i in counted])
+        full = [i for i, n in zip(counted, sizes) if n is None or n > self.limit]
+        known = {i: n for i, n in zip(counted, sizes) if n is not None and n <= self.limit}
+        enc = dict(zip(full, self._encode_fast([sentences[i][1].text[sentences[i][2]:sentences[i][3]]
+                                                for i in full]))) if full else {}
         result: list[list[ChunkSpan]] = [[] for _ in papers]
         # pieces per paragraph: (start, end, n_tokens) in paragraph-local chars
         pending: dict[tuple[int, int], list[tuple[int, int, int]]] = {}
@@ -97,11 +163,15 @@ class Chunker:
             if key not in pending:
                 pending[key] = []
                 order.append((k, p))
-            ids = enc["input_ids"][i]
-            if len(ids) <= self.limit:
-                pending[key].append((a, b, len(ids)))
+            e = enc.get(i)
+            if i in known:
+                pending[key].append((a, b, known[i]))
+            elif e is None:  # a short abstract sentence: at most b - a <= limit pieces
+                pending[key].append((a, b, b - a))
+            elif len(e.ids) <= self.limit:
+                pending[key].append((a, b, len(e.ids)))
             else:
-                pending[key].extend(self._split_long(a, enc["offset_mapping"][i], enc.word_ids(i)))
+                pending[key].extend(self._split_long(a, e.offsets, e.word_ids))
         for k, p in order:
             result[k].extend(self._pack(p, pending[(k, p.index)]))
         return result

@@ -17,8 +17,9 @@ class CorpusBusyError(CorpusError):
 
 
 class DenseUnavailableError(CorpusError):
-    """The corpus is searchable with BM25 but its abstract vectors are not built yet (build stage
-    ``lexical``: a build is embedding them, or was interrupted while it did)."""
+    """The corpus is searchable with BM25 but has no abstract vectors: not built yet (build stage
+    ``lexical``: a build is embedding them, or was interrupted while it did), or not at all (built
+    with ``corpus.abstract_embeddings=false``). ``Corpus.missing_channels`` says which."""
 
 
 class ModelMismatchError(CorpusError):

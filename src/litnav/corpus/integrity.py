@@ -132,10 +132,16 @@ def _consistency_problems(directory: Path, conn: Any, checked: dict[str, str]) -
         out.append(f"{directory}: indexes are not built for the current content (an interrupted build)")
         return out
     papers = conn.execute("SELECT count(*) FROM papers").fetchone()[0]
+    # dense parts are checked only where the corpus has them: not in build stage 'lexical' (a build
+    # is embedding the abstracts, or was interrupted: a rerun finishes) nor in a corpus built with
+    # corpus.abstract_embeddings=false (meta faiss None); both are healthy BM25-searchable corpora
     lexical_only = get_meta(conn, STAGE_KEY) == "lexical"
+    dense = not lexical_only and get_meta(conn, "faiss") is not None
     if lexical_only:
-        out.append(f"{directory}: abstract vectors are not built yet (build stage 'lexical': searchable with BM25 "
-                   "only); rerun the same `litnav build` to finish embedding")
+        checked["dense"] = ("not built yet (build stage 'lexical': searchable with BM25 only); rerun the same "
+                            "`litnav build` to finish embedding")
+    elif not dense:
+        checked["dense"] = "none (built with corpus.abstract_embeddings=false: BM25 and citations only)"
     else:
         vectors = conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
         if vectors != papers:
@@ -149,7 +155,7 @@ def _consistency_problems(directory: Path, conn: Any, checked: dict[str, str]) -
     from litnav.corpus.lexical import IDS_FILE as BM25_IDS
     from litnav.corpus.vectors import IDS_FILE
 
-    checks = ([] if lexical_only else [(Path(IDS_FILE), "FAISS ids")]) + [(Path(BM25_DIR) / BM25_IDS, "BM25 ids")]
+    checks = ([(Path(IDS_FILE), "FAISS ids")] if dense else []) + [(Path(BM25_DIR) / BM25_IDS, "BM25 ids")]
     for rel, what in checks:
         path = directory / INDEX_DIR / rel
         if not papers and not path.exists():

@@ -7,7 +7,10 @@ written beside as ``bm25.tmp`` and swapped in with ``os.replace``.
 from __future__ import annotations
 
 import os
+import re
 import shutil
+from array import array
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
@@ -21,12 +24,38 @@ def _stemmer():
     return Stemmer.Stemmer("english")
 
 
-def build_bm25(index_dir: Path, ids: list[str], texts: list[str], show_progress: bool = False) -> None:
-    """Index ``texts`` (one per corpus id, same order) and save atomically under ``index_dir/bm25``."""
+def build_bm25(index_dir: Path, ids: list[str], texts: Iterable[str], show_progress: bool = False) -> None:
+    """Index ``texts`` (one per corpus id, same order; any iterable, read once) and save atomically
+    under ``index_dir/bm25``.
+
+    Tokenized as ``bm25s.tokenize(texts, stopwords="en", stemmer=...)`` does (lower-case, words of 2+
+    word characters, English stop words dropped, PyStemmer stems), but streamed: each document's
+    token ids go into one int32 array instead of a list per document, so a million abstracts never
+    sit in memory as strings or Python lists. The scores are bm25s's own (``BM25.index`` on the ids)."""
     import bm25s
-    tokens = bm25s.tokenize(texts, stopwords="en", stemmer=_stemmer(), show_progress=show_progress)
+    from bm25s.stopwords import STOPWORDS_EN
+
+    split = re.compile(r"(?u)\b\w\w+\b").findall
+    stop = set(STOPWORDS_EN)
+    token_index: dict[str, int] = {}
+    flat = array("i")
+    ends = array("q")
+    for text in texts:
+        for token in split(text.lower()):
+            if token not in stop:
+                flat.append(token_index.setdefault(token, len(token_index)))
+        ends.append(len(flat))
+    if len(ends) != len(ids):
+        raise ValueError(f"{len(ids)} ids but {len(ends)} texts")
+    stems = _stemmer().stemWords(list(token_index))
+    vocab = {stem: i for i, stem in enumerate(dict.fromkeys(stems))}
+    to_stem = np.array([vocab[s] for s in stems], dtype=np.int32)
+    token_ids = to_stem[np.frombuffer(flat, dtype=np.int32)] if len(flat) else np.zeros(0, dtype=np.int32)
+    del flat
+    bounds = np.frombuffer(ends, dtype=np.int64)
+    docs = np.split(token_ids, bounds[:-1]) if len(bounds) else []
     retriever = bm25s.BM25()
-    retriever.index(tokens, show_progress=show_progress)
+    retriever.index((docs, vocab), show_progress=show_progress)
     tmp = index_dir / (BM25_DIR + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     retriever.save(str(tmp))

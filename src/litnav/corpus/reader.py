@@ -6,13 +6,14 @@ the encoder model, the FAISS index, the BM25 index, and an LRU of chunk vectors 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,10 @@ _SHARED: dict[tuple[str, str], _Shared] = {}
 _SHARED_LOCK = threading.Lock()
 
 
+TITLE_ORDINAL = -1
+"""Ordinal under which a paper's title vector sits among its cached chunk vectors (chunks count from 0)."""
+
+
 def _ordinal(chunk: Chunk) -> int:
     return int(chunk.chunk_id.rsplit(":", 1)[1])
 
@@ -67,6 +72,7 @@ class _Shared:
         # corpus_id -> {chunk ordinal: (text hash, vector)} of lazily embedded chunks
         self.chunk_vectors: OrderedDict[str, dict[int, tuple[int, np.ndarray]]] = OrderedDict()
         self.title_index: list[tuple[str, str]] | None = None
+        self.venues: dict[str, int] | None = None
         # corpus_id -> chunks made on read for papers a build in stage "lexical" has not chunked yet
         self.unstored_chunks: dict[str, list[Chunk]] = {}
         self.cache_roots: list[Path] | None = None
@@ -192,19 +198,28 @@ class Corpus:
             return build_stage(self._conn)
 
     def missing_channels(self) -> dict[str, str]:
-        """Retrieval channels this corpus cannot serve yet -> why (empty for a complete corpus).
-        In build stage ``lexical``: ``{"semantic": ...}`` (BM25 works, dense retrieval and
-        abstract vectors join when the build finishes embedding)."""
+        """Retrieval channels this corpus cannot serve -> why (empty for a complete corpus with
+        abstract vectors). ``{"semantic": ...}`` (dense retrieval and abstract vectors absent; BM25
+        and citations work) in two cases: build stage ``lexical`` (a build is embedding the
+        abstracts, or was interrupted while it did: rerunning it finishes), or a corpus built with
+        ``corpus.abstract_embeddings=false`` (no abstract vectors by choice: meta ``faiss`` is None)."""
         stage = self.build_stage()
         if stage == "lexical":
             return {"semantic": f"abstract vectors of {self.directory} are not built yet (build stage 'lexical': "
                                 "a build is embedding them, or was interrupted; rerun the same `litnav build` to "
                                 "finish); searching with BM25 only"}
+        if stage == "complete" and self._meta("faiss") is None:
+            return {"semantic": f"{self.directory} was built without abstract vectors "
+                                "(corpus.abstract_embeddings=false); searching with BM25 and citations only; "
+                                "rebuild with `--set corpus.abstract_embeddings=true` to add dense retrieval"}
         return {}
 
     def _compute_fingerprint(self) -> str:
         manifest = self._q("SELECT source_key, size, sha256 FROM manifest ORDER BY source_key")
-        payload = {"manifest": manifest, "counts": self._counts(), "model": self.model_info,
+        # meta only (no table scan): content changes through a source transaction change the manifest,
+        # finalize changes the stored counts and the index files' build id
+        payload = {"manifest": manifest, "counts": self._meta("counts"),
+                   "index_build": (self._meta("index_files") or {}).get("build"), "model": self.model_info,
                    "settings": self.settings.model_dump(mode="json"),
                    "dirty": self._meta("indexes_dirty", True)}
         if self._meta(STAGE_KEY) == "lexical":  # dense joins later: a new version for the caches
@@ -267,9 +282,12 @@ class Corpus:
         return list(self._shared.title_index)
 
     def venues(self) -> dict[str, int]:
-        """Normalised venue -> number of papers (papers without a venue are not counted)."""
-        return {r[0]: int(r[1]) for r in self._q(
-            "SELECT venue, count(*) FROM papers WHERE venue IS NOT NULL GROUP BY venue ORDER BY venue")}
+        """Normalised venue -> number of papers (papers without a venue are not counted); computed on
+        first use and kept per process for this corpus version (a scan of the papers table)."""
+        if self._shared.venues is None:
+            self._shared.venues = {r[0]: int(r[1]) for r in self._q(
+                "SELECT venue, count(*) FROM papers WHERE venue IS NOT NULL GROUP BY venue ORDER BY venue")}
+        return dict(self._shared.venues)
 
     def _edges(self, rows: list[tuple]) -> list[Citation]:
         merged: dict[tuple[str, str], Citation] = {}
@@ -374,6 +392,29 @@ class Corpus:
         vecs = self._vectors_for(chunks, self._stored_chunk_vectors(ids, chunks))
         return {cid: (chunks[cid], vecs[cid]) for cid in ids}
 
+    def title_vectors(self, titles: dict[str, str]) -> dict[str, np.ndarray]:
+        """Encoded titles, corpus_id -> float32 ``[dim]`` (L2-normalised). Kept with the paper's lazy
+        chunk vectors (LRU and ``DIR/chunk_cache``, under ordinal :data:`TITLE_ORDINAL`, checked
+        against the title's hash), so later searches and processes do not re-encode them."""
+        wanted = {cid: [Chunk.model_construct(chunk_id=f"{cid}:{TITLE_ORDINAL}", corpus_id=cid, section="Title",
+                                              paragraph=0, char_start=0, char_end=len(t), text=t)]
+                  for cid, t in titles.items()}
+        return {cid: vecs[0] for cid, vecs in self._vectors_for(wanted, {}).items()}
+
+    def vectors_of(self, wanted: dict[str, list[Chunk]]) -> dict[str, np.ndarray]:
+        """Vectors of chosen chunks: corpus_id -> float32 ``[len(chunks), dim]`` (L2-normalised, in the
+        given order). From the stored table on eager corpora; otherwise through the same process LRU
+        and on-disk chunk cache as :meth:`evidence_chunks`, embedding only what neither holds."""
+        ids = [cid for cid, cs in wanted.items() if cs]
+        every = self._chunks_many(ids)
+        stored = self._stored_chunk_vectors(ids, every)
+        out: dict[str, np.ndarray] = {}
+        for cid in stored:
+            pos = {c.chunk_id: i for i, c in enumerate(every[cid])}
+            out[cid] = stored[cid][[pos[c.chunk_id] for c in wanted[cid]]]
+        out.update(self._vectors_for({cid: cs for cid, cs in wanted.items() if cid not in stored}, {}))
+        return out
+
     def evidence_chunks(self, ids: Iterable[str], queries: list[str], per_query: int,
                         usable: Callable[[Chunk], bool] | None = None) -> dict[str, tuple[list[Chunk], np.ndarray]]:
         """The chunks evidence location compares with the checkpoint ``queries``, with their vectors.
@@ -458,7 +499,7 @@ class Corpus:
                 body.setdefault(cid, []).append((section, text))
             limit = (self._meta("chunking") or {}).get("limit") or min(self.settings.chunk_tokens,
                                                                       self.encoder.max_tokens)
-            cols = chunk_rows(Chunker(self.encoder.tokenizer, int(limit)), todo, abstracts, body)
+            cols = chunk_rows(Chunker.for_encoder(self.encoder, int(limit)), todo, abstracts, body)
             fresh: dict[str, list[Chunk]] = {cid: [] for cid in todo}
             for row in zip(*(cols[k] for k in cols)):
                 fresh[row[0]].append(self._chunk(row))
@@ -582,13 +623,22 @@ class Corpus:
         """Embed texts with the corpus's model: float32 ``[n, dim]``, L2-normalised."""
         return self.encoder.encode(texts)
 
-    def _faiss(self) -> tuple[Any, list[str], dict[str, int]]:
+    def dense_available(self) -> bool:
+        """True when dense retrieval can run: ``"semantic"`` is not in :meth:`missing_channels`
+        (False in build stage ``lexical`` and for a corpus built with ``corpus.abstract_embeddings=false``)."""
+        return "semantic" not in self.missing_channels()
+
+    def _faiss(self) -> tuple[Any, list[str], dict[str, int]] | None:
+        """``(index, ids, row of id)``, loaded once per process; None for a corpus built without
+        abstract vectors. Raises :class:`DenseUnavailableError` in build stage ``lexical``."""
         with self._shared.lock:
             if self._shared.faiss is None:
                 self._require_indexes()
                 missing = self.missing_channels().get("semantic")
-                if missing:
+                if missing and self.build_stage() == "lexical":  # dense is on its way: say so
                     raise DenseUnavailableError(f"dense retrieval unavailable: {missing}")
+                if missing:  # BM25-only by setting
+                    return None
                 from litnav.corpus.integrity import load_error, require_index
                 from litnav.corpus.vectors import INDEX_FILE, load_index
 
@@ -603,6 +653,28 @@ class Corpus:
                 self._shared.faiss = (index, ids, {c: i for i, c in enumerate(ids)})
             return self._shared.faiss
 
+    def _exact(self, index: Any) -> bool:
+        """True when ``index`` holds the exact vectors (flat); IVF-PQ codes are lossy."""
+        import faiss
+        return not isinstance(index, faiss.IndexIVF)
+
+    def _stored_vectors(self, ids: list[str]) -> dict[str, np.ndarray]:
+        """Exact title+abstract vectors of the given ids from the ``vectors`` table."""
+        if not ids:
+            return {}
+        with self._lock:
+            register(self._conn, "_ids", pa.table({"corpus_id": pa.array(ids, pa.string())}))
+            try:
+                t = self._conn.sql("SELECT corpus_id, vec FROM vectors WHERE corpus_id IN "
+                                   "(SELECT corpus_id FROM _ids)").to_arrow_table()
+            finally:
+                unregister(self._conn, "_ids")
+        if not t.num_rows:
+            return {}
+        flat = t.column("vec").combine_chunks().flatten().to_numpy(zero_copy_only=False)
+        mat = flat.reshape(t.num_rows, -1).astype(np.float32, copy=False)
+        return dict(zip(t.column("corpus_id").to_pylist(), mat))
+
     def _query_vector(self, query: str | np.ndarray) -> np.ndarray:
         if isinstance(query, str):
             return self.encode([query])[0]
@@ -613,29 +685,42 @@ class Corpus:
         norm = float(np.linalg.norm(q))
         return q / norm if norm > 0 else q
 
+    RERANK_FACTOR = 4
+    """An IVF-PQ search takes this many times ``k`` candidates, re-scored with the exact vectors."""
+
     def semantic_search(self, query: str | np.ndarray, k: int, ids: set[str] | None = None) -> list[Hit]:
         """Top ``k`` papers by cosine between the query and title+abstract vectors, best first.
 
         ``ids`` restricts the search to those papers (exact scores over their stored vectors).
-        Raises :class:`CorpusError` when the indexes are not built, and :class:`DenseUnavailableError`
-        when only BM25 is (build stage ``lexical``; see :meth:`missing_channels`).
+        Over an IVF-PQ index (big corpora) the ``RERANK_FACTOR * k`` approximate best are re-scored
+        with their exact stored vectors. A corpus built without abstract vectors
+        (``corpus.abstract_embeddings=false``) gives ``[]``. Raises :class:`CorpusError` when the
+        indexes are not built, and :class:`DenseUnavailableError` when only BM25 is built yet (build
+        stage ``lexical``). Either way :meth:`missing_channels` names ``semantic`` beforehand.
         """
-        index, all_ids, row_of = self._faiss()
+        loaded = self._faiss()
+        if loaded is None:
+            return []
+        index, all_ids, row_of = loaded
         q = self._query_vector(query)
         if k <= 0 or not all_ids:
             return []
         if ids is not None:
-            rows = sorted(row_of[i] for i in ids if i in row_of)
-            if not rows:
+            found, vecs = self.abstract_vectors(sorted(i for i in ids if i in row_of))
+            if not found:
                 return []
-            vecs = index.reconstruct_batch(np.array(rows, dtype=np.int64))
             scores = vecs @ q
-            order = sorted(range(len(rows)), key=lambda j: (-scores[j], all_ids[rows[j]]))[:k]
-            return [Hit(corpus_id=all_ids[rows[j]], score=float(scores[j])) for j in order]
-        scores, found = index.search(q[None, :], min(k, len(all_ids)))
+            order = sorted(range(len(found)), key=lambda j: (-scores[j], found[j]))[:k]
+            return [Hit(corpus_id=found[j], score=float(scores[j])) for j in order]
+        exact = self._exact(index)
+        depth = min(len(all_ids), k if exact else max(self.RERANK_FACTOR * k, k + 50))
+        scores, found = index.search(q[None, :], depth)
         hits = [(all_ids[r], float(s)) for r, s in zip(found[0], scores[0]) if r >= 0]
+        if not exact:
+            vecs = self._stored_vectors([c for c, _ in hits])
+            hits = [(c, float(vecs[c] @ q)) for c, _ in hits if c in vecs]
         hits.sort(key=lambda h: (-h[1], h[0]))
-        return [Hit(corpus_id=c, score=s) for c, s in hits]
+        return [Hit(corpus_id=c, score=s) for c, s in hits[:k]]
 
     def _lexical(self):
         with self._shared.lock:
@@ -661,19 +746,36 @@ class Corpus:
         return self._lexical().relative_scores(query, list(ids))
 
     def abstract_vectors(self, ids: Iterable[str]) -> tuple[list[str], np.ndarray]:
-        """``(ids found, float32 [n, dim])`` title+abstract vectors of the given papers, in the given order
-        (none found while the corpus is in build stage ``lexical``)."""
-        if self.missing_channels().get("semantic"):
-            return [], np.zeros((0, (self.model_info or {}).get("dim") or 0), dtype=np.float32)
-        index, _, row_of = self._faiss()
+        """``(ids found, float32 [n, dim])`` title+abstract vectors of the given papers, in the given order.
+
+        Exact vectors: from the flat index, else from the ``vectors`` table. None are found without
+        dense retrieval (:meth:`dense_available` False: build stage ``lexical``, or a corpus built
+        without abstract vectors, where embedding a search's whole candidate pool on demand would
+        cost more than the search: scoring then goes without the document-vector feature)."""
+        ids = list(ids)
+        loaded = self._faiss() if self.dense_available() else None
+        if loaded is None:
+            dim = (self.model_info or {}).get("dim") or 0
+            return [], np.zeros((0, dim), dtype=np.float32)
+        index, _, row_of = loaded
         found = [i for i in ids if i in row_of]
         if not found:
             return [], np.zeros((0, index.d), dtype=np.float32)
-        return found, index.reconstruct_batch(np.array([row_of[i] for i in found], dtype=np.int64))
+        if self._exact(index):
+            return found, index.reconstruct_batch(np.array([row_of[i] for i in found], dtype=np.int64))
+        vecs = self._stored_vectors(found)
+        found = [i for i in found if i in vecs]
+        return found, (np.stack([vecs[i] for i in found]) if found else np.zeros((0, index.d), dtype=np.float32))
 
     def sample_abstract_vectors(self, n: int, seed: int = 0) -> tuple[list[str], np.ndarray]:
-        """A reproducible random sample of ``n`` papers' vectors (all when ``n`` >= corpus size)."""
-        _, all_ids, _ = self._faiss()
+        """A reproducible random sample of ``n`` papers' vectors (all when ``n`` >= corpus size).
+        Raises :class:`DenseUnavailableError` when the corpus has no abstract vectors (see
+        :meth:`missing_channels`)."""
+        missing = self.missing_channels().get("semantic")
+        loaded = None if missing else self._faiss()
+        if loaded is None:
+            raise DenseUnavailableError(f"corpus {self.directory} has no abstract vectors: {missing}")
+        all_ids = loaded[1]
         rng = np.random.default_rng(seed)
         pick = sorted(rng.choice(len(all_ids), size=min(n, len(all_ids)), replace=False).tolist())
         return self.abstract_vectors([all_ids[i] for i in pick])
@@ -682,3 +784,14 @@ class Corpus:
         """All rows of the vectors table (ids sorted) — the source the FAISS index is built from."""
         with self._lock:
             return load_vectors(self._conn)
+
+
+@contextlib.contextmanager
+def opened(corpus: Corpus | str | Path) -> Iterator[Corpus]:
+    """``corpus`` itself when it is an open corpus (left open), else ``Corpus.open(corpus)`` for a
+    path, closed on exit. Errors as :meth:`Corpus.open`."""
+    if isinstance(corpus, (str, Path)):
+        with Corpus.open(corpus) as c:
+            yield c
+    else:
+        yield corpus

@@ -18,6 +18,8 @@ EMBED_DIR = "embed"
 """Staging folder of the dense build phase (vector shards, the FAISS index before it is published)."""
 STAGE_FILE = ".build-stage"
 """What a running build is doing (``writing``, ``embedding``, ``publishing``): read by readers that find the database locked."""
+STAGING_DIR = "staging"
+"""Per-shard results of a distributed build (``ingest.ray_build``) until they are merged."""
 
 AUTHOR_TYPE = "STRUCT(name VARCHAR, author_id VARCHAR)[]"
 

@@ -233,6 +233,15 @@ class SourceTransaction:
         self._insert("citations", data)
         self.counts["citations"] += data.num_rows
 
+    def add_derived(self, derived: dict[str, pa.Table], model: dict[str, Any], chunking: dict[str, Any]) -> dict[str, int]:
+        """Store chunks and vectors derived from this input's documents elsewhere (a distributed
+        build's workers), where they still match the stored papers; finalize makes the rest. See
+        :func:`corpus.derived.merge_derived`. Call after the documents are added."""
+        self._check()
+        from litnav.corpus.derived import merge_derived
+
+        return merge_derived(self._conn, derived, model, chunking)
+
     def add_rejects(self, rejects: Sequence[Reject]) -> None:
         """Record input records that could not be ingested (kept with this source's key)."""
         self._check()
@@ -267,10 +276,18 @@ class CorpusWriter:
         if directory.exists() and not directory.is_dir():
             raise CorpusError(f"corpus path {directory} exists and is not a directory")
         directory.mkdir(parents=True, exist_ok=True)
-        from litnav.corpus.schema import CHUNK_CACHE_DIR, DB_NAME, EMBED_DIR, INDEX_DIR, LOCK_NAME, STAGE_FILE
+        from litnav.corpus.schema import (
+            CHUNK_CACHE_DIR,
+            DB_NAME,
+            EMBED_DIR,
+            INDEX_DIR,
+            LOCK_NAME,
+            STAGE_FILE,
+            STAGING_DIR,
+        )
 
         # what a failed first build may leave beside a missing database does not make it foreign
-        ours = (DB_NAME, DB_NAME + ".wal", LOCK_NAME, INDEX_DIR, CHUNK_CACHE_DIR, EMBED_DIR, STAGE_FILE)
+        ours = (DB_NAME, DB_NAME + ".wal", LOCK_NAME, INDEX_DIR, CHUNK_CACHE_DIR, EMBED_DIR, STAGE_FILE, STAGING_DIR)
         foreign = [p.name for p in directory.iterdir() if p.name not in ours]
         if foreign and not (directory / DB_NAME).exists():
             raise CorpusError(f"{directory} is not empty and not a corpus directory (holds {foreign[:3]})")
@@ -380,7 +397,8 @@ class CorpusWriter:
         writer lock), so other processes can open the corpus read-only meanwhile; it then reopens
         it (waiting up to :data:`PUBLISH_WAIT_S` for readers to close) to move the vectors in and
         mark the corpus complete. ``on_stage`` is called with ``"lexical"`` when other processes
-        can search the corpus with BM25 and with ``"dense"`` when the abstract vectors are in.
+        can search the corpus with BM25 and with ``"dense"`` when the abstract vectors are in (never for a
+        BM25-only corpus, ``corpus.abstract_embeddings=false``).
         ``stop_after="lexical"`` returns after the lexical phase, the corpus left as a build killed
         while embedding leaves it (a later finalize completes it).
 
@@ -401,10 +419,10 @@ class CorpusWriter:
             raise CorpusError("finalize called inside a source block")
         if stop_after not in (None, "lexical"):
             raise ValueError(f"stop_after must be None or 'lexical', not {stop_after!r}")
-        if self._lock is None:
-            raise CorpusError(f"corpus writer of {self.directory} is closed")
-        if self.conn is None:  # an earlier finalize failed while embedding (the lock is still ours)
+        if self.conn is None and self._lock is not None:  # a dense phase of this writer was interrupted
             self.conn = self._reconnect()
+        if self.conn is None:
+            raise CorpusError(f"corpus writer of {self.directory} is closed")
         t0 = time.perf_counter()
         damaged = index_problems(self.directory, self.conn, checksums=True)
         if damaged:  # a plain rebuild repairs damaged or missing index files
@@ -427,7 +445,7 @@ class CorpusWriter:
             record_index_files(self.conn, self.directory)
             self.conn.execute("CHECKPOINT")
             shutil.rmtree(self.directory / EMBED_DIR, ignore_errors=True)
-        if on_stage and not (work.pending and stop_after == "lexical"):
+        if on_stage and work.dense and not (work.pending and stop_after == "lexical"):
             on_stage("dense")
         timings["total"] = round(time.perf_counter() - t0, 3)
         return timings

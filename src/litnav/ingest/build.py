@@ -112,6 +112,11 @@ class BuildReport:
     in the rejects table with both locations."""
     corpus: dict[str, Any] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
+    shards: dict[str, int] = field(default_factory=dict)
+    """Distributed builds (``ray_build.build_on_ray``): input units parsed, chunked and embedded on
+    the cluster in this build (``computed``), staged results of an interrupted build used as they
+    were (``reused``), and the papers whose chunks and abstract vectors came from the cluster
+    (``papers_chunked``, ``vectors``; finalize made the others)."""
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -249,6 +254,7 @@ def build(
     reembed: bool = False,
     stop_after: str | None = None,
     on_stage: Callable[[str, float], None] | None = None,
+    ingest_units: Callable[..., None] | None = None,
 ) -> BuildReport:
     """Ingest ``sources`` (files, directories, globs; plain/.gz/.zst) into ``corpus_dir``.
 
@@ -261,7 +267,10 @@ def build(
     finalize (benchmarks time it apart). Explicit ``settings`` fields override the corpus's stored
     settings; one that changes the model or the chunk size raises ``SettingsChangeError`` before
     anything is stored unless ``reembed`` (then every chunk and vector is remade with the new
-    settings). Raises ``SourceError``/``FormatError`` for bad sources.
+    settings). ``ingest_units`` ingests the units the manifest lacks in place of this process's
+    loop, called as ``ingest_units(writer, units, todo, report, mapping=, batch_size=, progress=)``
+    (a distributed engine: :func:`litnav.ingest.ray_build.build_on_ray`). Raises
+    ``SourceError``/``FormatError`` for bad sources.
 
     Finalize publishes the corpus searchable with BM25 before it embeds the abstracts (see
     ``CorpusWriter.finalize``): ``on_stage(name, seconds)`` is called with ``"lexical"`` at that
@@ -302,6 +311,9 @@ def build(
         if report.skipped_files:
             log.info("%d input(s) already in the corpus unchanged, skipped", len(report.skipped_files))
         report.still_incomplete = sorted(set(report.skipped_files) & set(writer.incomplete_sources()))
+        if ingest_units is not None:  # e.g. on a Ray cluster; nothing is left to read below
+            ingest_units(writer, units, todo, report, mapping=mapping or {}, batch_size=batch_size, progress=progress)
+            todo = []
         with ContentStore(workdir=None) as store:
             t0 = time.perf_counter()
             needed = {p for u in todo for p in u.covers}

@@ -112,6 +112,15 @@ class ContentStore:
         return [r[0] for r in self._db.execute(
             "SELECT line FROM content WHERE file=? AND used=1 ORDER BY line", (str(path),))]
 
+    def mark_taken(self, path: Path, lines: list[int]) -> None:
+        """Mark the records at ``lines`` of ``path`` as taken, as a metadata row read elsewhere (in
+        another process of a distributed build) did; they are then no longer ``leftovers``."""
+        self._db.execute("CREATE TEMP TABLE IF NOT EXISTS _taken(line INT PRIMARY KEY)")
+        self._db.execute("DELETE FROM _taken")
+        self._db.executemany("INSERT OR IGNORE INTO _taken VALUES (?)", [(n,) for n in lines])
+        self._db.execute("UPDATE content SET used=1 WHERE file=? AND line IN (SELECT line FROM _taken)", (str(path),))
+        self._db.commit()
+
     def bad(self, path: Path) -> list[tuple[int, str]]:
         """``(line, reason)`` of the records of ``path`` that could not be keyed."""
         return self._db.execute(

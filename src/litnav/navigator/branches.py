@@ -83,24 +83,57 @@ def name_groups(texts: dict[str, str], groups: list[list[str]], n_terms: int = 3
     return out
 
 
+def _kmeans(x: np.ndarray, k: int, *, seed: int, n_init: int = 10) -> np.ndarray:
+    """Labels ``[n]`` of the lowest-inertia of ``n_init`` k-means runs (k-means++ seeding,
+    ``scipy.cluster.vq.kmeans2``), deterministic for a given ``seed``."""
+    import warnings
+
+    from scipy.cluster.vq import kmeans2
+
+    best: tuple[float, np.ndarray] | None = None
+    for run in range(n_init):
+        with warnings.catch_warnings():  # an emptied cluster is rejected by the caller's size check
+            warnings.simplefilter("ignore", UserWarning)
+            centroids, labels = kmeans2(x, k, minit="++", seed=seed + run)
+        inertia = float(((x - centroids[labels]) ** 2).sum())
+        if best is None or inertia < best[0]:
+            best = (inertia, labels)
+    return best[1]
+
+
+def cosine_silhouette(x: np.ndarray, labels: np.ndarray) -> float:
+    """Mean silhouette (Rousseeuw 1987) of ``labels`` over the rows of ``x`` (L2-normalised,
+    ``[n, dim]``) with cosine distance ``1 - x_i . x_j``; a point alone in its cluster scores 0
+    (as in scikit-learn's ``silhouette_score``). Needs >= 2 clusters."""
+    dist = 1.0 - x @ x.T
+    groups = np.unique(labels)
+    sums = np.stack([dist[:, labels == g].sum(axis=1) for g in groups], axis=1)  # [n, k]
+    sizes = np.array([(labels == g).sum() for g in groups], dtype=np.float64)
+    own = np.searchsorted(groups, labels)
+    n_own = sizes[own] - 1
+    a = np.where(n_own > 0, sums[np.arange(len(x)), own] / np.maximum(n_own, 1), 0.0)
+    other = sums / sizes
+    other[np.arange(len(x)), own] = np.inf
+    b = other.min(axis=1)
+    s = np.where(n_own > 0, (b - a) / np.maximum(np.maximum(a, b), 1e-12), 0.0)
+    return float(s.mean())
+
+
 def find_branches(corpus, ids: list[str], *, max_branches: int = 3, min_size: int = 3,
                   min_silhouette: float = 0.1, seed: int = 0) -> list[Branch]:
     """Distinct groups among ``ids`` (the top results, best first), or ``[]`` when the split is
     not clear (see the module docstring). Deterministic for a given ``seed``."""
-    from sklearn.cluster import KMeans
-    from sklearn.metrics import silhouette_score
-
     have, vecs = corpus.abstract_vectors(ids)
     if len(have) < 2 * min_size:
         return []
-    x = np.asarray(vecs, dtype=np.float32)
+    x = np.asarray(vecs, dtype=np.float64)
     x /= np.linalg.norm(x, axis=1, keepdims=True).clip(1e-12)
     best: tuple[float, np.ndarray] | None = None
     for k in range(2, min(max_branches, len(have) // min_size) + 1):
-        labels = KMeans(n_clusters=k, n_init=10, random_state=seed).fit_predict(x)
+        labels = _kmeans(x, k, seed=seed)
         if np.bincount(labels, minlength=k).min() < min_size:
             continue
-        sil = float(silhouette_score(x, labels, metric="cosine"))
+        sil = cosine_silhouette(x, labels)
         if best is None or sil > best[0]:
             best = (sil, labels)
     if best is None or best[0] < min_silhouette:

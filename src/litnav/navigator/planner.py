@@ -55,13 +55,23 @@ def whole_intent_checkpoint(checklist: Checklist):
     return None
 
 
+def preferred_types(checklist: Checklist) -> list[str]:
+    """Publication types the intent prefers but does not enforce (positive ``publication_type``
+    predicates of weight < 1, e.g. "Surveys of ..."): no filter keeps them, so their words stay in
+    the retrieval query, as they are in the raw intent the hybrid baseline searches with."""
+    return list(dict.fromkeys(v for c in checklist.checkpoints
+                              if c.kind == "metadata" and c.predicate is not None and c.weight < 1.0
+                              and c.predicate.field == "publication_type" and not c.predicate.negate
+                              for v in c.predicate.values))
+
+
 def content_query(checklist: Checklist) -> str:
-    """The intent's content as one query: the whole-intent checkpoint's text when there is one
-    (always, for the rule parser), else the raw intent when it has no metadata or exclusion
+    """The intent's content as one query: the whole-intent checkpoint's text (plus the preferred
+    publication types, :func:`preferred_types`) when there is one (always, for the rule parser), else the raw intent when it has no metadata or exclusion
     constraint (it is then all content), else the content checkpoints' key phrases."""
     whole = whole_intent_checkpoint(checklist)
     if whole is not None:
-        return whole.text
+        return " ".join([whole.text, *preferred_types(checklist)])
     constrained = any(c.kind in ("metadata", "exclusion") for c in checklist.checkpoints)
     terms = content_terms(checklist)
     if not constrained or not terms:

@@ -453,7 +453,8 @@ def refine(
     today: date | None = None,
     parser: Callable[..., list[Edit]] | None = None,
 ) -> Session:
-    """Refine ``session`` with one line of user ``feedback`` and return it with a new turn.
+    """Refine ``session`` with one line of user ``feedback`` and return it with a new turn
+    (``corpus``: an open ``Corpus`` or a corpus directory, opened and closed here).
 
     The feedback is parsed by ``parser(feedback, checklist, workflow, ranking, corpus, today)``
     (default: ``navigator.llm_feedback.LLMFeedbackParser`` when ``llm.navigator`` is configured,
@@ -463,6 +464,14 @@ def refine(
     ``FeedbackError`` when it names a missing result or checkpoint, ``WorkflowError`` when the
     edited workflow is invalid.
     """
+    from litnav.corpus.reader import opened
+
+    with opened(corpus) as c:
+        return _refine(session, feedback, c, settings, today=today, parser=parser)
+
+
+def _refine(session: Session, feedback: str, corpus, settings: Settings | None, *, today: date | None,
+            parser: Callable[..., list[Edit]] | None) -> Session:
     from litnav.navigator.feedback import parse_feedback
 
     settings = settings or Settings()

@@ -65,7 +65,8 @@ def search(
     today: date | None = None,
     ask=None,
 ) -> Session:
-    """Run a checklist-driven search of ``intent`` over ``corpus`` and return the session.
+    """Run a checklist-driven search of ``intent`` over ``corpus`` (an open ``Corpus``, or a corpus
+    directory, opened and closed here) and return the session.
 
     ``workflow`` replaces the planned round-1 workflow (a user-edited plan); ``rounds``/``top_k``
     override the settings. LLM roles configured in ``settings.llm`` replace the no-LLM engines
@@ -78,6 +79,14 @@ def search(
     workflow, ``ValueError`` for an empty intent, and ``LLMError`` when a configured LLM role
     fails without an explicit fallback (``llm.fallback``).
     """
+    from litnav.corpus.reader import opened
+
+    with opened(corpus) as c:
+        return _search(intent, c, settings, workflow=workflow, rounds=rounds, top_k=top_k, meter=meter,
+                       progress=progress, today=today, ask=ask)
+
+
+def _search(intent, corpus, settings, *, workflow, rounds, top_k, meter, progress, today, ask) -> Session:
     settings = settings or Settings()
     student = (_cached_student(student_path(settings, corpus), settings.scorer.device)
                if settings.scorer.enabled else None)

@@ -4,7 +4,8 @@ Order of evidence:
 
 1. An exact external id (DOI, arXiv, S2 corpus id, ACL Anthology, PubMed) found by
    ``Corpus.find_by_external_id`` -> method = that id kind, confidence 1.
-2. Otherwise by title over the corpus title index: exact normalised title (``title_exact``,
+2. Otherwise by title over the corpus title index (:class:`TitleIndex`; fuzzy lookups in a big
+   corpus are blocked by shared words): exact normalised title (``title_exact``,
    similarity 1), the title with its subtitle dropped or added (``title_main``, similarity
    ``SUBTITLE_SIMILARITY``), or fuzzy (``title_fuzzy``: the best of rapidfuzz ``ratio``,
    ``token_sort_ratio`` and ``ratio`` with spaces removed, divided by 100).
@@ -66,17 +67,52 @@ class MatcherConfig:
     year_tolerance: int = 1
 
 
+BLOCK_FROM = 20_000
+"""Distinct titles from which fuzzy lookups are blocked (below it rapidfuzz scans them all)."""
+BLOCK_CAP = 50_000
+"""Most titles one blocked fuzzy lookup scores."""
+
+
 class TitleIndex:
     """Normalised corpus titles, precomputed once: an exact dict (title -> corpus ids), the
-    list of distinct titles for rapidfuzz, and a sorted copy for subtitle (prefix) lookups."""
+    list of distinct titles for rapidfuzz, and a sorted copy for subtitle (prefix) lookups.
 
-    def __init__(self, entries: Iterable[tuple[str, str]]):
+    Fuzzy lookups over ``block_from`` titles or more are *blocked*: an inverted index (word ->
+    titles holding it, built on first use) gives the titles sharing a word with the query,
+    rarest words first, up to ``block_cap`` titles, and only those are scored. A title scoring
+    80+ shares words with the query; one sharing only very common words with a query whose other
+    words all have typos can be missed past the cap."""
+
+    def __init__(self, entries: Iterable[tuple[str, str]], block_from: int = BLOCK_FROM,
+                 block_cap: int = BLOCK_CAP):
         self.by_title: dict[str, list[str]] = {}
         for cid, title in entries:
             if title:
                 self.by_title.setdefault(title, []).append(cid)
         self.titles: list[str] = list(self.by_title)
         self.sorted_titles: list[str] = sorted(self.titles)
+        self.block_from = block_from
+        self.block_cap = block_cap
+        self._postings: dict[str, list[int]] | None = None
+
+    def candidates(self, norm: str) -> list[str]:
+        """The titles a fuzzy lookup of ``norm`` scores, in index order: all of them below
+        ``block_from`` titles, else those sharing a word with ``norm`` (rarest words first, up to
+        ``block_cap``)."""
+        if len(self.titles) < self.block_from:
+            return self.titles
+        if self._postings is None:
+            postings: dict[str, list[int]] = {}
+            for i, title in enumerate(self.titles):
+                for word in set(title.split()):
+                    postings.setdefault(word, []).append(i)
+            self._postings = postings
+        rows: set[int] = set()
+        for hits in sorted((self._postings.get(w, []) for w in set(norm.split())), key=len):
+            if rows and len(rows) + len(hits) > self.block_cap:
+                break
+            rows.update(hits)
+        return [self.titles[i] for i in sorted(rows)]
 
     def __len__(self) -> int:
         return len(self.titles)
@@ -98,9 +134,10 @@ class TitleIndex:
     def fuzzy(self, norm: str, cutoff: float, limit: int = FUZZY_CANDIDATES) -> list[str]:
         """Distinct titles scoring at least ``cutoff`` (0-100) by ratio or token_sort_ratio."""
         found: dict[str, None] = {}
+        choices = self.candidates(norm)
         for scorer in (fuzz.ratio, fuzz.token_sort_ratio):
             for title, _score, _ in process.extract(
-                norm, self.titles, scorer=scorer, processor=None, limit=limit, score_cutoff=cutoff
+                norm, choices, scorer=scorer, processor=None, limit=limit, score_cutoff=cutoff
             ):
                 found[title] = None
         return list(found)

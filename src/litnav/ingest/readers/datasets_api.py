@@ -26,7 +26,15 @@ from litnav.corpus.records import Author, BibReference, Citation, Document, Para
 from litnav.ingest.papers import external_ids, make_paper, parse_date
 from litnav.ingest.readers import Item, ReadContext, Skipped
 from litnav.ingest.readers.fulltext import DEFAULT_SECTION
-from litnav.ingest.schemas import AbstractIn, CitationIn, PaperIn, S2orcIn, reason, validated_records
+from litnav.ingest.schemas import (
+    AbstractIn,
+    CitationIn,
+    PaperIn,
+    S2orcIn,
+    converted_records,
+    reason,
+    validated_records,
+)
 from litnav.ingest.text import unique
 
 _YEAR = re.compile(r"\b(19|20)\d{2}\b")
@@ -168,24 +176,65 @@ def read_papers(path: Path, ctx: ReadContext) -> Iterator[Item]:
             yield Reject(source_file=src, line=line, reason=f"s2orc row of {row.corpusid}: {exc}")
 
 
+def _citation(row: CitationIn) -> Citation | Skipped:
+    """The edge of a validated ``citations`` row (``Skipped`` when the cited paper has no id)."""
+    if row.citedcorpusid is None:
+        return Skipped("cited paper has no corpus id")
+    intents: list[str] = []
+    for it in row.intents:
+        intents.extend([it] if isinstance(it, str) else (it or []))
+    return Citation.model_construct(
+        citing_id=row.citingcorpusid, cited_id=row.citedcorpusid,
+        contexts=unique(c for c in row.contexts if c), intents=unique(i for i in intents if i), method="source")
+
+
+def _plain_id(value: Any, optional: bool) -> str | None | bool:
+    """``value`` as the id ``CitationIn`` would make of it, or False when only pydantic can tell."""
+    if type(value) is int:
+        return str(value)
+    if type(value) is str:
+        v = value.strip()
+        return v if v else (None if optional else False)
+    return None if optional and value is None else False
+
+
+def _plain_citation(value: Any) -> Citation | Skipped | None:
+    """The item of a plainly typed ``citations`` row without running pydantic (ids int or str,
+    contexts a list of strings, intents strings or lists of strings): the same result as
+    validating it with ``CitationIn``; None for anything else (then pydantic validates it)."""
+    if type(value) is not dict:
+        return None
+    citing, cited = _plain_id(value.get("citingcorpusid"), False), _plain_id(value.get("citedcorpusid"), True)
+    contexts, intents = value.get("contexts") or [], value.get("intents") or []
+    if citing is False or cited is False or type(contexts) is not list or type(intents) is not list:
+        return None
+    if any(type(c) is not str for c in contexts):
+        return None
+    flat: list[str] = []
+    for it in intents:
+        if type(it) is str:
+            flat.append(it)
+        elif type(it) is list and all(type(i) is str for i in it):
+            flat.extend(it)
+        elif it is not None:
+            return None
+    if cited is None:
+        return Skipped("cited paper has no corpus id")
+    return Citation.model_construct(citing_id=citing, cited_id=cited, contexts=unique(c for c in contexts if c),
+                                    intents=unique(i for i in flat if i), method="source")
+
+
 def read_citations(path: Path, ctx: ReadContext) -> Iterator[Item]:
     """``citations`` rows -> ``Citation``; rows whose cited paper has no corpus id are skipped
-    (counted as ``Skipped('cited paper has no corpus id')``)."""
-    for item in validated_records(path, CitationIn):
-        if isinstance(item, Reject):
-            yield item
-            continue
-        _, row = item
-        if row.citedcorpusid is None:
-            yield Skipped("cited paper has no corpus id")
-            continue
-        intents: list[str] = []
-        for it in row.intents:
-            intents.extend([it] if isinstance(it, str) else (it or []))
-        yield Citation(
-            citing_id=row.citingcorpusid, cited_id=row.citedcorpusid,
-            contexts=unique(c for c in row.contexts if c), intents=unique(i for i in intents if i),
-        )
+    (counted as ``Skipped('cited paper has no corpus id')``). Plainly typed rows skip pydantic
+    (:func:`_plain_citation`, the same result); others are validated with ``CitationIn``."""
+    from litnav.ingest.io import iter_records
+
+    def convert(rec: Any) -> Citation | Skipped:
+        fast = _plain_citation(rec.value)
+        return fast if fast is not None else _citation(CitationIn.model_validate(rec.value))
+
+    yield from converted_records(iter_records(path), str(path), convert, expected=())
 
 
 def read_abstract_leftovers(path: Path, ctx: ReadContext) -> Iterator[Item]:
