@@ -34,6 +34,7 @@ def connect(directory: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
     while True:
         try:
             conn = duckdb.connect(str(path), read_only=read_only)
+            conn.execute("SET enable_progress_bar = false")  # DuckDB's own bar, e.g. on the BM25 scan, in logs
             break
         except duckdb.Error as e:
             if "lock" not in str(e).lower():
