@@ -67,3 +67,21 @@ def export_session(export_corpus, tmp_path_factory) -> Path:
     with Corpus.open(export_corpus) as c:
         session = search("dense retrieval for question answering", c, Settings(), top_k=10)
     return write_session(session, tmp_path_factory.mktemp("export-session") / "session.json")
+
+
+@pytest.fixture()
+def search_jsonl(tmp_path: Path) -> Path:
+    """The search fixture papers (``tests/fixtures/search``) as one generic JSONL source file."""
+    import json
+    import sys
+
+    if str(FIXTURES / "search") not in sys.path:
+        sys.path.insert(0, str(FIXTURES / "search"))
+    from search_papers import documents
+
+    path = tmp_path / "papers.jsonl"
+    with path.open("w") as fh:
+        for d in documents():
+            fh.write(json.dumps({"id": d.paper.corpus_id, "title": d.paper.title, "abstract": d.abstract,
+                                 "year": d.paper.year, "venue": d.paper.venue}) + "\n")
+    return path

@@ -7,7 +7,6 @@ The corpus is the search fixture's fourteen papers written as a generic JSONL fi
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -28,19 +27,9 @@ QUERY = "dense retrieval for question answering"
 
 
 @pytest.fixture()
-def source(tmp_path: Path) -> Path:
-    """The search fixture papers as one generic JSONL file."""
-    if str(FIXTURES / "search") not in sys.path:
-        sys.path.insert(0, str(FIXTURES / "search"))
-    from search_papers import documents
-
-    path = tmp_path / "papers.jsonl"
-    with path.open("w") as fh:
-        for d in documents():
-            fh.write(json.dumps({"id": d.paper.corpus_id, "title": d.paper.title, "abstract": d.abstract,
-                                 "year": d.paper.year, "venue": d.paper.venue}) + "\n")
-    return path
-
+def source(search_jsonl: Path) -> Path:
+    """The search fixture papers as one generic JSONL file (``conftest.search_jsonl``)."""
+    return search_jsonl
 
 def _notes(session) -> list[str]:
     return [run.note for r in session.rounds for run in r.operator_runs if run.note]

@@ -5,8 +5,6 @@ streamed IVF-PQ index from the stored vectors plus the new shards."""
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -23,19 +21,9 @@ QUERY = "dense retrieval for question answering"
 
 
 @pytest.fixture()
-def source(tmp_path: Path) -> Path:
-    """The search fixture papers as one generic JSONL file."""
-    if str(FIXTURES / "search") not in sys.path:
-        sys.path.insert(0, str(FIXTURES / "search"))
-    from search_papers import documents
-
-    path = tmp_path / "papers.jsonl"
-    with path.open("w") as fh:
-        for d in documents():
-            fh.write(json.dumps({"id": d.paper.corpus_id, "title": d.paper.title, "abstract": d.abstract,
-                                 "year": d.paper.year, "venue": d.paper.venue}) + "\n")
-    return path
-
+def source(search_jsonl: Path) -> Path:
+    """The search fixture papers as one generic JSONL file (``conftest.search_jsonl``)."""
+    return search_jsonl
 
 def test_bm25_only_corpus_reports_missing_dense_in_every_stage(source: Path, tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
