@@ -213,6 +213,21 @@ class _BackgroundWriter:
             raise self._error
 
 
+def mark_damage(tx: Any, report: BuildReport, key: str, damage: list[str]) -> None:
+    """Record a unit whose source was damaged part-way (``damage``: one message per damaged file):
+    the transaction keeps the papers read before it and is marked incomplete in the manifest."""
+    if damage:
+        tx.incomplete = f"{'; '.join(damage)}; the {tx.counts['documents']} papers read before the damage were kept"
+        report.damaged_files[key] = tx.incomplete
+
+
+def count_unit(tx: Any, report: BuildReport, key: str) -> None:
+    """Add a committed unit's duplicate and id-collision counts to ``report`` and list it as ingested."""
+    report.duplicates += tx.counts.get("duplicates", 0)
+    report.id_collisions += tx.counts.get("id_collisions", 0)
+    report.ingested_files.append(key)
+
+
 def _write(tx: Any, items: Iterator[Item], stats: ReadStats, batch_size: int) -> None:
     docs: list[Document] = []
     cites: list[Citation] = []
@@ -341,13 +356,8 @@ def build(
                         for p in u.covers:  # content rows rejected alone earlier, joined now
                             if p != u.path:
                                 tx.drop_rejects(str(p), store.taken_lines(p))
-                        if damage:
-                            tx.incomplete = (f"{'; '.join(map(str, damage))}; the {tx.counts['documents']} "
-                                             "papers read before the damage were kept")
-                            report.damaged_files[u.key] = tx.incomplete
-                    report.duplicates += tx.counts.get("duplicates", 0)
-                    report.id_collisions += tx.counts.get("id_collisions", 0)
-                    report.ingested_files.append(u.key)
+                        mark_damage(tx, report, u.key, [str(d) for d in damage])
+                    count_unit(tx, report, u.key)
             report.seconds["ingest"] = time.perf_counter() - t0
         if finalize:
             t0 = time.perf_counter()

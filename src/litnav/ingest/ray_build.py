@@ -53,7 +53,7 @@ import pyarrow.parquet as pq
 from litnav.core.io import write_json
 from litnav.corpus.records import Citation, Document, Reject
 from litnav.corpus.schema import STAGING_DIR
-from litnav.ingest.build import BuildReport, _until_damage, _write, build, iter_unit
+from litnav.ingest.build import BuildReport, _until_damage, _write, build, count_unit, iter_unit, mark_damage
 from litnav.ingest.join import ContentStore
 from litnav.ingest.plan import Unit
 from litnav.ingest.readers import CONTENT_FORMATS, PRIMARY_FOR, Item, ReadContext, Skipped
@@ -290,13 +290,8 @@ def _merge(writer: Any, u: Unit, folder: Path, report: Any, batch_size: int, mod
         for p, lines in info["taken"].items():  # content rows rejected alone earlier, joined now
             tx.drop_rejects(p, lines)
         stored = tx.add_derived(derived, model, chunking)
-        if info["damage"]:
-            tx.incomplete = (f"{'; '.join(info['damage'])}; the {tx.counts['documents']} "
-                             "papers read before the damage were kept")
-            report.damaged_files[u.key] = tx.incomplete
-    report.duplicates += tx.counts.get("duplicates", 0)
-    report.id_collisions += tx.counts.get("id_collisions", 0)
-    report.ingested_files.append(u.key)
+        mark_damage(tx, report, u.key, list(info["damage"]))
+    count_unit(tx, report, u.key)
     report.shards["papers_chunked"] += stored["chunked_papers"]
     report.shards["vectors"] += stored["vectors"]
 
