@@ -37,8 +37,6 @@ from litnav.corpus.store import (
     connect,
     content_counts,
     get_meta,
-    register,
-    unregister,
 )
 from litnav.corpus.vectors import load_vectors
 
@@ -128,14 +126,20 @@ class Corpus:
         with self._lock:
             return self._conn.execute(sql, params or []).fetchall()
 
+    _IDS_CTE = "WITH _ids AS (SELECT unnest(?::VARCHAR[]) AS corpus_id) "
+    """``_ids(corpus_id)`` from a list parameter (registering an Arrow table would import pandas)."""
+
     def _q_ids(self, sql: str, ids: Iterable[str]) -> list[tuple]:
-        """Run ``sql`` with a registered table ``_ids(corpus_id)``."""
+        """Run the SELECT ``sql``, which reads the id list as a table ``_ids(corpus_id)``."""
         with self._lock:
-            register(self._conn, "_ids", pa.table({"corpus_id": pa.array(list(ids), pa.string())}))
-            try:
-                return self._conn.execute(sql).fetchall()
-            finally:
-                unregister(self._conn, "_ids")
+            self._conn.complete()  # a pending result (e.g. of a relation) would refuse new work
+            return self._conn.execute(self._IDS_CTE + sql, [list(ids)]).fetchall()
+
+    def _arrow_ids(self, sql: str, ids: list[str]) -> pa.Table:
+        """:meth:`_q_ids` as an Arrow table."""
+        with self._lock:
+            self._conn.complete()
+            return self._conn.sql(self._IDS_CTE + sql, params=[ids]).to_arrow_table()
 
     def _check_encoder(self, encoder: Encoder) -> None:
         if self.model_info and not encoder.matches(self.model_info):
@@ -512,13 +516,8 @@ class Corpus:
         if not ids:
             return {}
         stored: dict[str, list[np.ndarray]] = {}
-        with self._lock:
-            register(self._conn, "_ids", pa.table({"corpus_id": pa.array(ids, pa.string())}))
-            try:
-                t = self._conn.sql("SELECT corpus_id, vec FROM chunk_vectors WHERE corpus_id IN "
-                                  "(SELECT corpus_id FROM _ids) ORDER BY corpus_id, ordinal").to_arrow_table()
-            finally:
-                unregister(self._conn, "_ids")
+        t = self._arrow_ids("SELECT corpus_id, vec FROM chunk_vectors WHERE corpus_id IN "
+                            "(SELECT corpus_id FROM _ids) ORDER BY corpus_id, ordinal", ids)
         if t.num_rows:
             flat = t.column("vec").combine_chunks().flatten().to_numpy(zero_copy_only=False)
             mat = flat.reshape(t.num_rows, -1).astype(np.float32, copy=False)
@@ -662,13 +661,7 @@ class Corpus:
         """Exact title+abstract vectors of the given ids from the ``vectors`` table."""
         if not ids:
             return {}
-        with self._lock:
-            register(self._conn, "_ids", pa.table({"corpus_id": pa.array(ids, pa.string())}))
-            try:
-                t = self._conn.sql("SELECT corpus_id, vec FROM vectors WHERE corpus_id IN "
-                                   "(SELECT corpus_id FROM _ids)").to_arrow_table()
-            finally:
-                unregister(self._conn, "_ids")
+        t = self._arrow_ids("SELECT corpus_id, vec FROM vectors WHERE corpus_id IN (SELECT corpus_id FROM _ids)", ids)
         if not t.num_rows:
             return {}
         flat = t.column("vec").combine_chunks().flatten().to_numpy(zero_copy_only=False)
