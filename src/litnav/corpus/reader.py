@@ -410,8 +410,10 @@ class Corpus:
         given order). From the stored table on eager corpora; otherwise through the same process LRU
         and on-disk chunk cache as :meth:`evidence_chunks`, embedding only what neither holds."""
         ids = [cid for cid, cs in wanted.items() if cs]
-        every = self._chunks_many(ids)
-        stored = self._stored_chunk_vectors(ids, every)
+        stored: dict[str, np.ndarray] = {}
+        if self._meta("chunk_vectors_mode") != "lazy":  # a lazy corpus stores none: skip reading every chunk
+            every = self._chunks_many(ids)
+            stored = self._stored_chunk_vectors(ids, every)
         out: dict[str, np.ndarray] = {}
         for cid in stored:
             pos = {c.chunk_id: i for i, c in enumerate(every[cid])}
