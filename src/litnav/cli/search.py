@@ -39,11 +39,7 @@ def search_cmd(
     """Search the corpus for papers matching a complex intent; print a ranked table and write a session."""
     import sys
 
-    from litnav import search, write_session
-    from litnav.librarians import WorkflowError, load_workflow
-    from litnav.llm import LLMError
     from litnav.session.export import ExportError, format_for_path
-    from litnav.session.render import print_session
 
     export_format = None
     if export is not None:
@@ -69,6 +65,12 @@ def search_cmd(
     from litnav.corpus import CorpusError
 
     c = open_corpus(corpus, settings)
+    c.warm_encoder()  # the query encoder loads while the navigator is imported
+    from litnav import search, write_session
+    from litnav.librarians import WorkflowError, load_workflow
+    from litnav.llm import LLMError
+    from litnav.session.render import print_session
+
     with clean_errors(WorkflowError, LLMError, ValueError, CorpusError):
         if anchor:
             from litnav.navigator.anchor import anchor_search

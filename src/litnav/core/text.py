@@ -117,6 +117,49 @@ def stop_words() -> frozenset[str]:
     return frozenset(STOPWORDS_EN_PLUS)
 
 
+_TOKEN = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*", re.IGNORECASE)
+_TOKEN_LOWER = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-cased word tokens of ``text`` (letters/digits, inner hyphens and apostrophes kept;
+    stop words kept, not stemmed)."""
+    return _TOKEN_LOWER.findall(text.lower())
+
+
+@lru_cache(maxsize=1)
+def _stemmer():
+    import Stemmer
+
+    return Stemmer.Stemmer("english")
+
+
+@lru_cache(maxsize=16384)
+def _stems(text: str) -> tuple[str, ...]:
+    stop = stop_words()
+    return tuple(_stemmer().stemWords([t for t in tokens(text) if t not in stop]))
+
+
+def stems(text: str) -> list[str]:
+    """Stemmed content tokens of ``text`` in order: :func:`tokens` minus :func:`stop_words`,
+    Snowball English stems (PyStemmer). The terms of the scorer and of evidence pre-selection;
+    cached (LRU, 16k texts) by text, since the same chunks are read again in later rounds."""
+    return list(_stems(text))
+
+
+def stem_offsets(text: str) -> tuple[list[str], list[int]]:
+    """``stems(text)`` together with the character offset in ``text`` where each token starts."""
+    stop = stop_words()
+    kept = [(m.group(0).lower(), m.start()) for m in _TOKEN.finditer(text)]
+    kept = [(t, i) for t, i in kept if t not in stop]
+    return _stemmer().stemWords([t for t, _ in kept]), [i for _, i in kept]
+
+
+def stem_set(text: str) -> frozenset[str]:
+    """The set of stemmed content terms of ``text``."""
+    return frozenset(stems(text))
+
+
 def surname(name: str) -> str:
     """The normalised family name of a display name: the part before a comma
     (``"Vaswani, Ashish"``), else the last token (``"Ashish Vaswani"``); lower-case, no accents,

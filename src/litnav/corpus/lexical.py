@@ -118,35 +118,31 @@ def passage_scores(texts: list[str], queries: list[str], k1: float = 1.5, b: flo
     """BM25 of every text for every query, over the given texts as the collection: float64
     ``[len(texts), len(queries)]``, 0 where no query term occurs.
 
-    Same tokenizer as the paper index (English stopwords, PyStemmer). ``idf(t) = ln(1 + (N - n_t + 0.5)
-    / (n_t + 0.5))`` and ``tf * (k1 + 1) / (tf + k1 * (1 - b + b * |d| / avgdl))`` (Robertson & Zaragoza
-    2009, Lucene's non-negative idf). Used to pre-select evidence chunks before they are embedded.
+    Terms are ``core.text.stems`` (the scorer's terms, cached per text, so the scorer's later
+    reading of the same chunks costs nothing). ``idf(t) = ln(1 + (N - n_t + 0.5) / (n_t + 0.5))`` and
+    ``tf * (k1 + 1) / (tf + k1 * (1 - b + b * |d| / avgdl))`` (Robertson & Zaragoza 2009, Lucene's
+    non-negative idf). Used to pre-select evidence chunks before they are embedded.
     """
-    import bm25s
-    from scipy import sparse
+    from collections import Counter
+
+    from litnav.core.text import stems
 
     out = np.zeros((len(texts), len(queries)), dtype=np.float64)
     if not texts or not queries:
         return out
-    stemmer = _stemmer()
-    tok = bm25s.tokenize(texts, stopwords="en", stemmer=stemmer, show_progress=False)
-    rows = np.repeat(np.arange(len(tok.ids)), [len(x) for x in tok.ids])
-    cols = np.fromiter((t for x in tok.ids for t in x), dtype=np.int64, count=len(rows))
-    tf = sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(texts), max(len(tok.vocab), 1)))
-    tf.sum_duplicates()
-    lengths = np.asarray(tf.sum(axis=1)).ravel()
+    docs = [Counter(stems(t)) for t in texts]
+    lengths = np.array([sum(d.values()) for d in docs], dtype=np.float64)
     avgdl = max(float(lengths.mean()), 1e-9)
-    df = np.bincount(tf.indices, minlength=tf.shape[1])
-    idf = np.log1p((len(texts) - df + 0.5) / (df + 0.5))
     norm = k1 * (1 - b + b * lengths / avgdl)
-    q_tokens = bm25s.tokenize(queries, stopwords="en", stemmer=stemmer, show_progress=False, return_ids=False)
-    tfc = tf.tocsc()
-    for j, terms in enumerate(q_tokens):
-        for t in set(terms):
-            col = tok.vocab.get(t)
-            if col is None:
-                continue
-            start, end = tfc.indptr[col], tfc.indptr[col + 1]
-            docs, f = tfc.indices[start:end], tfc.data[start:end]
-            out[docs, j] += idf[col] * f * (k1 + 1) / (f + norm[docs])
+    query_terms = [set(stems(q)) for q in queries]
+    for term in set().union(*query_terms):
+        tf = np.array([d.get(term, 0) for d in docs], dtype=np.float64)
+        n_t = int(np.count_nonzero(tf))
+        if not n_t:
+            continue
+        idf = np.log1p((len(texts) - n_t + 0.5) / (n_t + 0.5))
+        weight = idf * tf * (k1 + 1) / (tf + norm)
+        for j, terms in enumerate(query_terms):
+            if term in terms:
+                out[:, j] += weight
     return out

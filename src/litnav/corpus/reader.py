@@ -383,6 +383,11 @@ class Corpus:
         now, as the build will store them, while the build has not chunked the paper yet)."""
         return self._chunks_many([corpus_id])[corpus_id]
 
+    def chunks_many(self, ids: Iterable[str]) -> dict[str, list[Chunk]]:
+        """:meth:`chunks` of several papers in one query: every id is a key (``[]`` for a paper
+        without chunks or not in the corpus)."""
+        return self._chunks_many(list(dict.fromkeys(ids)))
+
     def chunk_vectors(self, corpus_id: str) -> tuple[list[Chunk], np.ndarray]:
         """``(chunks, float32 [n, dim] L2-normalised)`` of a paper; computed and cached on first use
         when the corpus's chunk vectors are lazy."""
@@ -620,6 +625,12 @@ class Corpus:
             pass  # read-only corpus directory: the in-memory LRU still holds them
 
     # -- vectors and search ------------------------------------------------------------------------
+    def warm_encoder(self) -> None:
+        """Start loading the query encoder in the background when dense retrieval will need it
+        (:meth:`Encoder.warm`); a no-op for a corpus without abstract vectors."""
+        if self.dense_available():
+            self.encoder.warm()
+
     def encode(self, texts: list[str]) -> np.ndarray:
         """Embed texts with the corpus's model: float32 ``[n, dim]``, L2-normalised."""
         return self.encoder.encode(texts)

@@ -159,32 +159,36 @@ class ScoringStage:
         no sentence stating every key phrase (``scorer.quote.states``), the paper's first chunk
         (text order, boilerplate skipped) that has one, with its cosine to the checkpoint (only
         these chunks are encoded). Cached per (paper, checkpoint)."""
+        from litnav.core.text import stems
         from litnav.scorer.features import checkpoint_terms
         from litnav.scorer.quote import stating_quote
-        from litnav.scorer.text import phrase_in, stem_string, stems
+        from litnav.scorer.text import phrase_in, stem_string
 
         cps = locatable(ctx.checklist.checkpoints)
         phrases = {c.id: checkpoint_terms(c.text, c.terms)[1] for c in cps}
-        todo: list[tuple[str, Checkpoint, Evidence]] = []
+        scan: list[tuple[str, Checkpoint]] = []
         for cid in ids:
             for c in cps:
                 if (cid, c.id) in self.stated or not phrases[c.id]:
                     continue
                 self.stated[(cid, c.id)] = None
-                if stating_quote(self.evidence.get(cid, {}).get(c.id, []), phrases[c.id]) is not None:
+                if stating_quote(self.evidence.get(cid, {}).get(c.id, []), phrases[c.id]) is None:
+                    scan.append((cid, c))
+        unread = [cid for cid, _ in scan if cid not in self.chunks]
+        for cid, chunks in (self.corpus.chunks_many(unread) if unread else {}).items():
+            kept = [ch for ch in chunks if not non_evidence_section(ch.section)]
+            self.chunks[cid] = [(ch, stem_string([stems(ch.text)])) for ch in kept]
+        todo: list[tuple[str, Checkpoint, Evidence]] = []
+        for cid, c in scan:
+            for ch, hay in self.chunks[cid]:
+                # a sentence can state every phrase only if its chunk does: most chunks stop here
+                if not all(phrase_in(p, hay) for p in phrases[c.id]):
                     continue
-                if cid not in self.chunks:
-                    kept = [ch for ch in self.corpus.chunks(cid) if not non_evidence_section(ch.section)]
-                    self.chunks[cid] = [(ch, stem_string([stems(ch.text)])) for ch in kept]
-                for ch, hay in self.chunks[cid]:
-                    # a sentence can state every phrase only if its chunk does: most chunks stop here
-                    if not all(phrase_in(p, hay) for p in phrases[c.id]):
-                        continue
-                    ev = Evidence(chunk_id=ch.chunk_id, corpus_id=cid, section=ch.section, char_start=ch.char_start,
-                                  char_end=ch.char_end, text=ch.text, similarity=0.0)
-                    if stating_quote([ev], phrases[c.id]) is not None:
-                        todo.append((cid, c, ev))
-                        break
+                ev = Evidence(chunk_id=ch.chunk_id, corpus_id=cid, section=ch.section, char_start=ch.char_start,
+                              char_end=ch.char_end, text=ch.text, similarity=0.0)
+                if stating_quote([ev], phrases[c.id]) is not None:
+                    todo.append((cid, c, ev))
+                    break
         if todo:
             wanted: dict[str, dict[str, object]] = {}  # corpus_id -> chunk_id -> chunk
             for cid, _, ev in todo:

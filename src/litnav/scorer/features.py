@@ -34,7 +34,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from litnav.scorer.text import key_phrases, phrase_in, phrase_key, stem_set, stem_string, stems
+from litnav.core.text import stem_set, stems
+from litnav.scorer.text import key_phrases, phrase_in, phrase_key, stem_string
 
 FEATURE_NAMES: tuple[str, ...] = (
     "sim_max", "sim_mean", "sim_x_cov", "term_cov_evidence", "term_cov_best", "term_cov_doc",

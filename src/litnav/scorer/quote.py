@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 from litnav.core.boilerplate import content_spans
 from litnav.core.records import Evidence
-from litnav.scorer.text import phrase_in, stem_offsets, stem_string, stems
+from litnav.core.text import stem_offsets, stems
+from litnav.scorer.text import phrase_in, stem_string
 
 
 @dataclass(frozen=True)

@@ -1,51 +1,17 @@
 """Text helpers of the scorer: tokenising, stemming and key phrases.
 
-Terms are lower-cased word tokens (letters/digits, inner hyphens kept), stop words removed
-(``core.text.stop_words``), stemmed with the Snowball English stemmer (PyStemmer), so "Surveys"
-and "survey" are the same term. Sentences come from ``core.text.sentence_spans``.
+Terms are ``core.text.stems``: lower-cased word tokens (letters/digits, inner hyphens kept), stop
+words removed, stemmed with the Snowball English stemmer (PyStemmer), so "Surveys" and "survey"
+are the same term. Sentences come from ``core.text.sentence_spans``.
 """
 
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
-import Stemmer
+from litnav.core.text import stems, stop_words, tokens
 
-from litnav.core.text import stop_words
-
-_TOKEN = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*", re.IGNORECASE)
 _STOP = stop_words()
-_STEMMER = Stemmer.Stemmer("english")
-
-
-def tokens(text: str) -> list[str]:
-    """Lower-cased word tokens of ``text`` (stop words kept, not stemmed)."""
-    return [t.lower() for t in _TOKEN.findall(text)]
-
-
-@lru_cache(maxsize=16384)
-def _stems(text: str) -> tuple[str, ...]:
-    return tuple(_STEMMER.stemWords([t for t in tokens(text) if t not in _STOP]))
-
-
-def stems(text: str) -> list[str]:
-    """Stemmed content tokens of ``text``, in order (stop words removed). Cached (LRU) by text,
-    since the same chunks are scored again in later rounds."""
-    return list(_stems(text))
-
-
-def stem_offsets(text: str) -> tuple[list[str], list[int]]:
-    """``stems(text)`` together with the character offset in ``text`` where each token starts."""
-    kept = [(m.group(0).lower(), m.start()) for m in _TOKEN.finditer(text)]
-    kept = [(t, i) for t, i in kept if t not in _STOP]
-    return _STEMMER.stemWords([t for t, _ in kept]), [i for _, i in kept]
-
-
-def stem_set(text: str) -> frozenset[str]:
-    """The set of stemmed content terms of ``text``."""
-    return frozenset(stems(text))
-
 
 def key_phrases(text: str, max_words: int = 4) -> list[str]:
     """Cheap key phrases of a checkpoint text: the maximal runs of content words between stop

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from litnav.navigator.intent.lexicon import all_inflections, all_lemmas, known_word
+
 AUXILIARIES = ("is", "are", "was", "were", "has", "have", "had", "does", "do", "did", "can", "cannot",
                "could", "will", "would", "should", "may", "might", "must")
 _FINITE_TAGS = ("VBZ", "VBD", "VBP")
@@ -39,7 +41,6 @@ def verb_class(word: str) -> str:
     "outperform"), "ambiguous" for a finite form that is also a noun or adjective ("increases",
     "results", "models"), "aux" for an auxiliary or modal, else "" (nouns, adjectives, "-ing"
     forms, unknown words)."""
-    from lemminflect import getAllInflections, getAllLemmas
 
     if word in AUXILIARIES or (word.endswith("n't") and word[:-3] in AUXILIARIES + ("ca", "wo", "do")):
         return "aux"
@@ -48,11 +49,11 @@ def verb_class(word: str) -> str:
     if "-" in word:
         head, _, last = word.rpartition("-")
         return verb_class(last) if head in ("up", "down", "co", "re", "pre", "over", "under", "mis", "out") else ""
-    lemmas = getAllLemmas(word)
+    lemmas = all_lemmas(word)
     if not lemmas:  # unknown to the lexicon: productive verb suffixes ("phosphorylates", "downregulates")
         return "finite" if re.search(r"(?:ates|izes|ises|ifies)$", word) and len(word) > 7 else ""
     verbs = lemmas.get("VERB", ())
-    finite = any(word in getAllInflections(lemma, upos="VERB").get(tag, ()) for lemma in verbs for tag in _FINITE_TAGS)
+    finite = any(word in all_inflections(lemma, upos="VERB").get(tag, ()) for lemma in verbs for tag in _FINITE_TAGS)
     if not finite:
         return ""
     return "ambiguous" if set(lemmas) - {"VERB"} else "finite"
@@ -62,14 +63,13 @@ def verb_class(word: str) -> str:
 def finite_tags(word: str) -> frozenset[str]:
     """The finite verb tags the lexicon gives a lower-cased word: "VBZ" (3rd person "-s"),
     "VBD" (past), "VBP" (plural present = base form); empty for any other word."""
-    from lemminflect import getAllInflections, getAllLemmas
 
     if "-" in word:
         return finite_tags(word.rpartition("-")[2])
-    lemmas = getAllLemmas(word).get("VERB", ())
+    lemmas = all_lemmas(word).get("VERB", ())
     if not lemmas and verb_class(word) == "finite":
         return frozenset({"VBZ"})
-    return frozenset(tag for lemma in lemmas for tag, forms in getAllInflections(lemma, upos="VERB").items()
+    return frozenset(tag for lemma in lemmas for tag, forms in all_inflections(lemma, upos="VERB").items()
                      if tag in _FINITE_TAGS and word in forms)
 
 
@@ -111,26 +111,23 @@ def ambiguous_is_verb(word: str, before: str, after: str) -> bool:
 @lru_cache(maxsize=8192)
 def lexicon_verb(word: str) -> bool:
     """True for any verb form the lexicon knows (base, participles: "affect", "associated")."""
-    from lemminflect import getAllLemmas
 
-    return "VERB" in getAllLemmas(word)
+    return "VERB" in all_lemmas(word)
 
 
 @lru_cache(maxsize=8192)
 def english_word(word: str) -> bool:
     """True when the general English lexicon knows ``word`` (any case): "media" yes, "conll" no."""
-    from lemminflect import getAllLemmas
 
-    return bool(getAllLemmas(word.lower()))
+    return known_word(word)
 
 
 @lru_cache(maxsize=8192)
 def word_class(word: str) -> str:
     """"verb" for a word that can only be an inflected verb form, "adverb" for one that can only
     be an adverb, else "" (noun, adjective, unknown, "-ing" form)."""
-    from lemminflect import getAllLemmas
 
-    lemmas = getAllLemmas(word)
+    lemmas = all_lemmas(word)
     if not lemmas:
         return "adverb" if len(word) > 4 and word.endswith("ly") else ""
     kinds = set(lemmas)
@@ -145,6 +142,5 @@ def word_class(word: str) -> str:
 def adjective_only(word: str) -> bool:
     """True for a word the lexicon knows only as an adjective ("brittle", "robust"): no concept
     on its own."""
-    from lemminflect import getAllLemmas
 
-    return set(getAllLemmas(word)) == {"ADJ"}
+    return set(all_lemmas(word)) == {"ADJ"}
