@@ -1,0 +1,85 @@
+"""The per-user caches that keep `litnav search` start-up short behave like the slow paths they replace."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from litnav.corpus import encoder as enc
+from litnav.navigator.branches import _kmeans
+from litnav.navigator.intent import lexicon
+
+
+@pytest.fixture
+def cache_home(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    return tmp_path
+
+
+def test_lexicon_table_is_parsed_once_then_read_back(cache_home, tmp_path):
+    source = tmp_path / "table.csv.gz"
+    source.write_bytes(b"x")
+    calls = []
+
+    def parse(path):
+        calls.append(path)
+        return {"word": {"NOUN": ("word",)}}
+
+    assert lexicon._cached_table(str(source), parse) == {"word": {"NOUN": ("word",)}}
+    assert lexicon._cached_table(str(source), parse) == {"word": {"NOUN": ("word",)}}
+    assert len(calls) == 1
+
+
+def test_a_corrupt_lexicon_cache_is_parsed_again(cache_home, tmp_path):
+    source = tmp_path / "table.csv.gz"
+    source.write_bytes(b"x")
+    lexicon._cached_table(str(source), lambda p: {"a": 1})
+    [cached] = list((cache_home / "litnav" / "lexicon").iterdir())
+    cached.write_bytes(b"not a pickle")
+    assert lexicon._cached_table(str(source), lambda p: {"b": 2}) == {"b": 2}
+    assert lexicon._cached_table(str(source), lambda p: {"c": 3}) == {"b": 2}  # rewritten
+
+
+def test_known_word_agrees_with_the_lemma_table():
+    for word in ("media", "Findings", "results", "was", "conll", "Interspeech", "the", "NAACL"):
+        assert lexicon.known_word(word) == bool(lexicon.all_lemmas(word.lower())), word
+
+
+def test_weights_hash_is_cached_on_disk_and_a_bad_entry_is_ignored(cache_home, tmp_path):
+    folder = tmp_path / "model"
+    folder.mkdir()
+    (folder / "model.safetensors").write_bytes(b"weights")
+    enc._HASH_CACHE.clear()
+    first = enc.weights_hash(folder)
+    [entry] = list((cache_home / "litnav" / "weights-hash").rglob("*.json"))
+    enc._HASH_CACHE.clear()
+    assert enc.weights_hash(folder) == first
+    entry.write_text('"short"')
+    enc._HASH_CACHE.clear()
+    assert enc.weights_hash(folder) == first
+    (folder / "model.safetensors").write_bytes(b"other weights")  # new size and mtime: a new key
+    enc._HASH_CACHE.clear()
+    assert enc.weights_hash(folder) != first
+
+
+def test_warm_encoder_gives_the_same_vectors():
+    texts = ["dense passage retrieval", "knowledge distillation for speech translation"]
+    cold = enc.Encoder(backend="onnx").encode(texts)
+    enc._MODEL_CACHE.clear()
+    warm = enc.Encoder(backend="onnx")
+    thread = warm.warm()
+    assert thread is not None
+    vecs = warm.encode(texts)  # waits for the load in progress
+    thread.join()
+    np.testing.assert_allclose(vecs, cold, atol=1e-6)
+    assert warm.warm() is None  # loaded: nothing to start
+    assert enc.Encoder(backend="torch").warm() is None
+
+
+def test_kmeans_is_deterministic_and_finds_separated_groups():
+    rng = np.random.default_rng(0)
+    x = np.vstack([rng.normal(size=(8, 16)) + 5, rng.normal(size=(8, 16)) - 5, rng.normal(size=(6, 16)) * 0.1])
+    labels = _kmeans(x, 3, seed=0)
+    assert np.array_equal(labels, _kmeans(x, 3, seed=0))
+    groups = [set(labels[:8]), set(labels[8:16]), set(labels[16:])]
+    assert all(len(g) == 1 for g in groups) and len(set().union(*groups)) == 3
