@@ -535,7 +535,7 @@ def test_engine_that_cannot_be_built_fails_or_falls_back_explicitly(corpus):
     agents = build_agents(settings(True), corpus)
     assert agents.planner is None and agents.llm_reranker is None
     assert agents.engines["navigator"].startswith("rules (fallback: ") and "no base_url" in agents.engines["navigator"]
-    assert agents.engines["reranker"].startswith("listwise (fallback: ")
+    assert agents.engines["reranker"].startswith("rank fusion (fallback: ")
 
 
 def test_teacher_without_scorer_endpoint_is_a_settings_error(corpus):

@@ -86,6 +86,16 @@ def test_no_scorer_returns_the_fused_order(corpus):
     run = SearchRun("dense retrieval for question answering", corpus, settings, top_k=50)
     session = run.run()
     assert [r.corpus_id for r in session.results] == sorted(run.stage.fused_rank, key=run.stage.fused_rank.get)
+    assert session.engines["reranker"] == "fused retrieval order"  # the session says which ordering ran
+    assert session.engines["scorer"].startswith("none")
+
+
+def test_the_session_names_the_ordering_that_ran(corpus):
+    session = search("dense retrieval for question answering", corpus, _settings(navigator={"rounds": 1}), top_k=5)
+    assert session.engines["reranker"].startswith("rank fusion of fused and scorer order")
+    by_score = search("dense retrieval for question answering", corpus,
+                      _settings(navigator={"rounds": 1}, reranker={"order": "score"}), top_k=5)
+    assert by_score.engines["reranker"] == "scorer final score"
 
 
 def test_soft_recent_preference_does_not_filter(corpus):

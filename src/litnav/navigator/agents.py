@@ -17,7 +17,7 @@ from litnav.navigator.llm_planner import Ask, LLMPlanner
 from litnav.navigator.llm_reflect import LLMReflector
 from litnav.reranker.llm import LLMReranker
 
-NO_LLM = {"navigator": "rules", "reflection": "rules", "scorer": "student", "reranker": "listwise"}
+NO_LLM = {"navigator": "rules", "reflection": "rules", "scorer": "student", "reranker": "rank fusion"}
 """The engine each role falls back to."""
 
 

@@ -285,7 +285,7 @@ class SearchRun:
 
             data, kinds = calibration(self.stage.student)
             self.engines["scorer_training"] = f"{data}; calibrated for {', '.join(kinds) or 'unknown'} checkpoints"
-        self.engines.setdefault("reranker", "listwise")
+        self.engines.setdefault("reranker", _order_label(self.settings, self.stage.student is not None))
         self.engines.setdefault("retrieval", retrieval_channels(self.corpus))
         return Session(
             intent=self.intent, corpus=str(getattr(self.corpus, "directory", "") or ""),
@@ -313,3 +313,12 @@ def operator_library() -> dict[str, dict[str, Any]]:
     return {name: {"channel": s.channel, "input": s.input_type, "inputs": [s.min_inputs, s.max_inputs],
                    "output": s.output, "doc": s.doc, "params": s.params.model_json_schema()}
             for name, s in sorted(REGISTRY.items())}
+
+
+def _order_label(settings: Settings, scored: bool) -> str:
+    """The no-LLM reranker engine as the session reports it: which final ordering ran."""
+    if not scored or settings.reranker.order == "fusion":
+        return "fused retrieval order"
+    if settings.reranker.order == "score":
+        return "scorer final score"
+    return "rank fusion of fused and scorer order (reranker.combine)"
