@@ -105,3 +105,23 @@ def test_lazy_evidence_embeds_only_preselected_chunks_once(tmp_path, monkeypatch
     with Corpus.open(path) as c:
         again = c.evidence_chunks(["p1", "p2"], ["self-attention feed-forward decoder"], per_query=1)
         assert calls == [] and np.allclose(again["p1"][1], p1_vecs)
+
+
+def test_length_batches_cover_every_text_once_and_do_not_mix_long_and_short():
+    from litnav.corpus.encoder import length_batches
+
+    lengths = [256, 12, 250, 130, 129, 60, 31, 30, 14, 255]
+    batches = length_batches(lengths, size=3)
+    assert sorted(i for b in batches for i in b) == list(range(len(lengths)))
+    assert all(len(b) <= 3 for b in batches)
+    for b in batches:  # longest first, none under three quarters of its batch's longest
+        assert lengths[b[0]] == max(lengths[i] for i in b)
+        assert all(4 * lengths[i] >= 3 * lengths[b[0]] for i in b)
+
+
+def test_mixed_length_batches_give_the_vectors_of_one_text_at_a_time():
+    enc = Encoder(backend="onnx")
+    texts = ["a short one", "knowledge distillation " * 60, "dense retrieval for open-domain question answering"]
+    together = enc.encode(texts)
+    alone = np.vstack([enc.encode([t]) for t in texts])
+    np.testing.assert_allclose(together, alone, atol=1e-5)
