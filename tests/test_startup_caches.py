@@ -16,18 +16,21 @@ def cache_home(tmp_path, monkeypatch):
     return tmp_path
 
 
-def test_lexicon_table_is_parsed_once_then_read_back(cache_home, tmp_path):
+def test_lexicon_table_is_parsed_once_then_read_back_word_by_word(cache_home, tmp_path):
     source = tmp_path / "table.csv.gz"
     source.write_bytes(b"x")
     calls = []
 
     def parse(path):
         calls.append(path)
-        return {"word": {"NOUN": ("word",)}}
+        return {"word": {"NOUN": ("word",)}, "other": {"VERB": ("other",)}}
 
-    assert lexicon._cached_table(str(source), parse) == {"word": {"NOUN": ("word",)}}
-    assert lexicon._cached_table(str(source), parse) == {"word": {"NOUN": ("word",)}}
+    first = lexicon._cached_table(str(source), parse)
+    again = lexicon._cached_table(str(source), parse)
     assert len(calls) == 1
+    for table in (first, again):
+        assert table.get("word", {}) == {"NOUN": ("word",)}
+        assert table.get("missing", {}) == {}
 
 
 def test_a_corrupt_lexicon_cache_is_parsed_again(cache_home, tmp_path):
@@ -35,9 +38,18 @@ def test_a_corrupt_lexicon_cache_is_parsed_again(cache_home, tmp_path):
     source.write_bytes(b"x")
     lexicon._cached_table(str(source), lambda p: {"a": 1})
     [cached] = list((cache_home / "litnav" / "lexicon").iterdir())
-    cached.write_bytes(b"not a pickle")
-    assert lexicon._cached_table(str(source), lambda p: {"b": 2}) == {"b": 2}
-    assert lexicon._cached_table(str(source), lambda p: {"c": 3}) == {"b": 2}  # rewritten
+    cached.write_bytes(b"not a database")
+    assert lexicon._cached_table(str(source), lambda p: {"b": 2}).get("b") == 2
+    assert lexicon._cached_table(str(source), lambda p: {"c": 3}).get("b") == 2  # rewritten
+
+
+def test_an_unwritable_lexicon_cache_keeps_the_parsed_table(tmp_path, monkeypatch):
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("x")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
+    source = tmp_path / "table.csv.gz"
+    source.write_bytes(b"x")
+    assert lexicon._cached_table(str(source), lambda p: {"a": 1}) == {"a": 1}
 
 
 def test_known_word_agrees_with_the_lemma_table():

@@ -1,42 +1,81 @@
-"""The general English lexicon (``lemminflect``) with its lookup tables loaded from a pickle cache.
+"""The general English lexicon (``lemminflect``) with its lookup tables read word by word from SQLite.
 
 lemminflect parses its gzipped CSV tables line by line on first use (about 0.5 s for the lemma
-table and 0.6 s for the inflection table on one core), which every ``litnav search`` process paid
-while parsing its intent. The parsed dictionaries are pickled once under
-``$XDG_CACHE_HOME/litnav/lexicon/`` (keyed by the table file's name, size and mtime, so an upgraded
-lemminflect re-parses) and later processes unpickle them (about 0.15 s each). An unreadable cache
-file is re-parsed and rewritten; an unwritable cache directory only costs the parse.
+table and 0.6 s for the inflection table on one core), and even unpickling the parsed tables costs
+0.15 s each: every ``litnav search`` process paid that to look up a handful of words of its
+intent. The parsed tables are stored once as SQLite files under ``$XDG_CACHE_HOME/litnav/lexicon/``
+(one row per word, keyed by the table file's name, size and mtime, so an upgraded lemminflect
+re-parses) and handed to lemminflect as read-only mappings that read one row per lookup.
+An unreadable cache file is re-parsed and rewritten; an unwritable cache directory only costs
+the parse (the table is then kept in memory).
 """
 
 from __future__ import annotations
 
+import os
 import pickle
+import sqlite3
+import threading
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from litnav.core.cache import cache_root
-from litnav.core.io import write_bytes
 
 
-def _cached_table(source: str, parse: Callable[[str], Any], kind: str = "table") -> Any:
+class StoredTable:
+    """A read-only ``{word: value}`` mapping in a SQLite file (table ``t(k TEXT PRIMARY KEY, v BLOB)``,
+    values pickled): :meth:`get` reads one row. Safe to share between threads. Raises
+    ``sqlite3.DatabaseError`` on open when the file is not such a table."""
+
+    def __init__(self, path: Path):
+        self._conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+        self._lock = threading.Lock()
+        self._conn.execute("SELECT k, v FROM t LIMIT 1").fetchall()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """The value stored for ``key``, else ``default``."""
+        with self._lock:
+            row = self._conn.execute("SELECT v FROM t WHERE k = ?", (key,)).fetchone()
+        return pickle.loads(row[0]) if row else default
+
+    def __contains__(self, key: object) -> bool:
+        return self.get(key, None) is not None  # type: ignore[arg-type]
+
+
+def _write_table(target: Path, table: dict[str, Any]) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f"{target.name}.tmp{os.getpid()}.{threading.get_ident()}")
+    tmp.unlink(missing_ok=True)
+    conn = sqlite3.connect(tmp)
+    try:
+        conn.execute("CREATE TABLE t (k TEXT PRIMARY KEY, v BLOB)")
+        conn.executemany("INSERT INTO t VALUES (?, ?)",
+                         ((k, pickle.dumps(v, protocol=pickle.HIGHEST_PROTOCOL)) for k, v in table.items()))
+        conn.commit()
+    finally:
+        conn.close()
+    os.replace(tmp, target)
+
+
+def _cached_table(source: str, parse: Callable[[str], dict]) -> Any:
+    """The table parsed from ``source``: a :class:`StoredTable` from the cache (written on first
+    use), or the parsed dict itself when the cache cannot be written."""
     src = Path(source)
     st = src.stat()
-    target = cache_root("lexicon") / f"{src.name}.{kind}.{st.st_size}.{st.st_mtime_ns}.pickle"
-    try:
-        with target.open("rb") as f:
-            table = pickle.load(f)
-        if isinstance(table, (dict, frozenset)) and table:
-            return table
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError):
-        pass
+    target = cache_root("lexicon") / f"{src.name}.{st.st_size}.{st.st_mtime_ns}.sqlite"
+    if target.is_file():
+        try:
+            return StoredTable(target)
+        except sqlite3.DatabaseError:
+            pass
     table = parse(source)
     try:
-        write_bytes(target, pickle.dumps(table, protocol=pickle.HIGHEST_PROTOCOL))
-    except OSError:
-        pass
-    return table
+        _write_table(target, table)
+        return StoredTable(target)
+    except (OSError, sqlite3.Error):
+        return table
 
 
 @lru_cache(maxsize=1)
@@ -61,22 +100,9 @@ def _inflections() -> Any:
     return inf
 
 
-@lru_cache(maxsize=1)
-def _known_words() -> frozenset[str]:
-    from lemminflect.core.Lemmatizer import Lemmatizer
-
-    lem = Lemmatizer()
-
-    def parse(_source: str) -> frozenset[str]:
-        return frozenset(_lemmatizer().lemma_dict) | frozenset(lem._getOverridesDict())
-
-    return _cached_table(lem.lemma_lu_fn, parse, kind="words")
-
-
 def known_word(word: str) -> bool:
-    """True when the lexicon has ``word`` (lower-cased) at all, i.e. ``all_lemmas(word)`` is not
-    empty; reads a cached word set (~20 ms) instead of the whole lemma table."""
-    return word.lower() in _known_words()
+    """True when the lexicon has ``word`` (any case) at all: ``all_lemmas(word)`` is not empty."""
+    return bool(all_lemmas(word.lower()))
 
 
 def all_lemmas(word: str, upos: str | None = None) -> dict[str, tuple[str, ...]]:
