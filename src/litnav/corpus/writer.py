@@ -113,6 +113,8 @@ class SourceTransaction:
         self.incomplete: str | None = None
         """Set by the caller when the input was damaged part-way: why (recorded in the manifest)."""
         self._open = True
+        self._staged_citations = 0
+        """Rows in the temporary ``_dump_citations`` table, stored by :meth:`_finish` (see :meth:`add_citations`)."""
 
     def _check(self) -> None:
         if not self._open:
@@ -198,6 +200,13 @@ class SourceTransaction:
                                      f"({file}:{line}); both records are kept"))
         return out
 
+    def has_foreign_rejects(self, source_file: str) -> bool:
+        """True when other inputs recorded rejects for lines of ``source_file``: the only rows
+        :meth:`drop_rejects` can drop, so a caller can skip collecting the lines when there are none."""
+        self._check()
+        return self._conn.execute("SELECT count(*) FROM rejects WHERE source_file = ? AND source_key <> ?",
+                                  [source_file, self.source_key]).fetchone()[0] > 0
+
     def drop_rejects(self, source_file: str, lines: Sequence[int]) -> int:
         """Forget rejects that other inputs recorded for these lines of ``source_file`` (e.g. content
         rows rejected for lack of metadata, now joined into this input's documents); the manifest's
@@ -218,20 +227,39 @@ class SourceTransaction:
         return int(n)
 
     def add_citations(self, citations: Sequence[Citation]) -> None:
-        """Add edges from a citations dump; an edge for an existing (citing, cited) dump pair replaces it."""
+        """Add edges from a citations dump; an edge for an existing (citing, cited) dump pair replaces it.
+
+        The edges are staged in a temporary table and stored when the transaction commits
+        (:meth:`_finish`): replacing stored pairs costs one pass over the ``citations`` table per
+        input file instead of one per batch (that pass grows with the corpus). The result is the
+        same as storing each batch at once: per pair, the last edge given wins, in the position of
+        that last edge.
+        """
         self._check()
         if not citations:
             return
         data = rows.dump_citation_table(citations)
-        register(self._conn, "_pairs", data.select(["citing_id", "cited_id"]))
-        try:
-            self._conn.execute(
-                "DELETE FROM citations c WHERE origin = 'dump' AND EXISTS (SELECT 1 FROM _pairs p "
-                "WHERE p.citing_id = c.citing_id AND p.cited_id = c.cited_id)")
-        finally:
-            unregister(self._conn, "_pairs")
-        self._insert("citations", data)
+        seq = pa.array(range(self._staged_citations, self._staged_citations + data.num_rows), pa.int64())
+        if not self._staged_citations:
+            self._conn.execute("CREATE OR REPLACE TEMP TABLE _dump_citations AS "
+                               "SELECT *, 0::BIGINT AS seq FROM citations LIMIT 0")
+        self._insert("_dump_citations", data.append_column("seq", seq))
+        self._staged_citations += data.num_rows
         self.counts["citations"] += data.num_rows
+
+    def _finish(self) -> None:
+        """Store the staged dump edges (before the commit): stored dump edges of the same pairs
+        are replaced, and of pairs given twice in this input only the last edge is kept."""
+        if not self._staged_citations:
+            return
+        self._conn.execute(
+            "DELETE FROM citations c WHERE origin = 'dump' AND EXISTS (SELECT 1 FROM _dump_citations p "
+            "WHERE p.citing_id = c.citing_id AND p.cited_id = c.cited_id)")
+        self._conn.execute(
+            "INSERT INTO citations BY NAME SELECT * EXCLUDE (seq) FROM _dump_citations "
+            "QUALIFY row_number() OVER (PARTITION BY citing_id, cited_id ORDER BY seq DESC) = 1 ORDER BY seq")
+        self._conn.execute("DROP TABLE _dump_citations")
+        self._staged_citations = 0
 
     def add_derived(self, derived: dict[str, pa.Table], model: dict[str, Any], chunking: dict[str, Any]) -> dict[str, int]:
         """Store chunks and vectors derived from this input's documents elsewhere (a distributed
@@ -347,6 +375,7 @@ class CorpusWriter:
         try:
             self._forget_source(source_key)
             yield tx
+            tx._finish()
             incomplete = dict(get_meta(self.conn, "incomplete_sources") or {})
             if tx.incomplete:
                 incomplete[source_key] = tx.incomplete
