@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 
 from litnav.core.settings import CorpusSettings
@@ -103,12 +104,53 @@ def _stored_documents(conn: duckdb.DuckDBPyConnection) -> dict[str, Document]:
                                           references=refs.get(cid, [])) for cid, p in papers.items()}
 
 
+class KeyHashes:
+    """DuckDB ``hash`` values of the keys a table may hold, to skip the scans that look a batch's
+    keys up in the table (they grow with the corpus).
+
+    A superset of the stored keys: read from the table once (one vectorised query), then the keys
+    of every batch written are added (keys of rows rolled back or deleted later stay), so "no hash
+    found" proves that none of a batch's keys is stored and the exact query would find nothing; a
+    hit, or a hash clash, only means the query runs. Sorted uint64 array (8 bytes a key) plus a
+    set of the hashes added since the last merge.
+    """
+
+    def __init__(self, conn: duckdb.DuckDBPyConnection, table: str, columns: str) -> None:
+        self._key = f"hash({columns})"
+        self._sorted = np.sort(self._hashes(conn, table))
+        self._recent: set[int] = set()
+
+    def _hashes(self, conn: duckdb.DuckDBPyConnection, relation: str) -> np.ndarray:
+        conn.complete()
+        return np.asarray(conn.sql(f"SELECT {self._key} AS h FROM {relation}").fetchnumpy()["h"], np.uint64)
+
+    def check_and_add(self, conn: duckdb.DuckDBPyConnection, view: str) -> tuple[bool, bool]:
+        """For the keys of the registered ``view`` (same column names as the table): whether one
+        may be stored, and whether one is there twice; then records them as stored."""
+        h = self._hashes(conn, view)
+        listed = h.tolist()
+        twice = len(set(listed)) < len(listed)
+        maybe = not self._recent.isdisjoint(listed)
+        if not maybe and len(self._sorted) and len(h):
+            at = np.minimum(np.searchsorted(self._sorted, h), len(self._sorted) - 1)
+            maybe = bool((self._sorted[at] == h).any())
+        self._recent.update(listed)
+        if len(self._recent) > max(65_536, len(self._sorted) // 8):
+            self._sorted = np.union1d(self._sorted, np.fromiter(self._recent, np.uint64, len(self._recent)))
+            self._recent.clear()
+        return maybe, twice
+
+
 class SourceTransaction:
     """Writes of one input file; valid only inside its ``with w.source(...)`` block."""
 
-    def __init__(self, conn: duckdb.DuckDBPyConnection, source_key: str):
+    def __init__(self, conn: duckdb.DuckDBPyConnection, source_key: str,
+                 stored: dict[str, KeyHashes] | None = None):
         self._conn = conn
         self.source_key = source_key
+        self._stored = stored
+        """``"ids"``/``"external_ids"``: hashes of the stored corpus ids / (kind, value) pairs
+        (:class:`KeyHashes`, shared by the writer's transactions); None: always query."""
         self.counts = {"documents": 0, "citations": 0, "rejects": 0, "duplicates": 0, "id_collisions": 0}
         self.incomplete: str | None = None
         """Set by the caller when the input was damaged part-way: why (recorded in the manifest)."""
@@ -152,7 +194,8 @@ class SourceTransaction:
         ids = pa.table({"corpus_id": pa.array(list(latest), pa.string())})
         register(self._conn, "_ids", ids)
         try:
-            existing = self._conn.execute(
+            maybe = self._stored is None or self._stored["ids"].check_and_add(self._conn, "_ids")[0]
+            existing = maybe and self._conn.execute(
                 "SELECT count(*) FROM papers WHERE corpus_id IN (SELECT corpus_id FROM _ids)").fetchone()[0]
             if existing:
                 for old in _stored_documents(self._conn).values():
@@ -180,6 +223,8 @@ class SourceTransaction:
             return []
         register(self._conn, "_ext", ext)
         try:
+            if self._stored is not None and not any(self._stored["external_ids"].check_and_add(self._conn, "_ext")):
+                return []  # no key stored before and none twice in the batch: the query finds nothing
             hits = self._conn.execute("""
                 SELECT n.corpus_id, n.kind, n.value, o.corpus_id, p.source_file, p.source_line
                 FROM _ext n JOIN external_ids o ON o.kind = n.kind AND o.value = n.value AND o.corpus_id <> n.corpus_id
@@ -286,6 +331,9 @@ class CorpusWriter:
         self._lock = lock
         self.settings = settings
         self._in_source = False
+        self._stored_keys: dict[str, KeyHashes] | None = None
+        """Loaded at the first source block: see :class:`KeyHashes` (skips per-batch scans of
+        ``papers`` and ``external_ids`` that grow with the corpus)."""
 
     @classmethod
     def open(cls, path: str | Path, settings: CorpusSettings | None = None,
@@ -370,8 +418,11 @@ class CorpusWriter:
         if self._in_source:
             raise CorpusError(f"source {source_key!r} opened inside another source block")
         self._in_source = True
+        if self._stored_keys is None:
+            self._stored_keys = {"ids": KeyHashes(self.conn, "papers", "corpus_id"),
+                                 "external_ids": KeyHashes(self.conn, "external_ids", "kind, value")}
         self.conn.execute("BEGIN TRANSACTION")
-        tx = SourceTransaction(self.conn, source_key)
+        tx = SourceTransaction(self.conn, source_key, self._stored_keys)
         try:
             self._forget_source(source_key)
             yield tx
