@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 
 from litnav.core.settings import CorpusSettings
@@ -103,16 +104,59 @@ def _stored_documents(conn: duckdb.DuckDBPyConnection) -> dict[str, Document]:
                                           references=refs.get(cid, [])) for cid, p in papers.items()}
 
 
+class KeyHashes:
+    """DuckDB ``hash`` values of the keys a table may hold, to skip the scans that look a batch's
+    keys up in the table (they grow with the corpus).
+
+    A superset of the stored keys: read from the table once (one vectorised query), then the keys
+    of every batch written are added (keys of rows rolled back or deleted later stay), so "no hash
+    found" proves that none of a batch's keys is stored and the exact query would find nothing; a
+    hit, or a hash clash, only means the query runs. Sorted uint64 array (8 bytes a key) plus a
+    set of the hashes added since the last merge.
+    """
+
+    def __init__(self, conn: duckdb.DuckDBPyConnection, table: str, columns: str) -> None:
+        self._key = f"hash({columns})"
+        self._sorted = np.sort(self._hashes(conn, table))
+        self._recent: set[int] = set()
+
+    def _hashes(self, conn: duckdb.DuckDBPyConnection, relation: str) -> np.ndarray:
+        conn.complete()
+        return np.asarray(conn.sql(f"SELECT {self._key} AS h FROM {relation}").fetchnumpy()["h"], np.uint64)
+
+    def check_and_add(self, conn: duckdb.DuckDBPyConnection, view: str) -> tuple[bool, bool]:
+        """For the keys of the registered ``view`` (same column names as the table): whether one
+        may be stored, and whether one is there twice; then records them as stored."""
+        h = self._hashes(conn, view)
+        listed = h.tolist()
+        twice = len(set(listed)) < len(listed)
+        maybe = not self._recent.isdisjoint(listed)
+        if not maybe and len(self._sorted) and len(h):
+            at = np.minimum(np.searchsorted(self._sorted, h), len(self._sorted) - 1)
+            maybe = bool((self._sorted[at] == h).any())
+        self._recent.update(listed)
+        if len(self._recent) > max(65_536, len(self._sorted) // 8):
+            self._sorted = np.union1d(self._sorted, np.fromiter(self._recent, np.uint64, len(self._recent)))
+            self._recent.clear()
+        return maybe, twice
+
+
 class SourceTransaction:
     """Writes of one input file; valid only inside its ``with w.source(...)`` block."""
 
-    def __init__(self, conn: duckdb.DuckDBPyConnection, source_key: str):
+    def __init__(self, conn: duckdb.DuckDBPyConnection, source_key: str,
+                 stored: dict[str, KeyHashes] | None = None):
         self._conn = conn
         self.source_key = source_key
+        self._stored = stored
+        """``"ids"``/``"external_ids"``: hashes of the stored corpus ids / (kind, value) pairs
+        (:class:`KeyHashes`, shared by the writer's transactions); None: always query."""
         self.counts = {"documents": 0, "citations": 0, "rejects": 0, "duplicates": 0, "id_collisions": 0}
         self.incomplete: str | None = None
         """Set by the caller when the input was damaged part-way: why (recorded in the manifest)."""
         self._open = True
+        self._staged_citations = 0
+        """Rows in the temporary ``_dump_citations`` table, stored by :meth:`_finish` (see :meth:`add_citations`)."""
 
     def _check(self) -> None:
         if not self._open:
@@ -150,7 +194,8 @@ class SourceTransaction:
         ids = pa.table({"corpus_id": pa.array(list(latest), pa.string())})
         register(self._conn, "_ids", ids)
         try:
-            existing = self._conn.execute(
+            maybe = self._stored is None or self._stored["ids"].check_and_add(self._conn, "_ids")[0]
+            existing = maybe and self._conn.execute(
                 "SELECT count(*) FROM papers WHERE corpus_id IN (SELECT corpus_id FROM _ids)").fetchone()[0]
             if existing:
                 for old in _stored_documents(self._conn).values():
@@ -178,6 +223,8 @@ class SourceTransaction:
             return []
         register(self._conn, "_ext", ext)
         try:
+            if self._stored is not None and not any(self._stored["external_ids"].check_and_add(self._conn, "_ext")):
+                return []  # no key stored before and none twice in the batch: the query finds nothing
             hits = self._conn.execute("""
                 SELECT n.corpus_id, n.kind, n.value, o.corpus_id, p.source_file, p.source_line
                 FROM _ext n JOIN external_ids o ON o.kind = n.kind AND o.value = n.value AND o.corpus_id <> n.corpus_id
@@ -197,6 +244,13 @@ class SourceTransaction:
                               reason=f"{COLLISION_REASON} {kind}:{value} of {cid} is also the id of {other} "
                                      f"({file}:{line}); both records are kept"))
         return out
+
+    def has_foreign_rejects(self, source_file: str) -> bool:
+        """True when other inputs recorded rejects for lines of ``source_file``: the only rows
+        :meth:`drop_rejects` can drop, so a caller can skip collecting the lines when there are none."""
+        self._check()
+        return self._conn.execute("SELECT count(*) FROM rejects WHERE source_file = ? AND source_key <> ?",
+                                  [source_file, self.source_key]).fetchone()[0] > 0
 
     def drop_rejects(self, source_file: str, lines: Sequence[int]) -> int:
         """Forget rejects that other inputs recorded for these lines of ``source_file`` (e.g. content
@@ -218,20 +272,39 @@ class SourceTransaction:
         return int(n)
 
     def add_citations(self, citations: Sequence[Citation]) -> None:
-        """Add edges from a citations dump; an edge for an existing (citing, cited) dump pair replaces it."""
+        """Add edges from a citations dump; an edge for an existing (citing, cited) dump pair replaces it.
+
+        The edges are staged in a temporary table and stored when the transaction commits
+        (:meth:`_finish`): replacing stored pairs costs one pass over the ``citations`` table per
+        input file instead of one per batch (that pass grows with the corpus). The result is the
+        same as storing each batch at once: per pair, the last edge given wins, in the position of
+        that last edge.
+        """
         self._check()
         if not citations:
             return
         data = rows.dump_citation_table(citations)
-        register(self._conn, "_pairs", data.select(["citing_id", "cited_id"]))
-        try:
-            self._conn.execute(
-                "DELETE FROM citations c WHERE origin = 'dump' AND EXISTS (SELECT 1 FROM _pairs p "
-                "WHERE p.citing_id = c.citing_id AND p.cited_id = c.cited_id)")
-        finally:
-            unregister(self._conn, "_pairs")
-        self._insert("citations", data)
+        seq = pa.array(range(self._staged_citations, self._staged_citations + data.num_rows), pa.int64())
+        if not self._staged_citations:
+            self._conn.execute("CREATE OR REPLACE TEMP TABLE _dump_citations AS "
+                               "SELECT *, 0::BIGINT AS seq FROM citations LIMIT 0")
+        self._insert("_dump_citations", data.append_column("seq", seq))
+        self._staged_citations += data.num_rows
         self.counts["citations"] += data.num_rows
+
+    def _finish(self) -> None:
+        """Store the staged dump edges (before the commit): stored dump edges of the same pairs
+        are replaced, and of pairs given twice in this input only the last edge is kept."""
+        if not self._staged_citations:
+            return
+        self._conn.execute(
+            "DELETE FROM citations c WHERE origin = 'dump' AND EXISTS (SELECT 1 FROM _dump_citations p "
+            "WHERE p.citing_id = c.citing_id AND p.cited_id = c.cited_id)")
+        self._conn.execute(
+            "INSERT INTO citations BY NAME SELECT * EXCLUDE (seq) FROM _dump_citations "
+            "QUALIFY row_number() OVER (PARTITION BY citing_id, cited_id ORDER BY seq DESC) = 1 ORDER BY seq")
+        self._conn.execute("DROP TABLE _dump_citations")
+        self._staged_citations = 0
 
     def add_derived(self, derived: dict[str, pa.Table], model: dict[str, Any], chunking: dict[str, Any]) -> dict[str, int]:
         """Store chunks and vectors derived from this input's documents elsewhere (a distributed
@@ -258,6 +331,9 @@ class CorpusWriter:
         self._lock = lock
         self.settings = settings
         self._in_source = False
+        self._stored_keys: dict[str, KeyHashes] | None = None
+        """Loaded at the first source block: see :class:`KeyHashes` (skips per-batch scans of
+        ``papers`` and ``external_ids`` that grow with the corpus)."""
 
     @classmethod
     def open(cls, path: str | Path, settings: CorpusSettings | None = None,
@@ -342,11 +418,15 @@ class CorpusWriter:
         if self._in_source:
             raise CorpusError(f"source {source_key!r} opened inside another source block")
         self._in_source = True
+        if self._stored_keys is None:
+            self._stored_keys = {"ids": KeyHashes(self.conn, "papers", "corpus_id"),
+                                 "external_ids": KeyHashes(self.conn, "external_ids", "kind, value")}
         self.conn.execute("BEGIN TRANSACTION")
-        tx = SourceTransaction(self.conn, source_key)
+        tx = SourceTransaction(self.conn, source_key, self._stored_keys)
         try:
             self._forget_source(source_key)
             yield tx
+            tx._finish()
             incomplete = dict(get_meta(self.conn, "incomplete_sources") or {})
             if tx.incomplete:
                 incomplete[source_key] = tx.incomplete

@@ -354,7 +354,7 @@ def build(
                         _write(tx, _until_damage(iter_unit(u, ctx), damage), report.read, batch_size)
                         damage += [store.damaged[str(p)] for p in u.covers if str(p) in store.damaged]
                         for p in u.covers:  # content rows rejected alone earlier, joined now
-                            if p != u.path:
+                            if p != u.path and tx.has_foreign_rejects(str(p)):  # a scan of the store: skip it
                                 tx.drop_rejects(str(p), store.taken_lines(p))
                         mark_damage(tx, report, u.key, [str(d) for d in damage])
                     count_unit(tx, report, u.key)
