@@ -627,9 +627,14 @@ class Corpus:
     # -- vectors and search ------------------------------------------------------------------------
     def warm_encoder(self) -> None:
         """Start loading the query encoder in the background when dense retrieval will need it
-        (:meth:`Encoder.warm`); a no-op for a corpus without abstract vectors."""
-        if self.dense_available():
-            self.encoder.warm()
+        (:meth:`Encoder.warm`); a no-op for a corpus without abstract vectors. Best effort: a
+        corpus error here (e.g. a model that does not match the stored vectors) is left to the
+        search that needs the encoder, which raises it."""
+        try:
+            if self.dense_available():
+                self.encoder.warm()
+        except CorpusError:
+            pass
 
     def encode(self, texts: list[str]) -> np.ndarray:
         """Embed texts with the corpus's model: float32 ``[n, dim]``, L2-normalised."""
