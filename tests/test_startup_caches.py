@@ -12,8 +12,8 @@ from litnav.navigator.intent import lexicon
 
 @pytest.fixture
 def cache_home(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    return tmp_path
+    monkeypatch.setenv("LITNAV_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "cache"
 
 
 def test_lexicon_table_is_parsed_once_then_read_back_word_by_word(cache_home, tmp_path):
@@ -37,7 +37,7 @@ def test_a_corrupt_lexicon_cache_is_parsed_again(cache_home, tmp_path):
     source = tmp_path / "table.csv.gz"
     source.write_bytes(b"x")
     lexicon._cached_table(str(source), lambda p: {"a": 1})
-    [cached] = list((cache_home / "litnav" / "lexicon").iterdir())
+    [cached] = list((cache_home / "lexicon").iterdir())
     cached.write_bytes(b"not a database")
     assert lexicon._cached_table(str(source), lambda p: {"b": 2}).get("b") == 2
     assert lexicon._cached_table(str(source), lambda p: {"c": 3}).get("b") == 2  # rewritten
@@ -46,7 +46,7 @@ def test_a_corrupt_lexicon_cache_is_parsed_again(cache_home, tmp_path):
 def test_an_unwritable_lexicon_cache_keeps_the_parsed_table(tmp_path, monkeypatch):
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("x")
-    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
+    monkeypatch.setenv("LITNAV_CACHE_DIR", str(blocker))
     source = tmp_path / "table.csv.gz"
     source.write_bytes(b"x")
     assert lexicon._cached_table(str(source), lambda p: {"a": 1}) == {"a": 1}
@@ -63,7 +63,7 @@ def test_weights_hash_is_cached_on_disk_and_a_bad_entry_is_ignored(cache_home, t
     (folder / "model.safetensors").write_bytes(b"weights")
     enc._HASH_CACHE.clear()
     first = enc.weights_hash(folder)
-    [entry] = list((cache_home / "litnav" / "weights-hash").rglob("*.json"))
+    [entry] = list((cache_home / "weights-hash").rglob("*.json"))
     enc._HASH_CACHE.clear()
     assert enc.weights_hash(folder) == first
     entry.write_text('"short"')
@@ -95,3 +95,15 @@ def test_kmeans_is_deterministic_and_finds_separated_groups():
     assert np.array_equal(labels, _kmeans(x, 3, seed=0))
     groups = [set(labels[:8]), set(labels[8:16]), set(labels[16:])]
     assert all(len(g) == 1 for g in groups) and len(set().union(*groups)) == 3
+
+
+def test_every_per_user_cache_lives_under_one_root(tmp_path, monkeypatch):
+    from litnav.core.cache import cache_root
+    from litnav.corpus.onnx_export import encoder_cache_dir
+
+    monkeypatch.delenv("LITNAV_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert encoder_cache_dir() == tmp_path / "xdg" / "litnav" / "encoders"
+    monkeypatch.setenv("LITNAV_CACHE_DIR", str(tmp_path / "mine"))
+    assert encoder_cache_dir() == tmp_path / "mine" / "encoders"
+    assert cache_root("lexicon") == tmp_path / "mine" / "lexicon"

@@ -18,7 +18,12 @@ from litnav.core.io import write_json
 
 
 def cache_root(*parts: str) -> Path:
-    """``$XDG_CACHE_HOME/litnav/<parts>`` (default ``~/.cache/litnav/<parts>``)."""
+    """Where litnav's per-user caches live (exported encoders, lexicon tables, chunk vectors of
+    read-only corpora, LLM and web replies): ``$LITNAV_CACHE_DIR/<parts>``, else
+    ``$XDG_CACHE_HOME/litnav/<parts>``, else ``~/.cache/litnav/<parts>``."""
+    root = os.environ.get("LITNAV_CACHE_DIR")
+    if root:
+        return Path(root).joinpath(*parts)
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base).joinpath("litnav", *parts)
 

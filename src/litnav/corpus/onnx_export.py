@@ -33,13 +33,11 @@ EXPORT_VERSION = 3
 
 
 def encoder_cache_dir() -> Path:
-    """Root of litnav's exported-encoder cache: ``$LITNAV_CACHE_DIR``, else
-    ``$XDG_CACHE_HOME/litnav``, else ``~/.cache/litnav``; exports live under ``encoders/``."""
-    root = os.environ.get("LITNAV_CACHE_DIR")
-    if root:
-        return Path(root) / "encoders"
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "litnav" / "encoders"
+    """Root of litnav's exported-encoder cache: ``encoders/`` under ``core.cache.cache_root``
+    (``$LITNAV_CACHE_DIR``, else ``$XDG_CACHE_HOME/litnav``, else ``~/.cache/litnav``)."""
+    from litnav.core.cache import cache_root
+
+    return cache_root("encoders")
 
 
 def _pooled_module(model_path: Path):

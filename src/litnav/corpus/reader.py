@@ -535,7 +535,7 @@ class Corpus:
     def _cache_roots(self) -> list[Path]:
         """Where lazy chunk vectors are cached, the one written first: ``DIR/chunk_cache``, or for a
         corpus directory this process cannot write (a read-only mount) a user cache folder keyed
-        by the corpus identity, ``$LITNAV_CACHE_DIR`` or ``~/.cache/litnav`` + ``chunk_vectors/<id>``
+        by the corpus identity, ``core.cache.cache_root("chunk_vectors", <id>)``
         (``DIR/chunk_cache`` is still read)."""
         if self._shared.cache_roots is None:
             own = self.directory / CHUNK_CACHE_DIR
@@ -543,9 +543,10 @@ class Corpus:
             if os.access(target, os.W_OK):
                 self._shared.cache_roots = [own]
             else:
-                base = Path(os.environ.get("LITNAV_CACHE_DIR") or Path.home() / ".cache" / "litnav")
+                from litnav.core.cache import cache_root
+
                 ident = hashlib.sha1(str(self.directory.resolve()).encode()).hexdigest()[:16]
-                user = base / "chunk_vectors" / ident
+                user = cache_root("chunk_vectors", ident)
                 logging.getLogger(__name__).info(
                     "corpus %s is read-only: lazy chunk vectors are cached in %s", self.directory, user)
                 self._shared.cache_roots = [user, own]
