@@ -107,3 +107,67 @@ def test_every_per_user_cache_lives_under_one_root(tmp_path, monkeypatch):
     monkeypatch.setenv("LITNAV_CACHE_DIR", str(tmp_path / "mine"))
     assert encoder_cache_dir() == tmp_path / "mine" / "encoders"
     assert cache_root("lexicon") == tmp_path / "mine" / "lexicon"
+
+
+def test_an_unwritable_cache_still_gives_an_exported_encoder(tmp_path, monkeypatch, caplog):
+    """A cache folder that cannot be written (here a file; also a read-only or full disk) costs the
+    export, made in a folder of this process only, instead of failing every search."""
+    from litnav.corpus import onnx_export
+
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("x")
+    monkeypatch.setenv("LITNAV_CACHE_DIR", str(blocker))
+    monkeypatch.setattr(onnx_export, "_build", lambda model, backend, folder: (
+        folder / onnx_export.MODEL_FILE[backend]).write_bytes(b"exported"))
+    path = onnx_export.exported_model(tmp_path, "ab" * 32, "onnx")
+    assert path.read_bytes() == b"exported" and blocker not in path.parents
+    assert "cannot write the encoder cache" in caplog.text
+
+
+def test_a_lexicon_cache_damaged_after_its_first_rows_gives_the_parsed_values(cache_home, tmp_path):
+    source = tmp_path / "table.csv.gz"
+    source.write_bytes(b"x")
+    table = {f"word{i:05d}": {"NOUN": (f"lemma{i}" * 20,)} for i in range(20000)}
+    lexicon._cached_table(str(source), lambda p: table)
+    [cached] = list((cache_home / "lexicon").iterdir())
+    with cached.open("r+b") as f:  # bit rot in the middle of the file; the first page stays readable
+        size = cached.stat().st_size
+        f.seek(size // 2)
+        f.write(b"\xff" * 8192)
+    stored = lexicon._cached_table(str(source), lambda p: table)
+    assert all(stored.get(k) == v for k, v in table.items())
+    assert stored.get("missing", {}) == {}
+
+
+def test_a_failed_lexicon_write_leaves_no_partial_file(cache_home, tmp_path):
+    import sqlite3
+
+    class FillsTheDisk(dict):
+        def items(self):
+            yield from list(super().items())[:1]
+            raise sqlite3.OperationalError("database or disk is full")
+
+    source = tmp_path / "table.csv.gz"
+    source.write_bytes(b"x")
+    parsed = FillsTheDisk(a=1, b=2)
+    assert lexicon._cached_table(str(source), lambda p: parsed) is parsed
+    assert list((cache_home / "lexicon").iterdir()) == []
+
+
+def test_cache_root_expands_home_and_works_without_one(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    from litnav.core import cache
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("LITNAV_CACHE_DIR", "~/my-cache")
+    assert cache.cache_root("lexicon") == tmp_path / "my-cache" / "lexicon"
+    monkeypatch.delenv("LITNAV_CACHE_DIR")
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+
+    def no_home() -> Path:
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.setattr(Path, "home", staticmethod(no_home))
+    root = cache.cache_root("lexicon")
+    assert root.parent.is_dir() and root.parent == cache.cache_root()

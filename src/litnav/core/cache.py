@@ -7,10 +7,15 @@ unreadable or expired entry counts as a miss (and is overwritten by the next ``p
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
+import logging
 import os
+import shutil
+import tempfile
 import time
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -19,13 +24,37 @@ from litnav.core.io import write_json
 
 def cache_root(*parts: str) -> Path:
     """Where litnav's per-user caches live (exported encoders, lexicon tables, chunk vectors of
-    read-only corpora, LLM and web replies): ``$LITNAV_CACHE_DIR/<parts>``, else
-    ``$XDG_CACHE_HOME/litnav/<parts>``, else ``~/.cache/litnav/<parts>``."""
+    read-only corpora, LLM and web replies): ``$LITNAV_CACHE_DIR/<parts>`` (``~`` expanded), else
+    ``$XDG_CACHE_HOME/litnav/<parts>``, else ``~/.cache/litnav/<parts>``; with none of them
+    usable (no ``HOME`` and a user unknown to the system) :func:`process_temp_dir`."""
     root = os.environ.get("LITNAV_CACHE_DIR")
     if root:
-        return Path(root).joinpath(*parts)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base).joinpath("litnav", *parts)
+        return Path(root).expanduser().joinpath(*parts)
+    base = os.environ.get("XDG_CACHE_HOME")
+    if not base:
+        try:
+            base = str(Path.home() / ".cache")
+        except RuntimeError:  # no HOME and no passwd entry (e.g. a container run with an arbitrary uid)
+            return _homeless_root().joinpath(*parts)
+    return Path(base).expanduser().joinpath("litnav", *parts)
+
+
+@cache
+def process_temp_dir(name: str) -> Path:
+    """A private folder (mode 0700, unpredictable name) for this process only, removed at exit:
+    where a cache goes when the per-user one cannot be used."""
+    folder = Path(tempfile.mkdtemp(prefix=f"litnav-{name}-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
+
+
+@lru_cache(maxsize=1)
+def _homeless_root() -> Path:
+    folder = process_temp_dir("cache")
+    logging.getLogger(__name__).warning(
+        "note: no home directory for the per-user cache (set LITNAV_CACHE_DIR); using %s for this process only",
+        folder)
+    return folder
 
 
 def stable_key(value: Any) -> str:

@@ -15,6 +15,7 @@ and ``openvino.convert_model``.
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
@@ -109,16 +110,37 @@ def _build(model_path: Path, backend: str, folder: Path) -> None:
 
 def exported_model(model_path: Path, weights_hash: str, backend: str) -> Path:
     """Path of the exported model file for ``backend`` (``onnx``, ``onnx-int8``, ``openvino``),
-    exporting it on first use. Raises :class:`CorpusError` when the export fails."""
+    exporting it on first use. When :func:`encoder_cache_dir` cannot be written (read-only, full, a
+    file) the export goes to a folder of this process only (``core.cache.process_temp_dir``), with
+    a one-line warning. Raises :class:`CorpusError` when the export fails."""
     if backend not in MODEL_FILE:
         raise ValueError(f"no export for backend {backend!r}; expected one of {sorted(MODEL_FILE)}")
-    final = encoder_cache_dir() / f"{weights_hash[:16]}-v{EXPORT_VERSION}" / backend
+    root = encoder_cache_dir()
+    try:
+        return _exported_under(root, model_path, weights_hash, backend)
+    except OSError as exc:
+        from litnav.core.cache import process_temp_dir
+
+        log.warning("note: cannot write the encoder cache %s (%s): exporting the encoder for this process only",
+                    root, exc.strerror or exc)
+        try:
+            return _exported_under(process_temp_dir("encoders"), model_path, weights_hash, backend)
+        except OSError as again:
+            raise CorpusError(f"exporting {model_path} for encoder backend {backend} failed: {again}") from again
+
+
+def _exported_under(root: Path, model_path: Path, weights_hash: str, backend: str) -> Path:
+    """:func:`exported_model` in the cache folder ``root``; raises ``OSError`` when ``root`` cannot
+    be written."""
+    final = root / f"{weights_hash[:16]}-v{EXPORT_VERSION}" / backend
     target = final / MODEL_FILE[backend]
     if target.is_file():
         return target
     from filelock import FileLock
 
     final.parent.mkdir(parents=True, exist_ok=True)
+    if not os.access(final.parent, os.W_OK):  # e.g. a read-only mount, where a lock file cannot be made
+        raise PermissionError(errno.EACCES, "not writable", str(final.parent))
     with FileLock(str(final) + ".lock"):
         if target.is_file():
             return target
@@ -130,6 +152,8 @@ def exported_model(model_path: Path, weights_hash: str, backend: str) -> Path:
             _build(model_path, backend, tmp)
         except Exception as exc:
             shutil.rmtree(tmp, ignore_errors=True)
+            if isinstance(exc, OSError):
+                raise  # e.g. a full disk: the caller retries in a private folder
             raise CorpusError(f"exporting {model_path} for encoder backend {backend} failed: {exc}") from exc
         shutil.rmtree(final, ignore_errors=True)
         os.replace(tmp, final)

@@ -27,18 +27,28 @@ from litnav.core.cache import cache_root
 class StoredTable:
     """A read-only ``{word: value}`` mapping in a SQLite file (table ``t(k TEXT PRIMARY KEY, v BLOB)``,
     values pickled): :meth:`get` reads one row. Safe to share between threads. Raises
-    ``sqlite3.DatabaseError`` on open when the file is not such a table."""
+    ``sqlite3.DatabaseError`` on open when the file is not such a table. ``recover`` (optional)
+    gives the whole table when a later read finds the file damaged; it is then served from memory."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, recover: Callable[[], dict] | None = None):
         self._conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
         self._lock = threading.Lock()
+        self._recover = recover
+        self._memory: dict | None = None
         self._conn.execute("SELECT k, v FROM t LIMIT 1").fetchall()
 
     def get(self, key: str, default: Any = None) -> Any:
         """The value stored for ``key``, else ``default``."""
         with self._lock:
-            row = self._conn.execute("SELECT v FROM t WHERE k = ?", (key,)).fetchone()
-        return pickle.loads(row[0]) if row else default
+            if self._memory is None:
+                try:
+                    row = self._conn.execute("SELECT v FROM t WHERE k = ?", (key,)).fetchone()
+                    return pickle.loads(row[0]) if row else default
+                except Exception:  # noqa: BLE001 - a damaged page or value: sqlite3 or any unpickling error
+                    if self._recover is None:
+                        raise
+                    self._memory = self._recover()
+        return self._memory.get(key, default)
 
     def __contains__(self, key: object) -> bool:
         return self.get(key, None) is not None  # type: ignore[arg-type]
@@ -48,32 +58,46 @@ def _write_table(target: Path, table: dict[str, Any]) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f"{target.name}.tmp{os.getpid()}.{threading.get_ident()}")
     tmp.unlink(missing_ok=True)
-    conn = sqlite3.connect(tmp)
     try:
-        conn.execute("CREATE TABLE t (k TEXT PRIMARY KEY, v BLOB)")
-        conn.executemany("INSERT INTO t VALUES (?, ?)",
-                         ((k, pickle.dumps(v, protocol=pickle.HIGHEST_PROTOCOL)) for k, v in table.items()))
-        conn.commit()
-    finally:
-        conn.close()
-    os.replace(tmp, target)
+        conn = sqlite3.connect(tmp)
+        try:
+            conn.execute("CREATE TABLE t (k TEXT PRIMARY KEY, v BLOB)")
+            conn.executemany("INSERT INTO t VALUES (?, ?)",
+                             ((k, pickle.dumps(v, protocol=pickle.HIGHEST_PROTOCOL)) for k, v in table.items()))
+            conn.commit()
+        finally:
+            conn.close()
+        os.replace(tmp, target)
+    except BaseException:  # a full disk or an interrupt: no partial file left behind
+        for leftover in (tmp, tmp.with_name(tmp.name + "-journal")):
+            leftover.unlink(missing_ok=True)
+        raise
 
 
 def _cached_table(source: str, parse: Callable[[str], dict]) -> Any:
     """The table parsed from ``source``: a :class:`StoredTable` from the cache (written on first
-    use), or the parsed dict itself when the cache cannot be written."""
+    use; a file found damaged later is parsed again and rewritten), or the parsed dict itself when
+    the cache cannot be written."""
     src = Path(source)
     st = src.stat()
     target = cache_root("lexicon") / f"{src.name}.{st.st_size}.{st.st_mtime_ns}.sqlite"
-    if target.is_file():
+
+    def parse_and_store() -> dict:
+        table = parse(source)
         try:
-            return StoredTable(target)
-        except sqlite3.DatabaseError:
-            pass
-    table = parse(source)
+            _write_table(target, table)
+        except (OSError, sqlite3.Error):
+            pass  # an unwritable cache only costs the parse
+        return table
+
     try:
-        _write_table(target, table)
-        return StoredTable(target)
+        if target.is_file():
+            return StoredTable(target, recover=parse_and_store)
+    except (OSError, sqlite3.DatabaseError):
+        pass
+    table = parse_and_store()
+    try:
+        return StoredTable(target, recover=lambda: table)
     except (OSError, sqlite3.Error):
         return table
 
