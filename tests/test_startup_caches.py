@@ -171,3 +171,22 @@ def test_cache_root_expands_home_and_works_without_one(tmp_path, monkeypatch):
     monkeypatch.setattr(Path, "home", staticmethod(no_home))
     root = cache.cache_root("lexicon")
     assert root.parent.is_dir() and root.parent == cache.cache_root()
+
+
+@pytest.mark.parametrize("damage", [
+    lambda h: h[:-1] + ("0" if h[-1] != "0" else "1"),  # one flipped digit: still 64 hex digits
+    lambda h: "z" * 64,
+])
+def test_a_damaged_weights_hash_entry_never_changes_the_model_identity(cache_home, tmp_path, damage):
+    import json
+
+    folder = tmp_path / "model"
+    folder.mkdir()
+    (folder / "model.safetensors").write_bytes(b"weights")
+    enc._HASH_CACHE.clear()
+    first = enc.weights_hash(folder)
+    [entry] = list((cache_home / "weights-hash").rglob("*.json"))
+    text = entry.read_text()
+    entry.write_text(text.replace(first, damage(first)) if first in text else json.dumps(damage(first)))
+    enc._HASH_CACHE.clear()
+    assert enc.weights_hash(folder) == first

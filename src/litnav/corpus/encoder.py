@@ -53,9 +53,9 @@ def weights_hash(folder: Path) -> str:
     """sha256 (hex) over the model folder's weight files, in sorted relative-path order.
 
     Each file contributes its relative path and its bytes. Cached by (path, size, mtime) of every
-    file, per process and on disk (``$XDG_CACHE_HOME/litnav/weights-hash``: hashing the bundled
-    90 MB model costs ~0.1 s of every CLI start). Raises :class:`CorpusError` when the folder holds
-    no weight file.
+    file, per process and on disk (``core.cache.cache_root("weights-hash")``: hashing the bundled
+    90 MB model costs ~0.1 s of every CLI start; an entry whose checksum fails is recomputed).
+    Raises :class:`CorpusError` when the folder holds no weight file.
     """
     from litnav.core.cache import DiskCache, cache_root, stable_key
 
@@ -66,9 +66,12 @@ def weights_hash(folder: Path) -> str:
     if key not in _HASH_CACHE:
         disk, disk_key = DiskCache(cache_root("weights-hash")), stable_key(key)
         stored = disk.get(disk_key)
-        if isinstance(stored, str) and len(stored) == 64:
-            _HASH_CACHE[key] = stored
-            return stored
+        # the entry carries a check over (key, hash): a damaged or foreign entry is never taken for
+        # the model's identity (it would make the corpus look like another model's), only recomputed
+        if (isinstance(stored, dict) and isinstance(stored.get("sha256"), str)
+                and stored.get("check") == stable_key([disk_key, stored["sha256"]])):
+            _HASH_CACHE[key] = stored["sha256"]
+            return stored["sha256"]
         h = hashlib.sha256()
         for p in files:
             h.update(str(p.relative_to(folder)).encode())
@@ -77,7 +80,7 @@ def weights_hash(folder: Path) -> str:
                     h.update(block)
         _HASH_CACHE[key] = h.hexdigest()
         try:
-            disk.put(disk_key, _HASH_CACHE[key])
+            disk.put(disk_key, {"sha256": _HASH_CACHE[key], "check": stable_key([disk_key, _HASH_CACHE[key]])})
         except OSError:
             pass  # an unwritable cache only costs the hash
     return _HASH_CACHE[key]
