@@ -190,3 +190,20 @@ def test_a_damaged_weights_hash_entry_never_changes_the_model_identity(cache_hom
     entry.write_text(text.replace(first, damage(first)) if first in text else json.dumps(damage(first)))
     enc._HASH_CACHE.clear()
     assert enc.weights_hash(folder) == first
+
+
+def test_a_process_exits_while_the_encoder_is_still_warming_up(tmp_path):
+    """Ctrl-C (or any early exit) during the background load must not wait for the load."""
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import threading\n"
+        "from litnav.corpus import encoder as enc\n"
+        "enc._Exported.__init__ = lambda *a, **k: threading.Event().wait()  # a load that never ends\n"
+        "assert enc.Encoder(backend='onnx').warm() is not None\n"
+        "print('main done', flush=True)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "LITNAV_CACHE_DIR": str(tmp_path)})
+    assert done.returncode == 0 and "main done" in done.stdout

@@ -267,7 +267,7 @@ class Encoder:
         thread and return it, so a process about to embed a query overlaps the ~0.4 s load with its
         other start-up work; :meth:`encode` waits for a load in progress. None (nothing started)
         for the torch backends or when the model is already loaded. A failed load is left to the
-        next :meth:`encode`, which raises it."""
+        next :meth:`encode`, which raises it; the thread never delays the process's exit."""
         if self.backend in ("torch", "torch-bf16"):
             return None
         if (str(self.path.resolve()), f"{self.backend}:{self.threads}") in _MODEL_CACHE:
@@ -279,7 +279,9 @@ class Encoder:
             except Exception:  # noqa: BLE001 - reported by the encode that needs the model
                 pass
 
-        thread = threading.Thread(target=load, name="litnav-encoder-warm-up")
+        # a daemon: a process that ends (Ctrl-C, an error, a search that never embeds) does not
+        # wait for a load, or a first export, nobody will use
+        thread = threading.Thread(target=load, name="litnav-encoder-warm-up", daemon=True)
         thread.start()
         return thread
 
