@@ -207,3 +207,16 @@ def test_a_process_exits_while_the_encoder_is_still_warming_up(tmp_path):
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
                           env={**os.environ, "LITNAV_CACHE_DIR": str(tmp_path)})
     assert done.returncode == 0 and "main done" in done.stdout
+
+
+def test_an_interrupted_export_leaves_nothing_behind_after_the_next_one(cache_home, tmp_path, monkeypatch):
+    from litnav.corpus import onnx_export
+
+    monkeypatch.setattr(onnx_export, "_build", lambda model, backend, folder: (
+        folder / onnx_export.MODEL_FILE[backend]).write_bytes(b"exported"))
+    stale = onnx_export.encoder_cache_dir() / f"{'ab' * 8}-v{onnx_export.EXPORT_VERSION}" / "onnx.tmp99999999"
+    stale.mkdir(parents=True)
+    (stale / "model.onnx").write_bytes(b"half an export of a process killed by Ctrl-C")
+    path = onnx_export.exported_model(tmp_path, "ab" * 32, "onnx")
+    assert path.read_bytes() == b"exported"
+    assert sorted(p.name for p in path.parent.parent.iterdir() if not p.name.endswith(".lock")) == ["onnx"]

@@ -145,7 +145,8 @@ def _exported_under(root: Path, model_path: Path, weights_hash: str, backend: st
         if target.is_file():
             return target
         tmp = final.with_name(f"{backend}.tmp{os.getpid()}")
-        shutil.rmtree(tmp, ignore_errors=True)
+        for stale in final.parent.glob(f"{backend}.tmp*"):  # left by killed exports (we hold the lock)
+            shutil.rmtree(stale, ignore_errors=True)
         tmp.mkdir()
         log.info("exporting %s to %s (once)", model_path, final)
         try:
