@@ -125,3 +125,18 @@ def test_mixed_length_batches_give_the_vectors_of_one_text_at_a_time():
     together = enc.encode(texts)
     alone = np.vstack([enc.encode([t]) for t in texts])
     np.testing.assert_allclose(together, alone, atol=1e-5)
+
+
+def test_a_model_folder_without_tokenizer_json_is_a_clear_error(tmp_path):
+    import shutil
+
+    from litnav.corpus import CorpusError
+    from litnav.corpus.encoder import bundled_model_path
+
+    folder = tmp_path / "model"
+    shutil.copytree(bundled_model_path(), folder)
+    (folder / "tokenizer.json").unlink()
+    encoder = Encoder(folder, backend="onnx")
+    encoder.warm().join()  # a failed warm-up is left to encode
+    with pytest.raises(CorpusError, match="tokenizer.json"):
+        encoder.encode(["dense retrieval"])

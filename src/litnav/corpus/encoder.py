@@ -105,8 +105,12 @@ class _Exported:
 
         from litnav.corpus.onnx_export import exported_model
 
+        tokenizer_file = model_path / "tokenizer.json"
+        if not tokenizer_file.is_file():
+            raise CorpusError(f"{tokenizer_file} is missing: encoder backend {backend} needs the model's "
+                              "fast-tokenizer file")
         file = exported_model(model_path, weights, backend)
-        self.tokenizer = Tokenizer.from_file(str(model_path / "tokenizer.json"))
+        self.tokenizer = Tokenizer.from_file(str(tokenizer_file))
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(max_length=max_length)
         if backend == "openvino":
