@@ -220,3 +220,19 @@ def test_an_interrupted_export_leaves_nothing_behind_after_the_next_one(cache_ho
     path = onnx_export.exported_model(tmp_path, "ab" * 32, "onnx")
     assert path.read_bytes() == b"exported"
     assert sorted(p.name for p in path.parent.parent.iterdir() if not p.name.endswith(".lock")) == ["onnx"]
+
+
+def test_a_lexicon_file_with_values_of_another_format_gives_the_parsed_values(cache_home, tmp_path):
+    """A same-named file written by another litnav (values not pickled) is parsed again, not trusted."""
+    import json
+    import sqlite3
+
+    source = tmp_path / "table.csv.gz"
+    source.write_bytes(b"x")
+    table = {"word": {"NOUN": ("word",)}}
+    lexicon._cached_table(str(source), lambda p: table)
+    [cached] = list((cache_home / "lexicon").iterdir())
+    with sqlite3.connect(cached) as conn:
+        conn.execute("UPDATE t SET v = ?", (json.dumps({"NOUN": ["other"]}).encode(),))
+    conn.close()
+    assert lexicon._cached_table(str(source), lambda p: table).get("word") == {"NOUN": ("word",)}
