@@ -236,3 +236,19 @@ def test_a_lexicon_file_with_values_of_another_format_gives_the_parsed_values(ca
         conn.execute("UPDATE t SET v = ?", (json.dumps({"NOUN": ["other"]}).encode(),))
     conn.close()
     assert lexicon._cached_table(str(source), lambda p: table).get("word") == {"NOUN": ("word",)}
+
+
+@pytest.mark.parametrize("name", ["cache#1", "what?mode=rw", "100%25 full"])
+def test_a_lexicon_cache_under_any_folder_name_is_read_back(tmp_path, monkeypatch, name):
+    monkeypatch.setenv("LITNAV_CACHE_DIR", str(tmp_path / name))
+    source = tmp_path / "table.csv.gz"
+    source.write_bytes(b"x")
+    calls = []
+
+    def parse(path):
+        calls.append(path)
+        return {"word": 1}
+
+    lexicon._cached_table(str(source), parse)
+    again = lexicon._cached_table(str(source), parse)
+    assert isinstance(again, lexicon.StoredTable) and again.get("word") == 1 and len(calls) == 1

@@ -31,7 +31,8 @@ class StoredTable:
     gives the whole table when a later read finds the file damaged; it is then served from memory."""
 
     def __init__(self, path: Path, recover: Callable[[], dict] | None = None):
-        self._conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+        # as_uri percent-encodes "#", "?" and "%" of the folder name, which a URI would misread
+        self._conn = sqlite3.connect(f"{Path(path).absolute().as_uri()}?mode=ro", uri=True, check_same_thread=False)
         self._lock = threading.Lock()
         self._recover = recover
         self._memory: dict | None = None
