@@ -17,6 +17,7 @@ and precision: a corpus never mixes vectors of two of them.
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
 import threading
@@ -35,6 +36,7 @@ _WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".onnx", ".h5", ".msgpack")
 _HASH_CACHE: dict[tuple[str, tuple[tuple[str, int, int], ...]], str] = {}
 _MODEL_CACHE: dict[tuple[str, str], Any] = {}
 _LOAD_LOCK = threading.Lock()  # one load per model even when a warm-up thread and a search race
+_EXIT_WAIT_S = 2.0  # seconds an exiting process waits for an encoder warm-up still in progress
 
 BACKENDS = {"torch": ("torch", "fp32"), "torch-bf16": ("torch", "bf16"), "onnx": ("onnxruntime", "fp32"),
             "onnx-int8": ("onnxruntime", "int8"), "openvino": ("openvino", "fp32")}
@@ -271,7 +273,8 @@ class Encoder:
         thread and return it, so a process about to embed a query overlaps the ~0.4 s load with its
         other start-up work; :meth:`encode` waits for a load in progress. None (nothing started)
         for the torch backends or when the model is already loaded. A failed load is left to the
-        next :meth:`encode`, which raises it; the thread never delays the process's exit."""
+        next :meth:`encode`, which raises it; an exiting process waits at most
+        ``_EXIT_WAIT_S`` seconds for the load."""
         if self.backend in ("torch", "torch-bf16"):
             return None
         if (str(self.path.resolve()), f"{self.backend}:{self.threads}") in _MODEL_CACHE:
@@ -283,10 +286,13 @@ class Encoder:
             except Exception:  # noqa: BLE001 - reported by the encode that needs the model
                 pass
 
-        # a daemon: a process that ends (Ctrl-C, an error, a search that never embeds) does not
-        # wait for a load, or a first export, nobody will use
+        # a daemon, so an exit (Ctrl-C, an error) never hangs on it (a Ctrl-C in the middle of an
+        # import could leave the loader waiting forever on a module lock, and a first export takes
+        # seconds); at exit it gets up to _EXIT_WAIT_S to finish, so a native session being built
+        # is not torn down under it (that aborts the process)
         thread = threading.Thread(target=load, name="litnav-encoder-warm-up", daemon=True)
         thread.start()
+        atexit.register(thread.join, _EXIT_WAIT_S)
         return thread
 
     @property
