@@ -105,3 +105,13 @@ def test_author_predicate_uses_the_shared_surname_rule():
     p = _paper("Parsing", authors=["Martin Luther King Jr."])
     held, _ = evaluate(MetadataPredicate(field="author", values=["King"]), p)
     assert held is True
+
+
+def test_terms_keep_words_of_any_script_whole():
+    from litnav.core.text import stems, tokens
+    from litnav.corpus.lexical import passage_scores
+
+    assert tokens("Die Straße, naïve BERT-based models") == ["die", "straße", "naïve", "bert-based", "models"]
+    assert "straße" in stems("Straße")
+    scores = passage_scores(["深度学习 模型", "unrelated text"], ["深度学习"])
+    assert scores[0, 0] > 0 and scores[1, 0] == 0  # a CJK query still pre-selects its chunk

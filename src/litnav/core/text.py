@@ -117,14 +117,13 @@ def stop_words() -> frozenset[str]:
     return frozenset(STOPWORDS_EN_PLUS)
 
 
-_TOKEN = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*", re.IGNORECASE)
-_TOKEN_LOWER = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
+_TOKEN = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")  # letters and digits of any script, inner - and '
 
 
 def tokens(text: str) -> list[str]:
-    """Lower-cased word tokens of ``text`` (letters/digits, inner hyphens and apostrophes kept;
-    stop words kept, not stemmed)."""
-    return _TOKEN_LOWER.findall(text.lower())
+    """Lower-cased word tokens of ``text`` (letters and digits of any script, inner hyphens and
+    apostrophes kept; stop words kept, not stemmed): "Straße" and "naïve" stay whole words."""
+    return _TOKEN.findall(text.lower())
 
 
 @lru_cache(maxsize=1)
