@@ -57,13 +57,20 @@ def test_known_word_agrees_with_the_lemma_table():
         assert lexicon.known_word(word) == bool(lexicon.all_lemmas(word.lower())), word
 
 
-def test_weights_hash_is_cached_on_disk_and_a_bad_entry_is_ignored(cache_home, tmp_path):
+@pytest.fixture
+def hashed_model(cache_home, tmp_path):
+    """A model folder whose weights hash was just computed: (folder, hash, its disk cache entry)."""
     folder = tmp_path / "model"
     folder.mkdir()
     (folder / "model.safetensors").write_bytes(b"weights")
     enc._HASH_CACHE.clear()
     first = enc.weights_hash(folder)
     [entry] = list((cache_home / "weights-hash").rglob("*.json"))
+    return folder, first, entry
+
+
+def test_weights_hash_is_cached_on_disk_and_a_bad_entry_is_ignored(hashed_model):
+    folder, first, entry = hashed_model
     enc._HASH_CACHE.clear()
     assert enc.weights_hash(folder) == first
     entry.write_text('"short"')
@@ -177,15 +184,10 @@ def test_cache_root_expands_home_and_works_without_one(tmp_path, monkeypatch):
     lambda h: h[:-1] + ("0" if h[-1] != "0" else "1"),  # one flipped digit: still 64 hex digits
     lambda h: "z" * 64,
 ])
-def test_a_damaged_weights_hash_entry_never_changes_the_model_identity(cache_home, tmp_path, damage):
+def test_a_damaged_weights_hash_entry_never_changes_the_model_identity(hashed_model, damage):
     import json
 
-    folder = tmp_path / "model"
-    folder.mkdir()
-    (folder / "model.safetensors").write_bytes(b"weights")
-    enc._HASH_CACHE.clear()
-    first = enc.weights_hash(folder)
-    [entry] = list((cache_home / "weights-hash").rglob("*.json"))
+    folder, first, entry = hashed_model
     text = entry.read_text()
     entry.write_text(text.replace(first, damage(first)) if first in text else json.dumps(damage(first)))
     enc._HASH_CACHE.clear()

@@ -51,9 +51,6 @@ class StoredTable:
                     self._memory = self._recover()
         return self._memory.get(key, default)
 
-    def __contains__(self, key: object) -> bool:
-        return self.get(key, None) is not None  # type: ignore[arg-type]
-
 
 def _write_table(target: Path, table: dict[str, Any]) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
