@@ -96,22 +96,27 @@ class Lexical:
         top = float(scores.max()) if scores is not None and len(scores) else 0.0
         return {cid: (float(scores[self._row[cid]]) / top if top > 0 and cid in self._row else 0.0) for cid in ids}
 
-    def search(self, query: str, k: int) -> list[tuple[str, float]]:
-        """Top ``k`` documents by BM25 score (only those with a positive score)."""
-        import bm25s
+    def search(self, query: str, k: int, ids: Iterable[str] | None = None) -> list[tuple[str, float]]:
+        """Top ``k`` documents by BM25 score (only those with a positive score); ``ids`` restricts
+        the ranking to those documents (unknown ids are ignored). Ties: index row order."""
         if k <= 0 or not self.ids:
             return []
-        tokens = bm25s.tokenize([query], stopwords="en", stemmer=self.stemmer, show_progress=False,
-                                return_ids=False)
-        vocab = self.retriever.vocab_dict
-        terms = [t for t in tokens[0] if t in vocab]
-        if not terms:
+        scores = self._scores(query)
+        if scores is None:
             return []
-        scores = self.retriever.get_scores(terms)
-        k = min(k, len(scores))
-        top = np.argpartition(-scores, k - 1)[:k]
-        top = top[np.lexsort((top, -scores[top]))]
-        return [(self.ids[i], float(scores[i])) for i in top if scores[i] > 0]
+        if ids is not None:
+            if not hasattr(self, "_row"):
+                self._row = {cid: i for i, cid in enumerate(self.ids)}
+            rows = np.array(sorted({self._row[c] for c in ids if c in self._row}), dtype=np.int64)
+        else:
+            rows = np.arange(len(scores))
+        if not len(rows):
+            return []
+        sub = scores[rows]
+        k = min(k, len(sub))
+        top = np.argpartition(-sub, k - 1)[:k]
+        top = top[np.lexsort((top, -sub[top]))]
+        return [(self.ids[rows[i]], float(sub[i])) for i in top if sub[i] > 0]
 
 
 def passage_scores(texts: list[str], queries: list[str], k1: float = 1.5, b: float = 0.75) -> np.ndarray:

@@ -14,6 +14,7 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ import pyarrow as pa
 
 from litnav.core.ids import normalise_external_id
 from litnav.core.io import atomic_path
+from litnav.core.records import MetadataPredicate
 from litnav.core.settings import CorpusSettings
 from litnav.core.text import normalise_title
 from litnav.corpus.chunking import ABSTRACT_SECTION
@@ -292,6 +294,53 @@ class Corpus:
             self._shared.venues = {r[0]: int(r[1]) for r in self._q(
                 "SELECT venue, count(*) FROM papers WHERE venue IS NOT NULL GROUP BY venue ORDER BY venue")}
         return dict(self._shared.venues)
+
+    MATCHING_LIMIT = 50_000
+    """:meth:`ids_matching` gives up (None) above this many candidate papers."""
+
+    def ids_matching(self, predicates: list[MetadataPredicate], limit: int | None = None) -> set[str] | None:
+        """The corpus ids of every paper for which each predicate holds (``corpus.predicates.evaluate``
+        is True: unknown metadata fails), or None when the set cannot be bounded cheaply.
+
+        Used to search *within* hard metadata constraints (an exact filter applied before ranking,
+        not after a depth cut). ``year`` and ``venue`` predicates are decided in SQL with
+        ``evaluate``'s rules (a venue predicate is decided once per distinct (venue, venue_raw)
+        pair); any other predicate is then decided by ``evaluate`` on the survivors. None when no
+        year or venue predicate narrows the table, or when more than ``limit`` (default
+        :attr:`MATCHING_LIMIT`) papers survive the SQL step: the caller then searches the whole
+        corpus and filters afterwards.
+        """
+        from litnav.corpus.predicates import evaluate
+
+        limit = self.MATCHING_LIMIT if limit is None else limit
+        where: list[str] = []
+        params: list[Any] = []
+        rest: list[MetadataPredicate] = []
+        for p in predicates:
+            if p.field == "year":
+                lo, hi = p.start or date.min, p.end or date.max
+                test = ("(CASE WHEN publication_date IS NOT NULL THEN publication_date BETWEEN ? AND ? "
+                        "ELSE year BETWEEN ? AND ? END)")
+                where.append(f"NOT {test}" if p.negate else test)  # unknown stays NULL: fails either way
+                params += [lo, hi, lo.year, hi.year]
+            elif p.field == "venue":
+                pairs = self._q("SELECT DISTINCT venue, venue_raw FROM papers")
+                keep = [f"{v or ''}\x1f{r or ''}" for v, r in pairs
+                        if evaluate(p, Paper(corpus_id="", title="", venue=v, venue_raw=r))[0] is True]
+                where.append("coalesce(venue, '') || chr(31) || coalesce(venue_raw, '') IN (SELECT unnest(?::VARCHAR[]))")
+                params.append(keep)
+            else:
+                rest.append(p)
+        if not where:
+            return None
+        rows = self._q(f"SELECT corpus_id FROM papers WHERE {' AND '.join(where)} LIMIT ?", [*params, limit + 1])
+        if len(rows) > limit:
+            return None
+        ids = {r[0] for r in rows}
+        if rest:
+            papers = self.papers(ids)
+            ids = {cid for cid, paper in papers.items() if all(evaluate(p, paper)[0] is True for p in rest)}
+        return ids
 
     def _edges(self, rows: list[tuple]) -> list[Citation]:
         merged: dict[tuple[str, str], Citation] = {}
@@ -749,9 +798,10 @@ class Corpus:
                     raise load_error(self.directory, self.directory / INDEX_DIR / BM25_DIR, exc) from exc
         return self._shared.lexical
 
-    def lexical_search(self, query: str, k: int) -> list[Hit]:
-        """Top ``k`` papers by BM25 over title + abstract (positive scores only), best first."""
-        return [Hit(corpus_id=c, score=s) for c, s in self._lexical().search(query, k)]
+    def lexical_search(self, query: str, k: int, ids: set[str] | None = None) -> list[Hit]:
+        """Top ``k`` papers by BM25 over title + abstract (positive scores only), best first;
+        ``ids`` restricts the search to those papers (scores stay corpus-wide BM25)."""
+        return [Hit(corpus_id=c, score=s) for c, s in self._lexical().search(query, k, ids)]
 
     def lexical_relative(self, query: str, ids: Iterable[str]) -> dict[str, float]:
         """BM25 score of each paper for ``query`` over the corpus's best score: [0, 1] per id."""

@@ -148,6 +148,7 @@ class SearchRun:
                          score_fn=self.stage, rerank_fn=self._rerank, web_fn=self.web_fn)
         if self.ctx is not None:
             ctx.query_vectors = self.ctx.query_vectors
+            ctx.within_cache = self.ctx.within_cache
         return ctx
 
     def retrieve(self, state: LoopState) -> LoopState:

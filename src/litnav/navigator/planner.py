@@ -2,8 +2,11 @@
 
 Round 1 runs direct retrieval only: dense and BM25 retrieval of the whole intent and of each
 content checkpoint (``librarians.semantic_k``/``lexical_k`` deep, >= 200 by default), fused by
-reciprocal rank fusion over the whole depth (no cut), filtered exactly by the *hard* metadata
-checkpoints only (``hard_metadata``; soft preferences re-weight the final ordering instead),
+reciprocal rank fusion over the whole depth (no cut). The *hard* metadata checkpoints
+(``hard_metadata``; soft preferences re-weight the final ordering instead) are searched within:
+each search ranks only the papers that satisfy them (``within``, ``Corpus.ids_matching``), so a
+narrow venue or year range keeps its papers however deep they sit in a whole-corpus ranking; an
+exact filter after the fusion enforces them for every channel,
 then evidence location and scoring for the top ``librarians.pool_size`` fused candidates and the
 final ordering, in which every other fused candidate follows in fused order (see
 ``navigator.scoring`` and ``reranker.combine``). When ``web.providers`` is configured, a
@@ -83,12 +86,14 @@ def retrieval_nodes(checklist: Checklist, settings: Settings) -> list[Node]:
     """Round-1 retrieval nodes: whole-intent and per-checkpoint dense and BM25 searches."""
     lib = settings.librarians
     query = content_query(checklist)
+    hard = [c.id for c in hard_metadata(checklist)]
+    within = {"within": hard} if hard else {}
     # BM25 first, then dense: the same input order as the hybrid baseline's fusion, so equal RRF
     # scores break the same way and a one-checkpoint intent's first stage IS the hybrid ranking
     nodes = [
-        Node(id="lexical_intent", op="lexical_search", params={"query": query, "k": lib.lexical_k},
+        Node(id="lexical_intent", op="lexical_search", params={"query": query, "k": lib.lexical_k, **within},
              note="BM25 retrieval of the whole intent"),
-        Node(id="semantic_intent", op="semantic_search", params={"query": query, "k": lib.semantic_k},
+        Node(id="semantic_intent", op="semantic_search", params={"query": query, "k": lib.semantic_k, **within},
              note="dense retrieval of the whole intent"),
     ]
     whole = whole_intent_checkpoint(checklist)
@@ -100,10 +105,10 @@ def retrieval_nodes(checklist: Checklist, settings: Settings) -> list[Node]:
         for c in content[:MAX_CHECKPOINT_BRANCHES]:
             q = " ".join(c.terms) if c.terms else c.text
             nodes.append(Node(id=f"semantic_{c.id}", op="semantic_search",
-                              params={"query": q, "k": max(10, lib.semantic_k // 2), "checkpoint_id": c.id},
+                              params={"query": q, "k": max(10, lib.semantic_k // 2), "checkpoint_id": c.id, **within},
                               note=f"dense retrieval for checkpoint {c.id}"))
             nodes.append(Node(id=f"lexical_{c.id}", op="lexical_search",
-                              params={"query": q, "k": max(10, lib.lexical_k // 2), "checkpoint_id": c.id},
+                              params={"query": q, "k": max(10, lib.lexical_k // 2), "checkpoint_id": c.id, **within},
                               note=f"BM25 retrieval for checkpoint {c.id}"))
     if settings.web.providers:
         nodes.append(Node(id="web_intent", op="web_search",

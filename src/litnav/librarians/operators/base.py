@@ -79,7 +79,9 @@ class RunContext:
     web_fn: Callable[..., Any] | None = None
     notes: dict[str, str] = field(default_factory=dict)
     query_vectors: dict[str, np.ndarray] = field(default_factory=dict)
+    within_cache: dict[tuple[str, ...], set[str] | None] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _within_lock: threading.Lock = field(default_factory=threading.Lock)
 
     def encode_queries(self, texts: list[str]) -> None:
         """Encode the texts not yet cached in one batch."""
@@ -96,6 +98,22 @@ class RunContext:
         if text not in self.query_vectors:
             self.encode_queries([text])
         return self.query_vectors[text]
+
+    def within(self, checkpoint_ids: list[str], node_id: str) -> set[str] | None:
+        """The corpus ids satisfying the metadata checkpoints ``checkpoint_ids`` of the checklist
+        (``Corpus.ids_matching``; cached per context), or None: search the whole corpus (the set is
+        too large to bound, or the corpus cannot say). Raises :class:`WorkflowError` naming the
+        node for an id that is not a metadata checkpoint with a predicate."""
+        known = {c.id: c for c in self.checklist.checkpoints if c.kind == "metadata" and c.predicate is not None}
+        missing = [i for i in checkpoint_ids if i not in known]
+        if missing:
+            raise WorkflowError(node_id, f"no metadata checkpoint(s) {missing} in the checklist", "within")
+        key = tuple(sorted(checkpoint_ids))
+        with self._within_lock:  # concurrent librarians wait for one computation
+            if key not in self.within_cache:
+                matching = getattr(self.corpus, "ids_matching", None)
+                self.within_cache[key] = matching([known[i].predicate for i in key]) if matching else None
+            return self.within_cache[key]
 
     def note(self, node_id: str, message: str) -> None:
         """Attach a remark to a node's run record (e.g. 'web channel skipped: no providers')."""

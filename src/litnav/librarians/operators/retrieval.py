@@ -15,6 +15,18 @@ class SearchParams(OperatorParams):
     query: str = Field(min_length=1, description="Query text.")
     k: int = Field(100, ge=1, le=10_000, description="Hits to return.")
     checkpoint_id: str | None = Field(None, description="The checkpoint this query targets, if any.")
+    within: list[str] = Field(
+        default_factory=list, description="Metadata checkpoint ids: search only the papers that satisfy them "
+        "(an exact filter before ranking; the whole corpus when the corpus cannot bound that set).")
+
+
+def _restriction(params: SearchParams, ctx: RunContext, node_id: str) -> set[str] | None:
+    if not params.within:
+        return None
+    ids = ctx.within(params.within, node_id)
+    ctx.note(node_id, f"searched within the {len(ids)} papers satisfying {params.within}" if ids is not None
+             else f"searched the whole corpus ({params.within} match too many papers to search within)")
+    return ids
 
 
 def _pool(hits, channel: str, ctx: RunContext, node_id: str) -> Pool:
@@ -34,14 +46,18 @@ def semantic_search(params: SearchParams, inputs: list, ctx: RunContext, node_id
     if missing:
         ctx.note(node_id, f"semantic channel skipped: {missing}")
         return Pool()
-    hits = ctx.corpus.semantic_search(ctx.query_vector(params.query), params.k)
+    ids = _restriction(params, ctx, node_id)
+    vector = ctx.query_vector(params.query)
+    hits = ctx.corpus.semantic_search(vector, params.k) if ids is None else ctx.corpus.semantic_search(vector, params.k, ids)
     return _pool(hits, "semantic", ctx, node_id)
 
 
 @operator("lexical_search", SearchParams, output="pool", channel="lexical")
 def lexical_search(params: SearchParams, inputs: list, ctx: RunContext, node_id: str) -> Pool:
     """Top-k papers by BM25 over title + abstract."""
-    return _pool(ctx.corpus.lexical_search(params.query, params.k), "lexical", ctx, node_id)
+    ids = _restriction(params, ctx, node_id)
+    hits = ctx.corpus.lexical_search(params.query, params.k) if ids is None else ctx.corpus.lexical_search(params.query, params.k, ids)
+    return _pool(hits, "lexical", ctx, node_id)
 
 
 class WebSearchParams(OperatorParams):
