@@ -214,5 +214,17 @@ def test_a_preferred_type_stays_in_the_retrieval_query_and_an_enforced_one_does_
 
     soft = parse_intent("Surveys of the language resources available for Basque", today=date(2026, 12, 1))
     hard = parse_intent("only surveys of the language resources available for Basque", today=date(2026, 12, 1))
-    assert content_query(soft).endswith(" survey")
-    assert "survey" not in content_query(hard)
+    assert content_query(soft).endswith(" Surveys")
+    assert "survey" not in content_query(hard).lower()
+
+
+@pytest.mark.parametrize("intent, words", [
+    ("Systematic reviews or meta-analyses about cardiovascular disease risk", "Systematic reviews or meta-analyses"),
+    ("A survey of graph neural networks for molecules", "survey"),
+    ("Tutorials on variational inference", "Tutorials"),
+])
+def test_a_preferred_type_is_searched_in_the_users_words(intent, words):
+    from litnav.navigator.planner import content_query
+
+    query = content_query(parse_intent(intent, today=date(2026, 12, 1)))
+    assert words.lower() in query.lower()

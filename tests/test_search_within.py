@@ -72,3 +72,18 @@ def test_hard_constraints_keep_their_papers_past_a_shallow_depth(corpus, intent)
     nodes = {n.id: n for n in first.workflow.nodes}
     assert nodes["lexical_intent"].params["within"] == hard
     assert nodes["semantic_intent"].params["within"] == hard
+
+
+def test_within_a_content_checkpoint_is_an_error_naming_the_node(corpus):
+    from litnav.core.records import Workflow
+    from litnav.librarians.operators.base import WorkflowError
+    from litnav.navigator.intent import parse_intent
+    from litnav.navigator.planner import plan_workflow
+
+    intent = "dense retrieval for question answering, published in ACL before 2016"
+    tree = plan_workflow(parse_intent(intent, venues=corpus.venues()), Settings()).model_dump(mode="json")
+    for node in tree["nodes"]:
+        if node["id"] == "lexical_intent":
+            node["params"]["within"] = ["c1"]
+    with pytest.raises(WorkflowError, match=r"lexical_intent.*within.*c1"):
+        search(intent, corpus, Settings(), workflow=Workflow.model_validate(tree))

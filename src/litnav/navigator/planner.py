@@ -60,12 +60,14 @@ def whole_intent_checkpoint(checklist: Checklist):
 
 def preferred_types(checklist: Checklist) -> list[str]:
     """Publication types the intent prefers but does not enforce (positive ``publication_type``
-    predicates of weight < 1, e.g. "Surveys of ..."): no filter keeps them, so their words stay in
-    the retrieval query, as they are in the raw intent the hybrid baseline searches with."""
+    predicates of weight < 1, e.g. "Surveys of ..."), in the user's words (the checkpoint's
+    ``terms``: "Systematic reviews or meta-analyses", not the canonical "survey"), else the
+    predicate values: no filter keeps them, so their words stay in the retrieval query, as they
+    are in the raw intent the hybrid baseline searches with."""
     return list(dict.fromkeys(v for c in checklist.checkpoints
                               if c.kind == "metadata" and c.predicate is not None and c.weight < 1.0
                               and c.predicate.field == "publication_type" and not c.predicate.negate
-                              for v in c.predicate.values))
+                              for v in (c.terms or c.predicate.values)))
 
 
 def content_query(checklist: Checklist) -> str:

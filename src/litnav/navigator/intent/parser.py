@@ -107,7 +107,8 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
             if weight < 1.0:
                 say += " (preference)"
             metadata.append((ts[0].position, _meta(
-                say, MetadataPredicate(field="publication_type", values=values, negate=negated), weight)))
+                say, MetadataPredicate(field="publication_type", values=values, negate=negated), weight,
+                terms=[t.phrase for t in ts])))
         aus = [a for a in authors if a.negated == negated]
         if aus:
             names = list(dict.fromkeys(n for a in aus for n in a.names))
@@ -159,8 +160,8 @@ def _parse_claim(text: str, today: date) -> Checklist:
     return Checklist(intent=text, checkpoints=checkpoints)
 
 
-def _meta(text: str, predicate: MetadataPredicate, weight: float = 1.0) -> Checkpoint:
-    return Checkpoint(id="m", kind="metadata", text=text, weight=weight, predicate=predicate)
+def _meta(text: str, predicate: MetadataPredicate, weight: float = 1.0, terms: list[str] | None = None) -> Checkpoint:
+    return Checkpoint(id="m", kind="metadata", text=text, weight=weight, predicate=predicate, terms=terms or [])
 
 
 def _period(start: date | None, end: date | None) -> str:
