@@ -8,6 +8,7 @@ corpus id, ``abstract_sentences`` the abstract as a list of sentences), then run
     python bench/scifact.py                                   # default systems, all 505 claims
     python bench/scifact.py --limit 100 --systems bm25,dense,hybrid,litnav,litnav-no-scorer
     python bench/scifact.py --split heldout --out runs/scifact-heldout   # claims the student never saw
+    python bench/scifact.py --build-only      # the corpus only (.cache/bench/scifact), for bench/intents/scifact
 
 Reference point: published BM25 nDCG@10 on SciFact is about 0.67 (BEIR, test split).
 """
@@ -78,11 +79,15 @@ def main(argv: list[str] | None = None) -> int:
                         "(training.train_default's split, seed 0, 20%%); tune: the other claims "
                         "(the only ones pipeline settings may be tuned on).")
     parser.add_argument("--set", dest="overrides", action="append", default=[], help="Settings override group.field=value.")
+    parser.add_argument("--build-only", action="store_true",
+                        help="Only build the corpus cache (e.g. for the judged intents of bench/intents/scifact).")
     args = parser.parse_args(argv)
     if not (args.data / "corpus.jsonl").is_file():
         print(f"SciFact data not found in {args.data}; skipping", file=sys.stderr)
         return 0
     build_corpus(args.data, args.cache)
+    if args.build_only:
+        return 0
     out = args.out
     out.mkdir(parents=True, exist_ok=True)
     queries, qrels = args.data / "queries_train.jsonl", args.data / "qrels_train.tsv"
