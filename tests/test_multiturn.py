@@ -71,15 +71,32 @@ def test_each_feedback_is_one_typed_edit_with_a_reason(scripted):
     assert "speech" in excl[0].detail["checkpoint"]["terms"]
 
 
+def _fusions_of(workflow, ids: set[str]) -> set[str]:
+    """The union nodes that read any of ``ids``, directly or through other nodes."""
+    out: set[str] = set()
+    grew = True
+    while grew:
+        grew = False
+        for n in workflow.nodes:
+            if n.id not in out and set(n.inputs) & (ids | out):
+                out.add(n.id)
+                grew = True
+    return {n.id for n in workflow.nodes if n.id in out and n.op == "union"}
+
+
 def test_only_affected_nodes_rerun(scripted):
     t1, t2, t3, t4 = scripted.turns
+    # turn 1's workflow holds every round's retrieval (round 1's whole-intent searches included)
+    assert {"lexical_intent", "semantic_intent"} <= {n.id for n in t1.workflow.nodes}
     retrieval_1 = {n.id for n in t1.workflow.nodes if n.op not in TAIL_OPS and n.op != "union"}
-    assert retrieval_1 and retrieval_1 <= set(t2.reused) and retrieval_1 <= set(t3.reused) | _non_tail(t3)
+    # a hard year constraint: the whole-intent searches now search within it; nothing else re-runs
+    within = {n.id for n in t2.workflow.nodes if n.params.get("within")}
+    assert within == {"lexical_intent", "semantic_intent"}
+    assert retrieval_1 - within <= set(t2.reused) and retrieval_1 <= set(t3.reused) | _non_tail(t3)
     filt = next(n.id for n in t2.workflow.nodes if n.op == "filter")
-    assert _non_tail(t2) == {filt}
+    assert _non_tail(t2) == within | _fusions_of(t2.workflow, within) | {filt}
     cite = next(n.id for n in t3.workflow.nodes if n.op == "citation_expand" and n.params["direction"] == "citing")
-    fuse = next(n.id for n in t3.workflow.nodes if n.op == "union" and cite in n.inputs)
-    assert _non_tail(t3) == {cite, fuse, filt}
+    assert _non_tail(t3) == {cite, filt} | _fusions_of(t3.workflow, {cite})
     excl = next(n.id for n in t4.workflow.nodes if n.op == "text_filter")
     assert _non_tail(t4) == {excl}
     # the session's operator records agree: each turn's rounds ran exactly its rerun nodes
@@ -147,3 +164,17 @@ def test_llm_navigator_reads_feedback_when_configured(scripted, corpus, tmp_path
     kinds = {e.detail["checkpoint"]["kind"] for e in t.edits if e.action == "add_checkpoint"}
     assert kinds == {"metadata", "exclusion"}
     assert all(r.year >= 2020 and not SPEECH.search(r.title) for r in s.results)
+
+
+def test_a_refinement_keeps_every_round_of_the_first_search(corpus):
+    # a later round's workflow holds only what it added: a refinement built on it alone would rank
+    # without the round-1 whole-intent searches
+    first = ensure_turns(search(INTENT, corpus, Settings(), top_k=10, rounds=2))
+    assert len(first.rounds) == 2
+    refined = refine(first, "drop anything about music", corpus, Settings())
+    found_by = {fb.node_id for r in refined.results for fb in r.found_by}
+    assert {"lexical_intent", "semantic_intent"} <= found_by
+    round_1 = {cid for cid, _ in first.rounds[0].ranking}
+    abstracts = corpus.abstracts(round_1)
+    kept = {c for c in round_1 if not re.search(r"\bmusic", corpus.paper(c).title + " " + (abstracts.get(c) or ""), re.I)}
+    assert kept <= {cid for cid, _ in refined.rounds[-1].ranking}

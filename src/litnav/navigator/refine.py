@@ -4,8 +4,10 @@ A session's turns (``Session.turns``) are the first search and every refinement.
 
 1. turns the feedback into :class:`~litnav.core.records.Edit` s (``navigator.feedback``, or
    edits given directly, e.g. from a clarification answer);
-2. applies them to the latest turn's checklist and workflow (:func:`apply_edits`): a year/venue/
-   type constraint becomes a checkpoint enforced by a ``filter`` node, an exclusion a checkpoint
+2. applies them to the latest turn's checklist and workflow (turn 1: every round's retrieval,
+   :func:`rounds_workflow`; :func:`apply_edits`): a year/venue/type constraint becomes a
+   checkpoint enforced by a ``filter`` node (a hard one is also searched within by the
+   whole-intent searches), an exclusion a checkpoint
    plus a ``text_filter`` node, a citation direction a ``citation_expand`` node fused with the
    other channels, a focus a topic checkpoint with its own retrieval branches, ...;
 3. runs the new workflow once, reusing every retrieval-side node whose key (operator, parameters,
@@ -57,13 +59,60 @@ _CHECKLIST_OPS = {"filter": "metadata"}  # pool ops that read the checklist
 
 
 def first_turn(session: Session) -> Turn:
-    """Turn 1 of ``session``: its final checklist and workflow, all its rounds and results."""
+    """Turn 1 of ``session``: its final checklist, the workflow of all its rounds
+    (:func:`rounds_workflow`), all its rounds and results."""
     last = session.rounds[-1] if session.rounds else None
     if last is None:
         raise ValueError("the session has no rounds to continue from")
-    return Turn(index=1, checklist=last.checklist, workflow=last.workflow,
+    return Turn(index=1, checklist=last.checklist, workflow=rounds_workflow(session.rounds),
                 rounds=[r.index for r in session.rounds], rerun=[r.node_id for r in last.operator_runs],
                 results=list(session.results))
+
+
+def _head(workflow: Workflow) -> str | None:
+    """The node feeding the evidence step (the end of the retrieval side), or None."""
+    ev = next((n for n in workflow.nodes if n.op == "locate_evidence"), None)
+    return ev.inputs[0] if ev is not None and len(ev.inputs) == 1 else None
+
+
+def rounds_workflow(rounds: list[Round]) -> Workflow:
+    """One workflow for every round of a search: a later round's workflow holds only what that
+    round added (expansion queries, citation seeds), and the loop fuses the rounds' lists
+    cumulatively, so a refinement built on the last round alone would lose the round-1
+    whole-intent searches. Here each round's retrieval side (its nodes before the evidence step;
+    a later round's ids get a ``_r{index}`` suffix where they collide) feeds one reciprocal rank
+    fusion (``fuse_rounds``, weight 1 a round, as the loop's cumulative sum), followed by the last
+    round's evidence, scoring and ranking. Node keys do not depend on ids, so every retrieval node
+    is reused from the operator records. One round, or a round whose evidence step has not one
+    input: the last round's workflow unchanged."""
+    if not rounds:
+        raise ValueError("no rounds")
+    last = rounds[-1].workflow
+    if len(rounds) == 1 or any(_head(r.workflow) is None for r in rounds):
+        return last
+    nodes: list[Node] = []
+    heads: list[str] = []
+    used: set[str] = set()
+    for r in rounds:
+        rename = {n.id: (n.id if n.id not in used else f"{n.id}_r{r.index}")
+                  for n in r.workflow.nodes if n.op not in TAIL_OPS}
+        for n in r.workflow.nodes:
+            if n.op in TAIL_OPS:
+                continue
+            nodes.append(n.model_copy(deep=True, update={"id": rename[n.id], "inputs": [rename[i] for i in n.inputs]}))
+        used |= set(rename.values())
+        heads.append(rename[_head(r.workflow)])
+    k = next((n.params.get("k") for n in last.nodes if n.op == "union" and n.params.get("k")), None)
+    fuse = Node(id="fuse_rounds", op="union", inputs=heads,
+                params={"method": "rrf", "weights": [1.0] * len(heads), **({"k": k} if k else {})},
+                note="the candidates of every round of the search, fused")
+    tail = [n.model_copy(deep=True) for n in last.nodes if n.op in TAIL_OPS]
+    for n in tail:
+        if n.op == "locate_evidence":
+            n.inputs = [fuse.id]
+    workflow = Workflow(nodes=nodes + [fuse] + tail, output=last.output)
+    validate_workflow(workflow)
+    return workflow
 
 
 def ensure_turns(session: Session) -> Session:
@@ -211,6 +260,22 @@ def _unique_id(workflow: Workflow, base: str) -> str:
     return f"{base}_{i}"
 
 
+def _search_within(workflow: Workflow, checkpoint_id: str, reason: str | None) -> list[Edit]:
+    """The whole-intent searches of ``workflow`` (``navigator.scoring.FIRST_STAGE_NODES``) now
+    search within the hard metadata checkpoint ``checkpoint_id`` too (their ``within``), as the
+    planner does for constraints stated in the intent; returns the edits made."""
+    from litnav.navigator.scoring import FIRST_STAGE_NODES
+
+    edits = []
+    for n in workflow.nodes:
+        if n.id in FIRST_STAGE_NODES and n.op in ("lexical_search", "semantic_search"):
+            within = list(n.params.get("within", []))
+            n.params = {**n.params, "within": within + [checkpoint_id]}
+            edits.append(Edit(action="set_param", target=n.id, detail={
+                "param": "within", "old": within, "new": n.params["within"]}, reason=reason))
+    return edits
+
+
 def apply_edits(checklist: Checklist, workflow: Workflow, edits: list[Edit], settings: Settings,
                 pins: list[str] | None = None, bans: list[str] | None = None,
                 ) -> tuple[Checklist, Workflow, list[Edit], list[str], list[str]]:
@@ -248,6 +313,8 @@ def apply_edits(checklist: Checklist, workflow: Workflow, edits: list[Edit], set
                     done.append(Edit(action="set_param", target=filt.id, detail={
                         "param": "checkpoint_ids", "old": old, "new": filt.params.get("checkpoint_ids", [])},
                         reason=e.reason))
+                if cp.predicate is not None and cp.weight >= 1.0:
+                    done += _search_within(wf, cp.id, e.reason)
             elif role == "exclude":
                 done.append(_extend_exclusion(wf, "exclude_terms", list(e.detail.get("terms") or cp.terms), e.reason))
             elif role == "focus":
