@@ -73,6 +73,7 @@ class _Shared:
         self.chunk_vectors: OrderedDict[str, dict[int, tuple[int, np.ndarray]]] = OrderedDict()
         self.title_index: list[tuple[str, str]] | None = None
         self.venues: dict[str, int] | None = None
+        self.venue_pairs: list[tuple[str | None, str | None]] | None = None
         # corpus_id -> chunks made on read for papers a build in stage "lexical" has not chunked yet
         self.unstored_chunks: dict[str, list[Chunk]] = {}
         self.cache_roots: list[Path] | None = None
@@ -324,7 +325,9 @@ class Corpus:
                 where.append(f"NOT {test}" if p.negate else test)  # unknown stays NULL: fails either way
                 params += [lo, hi, lo.year, hi.year]
             elif p.field == "venue":
-                pairs = self._q("SELECT DISTINCT venue, venue_raw FROM papers")
+                if self._shared.venue_pairs is None:  # one scan per process and corpus version
+                    self._shared.venue_pairs = self._q("SELECT DISTINCT venue, venue_raw FROM papers")
+                pairs = self._shared.venue_pairs
                 keep = [f"{v or ''}\x1f{r or ''}" for v, r in pairs
                         if evaluate(p, Paper(corpus_id="", title="", venue=v, venue_raw=r))[0] is True]
                 where.append("coalesce(venue, '') || chr(31) || coalesce(venue_raw, '') IN (SELECT unnest(?::VARCHAR[]))")
