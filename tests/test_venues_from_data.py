@@ -96,3 +96,57 @@ def test_acronyms_of_capitalised_runs_inside_long_venue_names():
                .checkpoints if c.predicate is not None and c.predicate.field == "venue"]
     assert venue.values == [taln]
     assert not [c for c in parse_intent("a catalan parser", venues=vocab).checkpoints if c.predicate is not None]
+
+
+AMTA = "Proceedings of the 9th Conference of the Association for Machine Translation in the Americas: Research Papers"
+MTS = "Proceedings of Machine Translation Summit XIII: Papers"
+
+
+def test_the_body_named_after_of_gives_its_own_acronym():
+    from litnav.navigator.intent.venues import run_acronyms
+
+    assert "AMTA" in run_acronyms(AMTA)
+    assert run_acronyms("Proceedings of the 11th Global WordNet Conference") == ["GWC"]
+
+
+@pytest.mark.parametrize("intent", ["post-editing effort, in AMTA or MT Summit proceedings",
+                                    "post-editing effort presented at MT Summit or AMTA"])
+def test_short_forms_of_venue_names_match(intent):
+    vocab = {AMTA: 30, MTS: 20, "ACL": 500}
+    [venue] = [c for c in parse_intent(intent, venues=vocab, today=date(2024, 1, 1)).checkpoints
+               if c.predicate is not None and c.predicate.field == "venue"]
+    assert set(venue.predicate.values) == {AMTA, MTS} and "not in the corpus" not in venue.text
+    topical = " ".join(t for c in parse_intent(intent, venues=vocab).checkpoints if c.kind != "metadata"
+                       for t in [c.text, *c.terms])
+    assert "Summit" not in topical and "AMTA" not in topical
+
+
+def test_a_workshop_filed_under_a_generic_venue_is_known_by_its_own_name(tmp_path):
+    from litnav.corpus import Corpus, CorpusWriter
+    from litnav.corpus.records import Document
+
+    raw = "Proceedings of the Fourth International Workshop on Spoken Language Translation"
+    docs = [Document(paper=Paper(corpus_id="w1", title="Punctuation prediction for speech translation", year=2007,
+                                 venue="WS", venue_raw=raw), abstract="We predict punctuation."),
+            Document(paper=Paper(corpus_id="w2", title="Punctuation in written text", year=2007,
+                                 venue="WS", venue_raw="Proceedings of the Workshop on Punctuation"),
+                     abstract="We study punctuation."),
+            Document(paper=Paper(corpus_id="a1", title="Punctuation for parsing", year=2007, venue="ACL",
+                                 venue_raw="ACL"), abstract="Punctuation helps parsing.")]
+    with CorpusWriter.open(tmp_path / "c") as w:
+        with w.source("fixture:ws", 1, "0" * 64) as tx:
+            tx.add_documents(docs)
+        w.finalize(progress=False)
+    with Corpus.open(tmp_path / "c") as c:
+        assert raw in c.venues() and "WS" in c.venues()
+        checklist = parse_intent("punctuation prediction, in IWSLT proceedings", venues=c.venues())
+        [venue] = [cp for cp in checklist.checkpoints if cp.predicate is not None and cp.predicate.field == "venue"]
+        assert venue.predicate.values == [raw]
+        assert c.ids_matching([venue.predicate]) == {"w1"}
+
+
+def test_a_venue_with_many_spellings_is_named_as_the_user_named_it():
+    vocab = {f"Actes de la {n}e conférence sur le Traitement Automatique des Langues Naturelles": 5 for n in range(10, 16)}
+    [venue] = [c for c in parse_intent("French parsing, presented at TALN", venues=vocab).checkpoints
+               if c.predicate is not None and c.predicate.field == "venue"]
+    assert venue.text == "Published in TALN (6 venue spellings of the corpus)" and len(venue.predicate.values) == 6

@@ -289,11 +289,23 @@ class Corpus:
         return list(self._shared.title_index)
 
     def venues(self) -> dict[str, int]:
-        """Normalised venue -> number of papers (papers without a venue are not counted); computed on
-        first use and kept per process for this corpus version (a scan of the papers table)."""
+        """The venue vocabulary: normalised venue -> number of papers (papers without a venue are
+        not counted), plus, for papers whose normalised venue is a kind rather than a name
+        (``corpus.predicates.GENERIC_VENUES``: "WS"), their raw venue string -> number of papers, so
+        a workshop is known by its own name ("International Workshop on Spoken Language
+        Translation", hence "IWSLT"). Computed on first use and kept per process for this corpus
+        version (one scan of the papers table)."""
         if self._shared.venues is None:
-            self._shared.venues = {r[0]: int(r[1]) for r in self._q(
+            from litnav.corpus.predicates import GENERIC_VENUES
+
+            generic = sorted(GENERIC_VENUES)
+            vocab = {r[0]: int(r[1]) for r in self._q(
                 "SELECT venue, count(*) FROM papers WHERE venue IS NOT NULL GROUP BY venue ORDER BY venue")}
+            for raw, n in self._q(
+                    "SELECT venue_raw, count(*) FROM papers WHERE lower(venue) IN (SELECT unnest(?::VARCHAR[])) "
+                    "AND venue_raw IS NOT NULL GROUP BY venue_raw ORDER BY venue_raw", [generic]):
+                vocab.setdefault(raw, int(n))
+            self._shared.venues = vocab
         return dict(self._shared.venues)
 
     MATCHING_LIMIT = 50_000

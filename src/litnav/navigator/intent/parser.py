@@ -55,6 +55,11 @@ _TYPE_NAMES = {
 }
 
 
+MAX_SPELLINGS_SHOWN = 3
+"""A venue checkpoint's text lists at most this many corpus spellings; beyond, it names the venues
+as the user did ("Published in IWSLT (14 venue spellings of the corpus)")."""
+
+
 def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date | None = None,
                  phrases: PhraseTable | None = None) -> Checklist:
     """Turn ``intent`` into a checklist of typed checkpoints.
@@ -92,7 +97,11 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
         if vs:
             values = list(dict.fromkeys(x for v in vs for x in v.values))
             missing = list(dict.fromkeys(x for v in vs for x in v.missing))
-            say = ("Not published in " if negated else "Published in ") + " or ".join(values)
+            named = values if len(values) <= MAX_SPELLINGS_SHOWN else [
+                *dict.fromkeys(e.name for v in vs for e in v.entries)]
+            say = ("Not published in " if negated else "Published in ") + " or ".join(named)
+            if named is not values:
+                say += f" ({len(values)} venue spellings of the corpus)"
             if missing:
                 say += f" (not in the corpus venue list: {', '.join(missing)})"
             metadata.append((vs[0].position, _meta(say, MetadataPredicate(field="venue", values=values, negate=negated))))

@@ -123,20 +123,44 @@ def derived_acronyms(venue: str) -> list[str]:
 _RUN_MINOR = _MINOR | {"de", "la", "le", "les", "des", "du", "et", "sur", "für", "und", "der", "die", "y", "del", "el"}
 
 
+_RUN_OF = {"of", "de", "du", "des", "der"}
+"""Minor words after which a run's tail names the body itself ("Conference of the Association for
+Machine Translation in the Americas": the tail "AMTA" too)."""
+
+
 def run_acronyms(venue: str) -> list[str]:
     """Initials of each maximal run of 3 to 8 capitalised words inside a venue spelling (minor
     words, English or French/German/Spanish, may sit inside a run; punctuation and all-capital
-    words end it): "Actes de la 10ème conférence
+    words end it), and of each tail of a run that follows an "of" ("Conference of the Association
+    for Machine Translation in the Americas" -> "CAMTA" and "AMTA"): "Actes de la 10ème conférence
     sur le Traitement Automatique des Langues Naturelles" -> "TALN". Matched in upper case only."""
-    out, run = [], []
+    out, run, tails = [], [], []
     for w in [*re.findall(r"[\w'-]+|[^\w\s]", venue), "."]:
         if w.lower() in _RUN_MINOR and run:
+            if w.lower() in _RUN_OF:
+                tails.append(len(run))
             continue
         if w[0].isupper() and w.isalpha() and not w.isupper() and not _ORDINAL.match(w):
             run.append(w[0])
             continue
+        for start in [0, *tails]:
+            if 3 <= len(run) - start <= 8:
+                out.append("".join(run[start:]))
+        run, tails = [], []
+    return list(dict.fromkeys(out))
+
+
+def partial_acronyms(venue: str) -> list[str]:
+    """Short forms that abbreviate the leading words of a run of 3 to 8 consecutive capitalised
+    words (no minor word inside) and keep the rest: "Proceedings of Machine Translation Summit IX"
+    -> "MT Summit". Matched in their own case, and only after a venue cue ("in", "at", ...)."""
+    out, run = [], []
+    for w in [*re.findall(r"[\w'-]+|[^\w\s]", venue), "."]:
+        if w[0].isupper() and w.isalpha() and not w.isupper() and not _ORDINAL.match(w):
+            run.append(w)
+            continue
         if 3 <= len(run) <= 8:
-            out.append("".join(run))
+            out += ["".join(x[0] for x in run[:i]) + " " + " ".join(run[i:]) for i in range(2, len(run))]
         run = []
     return list(dict.fromkeys(out))
 
@@ -175,6 +199,13 @@ def _matcher(vocab_key: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[st
         if acronym.lower() not in spelled:
             spelled[acronym.lower()] = (VenueEntry(acronym, tuple(spellings)), False, acronym)
             upper_only.add(acronym.lower())
+    partial: dict[str, list[str]] = {}
+    for v in vocab_key:
+        for short in partial_acronyms(v):
+            partial.setdefault(short, []).append(v)
+    for short, spellings in partial.items():
+        if short.lower() not in spelled:
+            spelled[short.lower()] = (VenueEntry(short, tuple(spellings)), True, short)
     parts = []
     for alias in sorted(spelled, key=len, reverse=True):
         _entry, strict, original = spelled[alias]
@@ -292,6 +323,9 @@ def _named_venues(ws: Workspace, vocab: dict[str, int] | None) -> list[VenueMent
             continue
         key = f" {_norm(m.group('name'))} "
         hits = sorted((v for v, n in normed.items() if key in n), key=lambda v: -int((vocab or {}).get(v) or 0))
+        known = _matcher(_vocab_tuple(vocab))[2].get(re.sub(r"\s+", " ", m.group("name").strip()).lower())
+        if not hits and known and vocab:  # a short form the vocabulary answers to ("MT Summit")
+            hits = map_to_vocabulary(known[0], vocab)
         out.append(_mention(ws, m, hits, unrecognised=not hits))
     return out
 
