@@ -165,6 +165,15 @@ def partial_acronyms(venue: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def _forms(vocab_key: tuple[str, ...], derive) -> dict[str, list[str]]:
+    """Derived form -> the vocabulary spellings it came from (``derive(spelling) -> [form]``)."""
+    out: dict[str, list[str]] = {}
+    for v in vocab_key:
+        for form in derive(v):
+            out.setdefault(form, []).append(v)
+    return out
+
+
 @lru_cache(maxsize=16)
 def _matcher(vocab_key: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str], dict[str, tuple[VenueEntry, bool]]]:
     """Compile (mention regex, item regex, lookup) for the table plus vocabulary spellings.
@@ -191,21 +200,12 @@ def _matcher(vocab_key: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[st
         if acronym.lower() not in spelled:  # the table's and the vocabulary's own names win
             spelled[acronym.lower()] = (VenueEntry(acronym, tuple(spellings)), len(acronym) < 3, acronym)
     upper_only: set[str] = set()
-    runs: dict[str, list[str]] = {}
-    for v in vocab_key:
-        for acronym in run_acronyms(v):
-            runs.setdefault(acronym, []).append(v)
-    for acronym, spellings in runs.items():
-        if acronym.lower() not in spelled:
-            spelled[acronym.lower()] = (VenueEntry(acronym, tuple(spellings)), False, acronym)
-            upper_only.add(acronym.lower())
-    partial: dict[str, list[str]] = {}
-    for v in vocab_key:
-        for short in partial_acronyms(v):
-            partial.setdefault(short, []).append(v)
-    for short, spellings in partial.items():
-        if short.lower() not in spelled:
-            spelled[short.lower()] = (VenueEntry(short, tuple(spellings)), True, short)
+    for forms, strict in ((run_acronyms, False), (partial_acronyms, True)):
+        for form, spellings in _forms(vocab_key, forms).items():
+            if form.lower() not in spelled:
+                spelled[form.lower()] = (VenueEntry(form, tuple(spellings)), strict, form)
+                if forms is run_acronyms:
+                    upper_only.add(form.lower())
     parts = []
     for alias in sorted(spelled, key=len, reverse=True):
         _entry, strict, original = spelled[alias]
