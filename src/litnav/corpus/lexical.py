@@ -11,6 +11,7 @@ import re
 import shutil
 from array import array
 from collections.abc import Iterable
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -79,6 +80,11 @@ class Lexical:
         self.ids: list[str] = np.load(folder / IDS_FILE, allow_pickle=False).tolist()
         self.stemmer = _stemmer()
 
+    @cached_property
+    def _row(self) -> dict[str, int]:
+        """corpus_id -> document row."""
+        return {cid: i for i, cid in enumerate(self.ids)}
+
     def _scores(self, query: str) -> np.ndarray | None:
         import bm25s
         tokens = bm25s.tokenize([query], stopwords="en", stemmer=self.stemmer, show_progress=False,
@@ -90,8 +96,6 @@ class Lexical:
     def relative_scores(self, query: str, ids: list[str]) -> dict[str, float]:
         """BM25 score of each given document divided by the best score any document of the index
         gets for ``query``: values in [0, 1] (0 for unknown ids or a query with no indexed term)."""
-        if not hasattr(self, "_row"):
-            self._row = {cid: i for i, cid in enumerate(self.ids)}
         scores = self._scores(query) if self.ids else None
         top = float(scores.max()) if scores is not None and len(scores) else 0.0
         return {cid: (float(scores[self._row[cid]]) / top if top > 0 and cid in self._row else 0.0) for cid in ids}
@@ -105,8 +109,6 @@ class Lexical:
         if scores is None:
             return []
         if ids is not None:
-            if not hasattr(self, "_row"):
-                self._row = {cid: i for i, cid in enumerate(self.ids)}
             rows = np.array(sorted({self._row[c] for c in ids if c in self._row}), dtype=np.int64)
         else:
             rows = np.arange(len(scores))

@@ -25,6 +25,9 @@ log = logging.getLogger(__name__)
 
 TAIL_OPS = ("locate_evidence", "score", "rerank")
 
+FIRST_STAGE_NODES = ("lexical_intent", "semantic_intent")
+"""The round-1 whole-intent searches (:func:`retrieval_nodes`): the hybrid first stage."""
+
 MAX_CHECKPOINT_BRANCHES = 16
 """Content checkpoints that get their own dense + BM25 retrieval branch (the rest are still
 judged by the scorer; they only share the whole-intent branches). Bounds the workflow a long
@@ -93,9 +96,9 @@ def retrieval_nodes(checklist: Checklist, settings: Settings) -> list[Node]:
     # BM25 first, then dense: the same input order as the hybrid baseline's fusion, so equal RRF
     # scores break the same way and a one-checkpoint intent's first stage IS the hybrid ranking
     nodes = [
-        Node(id="lexical_intent", op="lexical_search", params={"query": query, "k": lib.lexical_k, **within},
+        Node(id=FIRST_STAGE_NODES[0], op="lexical_search", params={"query": query, "k": lib.lexical_k, **within},
              note="BM25 retrieval of the whole intent"),
-        Node(id="semantic_intent", op="semantic_search", params={"query": query, "k": lib.semantic_k, **within},
+        Node(id=FIRST_STAGE_NODES[1], op="semantic_search", params={"query": query, "k": lib.semantic_k, **within},
              note="dense retrieval of the whole intent"),
     ]
     whole = whole_intent_checkpoint(checklist)
@@ -130,7 +133,7 @@ pull in papers that match one part only."""
 def _fusion_weight(node: Node) -> float:
     """Whole-intent branches weigh 1.0 in the fusion; per-checkpoint, web and expansion branches
     :data:`BRANCH_WEIGHT`."""
-    return 1.0 if node.id in ("semantic_intent", "lexical_intent") else BRANCH_WEIGHT
+    return 1.0 if node.id in FIRST_STAGE_NODES else BRANCH_WEIGHT
 
 
 def assemble(retrieval: list[Node], checklist: Checklist, settings: Settings, top_k: int) -> Workflow:

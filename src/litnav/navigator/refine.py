@@ -47,7 +47,7 @@ from litnav.core.records import (
 from litnav.core.settings import Settings
 from litnav.librarians import Pool, validate_workflow
 from litnav.librarians.operators import REGISTRY
-from litnav.navigator.planner import TAIL_OPS
+from litnav.navigator.planner import FIRST_STAGE_NODES, TAIL_OPS
 
 log = logging.getLogger(__name__)
 
@@ -261,11 +261,9 @@ def _unique_id(workflow: Workflow, base: str) -> str:
 
 
 def _search_within(workflow: Workflow, checkpoint_id: str, reason: str | None) -> list[Edit]:
-    """The whole-intent searches of ``workflow`` (``navigator.scoring.FIRST_STAGE_NODES``) now
+    """The whole-intent searches of ``workflow`` (``navigator.planner.FIRST_STAGE_NODES``) now
     search within the hard metadata checkpoint ``checkpoint_id`` too (their ``within``), as the
     planner does for constraints stated in the intent; returns the edits made."""
-    from litnav.navigator.scoring import FIRST_STAGE_NODES
-
     edits = []
     for n in workflow.nodes:
         if n.id in FIRST_STAGE_NODES and n.op in ("lexical_search", "semantic_search"):

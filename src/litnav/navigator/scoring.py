@@ -20,10 +20,9 @@ from litnav.corpus.predicates import evaluate
 from litnav.librarians import EvidencePool, ScoredPool
 from litnav.librarians.evidence import evidence_query, locatable, locate_evidence
 from litnav.librarians.operators import RunContext
+from litnav.navigator.planner import FIRST_STAGE_NODES
 
 UNSCORED_ENGINE = "none (below the scored top-N: first-stage order)"
-FIRST_STAGE_NODES = ("lexical_intent", "semantic_intent")
-"""The round-1 whole-intent searches (``navigator.planner.retrieval_nodes``): the hybrid first stage."""
 RETRIEVAL_ENGINE = "none (retrieval score)"
 
 

@@ -20,13 +20,14 @@ class SearchParams(OperatorParams):
         "(an exact filter before ranking; the whole corpus when the corpus cannot bound that set).")
 
 
-def _restriction(params: SearchParams, ctx: RunContext, node_id: str) -> set[str] | None:
+def _restriction(params: SearchParams, ctx: RunContext, node_id: str) -> dict[str, set[str]]:
+    """``{"ids": ...}`` for the corpus search when ``params.within`` bounds it, else ``{}``."""
     if not params.within:
-        return None
+        return {}
     ids = ctx.within(params.within, node_id)
     ctx.note(node_id, f"searched within the {len(ids)} papers satisfying {params.within}" if ids is not None
              else f"searched the whole corpus ({params.within} match too many papers to search within)")
-    return ids
+    return {} if ids is None else {"ids": ids}
 
 
 def _pool(hits, channel: str, ctx: RunContext, node_id: str) -> Pool:
@@ -46,17 +47,14 @@ def semantic_search(params: SearchParams, inputs: list, ctx: RunContext, node_id
     if missing:
         ctx.note(node_id, f"semantic channel skipped: {missing}")
         return Pool()
-    ids = _restriction(params, ctx, node_id)
-    vector = ctx.query_vector(params.query)
-    hits = ctx.corpus.semantic_search(vector, params.k) if ids is None else ctx.corpus.semantic_search(vector, params.k, ids)
+    hits = ctx.corpus.semantic_search(ctx.query_vector(params.query), params.k, **_restriction(params, ctx, node_id))
     return _pool(hits, "semantic", ctx, node_id)
 
 
 @operator("lexical_search", SearchParams, output="pool", channel="lexical")
 def lexical_search(params: SearchParams, inputs: list, ctx: RunContext, node_id: str) -> Pool:
     """Top-k papers by BM25 over title + abstract."""
-    ids = _restriction(params, ctx, node_id)
-    hits = ctx.corpus.lexical_search(params.query, params.k) if ids is None else ctx.corpus.lexical_search(params.query, params.k, ids)
+    hits = ctx.corpus.lexical_search(params.query, params.k, **_restriction(params, ctx, node_id))
     return _pool(hits, "lexical", ctx, node_id)
 
 

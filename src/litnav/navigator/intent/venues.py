@@ -123,6 +123,11 @@ def derived_acronyms(venue: str) -> list[str]:
 _RUN_MINOR = _MINOR | {"de", "la", "le", "les", "des", "du", "et", "sur", "für", "und", "der", "die", "y", "del", "el"}
 
 
+def _capitalised(word: str) -> bool:
+    """A capitalised name word of a venue: "Translation", not "ACL", "of", "11th" or "Proceedings"."""
+    return word[0].isupper() and word.isalpha() and not word.isupper() and not _ORDINAL.match(word)
+
+
 _RUN_OF = {"of", "de", "du", "des", "der"}
 """Minor words after which a run's tail names the body itself ("Conference of the Association for
 Machine Translation in the Americas": the tail "AMTA" too)."""
@@ -140,7 +145,7 @@ def run_acronyms(venue: str) -> list[str]:
             if w.lower() in _RUN_OF:
                 tails.append(len(run))
             continue
-        if w[0].isupper() and w.isalpha() and not w.isupper() and not _ORDINAL.match(w):
+        if _capitalised(w):
             run.append(w[0])
             continue
         for start in [0, *tails]:
@@ -156,7 +161,7 @@ def partial_acronyms(venue: str) -> list[str]:
     -> "MT Summit". Matched in their own case, and only after a venue cue ("in", "at", ...)."""
     out, run = [], []
     for w in [*re.findall(r"[\w'-]+|[^\w\s]", venue), "."]:
-        if w[0].isupper() and w.isalpha() and not w.isupper() and not _ORDINAL.match(w):
+        if _capitalised(w):
             run.append(w)
             continue
         if 3 <= len(run) <= 8:
@@ -323,9 +328,9 @@ def _named_venues(ws: Workspace, vocab: dict[str, int] | None) -> list[VenueMent
             continue
         key = f" {_norm(m.group('name'))} "
         hits = sorted((v for v, n in normed.items() if key in n), key=lambda v: -int((vocab or {}).get(v) or 0))
-        known = _matcher(_vocab_tuple(vocab))[2].get(re.sub(r"\s+", " ", m.group("name").strip()).lower())
-        if not hits and known and vocab:  # a short form the vocabulary answers to ("MT Summit")
-            hits = map_to_vocabulary(known[0], vocab)
+        if not hits and vocab:  # a short form the vocabulary answers to ("MT Summit")
+            known = _matcher(_vocab_tuple(vocab))[2].get(re.sub(r"\s+", " ", m.group("name").strip()).lower())
+            hits = map_to_vocabulary(known[0], vocab) if known else []
         out.append(_mention(ws, m, hits, unrecognised=not hits))
     return out
 
