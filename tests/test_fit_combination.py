@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from litnav.evaluation.fit_combination import fit, main, ranking
+from litnav.evaluation.fit_combination import cross_validate, fit, main, ranking
 from litnav.reranker.combine import Combination, load_combination
 
 
@@ -42,3 +42,20 @@ def test_cli_writes_a_loadable_file_with_its_command(tmp_path):
     bad.write_text('{"qid": "x"}\n')
     with pytest.raises(ValueError, match="bad.jsonl:1"):
         fit([bad])
+
+
+def test_cross_validation_scores_each_query_with_a_weight_fitted_without_it(tmp_path):
+    good, bad = tmp_path / "good.jsonl", tmp_path / "bad.jsonl"
+    _records(good, True)
+    _records(bad, False)
+    cv = cross_validate([good])["files"][str(good)]
+    assert cv["queries"] == 6 and cv["nDCG@10"]["delta"] > 0 and cv["nDCG@10"]["ci95"][0] > 0
+    assert cross_validate([bad])["files"][str(bad)]["nDCG@10"]["delta"] == 0  # falls back to fused order
+    # one query where the scorer is right, one where it is wrong: each is ranked with the weight
+    # the other one asks for, so out of fold the scorer only ever hurts
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_text(good.read_text().splitlines()[0] + "\n"
+                     + bad.read_text().splitlines()[1] + "\n")
+    out = cross_validate([mixed])
+    assert out["files"][str(mixed)]["nDCG@10"]["delta"] < 0
+    assert main(["cv", str(mixed)]) == 0

@@ -12,6 +12,8 @@ Two steps, so several corpora/benchmarks can feed one fit:
     # 2. grid-search the scorer weight w_s (fusion weight 1) for the best macro-averaged nDCG@10
     python -m litnav.evaluation.fit_combination fit runs/fit/scifact.jsonl runs/fit/acl.jsonl \\
         --out src/litnav/reranker/models/combination.json
+    # how well the fitted weight generalises within dev: leave-one-query-out cross-validation
+    python -m litnav.evaluation.fit_combination cv runs/fit/scifact.jsonl runs/fit/acl.jsonl
 
 The objective is the mean over record files of the mean per-query nDCG@10 (each benchmark
 counts once, whatever its size); ties go to the smaller w_s (closer to the fused order). The
@@ -138,6 +140,55 @@ def fit(paths: list[Path], grid: tuple[float, ...] = GRID, command: str = "") ->
                        command=command, metrics=metrics)
 
 
+def cross_validate(paths: list[Path], grid: tuple[float, ...] = GRID) -> dict[str, Any]:
+    """Leave-one-query-out cross-validation of :func:`fit`: each query is ranked with the weight
+    fitted (same objective and tie rule) on every other record of every file, so its score is
+    out of sample. Returns, per file and metric, the mean out-of-fold value, the fused order's
+    (``w_s = 0``) and the paired out-of-fold − fused delta with its 95 % bootstrap CI
+    (``evaluation.stats.bootstrap_ci``), plus how often each weight was chosen."""
+    from collections import Counter
+
+    from litnav.evaluation.stats import bootstrap_ci
+
+    sources = [read_records(p) for p in paths]
+    base = Combination()
+    models = {w: Combination(scorer_weight=w, k=base.k, soft_penalty=base.soft_penalty) for w in grid}
+    per: dict[float, list[dict[str, dict[str, float]]]] = {}
+    for w, model in models.items():  # per-query metrics of every record under every weight, once
+        per[w] = []
+        for records in sources:
+            qrels = {r["qid"]: {k: int(v) for k, v in r["gold"].items()} for r in records}
+            per[w].append(per_query_metrics(qrels, {r["qid"]: ranking(r, model) for r in records}, (10, 20, 100)))
+    chosen: Counter[float] = Counter()
+    out: dict[str, Any] = {"files": {}}
+    for si, (path, records) in enumerate(zip(paths, sources)):
+        oof: dict[str, list[float]] = {m: [] for m in METRICS}
+        fused: dict[str, list[float]] = {m: [] for m in METRICS}
+        for rec in records:
+            def objective(w: float, left_out: str = rec["qid"], source: int = si) -> float:
+                means = []
+                for sj, table in enumerate(per[w]):
+                    vals = [v["nDCG@10"] for q, v in table.items() if not (sj == source and q == left_out)]
+                    if vals:
+                        means.append(sum(vals) / len(vals))
+                return sum(means) / len(means)
+            w = max(grid, key=lambda g: (objective(g), -g))
+            chosen[w] += 1
+            for m in METRICS:
+                oof[m].append(per[w][si][rec["qid"]][m])
+                fused[m].append(per[0.0 if 0.0 in per else grid[0]][si][rec["qid"]][m])
+        row = {}
+        for m in METRICS:
+            delta = [a - b for a, b in zip(oof[m], fused[m])]
+            lo, hi = bootstrap_ci(delta)
+            row[m] = {"out_of_fold": round(sum(oof[m]) / len(oof[m]), 4),
+                      "fused": round(sum(fused[m]) / len(fused[m]), 4),
+                      "delta": round(sum(delta) / len(delta), 4), "ci95": [round(lo, 4), round(hi, 4)]}
+        out["files"][str(path)] = {"queries": len(records), **row}
+    out["weights_chosen"] = {f"{w:g}": n for w, n in sorted(chosen.items())}
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command line (module docstring)."""
     parser = argparse.ArgumentParser(prog="python -m litnav.evaluation.fit_combination", description=__doc__,
@@ -155,6 +206,8 @@ def main(argv: list[str] | None = None) -> int:
     f = sub.add_parser("fit", help="grid-search the scorer weight on collected records")
     f.add_argument("records", type=Path, nargs="+")
     f.add_argument("--out", type=Path, default=default_combination_path())
+    v = sub.add_parser("cv", help="leave-one-query-out cross-validation of the fit")
+    v.add_argument("records", type=Path, nargs="+")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     if args.step == "collect":
@@ -169,6 +222,9 @@ def main(argv: list[str] | None = None) -> int:
         with Corpus.open(args.corpus) as corpus:
             n = collect(corpus, bench, settings, args.out)
         print(f"{n} records -> {args.out}")
+        return 0
+    if args.step == "cv":
+        print(json.dumps(cross_validate(args.records), indent=2))
         return 0
     command = "python -m litnav.evaluation.fit_combination " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
     model = fit(args.records, command=command)
