@@ -178,3 +178,21 @@ def test_a_refinement_keeps_every_round_of_the_first_search(corpus):
     abstracts = corpus.abstracts(round_1)
     kept = {c for c in round_1 if not re.search(r"\bmusic", corpus.paper(c).title + " " + (abstracts.get(c) or ""), re.I)}
     assert kept <= {cid for cid, _ in refined.rounds[-1].ranking}
+
+
+def test_a_hard_constraint_from_feedback_holds_in_every_later_turn(corpus):
+    # a search with a hard year constraint has a filter in every round's branch; a stricter one
+    # added by feedback must reach all of them, and still hold after an unrelated later turn
+    first = ensure_turns(search(INTENT + " since 2010", corpus, Settings(), top_k=20, rounds=2))
+    assert len(first.rounds) == 2
+    assert len([n for n in first.turns[0].workflow.nodes if n.op == "filter"]) >= 2, "fixture: a filter a round"
+    session = refine(first, "only papers after 2019", corpus, Settings())
+    new = next(c.id for c in session.turns[-1].checklist.checkpoints
+               if c.kind == "metadata" and c not in first.turns[0].checklist.checkpoints)
+    session = refine(session, "drop anything about music", corpus, Settings())
+    for turn in session.turns[1:]:
+        assert turn.results
+        assert all(r.year is not None and r.year >= 2020 for r in turn.results), turn.index
+        for n in turn.workflow.nodes:
+            if n.op == "filter" and n.params.get("checkpoint_ids"):
+                assert new in n.params["checkpoint_ids"], (turn.index, n.id)

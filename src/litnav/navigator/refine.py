@@ -212,6 +212,14 @@ def _chain_head(workflow: Workflow) -> str:
     raise ValueError("the workflow has no locate_evidence node to refine before")
 
 
+def _filtered(workflow: Workflow, node_id: str) -> bool:
+    """True when every path from a source into ``node_id`` passes a ``filter`` node."""
+    node = next(n for n in workflow.nodes if n.id == node_id)
+    if node.op == "filter":
+        return True
+    return bool(node.inputs) and all(_filtered(workflow, i) for i in node.inputs)
+
+
 def _fusion_node(workflow: Workflow) -> Node | None:
     """The union node of the retrieval side that the most branches feed (None when there is none)."""
     unions = [n for n in workflow.nodes if n.op == "union"]
@@ -297,20 +305,21 @@ def apply_edits(checklist: Checklist, workflow: Workflow, edits: list[Edit], set
             done.append(Edit(action="add_checkpoint", target=cp.id, detail={"checkpoint": e.detail["checkpoint"]},
                              reason=e.reason))
             if role == "filter":
-                filt = next((n for n in wf.nodes if n.op == "filter"), None)
-                if filt is None:
-                    filt = Node(id=_unique_id(wf, "filter"), op="filter", params={"checkpoint_ids": [cp.id]},
-                                note="exact filter by the hard metadata constraints")
-                    _insert_before_evidence(wf, filt)
-                    done.append(Edit(action="add_node", target=filt.id, detail={"node": filt.model_dump(mode="json")},
-                                     reason=e.reason))
-                else:
+                # every round's filter reads the new constraint, and nothing reaches the evidence
+                # step around a filter (a later turn fuses every round's branches)
+                for filt in (n for n in wf.nodes if n.op == "filter"):
                     old = list(filt.params.get("checkpoint_ids", []))
                     if old:  # empty means every metadata checkpoint, which now includes cp
                         filt.params = {**filt.params, "checkpoint_ids": old + [cp.id]}
                     done.append(Edit(action="set_param", target=filt.id, detail={
                         "param": "checkpoint_ids", "old": old, "new": filt.params.get("checkpoint_ids", [])},
                         reason=e.reason))
+                if not _filtered(wf, _chain_head(wf)):
+                    filt = Node(id=_unique_id(wf, "filter"), op="filter", params={"checkpoint_ids": [cp.id]},
+                                note="exact filter by the hard metadata constraints")
+                    _insert_before_evidence(wf, filt)
+                    done.append(Edit(action="add_node", target=filt.id, detail={"node": filt.model_dump(mode="json")},
+                                     reason=e.reason))
                 if cp.predicate is not None and cp.weight >= 1.0:
                     done += _search_within(wf, cp.id, e.reason)
             elif role == "exclude":
