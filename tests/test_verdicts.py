@@ -68,6 +68,26 @@ def test_an_exclusion_is_never_respected_beside_a_violating_quote(student):
     assert disagreement(j, CHECKLIST) is None
 
 
+@pytest.mark.parametrize("sentence", [
+    "Pre-trained encoders such as BERT improved many tasks (Devlin et al., 2019).",
+    "Devlin et al. (2019) introduced BERT.",
+    "Transformers like BERT [12] dominate the benchmarks.",
+    "Encoders (BERT, ELMo, etc.) are widely used.",
+])
+def test_a_sentence_about_cited_work_does_not_state_the_checkpoint_of_the_paper(student, sentence):
+    # a passing mention of other work neither satisfies a method nor violates an exclusion
+    evidence = [ev(sentence, 0.05)]
+    j = score_paper(PAPER, CHECKLIST, {"c1": evidence}, student).judgements[0]
+    assert "P raised" not in j.rationale
+    twitter = sentence.replace("BERT", "Twitter")
+    x = score_paper(PAPER, CHECKLIST, {"x1": [ev(twitter, 0.05)]}, student).judgements[1]
+    assert "P raised" not in x.rationale
+    assert disagreement(j, CHECKLIST) is None and disagreement(x, CHECKLIST) is None
+    # the paper's own work stays stated, citation or not
+    own = [ev("We fine-tune BERT (Devlin et al., 2019) on the reviews.", 0.05)]
+    assert score_paper(PAPER, CHECKLIST, {"c1": own}, student).judgements[0].score >= 2.5
+
+
 def test_boilerplate_is_never_quoted(student):
     mixed = [ev("The paper is organized as follows. We classify reviews with BERT.", 0.9)]
     j = score_paper(PAPER, CHECKLIST, {"c1": mixed}, student).judgements[0]

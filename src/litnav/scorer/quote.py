@@ -10,6 +10,7 @@ sentence exactly as it appears in ``Evidence.text``; its full-text offsets are
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from dataclasses import dataclass
 
@@ -77,11 +78,34 @@ def stating_quote(evidence: list[Evidence], phrases: list[str]) -> Quote | None:
     return None
 
 
+_NAME = r"[A-Z][\w'’-]+"
+_YEAR = r"(?:19|20)\d{2}[a-z]?"
+_CITATION = re.compile(
+    rf"\([^()]*?{_NAME}(?: et al\.?| (?:and|&) {_NAME})?,? {_YEAR}[^()]*\)"  # (Bahdanau et al., 2014; ...)
+    rf"|{_NAME}(?: et al\.?| (?:and|&) {_NAME})? \({_YEAR}"  # Bahdanau et al. (2014), Smith and Lee (2019)
+    r"|\[\d+(?:\s*[,;–-]\s*\d+)*\]"  # [12], [3, 4], [5-7]
+    r"|\betc\.")  # a list of examples: "knowledge base population, question answering, etc."
+"""A sentence that cites other work or lists examples: author-year and numeric citation markers,
+and "etc."."""
+_OWN = re.compile(r"\b(?:we|our|us|this (?:paper|work|study|article))\b", re.IGNORECASE)
+"""The paper speaking of its own work."""
+
+
+def mentions_other_work(sentence: str) -> bool:
+    """True when ``sentence`` cites other work or lists examples (:data:`_CITATION`) and does not
+    speak of the paper's own work ("we", "our", "this paper"): what it names is then said of the
+    cited work ("Attention has been effective in machine translation (Bahdanau et al., 2014)"), not
+    of the paper quoting it ("Our module is based on graph neural networks (Scarselli et al., 2009)"
+    still speaks of the paper)."""
+    return _CITATION.search(sentence) is not None and _OWN.search(sentence) is None
+
+
 def states(sentence: str, phrases: list[str]) -> bool:
     """True when ``sentence`` contains every phrase key (``scorer.text.phrase_key``) of a
-    checkpoint contiguously after stemming: the sentence states the checkpoint's key phrases
-    (e.g. "We fine-tune BERT ..." states "The paper uses BERT"). False without phrase keys."""
+    checkpoint contiguously after stemming and does not cite other work or list examples
+    (:func:`mentions_other_work`): the sentence states the checkpoint's key phrases of the paper
+    itself (e.g. "We fine-tune BERT ..." states "The paper uses BERT"). False without phrase keys."""
     if not phrases:
         return False
     hay = stem_string([stems(sentence)])
-    return all(phrase_in(p, hay) for p in phrases)
+    return all(phrase_in(p, hay) for p in phrases) and not mentions_other_work(sentence)
