@@ -70,3 +70,10 @@ def test_cite_span_outside_the_text_is_rejected_with_a_reason(tmp_path):
     assert isinstance(doc, Document)
     assert all("[1]" in ctx for ref in doc.references for ctx in ref.contexts)
     assert any(ref.contexts for ref in doc.references)
+    # an empty span marks a position inside the text (S2ORC emits them): kept, not a reject
+    empty = _jsonl(tmp_path / "empty.jsonl", [_s2orc_json([{"start": 37, "end": 37, "ref_id": "BIBREF0"}])])
+    [doc] = list(read_file(empty, fmt="s2orc-json"))
+    assert isinstance(doc, Document) and any(ref.contexts for ref in doc.references)
+    reversed_ = _jsonl(tmp_path / "rev.jsonl", [_s2orc_json([{"start": 38, "end": 37, "ref_id": "BIBREF0"}])])
+    [item] = list(read_file(reversed_, fmt="s2orc-json"))
+    assert isinstance(item, Reject) and "cite_span [38, 37)" in item.reason

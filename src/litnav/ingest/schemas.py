@@ -87,12 +87,13 @@ class ParagraphIn(In):
 
     @model_validator(mode="after")
     def _spans_inside_text(self) -> ParagraphIn:
-        """A cite span must lie inside its paragraph (``0 <= start < end <= len(text)``): one that
+        """A cite span must lie inside its paragraph (``0 <= start <= end <= len(text)``; an empty
+        span marks a position, as S2ORC's parser emits for markers it could not delimit): one that
         does not points at some other text, so the record is rejected with the span and the length
         rather than clamped onto a sentence that does not hold the citation."""
         n = len(self.text)
         for span in self.cite_spans:
-            if not 0 <= span.start < span.end <= n:
+            if not 0 <= span.start <= span.end <= n:
                 raise ValueError(f"cite_span [{span.start}, {span.end}) (ref {span.ref_id}) lies outside its "
                                  f"paragraph of {n} characters")
         return self
