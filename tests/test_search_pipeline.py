@@ -52,6 +52,29 @@ def test_combination_falls_back_to_fusion_and_soft_preferences_reweight():
         Combination(scorer_weight=-1.0)
 
 
+def test_a_paper_judged_to_violate_an_exclusion_is_demoted_not_dropped():
+    from types import SimpleNamespace
+
+    from litnav.core.records import Judgement
+    from litnav.navigator.scoring import ScoringStage
+
+    twitter = Checkpoint(id="x1", kind="exclusion", text="The paper is not about Twitter", terms=["Twitter"])
+    checklist = Checklist(intent="sentiment analysis, not Twitter", checkpoints=[
+        Checkpoint(id="c1", kind="topic", text="sentiment analysis", terms=["sentiment analysis"]), twitter])
+
+    def paper(cid: str, exclusion_score: float) -> ScoredPaper:
+        j = Judgement(id="x1", kind="exclusion", text=twitter.text, score=exclusion_score, rationale="", engine="t")
+        return ScoredPaper(corpus_id=cid, judgements=[j], probability=0.5, final_score=0.5)
+
+    scored = [paper("tweets", 1.0), paper("reviews", 4.0), paper("blogs", 3.0)]
+    stage = ScoringStage(corpus=None, student=None)
+    stage._soft_failures(scored, SimpleNamespace(checklist=checklist))
+    assert stage.soft_failed == {"tweets": 1.0}
+    order = [p.corpus_id for p, _ in combine(scored, {"tweets": 1, "reviews": 2, "blogs": 3}, Combination(),
+                                              stage.soft_failed)]
+    assert order[-1] == "tweets" and len(order) == 3
+
+
 def test_bundled_combination_loads_and_bad_file_names_itself(tmp_path):
     model = load_combination()
     assert model.fusion_weight >= 0 and model.scorer_weight >= 0

@@ -183,7 +183,8 @@ def audit_cmd(
             console.print(f"[yellow]note: {path} has changed since this search (fingerprint differs); evidence "
                           "is shown in context only where the stored offsets still match[/yellow]")
     for r in results:
-        console.print(paper_panel(r, c.full_text(r.corpus_id) if c else None))
+        # soft_wrap off: a panel wraps its text inside its border even when the output is not a terminal
+        console.print(paper_panel(r, c.full_text(r.corpus_id) if c else None), soft_wrap=False)
 
 
 def operators_cmd() -> None:

@@ -289,7 +289,7 @@ class SearchRun:
         self.engines.setdefault("reranker", _order_label(self.settings, self.stage.student is not None))
         self.engines.setdefault("retrieval", retrieval_channels(self.corpus))
         return Session(
-            intent=self.intent, corpus=str(getattr(self.corpus, "directory", "") or ""),
+            intent=self.intent, corpus=_absolute(getattr(self.corpus, "directory", None)),
             corpus_fingerprint=self.corpus.fingerprint(), settings=_settings_snapshot(self.settings),
             rounds=self.rounds, results=results, engines=self.engines,
             timings={k: round(v, 6) for k, v in self.timings.items()}, stop_reason=self.stop_reason,
@@ -314,6 +314,14 @@ def operator_library() -> dict[str, dict[str, Any]]:
     return {name: {"channel": s.channel, "input": s.input_type, "inputs": [s.min_inputs, s.max_inputs],
                    "output": s.output, "doc": s.doc, "params": s.params.model_json_schema()}
             for name, s in sorted(REGISTRY.items())}
+
+
+def _absolute(directory) -> str:
+    """The corpus directory as an absolute path ("" without one), so a session file still finds
+    its corpus when it is read from another working directory."""
+    from pathlib import Path
+
+    return str(Path(directory).resolve()) if directory else ""
 
 
 def _order_label(settings: Settings, scored: bool) -> str:

@@ -45,7 +45,9 @@ class ScoringStage:
     [0, 1]). After a call: ``fused_rank[corpus_id]`` is the 1-based rank in the cumulative fused
     list, ``n_scored`` how many leading papers of the returned list were scored, and
     ``soft_failed[corpus_id]`` the summed weight of the soft metadata preferences (metadata
-    checkpoints with weight < 1) a scored paper fails (unknown metadata does not fail).
+    checkpoints with weight < 1) a scored paper fails (unknown metadata does not fail) and of the
+    exclusions it is judged to violate (score < 2.5, i.e. P(about it) > 0.5): the final ordering
+    demotes it (``reranker.combine``) rather than dropping a paper on one judgement.
     """
 
     def __init__(self, corpus, student, *, teacher=None):
@@ -127,13 +129,16 @@ class ScoringStage:
 
     def _soft_failures(self, scored: list[ScoredPaper], ctx: RunContext) -> None:
         soft = [c for c in ctx.checklist.checkpoints if c.kind == "metadata" and c.predicate and c.weight < 1.0]
+        exclusions = {c.id: min(1.0, c.weight) for c in ctx.checklist.checkpoints if c.kind == "exclusion"}
         self.soft_failed = {}
-        if not soft:
+        if not soft and not exclusions:
             return
-        papers = self.corpus.papers([p.corpus_id for p in scored])
+        papers = self.corpus.papers([p.corpus_id for p in scored]) if soft else {}
         for p in scored:
             paper = papers.get(p.corpus_id)
             failed = sum(c.weight for c in soft if paper is not None and evaluate(c.predicate, paper)[0] is False)
+            failed += sum(exclusions[j.checkpoint_id] for j in p.judgements
+                          if j.checkpoint_id in exclusions and j.score < 2.5)
             if failed:
                 self.soft_failed[p.corpus_id] = failed
 
