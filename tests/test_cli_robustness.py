@@ -82,3 +82,44 @@ def test_build_that_stores_nothing_is_an_error(runner, tmp_path):
     res = runner.invoke(app, ["build", str(empty), "--corpus", str(tmp_path / "e"), "--format", "jsonl",
                               "--no-progress"])
     assert res.exit_code != 0 and "no records" in res.output
+
+
+def test_a_damaged_database_is_a_one_line_error_not_a_traceback(tmp_path, monkeypatch, capsys):
+    import sys
+
+    import duckdb
+
+    from litnav.cli import main
+    from litnav.corpus import Corpus
+
+    def damaged(*args, **kwargs):
+        raise duckdb.IOException('IO Error: Could not read enough bytes from file "corpus.duckdb"\nmore')
+
+    (tmp_path / "c").mkdir()
+    monkeypatch.setattr(Corpus, "open", damaged)
+    monkeypatch.setattr(sys, "argv", ["litnav", "stats", "--corpus", str(tmp_path / "c")])
+    with pytest.raises(SystemExit) as done:
+        main()
+    assert done.value.code == 1
+    err = capsys.readouterr().err
+    assert "corpus database cannot be read" in err and "litnav check" in err and "more" not in err
+
+
+def test_a_folder_without_a_model_is_refused_and_never_stored(runner, tmp_path):
+    src = tmp_path / "p.jsonl.gz"
+    _write_gz(src, RECORDS)
+    corpus = tmp_path / "c"
+    res = runner.invoke(app, ["build", str(src), "--corpus", str(corpus), "--format", "jsonl",
+                              "--set", f"corpus.model_path={tmp_path}"])
+    assert res.exit_code != 0 and "holds no sentence-transformers model" in res.output
+    assert "Traceback" not in res.output
+    res = runner.invoke(app, ["build", str(src), "--corpus", str(corpus), "--format", "jsonl",
+                              "--set", "corpus.abstract_embeddings=false"])
+    assert res.exit_code == 0, res.output  # the bad path was not kept for the next build
+
+
+def test_a_missing_student_file_is_a_clear_error():
+    from litnav.scorer import StudentError, load_student
+
+    with pytest.raises(StudentError, match="no such student file"):
+        load_student("/nonexistent/student.json")

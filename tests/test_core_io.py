@@ -33,3 +33,33 @@ def test_atomic_path_keeps_the_suffix_np_save_needs(tmp_path):
     with atomic_path(target, suffix=".npy") as tmp:
         np.save(tmp, np.arange(3))
     assert np.load(target).tolist() == [0, 1, 2]
+
+
+def test_a_write_follows_a_link_and_never_replaces_a_pipe_or_a_folder(tmp_path):
+    import os
+    import threading
+
+    from litnav.core.io import write_text
+
+    (tmp_path / "target.bib").write_text("old")
+    os.symlink("target.bib", tmp_path / "link.bib")
+    write_text(tmp_path / "link.bib", "new")
+    assert (tmp_path / "link.bib").is_symlink() and (tmp_path / "target.bib").read_text() == "new"
+    os.mkfifo(tmp_path / "pipe.bib")
+    got: list[str] = []
+    reader = threading.Thread(target=lambda: got.append((tmp_path / "pipe.bib").read_text()))
+    reader.start()
+    write_text(tmp_path / "pipe.bib", "piped")
+    reader.join(timeout=10)
+    assert got == ["piped"] and (tmp_path / "pipe.bib").is_fifo()
+    with pytest.raises(IsADirectoryError, match=str(tmp_path)):
+        write_text(tmp_path, "x")
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        if not os.access(locked, os.W_OK):  # root writes anywhere
+            with pytest.raises(OSError, match="locked/out.bib'"):
+                write_text(locked / "out.bib", "x")
+    finally:
+        locked.chmod(0o700)

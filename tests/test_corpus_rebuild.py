@@ -175,6 +175,12 @@ def test_lazy_chunk_vectors_match_eager_and_are_cached(tmp_path):
         many = z.chunk_vectors_many(["p1", "p2", "p3"])
         assert set(many) == {"p1", "p2", "p3"}
     assert len(list((lazy / "chunk_cache").rglob("*.npz"))) == 3
+    # a cut or garbled cache file reads as missing (re-embedded), never an error
+    for cid, damage in (("p1", lambda b: b[:50]), ("p2", lambda b: b"not a zip file at all")):
+        with Corpus.open(lazy) as z:
+            path = next(p for p in (z._cache_path(cid, r) for r in z._cache_roots()) if p.is_file())
+            path.write_bytes(damage(path.read_bytes()))
+            assert z._read_cache(cid) is None
 
 
 def test_title_and_chosen_chunk_vectors_are_cached_across_processes(tmp_path, monkeypatch):

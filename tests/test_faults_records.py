@@ -77,3 +77,29 @@ def test_cite_span_outside_the_text_is_rejected_with_a_reason(tmp_path):
     reversed_ = _jsonl(tmp_path / "rev.jsonl", [_s2orc_json([{"start": 38, "end": 37, "ref_id": "BIBREF0"}])])
     [item] = list(read_file(reversed_, fmt="s2orc-json"))
     assert isinstance(item, Reject) and "cite_span [38, 37)" in item.reason
+
+
+def test_numbers_too_large_for_their_column_reject_only_their_record(tmp_path):
+    src = _jsonl(tmp_path / "a.jsonl", [{"id": "g1", "title": "Good", "abstract": "Parsing.", "year": 2010},
+                                        {"id": "y1", "title": "Bad year", "year": 3000000000},
+                                        {"id": "y2", "title": "Bad year", "year": 10**20}])
+    build([src], tmp_path / "c", fmt="jsonl", progress=False, finalize=False)
+    with Corpus.open(tmp_path / "c") as c:
+        assert c.all_ids() == ["g1"]
+        reasons = {row[2]: row[3] for row in c.rejects()}
+        assert set(reasons) == {2, 3} and all("'year'" in r and "not a year" in r for r in reasons.values())
+
+
+def test_s2_rows_with_out_of_range_counts_or_bad_offsets_are_rejected_with_the_field():
+    import pytest
+    from pydantic import ValidationError
+
+    from litnav.ingest.readers.datasets_api import AnnotationError, annotations
+    from litnav.ingest.schemas import PaperIn as S2PaperIn
+
+    with pytest.raises(ValidationError, match="citationcount"):
+        S2PaperIn.model_validate({"corpusid": 1, "title": "T", "citationcount": 5_000_000_000})
+    with pytest.raises(ValidationError, match="year"):
+        S2PaperIn.model_validate({"corpusid": 1, "title": "T", "year": 3_000_000_000})
+    with pytest.raises(AnnotationError, match="paragraph.*not an integer"):
+        annotations({"paragraph": '[{"start": "a", "end": "b"}]'})

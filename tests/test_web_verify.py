@@ -52,6 +52,7 @@ def test_every_format_is_read(tmp_path):
     ("notitle.bib", "@article{x,\n  author={Doe, J.},\n  year={2020}\n}\n", r"notitle\.bib:1: entry 'x' has no title"),
     ("bad.json", '[{"title": "A"},\n {"title": }]', r"bad\.json:2: invalid JSON"),
     ("bad.ris", "TI  - no type line\nER  - \n", r"bad\.ris:1: no RIS entries"),
+    ("num.json", '[{"title": "A"}, {"id": "k", "title": 5}]', r"num\.json: CSL-JSON item 2 \(k\): field 'title' must be text"),
 ])
 def test_parse_errors_name_file_and_line(tmp_path, name, text, where):
     p = tmp_path / name

@@ -52,6 +52,16 @@ def test_invalid_workflow_names_node_and_field(mutate, node, field, phrase):
     assert phrase in str(info.value)
 
 
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -1.0])
+def test_a_fusion_weight_must_be_finite_and_not_negative(bad):
+    data = plan_workflow(_checklist(), Settings()).model_dump()
+    fuse = next(n for n in data["nodes"] if n["id"] == "fuse")
+    fuse["params"]["weights"][0] = bad
+    with pytest.raises(WorkflowError) as info:
+        validate_workflow(Workflow.model_validate(data))
+    assert info.value.node_id == "fuse" and info.value.field.startswith("params.weights")
+
+
 def test_type_mismatch_and_cycle_are_rejected():
     wrong = Workflow(nodes=[
         Node(id="a", op="semantic_search", params={"query": "x"}),

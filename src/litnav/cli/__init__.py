@@ -5,6 +5,7 @@ registers itself with ``register(app)``."""
 from __future__ import annotations
 
 import importlib
+import sys
 
 import typer
 
@@ -25,9 +26,22 @@ def _register() -> None:
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point. A database error (a damaged ``corpus.duckdb``) is a one-line
+    error that says how to find the damage, not a traceback."""
     _register()
-    app()
+    try:
+        app()
+    except Exception as exc:
+        duckdb = sys.modules.get("duckdb")
+        if duckdb is None or not isinstance(exc, duckdb.Error):
+            raise
+        from litnav.cli.common import fail
+
+        try:
+            fail(f"the corpus database cannot be read ({type(exc).__name__}: {str(exc).splitlines()[0]}); "
+                 "`litnav check --corpus DIR` reports what is damaged")
+        except typer.Exit as done:
+            sys.exit(done.exit_code)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ temporary file is removed and the old file is left as it was. New files get ordi
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import tempfile
@@ -31,10 +32,24 @@ def _umask() -> int:
 def atomic_path(path: str | Path, suffix: str = ".tmp") -> Iterator[Path]:
     """Yield a fresh temporary path beside ``path`` (same folder, hidden name ending in
     ``suffix``, e.g. ``".npy"`` for ``np.save``); when the block ends without an exception the
-    temporary file replaces ``path``, otherwise it is deleted. Parent folders are created."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=suffix)
+    temporary file replaces ``path``, otherwise it is deleted. Parent folders are created.
+
+    A symbolic link is followed (the file it points to is replaced; the link stays), and a
+    ``path`` that exists but is not a regular file (a pipe, ``/dev/stdout``, a device) is yielded
+    itself, written in place: there is nothing to replace atomically, and replacing it would
+    destroy it. Raises ``IsADirectoryError`` for a folder and an ``OSError`` that names ``path``
+    (not the temporary file) when its folder cannot be written."""
+    path = Path(os.path.realpath(path)) if Path(path).is_symlink() else Path(path)
+    if path.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "is a folder, not a file", str(path))
+    if path.exists() and not path.is_file():
+        yield path
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=suffix)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, str(path)) from exc
     os.close(fd)
     tmp = Path(tmp_name)
     try:

@@ -173,7 +173,8 @@ class Encoder:
     backend=...)`` any sentence-transformers folder on any of :data:`BACKENDS` (default: the
     ``corpus.encoder_backend`` setting's default; the exported ones
     need a mean-pooling BERT-like model with a ``tokenizer.json``). Models load on first
-    :meth:`encode` and are shared per process. Raises :class:`CorpusError` for a missing folder and
+    :meth:`encode` and are shared per process. Raises :class:`CorpusError` for a missing folder
+    or one without ``modules.json``/``config.json``, and
     ``ValueError`` for an unknown backend.
     """
 
@@ -182,6 +183,9 @@ class Encoder:
         self.path = Path(model_path) if model_path else bundled_model_path()
         if not self.path.is_dir():
             raise CorpusError(f"embedding model folder {self.path} does not exist")
+        if not any((self.path / f).is_file() for f in ("modules.json", "config.json")):
+            raise CorpusError(f"{self.path} holds no sentence-transformers model (no modules.json or config.json; "
+                              "corpus.model_path names the model's folder)")
         if backend is None:
             from litnav.core.settings import CorpusSettings
 

@@ -12,6 +12,7 @@ import json
 import logging
 import os
 import threading
+import zipfile
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from datetime import date
@@ -672,7 +673,7 @@ class Corpus:
         try:
             with np.load(path, allow_pickle=False) as z:
                 ordinals, hashes, vecs = z["ordinal"], z["text_hash"], z["vec"]
-        except (OSError, ValueError, KeyError):
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile):
             return None  # damaged cache file: re-embedded and rewritten
         if vecs.ndim != 2 or vecs.shape[1] != self.encoder.dim:
             return None

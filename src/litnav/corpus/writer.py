@@ -378,6 +378,10 @@ class CorpusWriter:
         try:
             settings = merge_settings(directory, get_meta(conn, "settings"), settings, get_meta(conn, "model"),
                                       allow_change=allow_settings_change)
+            if settings.model_path:  # a bad model folder is refused before it is stored
+                from litnav.corpus.encoder import Encoder
+
+                Encoder.from_settings(settings)
         except BaseException:
             conn.close()
             lock.release()

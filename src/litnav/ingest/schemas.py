@@ -45,12 +45,12 @@ def _year(value: Any) -> Any:
 def parse_year(value: Any) -> int | None:
     """A year from an int, an integral float or a string starting with four digits
     (``"2011"``, ``"2011-11"``); None/``""`` give None. Raises ``ValueError("not a year: ...")``
-    for anything else (booleans included)."""
+    for anything else (booleans and numbers outside 0-9999 included)."""
     value = _year(value)
-    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
-        return value
     if isinstance(value, float) and value.is_integer():
-        return int(value)
+        value = int(value)
+    if value is None or (isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 9999):
+        return value
     raise ValueError(f"not a year: {value!r}")
 
 
@@ -64,7 +64,8 @@ def _null_dict(value: Any) -> Any:
 
 Id = Annotated[str, BeforeValidator(_id), Field(min_length=1)]
 OptId = Annotated[str | None, BeforeValidator(_opt_id)]
-Year = Annotated[int | None, BeforeValidator(_year)]
+Year = Annotated[int | None, BeforeValidator(_year), Field(ge=0, le=9999)]
+Count = Annotated[int | None, Field(ge=0, le=2**31 - 1)]  # stored as int32
 OptStr = str | None
 
 
@@ -180,8 +181,8 @@ class PaperIn(In):
     authors: Annotated[list[S2AuthorIn], BeforeValidator(_null_list)] = []
     venue: OptStr = None
     year: Year = None
-    referencecount: int | None = None
-    citationcount: int | None = None
+    referencecount: Count = None
+    citationcount: Count = None
     isopenaccess: bool | None = None
     s2fieldsofstudy: Annotated[list[FieldOfStudyIn], BeforeValidator(_null_list)] = []
     publicationtypes: Annotated[list[str], BeforeValidator(_null_list)] = []

@@ -33,10 +33,12 @@ def load_student(path: str | Path | None = None, device: str = "cpu"):
     ``path`` is a feature-student JSON file, or a folder holding ``student.json``; the folder's
     document names the kind (``FORMAT`` = feature student; ``scorer.cross_encoder.FORMAT`` = a
     ``CrossEncoderStudent``, whose weights sit beside it). Both kinds offer ``name``,
-    ``predict_satisfaction(items)`` and ``relevance(r)``. Raises ``StudentError`` for a bad or
-    unknown document and ``OSError`` when the path cannot be read. ``device`` is the torch
+    ``predict_satisfaction(items)`` and ``relevance(r)``. Raises ``StudentError`` for a missing
+    path or a bad or unknown document and ``OSError`` when the path cannot be read. ``device`` is the torch
     device a cross-encoder runs on (``ScorerSettings.device``); the feature student ignores it."""
     path = default_model_path() if path is None else Path(path)
+    if not path.exists():
+        raise StudentError(f"{path}: no such student file or folder (scorer.student)")
     if not path.is_dir():
         return Student.load(path)
     doc_path = path / STUDENT_FILE

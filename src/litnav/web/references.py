@@ -173,6 +173,13 @@ def _csl(path: Path, text: str) -> list[Reference]:
         key = str(item.get("id", f"item {i + 1}")) if isinstance(item, dict) else f"item {i + 1}"
         if not isinstance(item, dict) or not item.get("title"):
             raise ReferenceParseError(f"{path}: CSL-JSON item {i + 1} ({key}) has no title")
+        for field in ("title", "container-title", "DOI"):
+            value = item.get(field)
+            if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+                item = {**item, field: value[0]}  # some exporters write a list of titles
+            elif value is not None and not isinstance(value, str):
+                raise ReferenceParseError(f"{path}: CSL-JSON item {i + 1} ({key}): field {field!r} must be "
+                                          f"text, not {type(value).__name__}")
         try:
             year = _year(((item.get("issued") or {}).get("date-parts") or [[None]])[0][0])
         except (AttributeError, IndexError, TypeError):

@@ -57,7 +57,11 @@ def annotations(content: dict[str, Any]) -> dict[str, list[dict]]:
             raise AnnotationError(f"field 'content.annotations.{name}': invalid JSON ({exc})") from exc
         if not isinstance(spans, list) or not all(isinstance(s, dict) and "start" in s and "end" in s for s in spans):
             raise AnnotationError(f"field 'content.annotations.{name}': not a list of spans")
-        out[name] = sorted(spans, key=lambda s: (int(s["start"]), int(s["end"])))
+        try:
+            spans = [{**s, "start": int(s["start"]), "end": int(s["end"])} for s in spans]
+        except (TypeError, ValueError) as exc:
+            raise AnnotationError(f"field 'content.annotations.{name}': a span offset is not an integer ({exc})") from exc
+        out[name] = sorted(spans, key=lambda s: (s["start"], s["end"]))
     return out
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
@@ -44,7 +44,8 @@ class UnionParams(OperatorParams):
 
     method: Literal["rrf", "max"] = "rrf"
     k: int = Field(60, ge=1, description="RRF constant.")
-    weights: list[float] | None = Field(None, description="One weight per input, in input order.")
+    weights: list[Annotated[float, Field(ge=0, allow_inf_nan=False)]] | None = Field(
+        None, description="One finite weight >= 0 per input, in input order.")
     limit: int | None = Field(None, ge=1, description="Keep only the best `limit` candidates.")
 
 
