@@ -382,8 +382,9 @@ def to_jsonl(rows: list[ExportRow]) -> str:
 
 def to_csv(rows: list[ExportRow], session: Session) -> str:
     """A spreadsheet: rank, corpus_id, title, authors (``; ``-joined), year, venue, doi, arxiv,
-    acl, pubmed, url, s2_url, final_score, probability, then ``<id> score`` and ``<id> quote``
-    per checkpoint of the final checklist (empty where the paper has no judgement)."""
+    acl, pubmed, url, s2_url, final_score, probability (4 decimals), then ``<id> score`` (0-5, 2
+    decimals) and ``<id> quote`` per checkpoint of the final checklist (empty where the paper has
+    no judgement; the JSONL export keeps full precision and each checkpoint's text)."""
     cids = _checkpoint_ids(session)
     head = ["rank", "corpus_id", "title", "authors", "year", "venue", "doi", "arxiv", "acl", "pubmed", "url",
             "s2_url", "final_score", "probability"]
@@ -397,11 +398,11 @@ def to_csv(rows: list[ExportRow], session: Session) -> str:
         by_id = {j.checkpoint_id: j for j in r.checkpoints}
         line = [r.rank, p.corpus_id, p.title, "; ".join(a.name for a in p.authors), p.year or "",
                 p.venue_raw or p.venue or "", ids.get("doi", ""), ids.get("arxiv", ""), ids.get("acl", ""),
-                ids.get("pubmed", ""), row.urls[0] if row.urls else "", row.s2_url or "", r.final_score,
-                r.probability]
+                ids.get("pubmed", ""), row.urls[0] if row.urls else "", row.s2_url or "", round(r.final_score, 4),
+                round(r.probability, 4)]
         for c in cids:
             j = by_id.get(c)
-            line += [j.score if j else "", (j.quote or "") if j else ""]
+            line += [round(j.score, 2) if j else "", (j.quote or "") if j else ""]
         w.writerow(line)
     return buf.getvalue()
 
