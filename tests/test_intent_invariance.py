@@ -187,3 +187,15 @@ def test_phrase_table_cuts_at_function_words_and_counts_collocations() -> None:
 def test_a_bare_venue_acronym_is_never_a_concept(intent: str) -> None:
     cl = parse_intent(intent, None, TODAY, phrases=TABLE)
     assert not any(w in ("prl", "prb") for t in concepts(cl) for w in t.split())
+
+
+@pytest.mark.parametrize("intent, whole", [
+    ("sentiment analysis of social media posts", "social media post"),
+    ("opinion mining on social media posts", "social media post"),
+])
+def test_a_word_after_a_known_phrase_is_its_head_not_a_concept_of_its_own(intent, whole) -> None:
+    table = build_phrase_table(ABSTRACTS * 3 + ["Social media data; social media users; social media."] * 3,
+                               min_count=2)
+    found = concepts(parse_intent(intent, None, TODAY, phrases=table))
+    assert any(f" {whole} " in f" {f} " for f in found), found
+    assert "post" not in found, found

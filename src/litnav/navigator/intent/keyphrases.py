@@ -10,7 +10,8 @@
 3. with a corpus phrase table (``corpus.phrases.PhraseTable``), each run is segmented
    greedily into the longest phrases the table knows (3 then 2 words), and a word left over
    joins the segment after it (English modifiers precede their head: "large" + "pretrained
-   language models"); without a table a run is one concept;
+   language models"), or, at the end of a run, the phrase before it (its head: "social media"
+   + "posts"); without a table a run is one concept;
 4. request and document words at the edges are trimmed (``facets.clean_phrase``), and a
    lower-case one-word concept that is only an adjective ("brittle") or generic in the corpus (in more than :data:`GENERIC_DOC_FRACTION`
    of its documents, e.g. "effect", "approach"; without a table: the words of
@@ -122,8 +123,8 @@ def _segment(run: list[tuple[str, int, int]], table: PhraseTable | None) -> list
         else:
             pending += toks
     if pending:
-        if out and len(pending) == 1 and table.doc_fraction(pending[0][0]) > GENERIC_DOC_FRACTION:
-            out[-1] = out[-1] + pending  # a generic head word ends the phrase before it ("... models")
+        if out and len(pending) == 1:
+            out[-1] = out[-1] + pending  # one word after a phrase is its head ("social media posts")
         else:
             out.append(pending)
     return out
