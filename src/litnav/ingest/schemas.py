@@ -64,8 +64,8 @@ def _null_dict(value: Any) -> Any:
 
 Id = Annotated[str, BeforeValidator(_id), Field(min_length=1)]
 OptId = Annotated[str | None, BeforeValidator(_opt_id)]
-Year = Annotated[int | None, BeforeValidator(_year), Field(ge=0, le=9999)]
-Count = Annotated[int | None, Field(ge=0, le=2**31 - 1)]  # stored as int32
+Year = Annotated[Annotated[int, Field(ge=0, le=9999)] | None, BeforeValidator(_year)]
+Count = Annotated[int, Field(ge=0, le=2**31 - 1)] | None  # stored as int32
 OptStr = str | None
 
 
