@@ -228,3 +228,15 @@ def test_a_preferred_type_is_searched_in_the_users_words(intent, words):
 
     query = content_query(parse_intent(intent, today=date(2026, 12, 1)))
     assert words.lower() in query.lower()
+
+
+@pytest.mark.parametrize("intent", [
+    "machine translation published before 2000 or after 2020",
+    "machine translation after 2020 or before 2000",
+])
+def test_before_or_after_is_one_excluded_period_not_a_contradiction(intent: str) -> None:
+    [m] = [c for c in parse_intent(intent, None, TODAY).checkpoints if c.kind == "metadata"]
+    assert m.predicate == MetadataPredicate(field="year", start=date(2000, 1, 1), end=date(2020, 12, 31), negate=True)
+    assert m.weight == 1.0
+    with pytest.raises(ValueError, match="contradictory"):  # "and" still asks for both
+        parse_intent("machine translation published before 2000 and after 2020", None, TODAY)

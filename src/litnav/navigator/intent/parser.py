@@ -32,7 +32,7 @@ empirical studies" make it weight 1.0; excluded types ("not surveys") are always
 from __future__ import annotations
 
 import re
-from datetime import date
+from datetime import date, timedelta
 
 from litnav.core.records import Checklist, Checkpoint, MetadataPredicate
 from litnav.corpus.phrases import PhraseTable
@@ -91,7 +91,7 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
     whole = whole_intent(ws.text)
 
     metadata: list[tuple[int, Checkpoint]] = []
-    metadata += _year_checkpoints(dates)
+    metadata += _year_checkpoints(dates, text)
     for negated in (False, True):
         vs = [v for v in venue_mentions if v.negated == negated]
         if vs:
@@ -165,7 +165,7 @@ def _parse_claim(text: str, today: date) -> Checklist:
         claim = re.sub(r"\s+([.,;])", r"\1", re.sub(r"\s+", " ", ws.text.replace(BOUNDARY, " "))).strip(" ,;")
     terms = claim_terms(claim) or [claim]
     checkpoints = [Checkpoint(id="c1", kind="topic", text=claim, terms=terms)]
-    checkpoints += [cp.model_copy(update={"id": f"m{i}"}) for i, (_p, cp) in enumerate(_year_checkpoints(dates), 1)]
+    checkpoints += [cp.model_copy(update={"id": f"m{i}"}) for i, (_p, cp) in enumerate(_year_checkpoints(dates, text), 1)]
     return Checklist(intent=text, checkpoints=checkpoints)
 
 
@@ -181,11 +181,31 @@ def _period(start: date | None, end: date | None) -> str:
     return f"on or before {end.isoformat()}" if end else "at any time"
 
 
-def _year_checkpoints(dates: list[DateConstraint]) -> list[tuple[int, Checkpoint]]:
+def _either_end(chosen: list[DateConstraint], text: str) -> DateConstraint | None:
+    """"before 2000 or after 2020": an open-ended "before" and an open-ended "after" joined by
+    "or" whose periods do not meet are one negated period (not 2000-2020), not a contradiction."""
+    if len(chosen) != 2:
+        return None
+    early, late = sorted(chosen, key=lambda d: (d.end is None, d.end or date.max))
+    if early.start or not early.end or late.end or not late.start or late.start <= early.end:
+        return None
+    first, second = sorted((early, late), key=lambda d: d.position)
+    if not re.search(r"\bor\b", text[first.position + len(first.phrase):second.position], re.I):
+        return None
+    return DateConstraint(start=early.end + timedelta(days=1), end=late.start - timedelta(days=1), negated=True,
+                          position=first.position, weight=min(early.weight, late.weight),
+                          phrase=f"{first.phrase} or {second.phrase}")
+
+
+def _year_checkpoints(dates: list[DateConstraint], text: str = "") -> list[tuple[int, Checkpoint]]:
     out: list[tuple[int, Checkpoint]] = []
     positive = [d for d in dates if not d.negated]
     hard = [d for d in positive if d.weight >= 1.0]
     chosen = hard or positive
+    either = _either_end(chosen, text)
+    if either is not None:
+        dates = [d for d in dates if d not in chosen] + [either]
+        chosen = []
     if chosen:
         starts = [d.start for d in chosen if d.start]
         ends = [d.end for d in chosen if d.end]
