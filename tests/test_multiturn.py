@@ -196,3 +196,13 @@ def test_a_hard_constraint_from_feedback_holds_in_every_later_turn(corpus):
         for n in turn.workflow.nodes:
             if n.op == "filter" and n.params.get("checkpoint_ids"):
                 assert new in n.params["checkpoint_ids"], (turn.index, n.id)
+
+
+def test_feedback_that_changes_nothing_keeps_the_ranking(corpus):
+    # the refinement's workflow sums every round's fused scores as the search loop did, so a
+    # turn whose edits change nothing ranks exactly as the search it continues
+    first = ensure_turns(search(INTENT, corpus, Settings(), top_k=10, rounds=2))
+    assert len(first.rounds) == 2
+    before = [r.corpus_id for r in first.results]
+    again = refine(first, "show 10 results", corpus, Settings())
+    assert [r.corpus_id for r in again.results] == before

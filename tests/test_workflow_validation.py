@@ -96,3 +96,18 @@ def test_reciprocal_rank_fusion_hand_computed():
     assert fused["a"] == pytest.approx(1 / 61)
     assert fused["c"] == pytest.approx(1 / 62)
     assert [d for d, _ in reciprocal_rank_fusion([["a", "b"], ["b", "c"]])] == ["b", "a", "c"]
+
+
+def test_union_sum_adds_fused_scores_where_rrf_would_use_ranks():
+    from litnav.librarians.operators.fusion import UnionParams, union
+    from litnav.librarians.pool import Pool
+
+    # "a" leads round 1 by far; "b" is second in both rounds: summed scores keep "a" first (as the
+    # search loop's cumulative fusion does), RRF over the two ranked lists would put "b" first
+    round1 = Pool([("a", 0.05), ("b", 0.02)], {})
+    round2 = Pool([("c", 0.01), ("b", 0.005)], {})
+    summed = union(UnionParams(method="sum"), [round1, round2], None, "fuse_rounds")
+    assert [cid for cid, _ in summed.hits] == ["a", "b", "c"]
+    assert dict(summed.hits)["b"] == pytest.approx(0.025)
+    rrf = union(UnionParams(method="rrf"), [round1, round2], None, "fuse_rounds")
+    assert rrf.hits[0][0] == "b"

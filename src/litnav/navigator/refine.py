@@ -80,8 +80,9 @@ def rounds_workflow(rounds: list[Round]) -> Workflow:
     round added (expansion queries, citation seeds), and the loop fuses the rounds' lists
     cumulatively, so a refinement built on the last round alone would lose the round-1
     whole-intent searches. Here each round's retrieval side (its nodes before the evidence step;
-    a later round's ids get a ``_r{index}`` suffix where they collide) feeds one reciprocal rank
-    fusion (``fuse_rounds``, weight 1 a round, as the loop's cumulative sum), followed by the last
+    a later round's ids get a ``_r{index}`` suffix where they collide) feeds one union that sums
+    the rounds' fused scores (``fuse_rounds``, method ``sum``: the loop's cumulative fused list,
+    so a refinement that changes nothing ranks as the search did), followed by the last
     round's evidence, scoring and ranking. Node keys do not depend on ids, so every retrieval node
     is reused from the operator records. One round, or a round whose evidence step has not one
     input: the last round's workflow unchanged."""
@@ -104,8 +105,8 @@ def rounds_workflow(rounds: list[Round]) -> Workflow:
         heads.append(rename[_head(r.workflow)])
     k = next((n.params.get("k") for n in last.nodes if n.op == "union" and n.params.get("k")), None)
     fuse = Node(id="fuse_rounds", op="union", inputs=heads,
-                params={"method": "rrf", "weights": [1.0] * len(heads), **({"k": k} if k else {})},
-                note="the candidates of every round of the search, fused")
+                params={"method": "sum", "weights": [1.0] * len(heads), **({"k": k} if k else {})},
+                note="the candidates of every round of the search: their fused scores summed, as the search loop does")
     tail = [n.model_copy(deep=True) for n in last.nodes if n.op in TAIL_OPS]
     for n in tail:
         if n.op == "locate_evidence":

@@ -40,9 +40,11 @@ def reciprocal_rank_fusion(
 
 
 class UnionParams(OperatorParams):
-    """How to merge: ``rrf`` (reciprocal rank fusion with constant ``k``) or ``max`` score."""
+    """How to merge: ``rrf`` (reciprocal rank fusion with constant ``k``), ``max`` score, or
+    ``sum`` of the inputs' scores (weighted; for inputs that are already fused lists, e.g. the
+    rounds of one search, whose RRF scores add up as the search loop adds them)."""
 
-    method: Literal["rrf", "max"] = "rrf"
+    method: Literal["rrf", "max", "sum"] = "rrf"
     k: int = Field(60, ge=1, description="RRF constant.")
     weights: list[Annotated[float, Field(ge=0, allow_inf_nan=False)]] | None = Field(
         None, description="One finite weight >= 0 per input, in input order.")
@@ -57,6 +59,13 @@ def union(params: UnionParams, inputs: list[Pool], ctx: RunContext, node_id: str
         raise WorkflowError(node_id, f"{len(params.weights)} weights for {len(inputs)} inputs", "weights")
     if params.method == "rrf":
         hits = reciprocal_rank_fusion([p.ids for p in inputs], params.k, params.weights)
+    elif params.method == "sum":
+        total: dict[str, float] = {}
+        for p, w in zip(inputs, params.weights or [1.0] * len(inputs)):
+            for cid, s in p.hits:
+                total[cid] = total.get(cid, 0.0) + w * s
+        first = {cid: i for i, cid in enumerate(total)}  # ties keep the order of first appearance
+        hits = sorted(total.items(), key=lambda kv: (-kv[1], first[kv[0]]))
     else:
         best: dict[str, float] = {}
         for p, w in zip(inputs, params.weights or [1.0] * len(inputs)):
