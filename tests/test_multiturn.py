@@ -206,3 +206,37 @@ def test_feedback_that_changes_nothing_keeps_the_ranking(corpus):
     before = [r.corpus_id for r in first.results]
     again = refine(first, "show 10 results", corpus, Settings())
     assert [r.corpus_id for r in again.results] == before
+
+
+def test_a_constraint_from_feedback_can_be_replaced_or_ignored(corpus):
+    from litnav.navigator.feedback import FeedbackError
+
+    session = ensure_turns(search(INTENT, corpus, Settings(), top_k=10))
+    session = refine(session, "only papers after 2019", corpus, Settings())
+    session = refine(session, "only papers after 2020", corpus, Settings())  # replaces, not an error
+    assert session.results and all(r.year >= 2021 for r in session.results)
+    session = refine(session, "ignore the year constraint", corpus, Settings())
+    last = session.turns[-1]
+    assert not any(c.kind == "metadata" for c in last.checklist.checkpoints)
+    assert not any(n.params.get("within") for n in last.workflow.nodes)  # searched whole again
+    assert any(r.year is not None and r.year < 2021 for r in session.results)
+    with pytest.raises(FeedbackError, match="no venue constraint"):
+        refine(session, "ignore the venue constraint", corpus, Settings())
+
+
+def test_ignoring_a_year_of_the_intent_keeps_every_round(corpus):
+    first = ensure_turns(search(INTENT + " since 2020", corpus, Settings(), top_k=10, rounds=2))
+    rounds = len(first.rounds)
+    session = refine(first, "ignore the year constraint", corpus, Settings())
+    fuse = next(n for n in session.turns[-1].workflow.nodes if n.id == "fuse_rounds")
+    assert rounds == 2 and len(fuse.inputs) == rounds  # each round's branch spliced past its filter
+    assert any(r.year is not None and r.year < 2020 for r in session.results)
+
+
+def test_more_like_a_result_adds_its_title_as_a_focus(corpus):
+    session = ensure_turns(search(INTENT, corpus, Settings(), top_k=10))
+    second = session.results[1]
+    session = refine(session, "more like #2", corpus, Settings())
+    [cp] = [c for c in session.turns[-1].checklist.checkpoints if c.source == "user"]
+    assert cp.terms == [" ".join(second.title.split())]
+    assert any(n.params.get("query") == cp.terms[0] for n in session.turns[-1].workflow.nodes)

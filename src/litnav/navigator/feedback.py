@@ -10,8 +10,10 @@ exclusions, plus patterns for what only makes sense between turns:
 - exclusion: "drop/remove/exclude/filter out anything about X", "no X", "without X";
 - result size: "show 20 results", "only the top 5";
 - pin/ban: "pin paper 2", "ban #3", "remove paper 4" (a rank, a corpus id, or a quoted title);
-- checkpoints: "focus on X" / "prioritise X" (add a topic), "X matters more/less" (reweight),
-  "ignore the year constraint" / "drop checkpoint m1" (drop).
+- checkpoints: "focus on X" / "prioritise X" (add a topic), "more like #2" / "papers similar to
+  the top paper" (a topic named by that paper's title, searched like a focus), "X matters
+  more/less" (reweight), "ignore the year constraint" / "drop checkpoint m1" (drop; a
+  constraint the search does not have is a ``FeedbackError``).
 
 Paper references: "the top paper"/"the first paper"/"paper N"/"#N"/"the Nth paper" are ranks in
 the current results; a corpus id is taken as is. Each edit carries the phrase it came from.
@@ -46,6 +48,7 @@ _EXCLUDE = re.compile(
 _TOP_K = re.compile(r"\b(?:show|give|return|list)(?:\s+me)?\s+(?:the\s+)?(?:top\s+)?(?P<n>\d+)|"
                     r"\bonly\s+(?:the\s+)?top\s+(?P<m>\d+)|\b(?P<o>\d+)\s+results\b", re.I)
 _PIN = re.compile(r"\b(?P<verb>pin|keep|ban|remove|drop|discard)\s+" + _PAPER_REF + r"(?=\s*(?:[,.;]|$|\band\b))", re.I)
+_MORE_LIKE = re.compile(r"\b(?:more|papers?|others?|work)\s+(?:papers?\s+)?(?:like|similar\s+to)\s+" + _PAPER_REF, re.I)
 _FOCUS = re.compile(r"\b(?:focus\s+on|prioriti[sz]e|more\s+(?:about|on)|emphasi[sz]e|should\s+(?:also\s+)?(?:cover|address))\s+"
                     r"(?P<what>[\w\s\-]+?)\s*(?:[,.;]|$)", re.I)
 _REWEIGHT = re.compile(r"(?P<what>[\w\s\-]+?)\s+(?:matters?|is|are)\s+(?P<dir>more|less)\s+important", re.I)
@@ -156,10 +159,25 @@ def parse_feedback(
             c.id for c in checklist.checkpoints if c.kind == "metadata" and c.predicate is not None
             and c.predicate.field == {"date": "year", "type": "publication_type"}.get(
                 m.group("field").lower().split()[0], m.group("field").lower().replace(" ", "_"))]
+        if not ids:
+            raise FeedbackError(f"the search has no {m.group('field').lower()} constraint to ignore")
+        reason = take(m)
         for cid in ids:
             if cid not in {c.id for c in checklist.checkpoints}:
                 raise FeedbackError(f"no checkpoint {cid!r} in the checklist")
-            edits.append(Edit(action="drop_checkpoint", target=cid, reason=take(m)))
+            edits.append(Edit(action="drop_checkpoint", target=cid, reason=reason))
+    for m in _MORE_LIKE.finditer(text):
+        if any(s <= m.start() < e for s, e in consumed):
+            continue
+        cid = resolve_paper(m, ranking, corpus)
+        paper = corpus.paper(cid) if corpus is not None else None
+        what = " ".join((paper.title if paper is not None else cid).split())
+        cp = Checkpoint(id=_next_id("c", scratch), kind="topic", text=f"The paper is like {what!r}",
+                        terms=[what], source="user")
+        scratch.checkpoints.append(cp)
+        edits.append(Edit(action="add_checkpoint", target=cp.id, detail={"checkpoint": cp.model_dump(mode="json"),
+                                                                          "role": "focus", "query": what},
+                          reason=take(m)))
     for m in _FOCUS.finditer(text):
         what = " ".join(m.group("what").split())
         cp = Checkpoint(id=_next_id("c", scratch), kind="topic", text=f"The paper is about {what}",

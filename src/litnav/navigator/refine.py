@@ -347,6 +347,12 @@ def apply_edits(checklist: Checklist, workflow: Workflow, edits: list[Edit], set
                     else:
                         _remove_node(wf, n.id)
                         done.append(Edit(action="remove_node", target=n.id, reason=e.reason))
+                within = n.params.get("within")
+                if within and e.target in within:  # a search within the dropped constraint: the whole corpus again
+                    kept = [i for i in within if i != e.target]
+                    n.params = {k: v for k, v in n.params.items() if k != "within"} | ({"within": kept} if kept else {})
+                    done.append(Edit(action="set_param", target=n.id, detail={
+                        "param": "within", "old": within, "new": kept}, reason=e.reason))
                 if n.params.get("checkpoint_id") == e.target and n.op in ("semantic_search", "lexical_search"):
                     _remove_node(wf, n.id)
                     done.append(Edit(action="remove_node", target=n.id, reason=e.reason))
@@ -416,13 +422,16 @@ def _extend_exclusion(wf: Workflow, param: str, values: list[str], reason: str) 
 
 
 def _remove_node(wf: Workflow, node_id: str) -> None:
-    """Remove a node, splicing a single-input node out of the chain (its consumers read its
-    input) and dropping it from multi-input consumers (and their weights)."""
+    """Remove a node, splicing a single-input node out of the chain (its consumers, a union
+    included, read its input) and dropping a source node from multi-input consumers (and their
+    weights)."""
     node = wf.node(node_id)
     wf.nodes = [n for n in wf.nodes if n.id != node_id]
     for n in wf.nodes:
         if node_id in n.inputs:
-            if n.op == "union":
+            if n.op == "union" and len(node.inputs) == 1:  # a filter between a fusion and a union
+                n.inputs = [node.inputs[0] if i == node_id else i for i in n.inputs]
+            elif n.op == "union":
                 idx = n.inputs.index(node_id)
                 n.inputs = [i for i in n.inputs if i != node_id]
                 if n.params.get("weights"):
