@@ -240,3 +240,23 @@ def test_more_like_a_result_adds_its_title_as_a_focus(corpus):
     [cp] = [c for c in session.turns[-1].checklist.checkpoints if c.source == "user"]
     assert cp.terms == [" ".join(second.title.split())]
     assert any(n.params.get("query") == cp.terms[0] for n in session.turns[-1].workflow.nodes)
+
+
+def test_cli_refinements_of_one_file_wait_for_each_other(scripted, corpus_dir, tmp_path):
+    import threading
+
+    from filelock import FileLock
+
+    from litnav.cli.refine import continue_session
+
+    path = write_session(scripted.model_copy(update={"corpus": str(corpus_dir)}), tmp_path / "s.json")
+    turns = len(read_session(path).turns)
+    held = FileLock(str(tmp_path / ".s.json.lock"))
+    held.acquire()  # another refinement is writing this file
+    worker = threading.Thread(target=continue_session, args=(path, "show 5 results", None, None, Settings()))
+    worker.start()
+    worker.join(timeout=3)
+    assert worker.is_alive() and len(read_session(path).turns) == turns  # waits, writes nothing
+    held.release()
+    worker.join(timeout=120)
+    assert not worker.is_alive() and len(read_session(path).turns) == turns + 1

@@ -14,7 +14,25 @@ from litnav.cli.common import SetOpt, SettingsOpt, clean_errors, fail, make_cons
 def continue_session(session_file: Path, feedback: str, corpus: Optional[Path], out: Optional[Path],
                      settings) -> None:
     """Refine the session in ``session_file`` with ``feedback``, write it (to ``out`` or in place),
-    and print the turns and the new results."""
+    and print the turns and the new results. Refinements of one session file run one at a time
+    (a lock file ``.NAME.lock`` beside it; a second one waits), so none is lost; where no lock
+    file can be made (a read-only folder with ``--out`` elsewhere) it runs without."""
+    from filelock import FileLock
+
+    lock = FileLock(str(session_file.parent / f".{session_file.name}.lock"))
+    try:
+        lock.acquire()
+    except OSError:
+        lock = None
+    try:
+        _continue_session(session_file, feedback, corpus, out, settings)
+    finally:
+        if lock is not None:
+            lock.release()
+
+
+def _continue_session(session_file: Path, feedback: str, corpus: Optional[Path], out: Optional[Path],
+                      settings) -> None:
     from litnav.librarians import WorkflowError
     from litnav.navigator import refine
     from litnav.navigator.feedback import FeedbackError
