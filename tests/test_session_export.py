@@ -84,6 +84,9 @@ def test_bibtex_escapes_special_characters(session, corpus):
     line = next(ln for ln in text.splitlines() if "BERT" in ln and "Recall" in ln)
     for escaped in (r"\{BERT\}", r"\&", r"100\%", r"\$5", r"top\_k"):
         assert escaped in line, (escaped, line)
+    # BibTeX counts every brace, escaped or not: each entry's braces balance
+    for entry in text.split("\n@")[1:]:
+        assert entry.count("{") == entry.count("}"), entry
 
 
 def test_bibtex_keys_are_stable_and_unique(session, corpus, records):
@@ -235,3 +238,18 @@ def test_cli_search_export(runner, export_corpus, tmp_path):
     bad = runner.invoke(app, ["search", "dense retrieval", "--corpus", str(export_corpus), "--export",
                               str(tmp_path / "x.docx"), "--no-interactive"])
     assert bad.exit_code == 2 and "extension" in bad.output
+
+
+def test_a_lone_brace_never_unbalances_a_bibtex_field():
+    from litnav.core.records import Result
+    from litnav.corpus.records import Author, Paper
+    from litnav.session.export import ExportRow, to_bibtex
+
+    paper = Paper(corpus_id="u1", title="Left brace { only in graph networks", year=2020, venue_raw="ACL",
+                  authors=[Author(name="Right } Only")])
+    result = Result(rank=1, corpus_id="u1", title=paper.title, final_score=0.5, probability=0.5, checkpoints=[])
+    text = to_bibtex([ExportRow(result=result, paper=paper)])
+    for line in text.splitlines():
+        if line.strip().startswith(("title", "author")):
+            assert line.count("{") == line.count("}"), line
+    assert r"$\lbrace$" in text and r"$\rbrace$" in text

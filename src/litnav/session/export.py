@@ -240,6 +240,9 @@ def to_bibtex(rows: list[ExportRow]) -> str:
         for name, value in fields:
             if name in TEXT_FIELDS:
                 value = enc.unicode_to_latex(value)
+                if value.count("{") != value.count("}"):
+                    # BibTeX counts braces even after a backslash: a lone \{ would end the field
+                    value = value.replace("\\{", "$\\lbrace$").replace("\\}", "$\\rbrace$")
                 if name == "title":
                     value = "{" + value + "}"  # keep the record's capitalisation in any style
             out.append(Field(name, value))
