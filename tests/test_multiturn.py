@@ -260,3 +260,12 @@ def test_cli_refinements_of_one_file_wait_for_each_other(scripted, corpus_dir, t
     held.release()
     worker.join(timeout=120)
     assert not worker.is_alive() and len(read_session(path).turns) == turns + 1
+
+
+@pytest.mark.parametrize("feedback", ["show 0 results", "show -5 results"])
+def test_a_result_count_below_one_is_a_clear_feedback_error(scripted, corpus, feedback):
+    from litnav.navigator.feedback import FeedbackError, parse_feedback
+
+    last = scripted.turns[-1]
+    with pytest.raises(FeedbackError, match="at least one result"):
+        parse_feedback(feedback, last.checklist, last.workflow, [r.corpus_id for r in last.results], corpus, None)

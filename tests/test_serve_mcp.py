@@ -78,5 +78,12 @@ def test_mcp_tools_over_stdio(export_corpus, tmp_path):
                 assert banned not in [r["corpus_id"] for r in body["results"]]
             bad = await client.call_tool("refine", {"session_id": "../../etc", "feedback": "ban #1"})
             assert bad.is_error and "no session" in bad.content[0].text
+            # the same bounds as the HTTP API: no silent defaults for out-of-range values
+            for args in ({"rounds": -3}, {"rounds": 1000}, {"top_k": 0}):
+                out = await client.call_tool("search", {"intent": INTENT, **args})
+                assert out.is_error and next(iter(args)) in out.content[0].text, args
+            for args in ({"top": 0}, {"min_score": 5}):
+                out = await client.call_tool("export", {"session_id": sid, **args})
+                assert out.is_error and next(iter(args)) in out.content[0].text, args
 
     anyio.run(scenario)

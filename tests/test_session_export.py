@@ -253,3 +253,15 @@ def test_a_lone_brace_never_unbalances_a_bibtex_field():
         if line.strip().startswith(("title", "author")):
             assert line.count("{") == line.count("}"), line
     assert r"$\lbrace$" in text and r"$\rbrace$" in text
+
+
+def test_a_trec_run_refuses_an_id_with_whitespace():
+    from litnav.core.records import Result, Session
+    from litnav.corpus.records import Paper
+    from litnav.session.export import ExportError, ExportRow, to_trec
+
+    paper = Paper(corpus_id="u6 with space", title="T")
+    row = ExportRow(result=Result(rank=1, corpus_id=paper.corpus_id, title="T", final_score=0.5, probability=0.5,
+                                  checkpoints=[]), paper=paper)
+    with pytest.raises(ExportError, match="'u6 with space'.*whitespace"):
+        to_trec([row], Session(intent="x", corpus="", rounds=[], results=[]))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Literal
 
-from litnav.serve.models import SearchResponse
+from litnav.serve.models import SearchRequest, SearchResponse
 from litnav.serve.service import Service, ServiceError
 
 logger = logging.getLogger(__name__)
@@ -33,6 +33,15 @@ def build_server(service: Service):
 
     server = MCPServer(name="litnav", instructions=INSTRUCTIONS, log_level="WARNING")
 
+    def checked(model, **fields):
+        """``fields`` validated by the HTTP API's request model (one set of bounds for both)."""
+        from pydantic import ValidationError
+
+        try:
+            return model(**fields)
+        except ValidationError as exc:
+            raise ToolError("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())) from None
+
     def call(fn, *args, **kwargs):
         try:
             return fn(*args, **kwargs)
@@ -53,9 +62,8 @@ def build_server(service: Service):
         Returns the session_id, the checklist and ranked results; each result carries its per-checkpoint
         score (0-5), rationale and the verbatim evidence quote.
         """
-        if not 1 <= top_k <= 100:
-            raise ToolError("top_k must be between 1 and 100")
-        return call(service.search, intent, top_k=top_k, rounds=rounds, constraints=constraints)
+        req = checked(SearchRequest, intent=intent, top_k=top_k, rounds=rounds, constraints=constraints or [])
+        return call(service.search, req.intent, top_k=req.top_k, rounds=req.rounds, constraints=req.constraints)
 
     @server.tool()
     def refine(session_id: str, feedback: str) -> SearchResponse:
@@ -88,6 +96,10 @@ def build_server(service: Service):
                top: int | None = None, min_score: float | None = None) -> str:
         """A search's results as BibTeX, RIS, CSL-JSON, CSV, JSONL or a TREC run (fields from the corpus
         records; CSV/JSONL add scores and quotes)."""
+        if top is not None and top < 1:
+            raise ToolError("top must be at least 1")
+        if min_score is not None and not 0 <= min_score <= 1:
+            raise ToolError("min_score must lie in [0, 1]")
         return call(service.export, session_id, format, top=top, min_score=min_score)
 
     return server

@@ -420,9 +420,14 @@ def query_id(session: Session) -> str:
 def to_trec(rows: list[ExportRow], session: Session) -> str:
     """A TREC run: ``qid Q0 corpus_id rank score litnav`` per line. trec_eval orders a run by its
     score column, so the score is ``N + 1 - rank`` (N rows), which keeps litnav's ranking; the
-    final scores themselves are in the CSV and JSONL exports."""
+    final scores themselves are in the CSV and JSONL exports. Raises ``ExportError`` for a
+    corpus_id with whitespace (a TREC run's columns are whitespace-separated)."""
     qid = query_id(session)
     n = len(rows)
+    bad = next((row.paper.corpus_id for row in rows if re.search(r"\s", row.paper.corpus_id)), None)
+    if bad is not None:
+        raise ExportError(f"corpus_id {bad!r} contains whitespace, which a TREC run cannot hold; "
+                          "export it as CSV or JSONL")
     return "".join(f"{qid} Q0 {row.paper.corpus_id} {i} {n + 1 - i} {RUN_TAG}\n"
                    for i, row in enumerate(rows, start=1))
 
