@@ -269,3 +269,15 @@ def test_a_result_count_below_one_is_a_clear_feedback_error(scripted, corpus, fe
     last = scripted.turns[-1]
     with pytest.raises(FeedbackError, match="at least one result"):
         parse_feedback(feedback, last.checklist, last.workflow, [r.corpus_id for r in last.results], corpus, None)
+
+
+def test_excluding_the_same_thing_twice_adds_no_second_checkpoint(scripted, corpus):
+    from litnav.navigator.feedback import FeedbackError, parse_feedback
+
+    last = scripted.turns[-1]  # turn 4 excluded speech
+    ranking = [r.corpus_id for r in last.results]
+    with pytest.raises(FeedbackError, match="'speech' is already excluded"):
+        parse_feedback("drop anything about speech", last.checklist, last.workflow, ranking, corpus, None)
+    edits = parse_feedback("drop anything about Speech and show 7 results", last.checklist, last.workflow,
+                           ranking, corpus, None)
+    assert [e.action for e in edits] == ["set_param"]

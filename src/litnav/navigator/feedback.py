@@ -61,6 +61,12 @@ class FeedbackError(ValueError):
     checkpoint); the message says what."""
 
 
+def _excluded(checklist: Checklist, terms: list[str]) -> bool:
+    """True when ``checklist`` already has an exclusion of exactly these terms (case ignored)."""
+    want = [t.lower() for t in terms]
+    return any(c.kind == "exclusion" and [t.lower() for t in c.terms] == want for c in checklist.checkpoints)
+
+
 def resolve_paper(m: re.Match[str], ranking: list[str], corpus=None) -> str:
     """The corpus id a ``_PAPER_REF`` match names (rank in ``ranking``, quoted title, or id).
 
@@ -118,6 +124,7 @@ def parse_feedback(
         raise ValueError("the feedback is empty")
     edits: list[Edit] = []
     scratch = Checklist(intent=checklist.intent, checkpoints=list(checklist.checkpoints))
+    already: list[str] = []
     consumed: list[tuple[int, int]] = []
 
     def take(m: re.Match[str]) -> str:
@@ -143,6 +150,10 @@ def parse_feedback(
             continue
         what = " ".join(m.group("what").split())
         if not what or what.lower() in ("paper", "papers", "results"):
+            continue
+        if _excluded(scratch, [what]):
+            already.append(what)
+            take(m)  # no second checkpoint for the same exclusion
             continue
         cp = Checkpoint(id=_next_id("x", scratch), kind="exclusion", text=f"The paper is not about {what}",
                         terms=[what], source="user")
@@ -219,11 +230,16 @@ def parse_feedback(
                 "checkpoint": new.model_dump(mode="json"), "role": "filter" if new.weight >= 1.0 else "prefer"},
                 reason=new.text))
         elif cp.kind == "exclusion" and not any(e.detail.get("role") == "exclude" for e in edits):
+            if _excluded(scratch, cp.terms):
+                already.append(" ".join(cp.terms))
+                continue
             new = cp.model_copy(update={"id": _next_id("x", scratch), "source": "user"})
             scratch.checkpoints.append(new)
             edits.append(Edit(action="add_checkpoint", target=new.id, detail={
                 "checkpoint": new.model_dump(mode="json"), "role": "exclude", "terms": list(new.terms)},
                 reason=new.text))
+    if not edits and already:
+        raise FeedbackError(f"nothing to change: {', '.join(map(repr, dict.fromkeys(already)))} is already excluded")
     if not edits:
         raise ValueError(f"could not turn the feedback {feedback!r} into an edit; try e.g. 'only papers after "
                          "2019', 'follow the citing direction of the top paper', 'drop anything about speech', "
