@@ -265,3 +265,21 @@ def test_a_trec_run_refuses_an_id_with_whitespace():
                                   checkpoints=[]), paper=paper)
     with pytest.raises(ExportError, match="'u6 with space'.*whitespace"):
         to_trec([row], Session(intent="x", corpus="", rounds=[], results=[]))
+
+
+def test_non_latin_names_stay_text_in_bibtex_and_read_back_exactly():
+    import bibtexparser
+    from bibtexparser.middlewares import LatexDecodingMiddleware
+
+    from litnav.core.records import Result
+    from litnav.corpus.records import Author, Paper
+    from litnav.session.export import ExportRow, to_bibtex
+
+    names = ["Δημήτρης Παπαδόπουλος", "Иван Петров", "José Núñez", "王小明"]
+    paper = Paper(corpus_id="g1", title="Ζητήματα of {BERT} & 100% Zürich", year=2020, venue_raw="ACL",
+                  authors=[Author(name=n) for n in names])
+    result = Result(rank=1, corpus_id="g1", title=paper.title, final_score=0.5, probability=0.5, checkpoints=[])
+    text = to_bibtex([ExportRow(result=result, paper=paper)])
+    assert "ensuremath" not in text and "\\cyr" not in text
+    [entry] = bibtexparser.parse_string(text, append_middleware=[LatexDecodingMiddleware()]).entries
+    assert entry["author"].split(" and ") == names and entry["title"] == paper.title

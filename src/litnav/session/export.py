@@ -183,6 +183,11 @@ def _suffix(n: int) -> str:
     return letters
 
 
+_LATIN = re.compile("[\u0000-\u036f\u1e00-\u1eff\u2000-\u206f]+")
+"""Runs of Latin-script text (ASCII, Latin-1, Latin Extended, combining marks, Latin Extended
+Additional) and general punctuation: what the LaTeX encoder escapes in BibTeX fields."""
+
+
 def _latex_encoder():
     from pylatexenc.latexencode import UnicodeToLatexEncoder
 
@@ -239,7 +244,9 @@ def to_bibtex(rows: list[ExportRow]) -> str:
         out = []
         for name, value in fields:
             if name in TEXT_FIELDS:
-                value = enc.unicode_to_latex(value)
+                # Latin-script runs are escaped; other scripts (Greek, Cyrillic, CJK, ...) stay UTF-8
+                # text, which biber and UTF-8 LaTeX read, rather than math symbols or font macros
+                value = _LATIN.sub(lambda m: enc.unicode_to_latex(m.group(0)), value)
                 if value.count("{") != value.count("}"):
                     # BibTeX counts braces even after a backslash: a lone \{ would end the field
                     value = value.replace("\\{", "$\\lbrace$").replace("\\}", "$\\rbrace$")
