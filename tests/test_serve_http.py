@@ -168,6 +168,10 @@ def test_limits_and_bad_requests(client):
     assert r.status_code == 422 and "unexpected" in r.json()["detail"]
     r = client.post("/verify", json={"text": "a" * 30000})
     assert r.status_code == 413 and "20000 bytes" in r.json()["detail"]
+    # a chunked body declares no length: still 413, not the body parser's 400
+    chunks = (b'{"text": "' + b"a" * 10000, b"a" * 10000, b"a" * 10000 + b'"}')
+    r = client.post("/verify", content=iter(chunks), headers={"content-type": "application/json"})
+    assert r.status_code == 413 and "20000 bytes" in r.json()["detail"]
     assert client.get("/sessions/0123456789abcdef/audit").status_code == 404
     r = client.get("/sessions/..%2F..%2Fetc%2Fpasswd")
     assert r.status_code == 404

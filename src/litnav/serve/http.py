@@ -45,31 +45,30 @@ class BodyLimit:
         declared = dict(scope.get("headers") or []).get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.limit:
             return await self._reject(send, int(declared))
-        seen = 0
-
-        async def limited():
-            nonlocal seen
+        # read the (small) body here and hand it on whole: an error raised inside the app's own
+        # body parsing would come back as a 400, not as this 413 (chunked bodies have no length)
+        body, message = b"", {"type": "http.request", "body": b"", "more_body": False}
+        while True:
             message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.limit:
-                    raise _TooLarge(seen)
-            return message
+            if message["type"] != "http.request":
+                break
+            body += message.get("body", b"")
+            if len(body) > self.limit:
+                return await self._reject(send, len(body))
+            if not message.get("more_body", False):
+                break
+        pending = [message if message["type"] != "http.request" else
+                   {"type": "http.request", "body": body, "more_body": False}]
 
-        try:
-            await self.app(scope, limited, send)
-        except _TooLarge as exc:
-            await self._reject(send, exc.size)
+        async def replay():
+            return pending.pop() if pending else await receive()
+
+        await self.app(scope, replay, send)
 
     async def _reject(self, send, size: int):
         response = JSONResponse({"detail": f"request body of {size} bytes exceeds the limit of {self.limit} bytes"},
                                 status_code=413)
         await response({"type": "http"}, None, send)
-
-
-class _TooLarge(Exception):
-    def __init__(self, size: int):
-        self.size = size
 
 
 def create_app(service: Service, *, token: str | None = None, max_body_bytes: int = MAX_BODY_BYTES) -> FastAPI:
