@@ -61,6 +61,15 @@ class FeedbackError(ValueError):
     checkpoint); the message says what."""
 
 
+def _focus(scratch: Checklist, what: str, text: str, reason: str) -> Edit:
+    """A user topic checkpoint ``text`` on ``what`` (added to ``scratch``) and the edit that adds it
+    with its own retrieval branches (role ``focus``, queried with ``what``)."""
+    cp = Checkpoint(id=_next_id("c", scratch), kind="topic", text=text, terms=[what], source="user")
+    scratch.checkpoints.append(cp)
+    return Edit(action="add_checkpoint", target=cp.id,
+                detail={"checkpoint": cp.model_dump(mode="json"), "role": "focus", "query": what}, reason=reason)
+
+
 def _excluded(checklist: Checklist, terms: list[str]) -> bool:
     """True when ``checklist`` already has an exclusion of exactly these terms (case ignored)."""
     want = [t.lower() for t in terms]
@@ -185,20 +194,10 @@ def parse_feedback(
         cid = resolve_paper(m, ranking, corpus)
         paper = corpus.paper(cid) if corpus is not None else None
         what = " ".join((paper.title if paper is not None else cid).split())
-        cp = Checkpoint(id=_next_id("c", scratch), kind="topic", text=f"The paper is like {what!r}",
-                        terms=[what], source="user")
-        scratch.checkpoints.append(cp)
-        edits.append(Edit(action="add_checkpoint", target=cp.id, detail={"checkpoint": cp.model_dump(mode="json"),
-                                                                          "role": "focus", "query": what},
-                          reason=take(m)))
+        edits.append(_focus(scratch, what, f"The paper is like {what!r}", take(m)))
     for m in _FOCUS.finditer(text):
         what = " ".join(m.group("what").split())
-        cp = Checkpoint(id=_next_id("c", scratch), kind="topic", text=f"The paper is about {what}",
-                        terms=[what], source="user")
-        scratch.checkpoints.append(cp)
-        edits.append(Edit(action="add_checkpoint", target=cp.id, detail={"checkpoint": cp.model_dump(mode="json"),
-                                                                          "role": "focus", "query": what},
-                          reason=take(m)))
+        edits.append(_focus(scratch, what, f"The paper is about {what}", take(m)))
     for m in _REWEIGHT.finditer(text):
         what = m.group("what").lower().split()
         hit = next((c for c in checklist.checkpoints if any(w in (c.text + " " + " ".join(c.terms)).lower()
