@@ -75,3 +75,17 @@ def test_error_paths(args: list[str], message: str, fixtures: Path, tmp_path: Pa
     assert result.exit_code != 0
     assert message in " ".join(result.output.split()), result.output  # rich wraps long lines
     assert not (tmp_path / "c").exists()  # a rejected command creates no corpus
+
+
+def test_show_lists_references_that_matched_no_corpus_paper(corpus: Path) -> None:
+    # the fixture paper's bibliography has two entries; each is a corpus edge or listed as unresolved
+    result = runner.invoke(app, ["show", "2020.acl-main.999", "--corpus", str(corpus), "--json"])
+    assert result.exit_code == 0, result.output
+    view = json.loads(result.output)
+    unresolved = view["unresolved_references"]
+    assert len(view["references"]) + len(unresolved) == 2
+    assert all(set(r) == {"title", "year", "authors", "contexts"} for r in unresolved)
+    plain = runner.invoke(app, ["show", "2020.acl-main.999", "--corpus", str(corpus)])
+    assert f"{len(view['references'])} corpus papers" in plain.output
+    for r in unresolved:
+        assert f"(not in the corpus) {r['title']}" in plain.output

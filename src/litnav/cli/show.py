@@ -43,9 +43,14 @@ def register(app: typer.Typer) -> None:
         con.print(f"\n[bold]Sections[/bold] {view['sections']}\n[bold]Chunks[/bold] {len(view['chunks'])}")
         for ch in view["chunks"][:5]:
             con.print(f"  [{ch['chunk_id']}] {ch['section']}: {ch['text'][:120]}")
-        con.print(f"\n[bold]Cites[/bold] {len(view['references'])}")
+        unresolved = view["unresolved_references"]
+        con.print(f"\n[bold]Cites[/bold] {len(view['references'])} corpus papers"
+                  + (f", and {len(unresolved)} references not in the corpus" if unresolved else ""))
         for r in view["references"][:20]:
             con.print(f"  -> {r['cited_id']} {r['title'] or ''}  {('| ' + r['contexts'][0][:100]) if r['contexts'] else ''}")
+        for r in unresolved[:10]:
+            year = f" ({r['year']})" if r["year"] else ""
+            con.print(f"  -> (not in the corpus) {r['title'] or '(no title)'}{year}")
         con.print(f"\n[bold]Cited by[/bold] {len(view['citations'])}")
         for x in view["citations"][:20]:
             con.print(f"  <- {x['citing_id']} {x['title'] or ''}  {('| ' + x['contexts'][0][:100]) if x['contexts'] else ''}")

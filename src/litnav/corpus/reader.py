@@ -384,6 +384,13 @@ class Corpus:
         """Edges from papers citing ``corpus_id`` (one per citing id, contexts merged)."""
         return self._edges(self._q(self._EDGE_SELECT.format("cited_id = ?"), [corpus_id]))
 
+    def unresolved_references(self, corpus_id: str) -> list[dict[str, Any]]:
+        """Bibliography entries of ``corpus_id`` that matched no corpus paper, in bibliography
+        order: ``{"title", "year", "authors", "contexts"}`` each (what the source gave)."""
+        rows = self._q("SELECT title, year, authors, contexts FROM refs WHERE citing_id = ? ORDER BY ordinal",
+                       [corpus_id])
+        return [{"title": t, "year": y, "authors": list(a or []), "contexts": list(c or [])} for t, y, a, c in rows]
+
     def rejects(self) -> list[tuple[str, str, int, str]]:
         """``[(source_key, source_file, line, reason)]`` of rejected input records."""
         return self._q("SELECT source_key, source_file, line, reason FROM rejects ORDER BY source_key, source_file, line")

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 def paper_view(c, corpus_id: str) -> dict | None:
     """JSON-ready view of one paper: metadata, abstract, sections, chunks, references and
-    citations (with contexts and the other paper's title); None when absent."""
+    citations (with contexts and the other paper's title), and the bibliography entries that
+    matched no corpus paper (``unresolved_references``); None when absent."""
     paper = c.paper(corpus_id)
     if paper is None:
         return None
@@ -21,4 +22,5 @@ def paper_view(c, corpus_id: str) -> dict | None:
         "chunks": [ch.model_dump(mode="json") for ch in chunks],
         "references": [r.model_dump(mode="json") | {"title": titles.get(r.cited_id)} for r in refs],
         "citations": [x.model_dump(mode="json") | {"title": titles.get(x.citing_id)} for x in cites],
+        "unresolved_references": c.unresolved_references(corpus_id),
     }
