@@ -74,7 +74,7 @@ def build_server(service: Service):
     @server.tool()
     def show_paper(corpus_id: str) -> dict[str, Any]:
         """Everything the corpus holds about one paper: metadata, abstract, sections, evidence chunks,
-        references and citing papers."""
+        references (corpus papers, and the bibliography entries not in the corpus) and citing papers."""
         return call(service.show_paper, corpus_id)
 
     @server.tool()
