@@ -39,6 +39,8 @@ def _year(value: Any) -> Any:
         if not m:
             raise ValueError(f"not a year: {value!r}")
         return int(m.group(1))
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and not 0 <= value <= 9999:
+        raise ValueError(f"not a year: {value!r}")  # a year column is int32; no calendar year is outside this
     return value
 
 
@@ -49,7 +51,7 @@ def parse_year(value: Any) -> int | None:
     value = _year(value)
     if isinstance(value, float) and value.is_integer():
         value = int(value)
-    if value is None or (isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 9999):
+    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
         return value
     raise ValueError(f"not a year: {value!r}")
 
@@ -64,7 +66,7 @@ def _null_dict(value: Any) -> Any:
 
 Id = Annotated[str, BeforeValidator(_id), Field(min_length=1)]
 OptId = Annotated[str | None, BeforeValidator(_opt_id)]
-Year = Annotated[Annotated[int, Field(ge=0, le=9999)] | None, BeforeValidator(_year)]
+Year = Annotated[int | None, BeforeValidator(_year)]
 Count = Annotated[int, Field(ge=0, le=2**31 - 1)] | None  # stored as int32
 OptStr = str | None
 

@@ -171,8 +171,9 @@ def parse_feedback(
                                                                           "role": "exclude", "terms": [what]},
                           reason=take(m)))
     for m in _TOP_K.finditer(text):
-        n = int(m.group("n") or m.group("m") or m.group("o"))
-        if n < 1 or text[max(0, m.start("n" if m.group("n") else "m" if m.group("m") else "o") - 1)] == "-":
+        group = next(g for g in ("n", "m", "o") if m.group(g))
+        n = int(m.group(group))
+        if n < 1 or text[max(0, m.start(group) - 1)] == "-":
             raise FeedbackError(f"{m.group(0).strip()!r}: show at least one result")
         edits.append(Edit(action="set_param", target="top_k", detail={"role": "top_k", "param": "top_k", "value": n},
                           reason=take(m)))

@@ -19,7 +19,15 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from litnav.serve.models import Health, RefineRequest, SearchRequest, SearchResponse, SessionInfo, VerifyRequest
+from litnav.serve.models import (
+    Health,
+    RefineRequest,
+    SearchRequest,
+    SearchResponse,
+    SessionInfo,
+    VerifyRequest,
+    validation_message,
+)
 from litnav.serve.service import Service, ServiceError
 
 logger = logging.getLogger(__name__)
@@ -90,11 +98,7 @@ def create_app(service: Service, *, token: str | None = None, max_body_bytes: in
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError):
-        parts = []
-        for err in exc.errors()[:3]:
-            loc = ".".join(str(x) for x in err.get("loc", ()) if x != "body")
-            parts.append(f"{loc or 'body'}: {err.get('msg')}")
-        return JSONResponse({"detail": "invalid request: " + "; ".join(parts)}, status_code=422)
+        return JSONResponse({"detail": validation_message(exc.errors())}, status_code=422)
 
     @app.exception_handler(ServiceError)
     async def _service_error(request: Request, exc: ServiceError):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Literal
 
-from litnav.serve.models import SearchRequest, SearchResponse
+from litnav.serve.models import SearchRequest, SearchResponse, validation_message
 from litnav.serve.service import Service, ServiceError
 
 logger = logging.getLogger(__name__)
@@ -40,7 +40,7 @@ def build_server(service: Service):
         try:
             return model(**fields)
         except ValidationError as exc:
-            raise ToolError("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())) from None
+            raise ToolError(validation_message(exc.errors())) from None
 
     def call(fn, *args, **kwargs):
         try:

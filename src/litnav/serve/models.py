@@ -12,6 +12,16 @@ HARD_MAX_CHARS = 20_000
 """Schema-level ceiling on any text field; the service's ``max_query_chars`` is the working limit."""
 
 
+def validation_message(errors: list[dict]) -> str:
+    """One line for pydantic validation ``errors`` (``ValidationError.errors()``): the first three
+    as ``field: message``, joined by ``; `` (the HTTP API's 422 detail and the MCP tool error)."""
+    parts = []
+    for err in errors[:3]:
+        loc = ".".join(str(x) for x in err.get("loc", ()) if x != "body")
+        parts.append(f"{loc or 'body'}: {err.get('msg')}")
+    return "invalid request: " + "; ".join(parts)
+
+
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 

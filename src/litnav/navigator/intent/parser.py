@@ -197,7 +197,7 @@ def _either_end(chosen: list[DateConstraint], text: str) -> DateConstraint | Non
                           phrase=f"{first.phrase} or {second.phrase}")
 
 
-def _year_checkpoints(dates: list[DateConstraint], text: str = "") -> list[tuple[int, Checkpoint]]:
+def _year_checkpoints(dates: list[DateConstraint], text: str) -> list[tuple[int, Checkpoint]]:
     out: list[tuple[int, Checkpoint]] = []
     positive = [d for d in dates if not d.negated]
     hard = [d for d in positive if d.weight >= 1.0]
