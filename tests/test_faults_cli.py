@@ -16,7 +16,7 @@ from litnav.corpus import Corpus
 from litnav.ingest import build
 from litnav.librarians import WorkflowError, validate_workflow
 from litnav.navigator.intent import parse_intent
-from litnav.navigator.planner import MAX_CHECKPOINT_BRANCHES, MAX_FAN_IN, plan_workflow
+from litnav.navigator.planner import BASELINE_NODES, MAX_CHECKPOINT_BRANCHES, MAX_FAN_IN, plan_workflow
 from litnav.web import ReferenceParseError
 from litnav.web.references import read_references
 
@@ -64,7 +64,7 @@ def test_long_multi_clause_intent_plans_a_valid_bounded_workflow():
     wf = plan_workflow(checklist, Settings())
     validate_workflow(wf)
     searches = [n for n in wf.nodes if n.op in ("semantic_search", "lexical_search")]
-    assert len(searches) == 2 + 2 * MAX_CHECKPOINT_BRANCHES
+    assert len(searches) == 2 + 2 * MAX_CHECKPOINT_BRANCHES + len(BASELINE_NODES)
     assert all(len(n.inputs) <= MAX_FAN_IN for n in wf.nodes)
 
 

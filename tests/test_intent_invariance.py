@@ -199,3 +199,24 @@ def test_a_word_after_a_known_phrase_is_its_head_not_a_concept_of_its_own(intent
     found = concepts(parse_intent(intent, None, TODAY, phrases=table))
     assert any(f" {whole} " in f" {f} " for f in found), found
     assert "post" not in found, found
+
+
+@pytest.mark.parametrize(("narrowed", "paraphrase"), [
+    ("named entity recognition for languages other than English", "named entity recognition for non-English languages"),
+    ("Named entity recognition for languages other than English, excluding social media text",
+     "named entity recognition for non-English languages, excluding social media text"),
+    ("sentiment analysis of platforms other than Twitter", "sentiment analysis of non-Twitter platforms"),
+])
+def test_other_than_after_a_noun_narrows_it(narrowed: str, paraphrase: str) -> None:
+    """"languages other than English" is the concept "non-English languages", not an exclusion of
+    every paper that mentions English, with or without a clause after it."""
+    a, b = (parse_intent(t, None, TODAY, phrases=TABLE) for t in (narrowed, paraphrase))
+    assert concepts(a) == concepts(b) and constraints(a) == constraints(b)
+    assert not any(c.kind == "exclusion" and "english" in " ".join(c.terms).lower() for c in a.checkpoints)
+
+
+@pytest.mark.parametrize("intent", ["papers on parsing other than surveys", "anything other than BERT for parsing",
+                                    "asthma in patients other than children"])
+def test_other_than_after_a_document_word_or_a_common_noun_still_excludes(intent: str) -> None:
+    cl = parse_intent(intent, None, TODAY, phrases=TABLE)
+    assert any(c.kind == "exclusion" or (c.predicate is not None and c.predicate.negate) for c in cl.checkpoints)

@@ -214,3 +214,45 @@ def test_a_one_checkpoint_first_stage_is_the_hybrid_ranking(corpus):
     lib = settings.librarians
     hybrid = HybridSystem(corpus, 50, lexical_k=lib.lexical_k, semantic_k=lib.semantic_k, rrf_k=lib.rrf_k).run(intent)
     assert [r.corpus_id for r in session.results] == [cid for cid, _ in hybrid.ranking]
+
+
+def _baseline(corpus, intent: str, depth: int, keep=lambda cid: True) -> list[str]:
+    """Plain hybrid retrieval of the intent as typed: reciprocal rank fusion of BM25 and dense
+    top ``depth``, then an exact filter (the ``hybrid`` / ``hybrid+filter`` baselines)."""
+    lexical = [h.corpus_id for h in corpus.lexical_search(intent, depth)]
+    dense = [h.corpus_id for h in corpus.semantic_search(intent, depth)]
+    return [cid for cid, _ in reciprocal_rank_fusion([lexical, dense], k=60) if keep(cid)]
+
+
+@pytest.mark.parametrize("intent", [
+    "dense retrieval for question answering, excluding biomedical questions",
+    "find me papers about answering questions with dense passage retrieval that do not use BM25",
+])
+def test_the_top_d_always_holds_the_plain_hybrid_top_d(corpus, intent):
+    """Whatever the checklist, facets and later rounds add, litnav's top D holds the top D of
+    plain hybrid retrieval of the intent exactly as typed (``librarians.first_stage_guard``), so
+    its Recall@D cannot fall below the hybrid's."""
+    for d in (2, 4, 6):
+        settings = _settings(librarians={"pool_size": 3, "first_stage_guard": d})
+        session = SearchRun(intent, corpus, settings, top_k=50, student=_student()).run()
+        got = [r.corpus_id for r in session.results]
+        assert set(_baseline(corpus, intent, d)[:d]) <= set(got[:max(d, 3)]), d
+
+
+def test_with_hard_constraints_the_top_d_holds_hybrid_then_filter(corpus):
+    intent = "dense retrieval for question answering published in EMNLP"
+    settings = _settings(librarians={"pool_size": 2, "first_stage_guard": 3})
+    session = SearchRun(intent, corpus, settings, top_k=50, student=_student()).run()
+    assert hard_metadata(session.rounds[0].checklist)
+    papers = corpus.papers(corpus.all_ids())
+    emnlp = _baseline(corpus, intent, 1000, keep=lambda cid: papers[cid].venue == "EMNLP")
+    got = [r.corpus_id for r in session.results]
+    assert set(emnlp[:3]) <= set(got[:3]) and all(papers[c].venue == "EMNLP" for c in got)
+
+
+def test_without_the_guard_the_baseline_searches_are_not_planned():
+    checklist = Checklist(intent="x y", checkpoints=[Checkpoint(id="c1", kind="topic", text="x y")])
+    guarded = {n.id for n in plan_workflow(checklist, Settings()).nodes}
+    assert {"lexical_verbatim", "semantic_verbatim"} <= guarded
+    off = _settings(librarians={"first_stage_guard": 0})
+    assert not {"lexical_verbatim", "semantic_verbatim"} & {n.id for n in plan_workflow(checklist, off).nodes}

@@ -141,6 +141,11 @@ class LibrarianSettings(_Group):
         "candidate follows below them in fused order. 30 ties 60 on the dev intents (nDCG@10 0.707 vs "
         "0.708) at less than half the evidence to embed."
     )
+    first_stage_guard: int = Field(
+        100, ge=0, description="The scored top-N is drawn from the first stage's top D (D = this; 0 = from "
+        "the whole cumulative fusion), so litnav's top max(D, N) holds the first stage's top D: Recall@D "
+        "cannot fall below the hybrid's."
+    )
     evidence_k: int = Field(2, ge=1, description="Evidence chunks per (paper, checkpoint).")
     max_workers: int = Field(4, ge=1, description="Librarians run concurrently.")
     citation_expansion: bool = Field(True, description="Expand from seed papers along citations.")

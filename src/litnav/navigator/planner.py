@@ -9,7 +9,10 @@ narrow venue or year range keeps its papers however deep they sit in a whole-cor
 exact filter after the fusion enforces them for every channel,
 then evidence location and scoring for the top ``librarians.pool_size`` fused candidates and the
 final ordering, in which every other fused candidate follows in fused order (see
-``navigator.scoring`` and ``reranker.combine``). When ``web.providers`` is configured, a
+``navigator.scoring`` and ``reranker.combine``). Two more searches run the intent exactly as
+typed (:func:`baseline_nodes`, weight 0 in the fusion): plain hybrid retrieval, whose top
+``librarians.first_stage_guard`` the scored head is drawn from, so the final top D always holds
+the baseline's top D. When ``web.providers`` is configured, a
 ``web_search`` node joins the fusion. Citation expansion and query expansion are added by
 reflection from verified seeds (see ``navigator.reflect``).
 """
@@ -28,10 +31,18 @@ TAIL_OPS = ("locate_evidence", "score", "rerank")
 FIRST_STAGE_NODES = ("lexical_intent", "semantic_intent")
 """The round-1 whole-intent searches (:func:`retrieval_nodes`): the hybrid first stage."""
 
+BASELINE_NODES = ("lexical_verbatim", "semantic_verbatim")
+"""The round-1 searches of the intent exactly as typed (:func:`baseline_nodes`): plain hybrid
+retrieval, whose top ``librarians.first_stage_guard`` the final ranking always holds."""
+
+BASELINE_FILTERED_DEPTH = 1000
+"""Hits per baseline search when the intent states hard metadata constraints: the whole corpus is
+searched this deep and the exact filter applies after the fusion (the ``hybrid+filter`` baseline)."""
+
 MAX_CHECKPOINT_BRANCHES = 16
 """Content checkpoints that get their own dense + BM25 retrieval branch (the rest are still
 judged by the scorer; they only share the whole-intent branches). Bounds the workflow a long
-multi-clause intent makes: at most 2 + 2*16 (+1 web) retrieval nodes."""
+multi-clause intent makes: at most 2 + 2*16 + 2 baseline (+1 web) retrieval nodes."""
 
 MAX_FAN_IN = 64
 """Most inputs one ``union`` takes (its operator's ``max_inputs``)."""
@@ -115,11 +126,32 @@ def retrieval_nodes(checklist: Checklist, settings: Settings) -> list[Node]:
             nodes.append(Node(id=f"lexical_{c.id}", op="lexical_search",
                               params={"query": q, "k": max(10, lib.lexical_k // 2), "checkpoint_id": c.id, **within},
                               note=f"BM25 retrieval for checkpoint {c.id}"))
+    nodes += baseline_nodes(checklist, settings)
     if settings.web.providers:
         nodes.append(Node(id="web_intent", op="web_search",
                           params={"query": query, "limit": settings.web.per_provider_limit},
                           note="external scholarly search, verified against the corpus"))
     return nodes
+
+
+def baseline_nodes(checklist: Checklist, settings: Settings) -> list[Node]:
+    """BM25 and dense retrieval of the intent exactly as typed, none with ``librarians.first_stage_guard``
+    = 0: the plain hybrid baseline. Each is ``first_stage_guard`` deep (the hybrid's reciprocal rank
+    fusion of both channels' top D), or, when the intent states hard metadata constraints,
+    :data:`BASELINE_FILTERED_DEPTH` deep over the whole corpus so that the exact filter after the
+    fusion leaves hybrid-then-filter's ranking. They weigh 0 in the fusion (:func:`_fusion_weight`):
+    they change no score, only which candidates are scored (``navigator.scoring``), so litnav's top
+    D always holds the baseline's top D."""
+    depth = settings.librarians.first_stage_guard
+    if not depth:
+        return []
+    if hard_metadata(checklist):
+        depth = max(depth, BASELINE_FILTERED_DEPTH)
+    query = checklist.intent.strip()
+    why = "the intent as typed: plain hybrid retrieval, whose top results the final ranking keeps"
+    return [Node(id=BASELINE_NODES[0], op="lexical_search", params={"query": query, "k": depth}, note=f"BM25 of {why}"),
+            Node(id=BASELINE_NODES[1], op="semantic_search", params={"query": query, "k": depth},
+                 note=f"dense retrieval of {why}")]
 
 
 BRANCH_WEIGHT = 0.3
@@ -130,9 +162,14 @@ Chosen on the dev splits of both judged suites (``bench/intents``; nDCG@10 ACL /
 pull in papers that match one part only."""
 
 
+BASELINE_WEIGHT = 0.0
+
+
 def _fusion_weight(node: Node) -> float:
-    """Whole-intent branches weigh 1.0 in the fusion; per-checkpoint, web and expansion branches
-    :data:`BRANCH_WEIGHT`."""
+    """Whole-intent branches weigh 1.0 in the fusion, the baseline searches (:func:`baseline_nodes`)
+    0; per-checkpoint, web and expansion branches :data:`BRANCH_WEIGHT`."""
+    if node.id in BASELINE_NODES:
+        return BASELINE_WEIGHT
     return 1.0 if node.id in FIRST_STAGE_NODES else BRANCH_WEIGHT
 
 

@@ -1,13 +1,19 @@
 """The scoring stage of the loop: the cumulative fused list, evidence and judgements for its top N.
 
 Every round's fused (and hard-filtered) pool is added to one cumulative fused list (reciprocal
-rank fusion scores summed over rounds, so later rounds' channels simply join the fusion). The top
-``librarians.pool_size`` of that list are scored under the current checklist (cheap after round
-1: evidence is cached per (paper, checkpoint)); every other fused candidate is passed on below,
-unscored, in first-stage order: the round-1 whole-intent BM25 + dense ranking (the hybrid
-baseline's), then candidates only facets, citations or later rounds found. So the final ordering
-(``reranker.combine``) reorders the scored head only, and litnav's top M holds the hybrid's top
-M - N (on the ACL dev intents Recall@100 rose from 0.945 with the cumulative fused tail to 0.974).
+rank fusion scores summed over rounds, so later rounds' channels simply join the fusion). The
+first-stage ranking is plain hybrid retrieval of the intent as typed (the planner's weight-0
+baseline searches, ``navigator.planner.baseline_nodes``; without them the round-1 whole-intent
+searches), after the hard filter. The ``librarians.pool_size`` (N) best candidates of the
+cumulative fused list *among the first stage's top D* (``librarians.first_stage_guard``) are
+scored under the current checklist (cheap after round 1: evidence is cached per (paper,
+checkpoint)); every other candidate is passed on below, unscored, in first-stage order, then the
+candidates only facets, citations or later rounds found. The final ordering
+(``reranker.combine``) reorders the scored head only, so litnav's top max(D, N) holds the
+baseline's top D by construction: Recall@D is never below the hybrid's (hybrid-then-filter's,
+when the intent states hard constraints). On the dev splits this moved Recall@100 from 0.994 /
+0.986 / 1.000 (ACL intents / SciFact intents / SciFact claims) to 1.000 on all three, nDCG@10 by
++0.002 / 0 / 0.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from litnav.corpus.predicates import evaluate
 from litnav.librarians import EvidencePool, ScoredPool
 from litnav.librarians.evidence import evidence_query, locatable, locate_evidence
 from litnav.librarians.operators import RunContext
-from litnav.navigator.planner import FIRST_STAGE_NODES
+from litnav.navigator.planner import BASELINE_NODES, FIRST_STAGE_NODES
 
 UNSCORED_ENGINE = "none (below the scored top-N: first-stage order)"
 RETRIEVAL_ENGINE = "none (retrieval score)"
@@ -95,12 +101,14 @@ class ScoringStage:
         self.fused_rank = {cid: i for i, cid in enumerate(order, 1)}
         top = self.fused[order[0]] if order and self.fused[order[0]] > 0 else 1.0
         n = 0 if self.student is None else ctx.settings.librarians.pool_size
-        head, tail = order[:n], order[n:]
-        for cid, found in evpool.pool.found_by.items():
-            for f in found:
-                if f.round == 1 and f.node_id in FIRST_STAGE_NODES and f.rank is not None:
-                    key = (cid, f.node_id)
-                    self.first_stage.setdefault(key, 1.0 / (ctx.settings.librarians.rrf_k + f.rank))
+        self._collect_first_stage(evpool, ctx.settings.librarians.rrf_k)
+        guard = ctx.settings.librarians.first_stage_guard
+        if n and guard and self.first_stage:
+            protected = set(self._first_stage_order(order)[:guard])
+            head = [c for c in order if c in protected][:n]
+            tail = [c for c in order if c not in set(head)]
+        else:
+            head, tail = order[:n], order[n:]
         if head and self.first_stage:
             tail = self._first_stage_order(tail)
         scored: list[ScoredPaper] = []
@@ -115,12 +123,21 @@ class ScoringStage:
                    for cid in tail]
         return ScoredPool(evpool.pool, scored, {cid: self.evidence.get(cid, {}) for cid in head})
 
+    def _collect_first_stage(self, evpool: EvidencePool, rrf_k: int) -> None:
+        """``first_stage[(corpus_id, node)] = 1 / (rrf_k + rank)`` from the round-1 baseline
+        searches (the intent as typed) when the workflow has them, else from the whole-intent
+        searches; only papers in ``evpool`` (so after the hard filter)."""
+        found = {(cid, f.node_id): 1.0 / (rrf_k + f.rank)
+                 for cid, fbs in evpool.pool.found_by.items() for f in fbs
+                 if f.round == 1 and f.rank is not None and f.node_id in FIRST_STAGE_NODES + BASELINE_NODES}
+        baseline = {key: v for key, v in found.items() if key[1] in BASELINE_NODES}
+        for key, value in (baseline or found).items():
+            self.first_stage.setdefault(key, value)
+
     def _first_stage_order(self, tail: list[str]) -> list[str]:
-        """The unscored tail in first-stage order: papers the round-1 whole-intent BM25 and dense
-        searches found, by their reciprocal rank fusion over those two lists (the hybrid
-        baseline's ranking), then every other candidate in cumulative fused order. So below the
-        scored head the ranking is the hybrid's, and Recall@M (M >= head) cannot fall below the
-        hybrid's Recall@(M - head) whatever later rounds and facet channels add."""
+        """``tail`` in first-stage order: the papers the first-stage searches found, by their
+        reciprocal rank fusion (the hybrid baseline's ranking), then every other candidate in
+        cumulative fused order."""
         hybrid: dict[str, float] = {}
         for (cid, _node), value in self.first_stage.items():
             hybrid[cid] = hybrid.get(cid, 0.0) + value

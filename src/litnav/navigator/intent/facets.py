@@ -6,7 +6,7 @@ only in the exclusion extractor.
 
 Runs on what the metadata extractors left. Exclusions first: a negation cue ("not about",
 "that do not use", "which don't rely on": a relative clause negating a usage verb),
-"excluding", "other than", "rather than", "without", "except", "but not", "no") and the phrase
+"excluding", "other than" (unless it narrows a noun: ``narrow_other_than``), "rather than", "without", "except", "but not", "no") and the phrase
 after it, up to the next clause boundary. A verb negation is content, never an exclusion:
 "n't", "not"/"never" after an auxiliary or copula ("does not affect X", "is not Y"), "no
 longer", and "no" that is not at a clause or list boundary ("receive no treatment"); "no X"
@@ -160,6 +160,29 @@ def _verb_negation(text: str, m: re.Match[str]) -> bool:
     if cue == "no":
         return bool(re.match(r"\s*longer\b", text[m.end("cue"):], re.I)) or not _LIST_BOUNDARY.search(before)
     return False
+
+
+_OTHER_THAN = re.compile(
+    r"\b(?!(?:anything|something|everything|nothing|ones?|those|others?|any|all|methods?|approaches|techniques?"
+    r"|models?|algorithms?|systems?|tools?)\b)"
+    rf"(?!{_DOCS}\b)(?P<noun>[A-Za-z][\w-]*)\s+other\s+than\s+(?P<what>[A-Za-z][\w-]*)\b"
+    r"(?!\s+(?!(?:for|in|on|at|with|using|that|which|who|and|or|but|excluding|except|from|to|of|published|since"
+    r"|before|after|between|during)\b)[a-z][\w-]*)",
+    re.I)
+
+
+def narrow_other_than(text: str) -> str:
+    """"languages other than English" -> "non-English languages": "other than" right after a
+    content noun narrows that noun (the paper must address some *other* language), it does not
+    exclude every paper that mentions English; the rewrite makes it the same concept as its
+    paraphrase "non-English languages". After a document or pronoun word ("papers other than
+    surveys", "anything other than X") it stays an exclusion. Only a one-word capitalised object (a language, a platform, a country) is rewritten:
+    "patients other than children" stays an exclusion."""
+    def sub(m: re.Match[str]) -> str:
+        if not m.group("what")[0].isupper():  # "patients other than children": an exclusion
+            return m.group(0)
+        return f"non-{m.group('what')} {m.group('noun')}"
+    return _OTHER_THAN.sub(sub, text)
 
 
 def extract_exclusions(ws: Workspace) -> list[tuple[str, list[str], int]]:

@@ -39,7 +39,14 @@ from litnav.corpus.phrases import PhraseTable
 from litnav.navigator.intent.authors import extract_authors
 from litnav.navigator.intent.claims import claim_terms, is_claim
 from litnav.navigator.intent.dates import DateConstraint, extract_dates
-from litnav.navigator.intent.facets import Facet, blank_framing, clean_phrase, extract_exclusions, extract_facets
+from litnav.navigator.intent.facets import (
+    Facet,
+    blank_framing,
+    clean_phrase,
+    extract_exclusions,
+    extract_facets,
+    narrow_other_than,
+)
 from litnav.navigator.intent.pubtypes import extract_types
 from litnav.navigator.intent.text import BOUNDARY, Workspace, normalise
 from litnav.navigator.intent.venues import extract_venues
@@ -77,7 +84,7 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
 
     Raises ``ValueError`` when ``intent`` is not a string, is empty, or yields no checkpoint.
     """
-    text = normalise(intent)
+    text = narrow_other_than(normalise(intent))
     today = today or date.today()
     if is_claim(text):
         return _parse_claim(text, today)
