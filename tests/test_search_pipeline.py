@@ -233,10 +233,11 @@ def test_the_top_d_always_holds_the_plain_hybrid_top_d(corpus, intent):
     plain hybrid retrieval of the intent exactly as typed (``librarians.first_stage_guard``), so
     its Recall@D cannot fall below the hybrid's."""
     for d in (2, 4, 6):
-        settings = _settings(librarians={"pool_size": 3, "first_stage_guard": d})
-        session = SearchRun(intent, corpus, settings, top_k=50, student=_student()).run()
-        got = [r.corpus_id for r in session.results]
-        assert set(_baseline(corpus, intent, d)[:d]) <= set(got[:max(d, 3)]), d
+        for scorer in (True, False):  # the guard holds with the scorer off too (fused order)
+            settings = _settings(librarians={"pool_size": 3, "first_stage_guard": d}, scorer={"enabled": scorer})
+            session = SearchRun(intent, corpus, settings, top_k=50, student=_student() if scorer else None).run()
+            got = [r.corpus_id for r in session.results]
+            assert set(_baseline(corpus, intent, d)[:d]) <= set(got[:max(d, 3)]), (d, scorer)
 
 
 def test_with_hard_constraints_the_top_d_holds_hybrid_then_filter(corpus):

@@ -47,8 +47,8 @@ class ScoringStage:
     """Callable plugged into ``RunContext.score_fn``.
 
     ``student`` is a ``scorer`` student (None with ``scorer.enabled=false``: every candidate is
-    then unscored and keeps its fused order, its final score being the fused score normalised to
-    [0, 1]). After a call: ``fused_rank[corpus_id]`` is the 1-based rank in the cumulative fused
+    then unscored and keeps its fused order, the baseline's top D first, its final score being the
+    fused score normalised to [0, 1]). After a call: ``fused_rank[corpus_id]`` is the 1-based rank in the cumulative fused
     list, ``n_scored`` how many leading papers of the returned list were scored, and
     ``soft_failed[corpus_id]`` the summed weight of the soft metadata preferences (metadata
     checkpoints with weight < 1) a scored paper fails (unknown metadata does not fail) and of the
@@ -70,6 +70,7 @@ class ScoringStage:
         self.extra: dict[str, dict] = {}
         self.stated: dict[tuple[str, str], Evidence | None] = {}
         self.first_stage: dict[tuple[str, str], float] = {}  # (corpus_id, node) -> 1 / (k + rank)
+        self._appearance: dict[str, int] = {}  # first-stage tie-break
         self.chunks: dict[str, list] = {}
 
     def _complete_evidence(self, ids: list[str], ctx: RunContext, k: int) -> None:
@@ -103,12 +104,10 @@ class ScoringStage:
         n = 0 if self.student is None else ctx.settings.librarians.pool_size
         self._collect_first_stage(evpool, ctx.settings.librarians.rrf_k)
         guard = ctx.settings.librarians.first_stage_guard
-        if n and guard and self.first_stage:
+        if guard and self.first_stage:  # the baseline's top D first (in fused order), then the rest
             protected = set(self._first_stage_order(order)[:guard])
-            head = [c for c in order if c in protected][:n]
-            tail = [c for c in order if c not in set(head)]
-        else:
-            head, tail = order[:n], order[n:]
+            order = [c for c in order if c in protected] + [c for c in order if c not in protected]
+        head, tail = order[:n], order[n:]
         if head and self.first_stage:
             tail = self._first_stage_order(tail)
         scored: list[ScoredPaper] = []
@@ -127,12 +126,14 @@ class ScoringStage:
         """``first_stage[(corpus_id, node)] = 1 / (rrf_k + rank)`` from the round-1 baseline
         searches (the intent as typed) when the workflow has them, else from the whole-intent
         searches; only papers in ``evpool`` (so after the hard filter)."""
-        found = {(cid, f.node_id): 1.0 / (rrf_k + f.rank)
-                 for cid, fbs in evpool.pool.found_by.items() for f in fbs
-                 if f.round == 1 and f.rank is not None and f.node_id in FIRST_STAGE_NODES + BASELINE_NODES}
-        baseline = {key: v for key, v in found.items() if key[1] in BASELINE_NODES}
-        for key, value in (baseline or found).items():
-            self.first_stage.setdefault(key, value)
+        nodes = FIRST_STAGE_NODES + BASELINE_NODES
+        found = {(cid, f.node_id): f.rank for cid, fbs in evpool.pool.found_by.items() for f in fbs
+                 if f.round == 1 and f.rank is not None and f.node_id in nodes}
+        baseline = {key: r for key, r in found.items() if key[1] in BASELINE_NODES}
+        # ties break by first appearance, BM25 list before dense, as reciprocal_rank_fusion does
+        for (cid, node), rank in sorted((baseline or found).items(), key=lambda kv: (nodes.index(kv[0][1]), kv[1])):
+            self.first_stage.setdefault((cid, node), 1.0 / (rrf_k + rank))
+            self._appearance.setdefault(cid, len(self._appearance))
 
     def _first_stage_order(self, tail: list[str]) -> list[str]:
         """``tail`` in first-stage order: the papers the first-stage searches found, by their
@@ -142,7 +143,7 @@ class ScoringStage:
         for (cid, _node), value in self.first_stage.items():
             hybrid[cid] = hybrid.get(cid, 0.0) + value
         pos = {cid: i for i, cid in enumerate(tail)}
-        return sorted(tail, key=lambda c: (c not in hybrid, -hybrid.get(c, 0.0), pos[c]))
+        return sorted(tail, key=lambda c: (c not in hybrid, -hybrid.get(c, 0.0), self._appearance.get(c, 0), pos[c]))
 
     def _soft_failures(self, scored: list[ScoredPaper], ctx: RunContext) -> None:
         soft = [c for c in ctx.checklist.checkpoints if c.kind == "metadata" and c.predicate and c.weight < 1.0]
