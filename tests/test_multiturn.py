@@ -92,7 +92,10 @@ def test_only_affected_nodes_rerun(scripted):
     # a hard year constraint: the whole-intent searches now search within it; nothing else re-runs
     within = {n.id for n in t2.workflow.nodes if n.params.get("within")}
     assert within == {"lexical_intent", "semantic_intent"}
-    assert retrieval_1 - within <= set(t2.reused) and retrieval_1 <= set(t3.reused) | _non_tail(t3)
+    # turn 3's citation branch lifts the plain-hybrid guard (its two baseline searches leave)
+    lifted = {"lexical_verbatim", "semantic_verbatim"}
+    assert lifted <= retrieval_1 and not lifted & {n.id for n in t3.workflow.nodes}
+    assert retrieval_1 - within <= set(t2.reused) and retrieval_1 - lifted <= set(t3.reused) | _non_tail(t3)
     filt = next(n.id for n in t2.workflow.nodes if n.op == "filter")
     assert _non_tail(t2) == within | _fusions_of(t2.workflow, within) | {filt}
     cite = next(n.id for n in t3.workflow.nodes if n.op == "citation_expand" and n.params["direction"] == "citing")
@@ -240,6 +243,11 @@ def test_more_like_a_result_adds_its_title_as_a_focus(corpus):
     [cp] = [c for c in session.turns[-1].checklist.checkpoints if c.source == "user"]
     assert cp.terms == [" ".join(second.title.split())]
     assert any(n.params.get("query") == cp.terms[0] for n in session.turns[-1].workflow.nodes)
+    # the first turn's plain-hybrid guard is lifted, so papers like #2 beyond its top 100 can rise
+    assert not {"lexical_verbatim", "semantic_verbatim"} & {n.id for n in session.turns[-1].workflow.nodes}
+    assert {"lexical_verbatim", "semantic_verbatim"} <= {n.id for n in session.turns[0].workflow.nodes}
+    assert {e.target for e in session.turns[-1].edits if e.action == "remove_node"} >= {"lexical_verbatim",
+                                                                                        "semantic_verbatim"}
 
 
 def test_cli_refinements_of_one_file_wait_for_each_other(scripted, corpus_dir, tmp_path):

@@ -47,7 +47,7 @@ from litnav.core.records import (
 from litnav.core.settings import Settings
 from litnav.librarians import Pool, validate_workflow
 from litnav.librarians.operators import REGISTRY
-from litnav.navigator.planner import FIRST_STAGE_NODES, TAIL_OPS
+from litnav.navigator.planner import BASELINE_NODES, FIRST_STAGE_NODES, TAIL_OPS
 
 log = logging.getLogger(__name__)
 
@@ -237,9 +237,23 @@ def _insert_before_evidence(workflow: Workflow, node: Node) -> None:
     workflow.nodes.insert(next(i for i, n in enumerate(workflow.nodes) if n.op == "locate_evidence"), node)
 
 
+def _lift_guard(workflow: Workflow, added: str) -> list[Edit]:
+    """Remove the baseline searches (``navigator.planner.BASELINE_NODES``): the scored head was
+    drawn from their top D to protect the first turn's plain hybrid results, but a branch the
+    feedback adds (``added``) asks for other papers, which must be able to rise."""
+    edits = []
+    for node_id in [n.id for n in workflow.nodes if n.id in BASELINE_NODES]:
+        _remove_node(workflow, node_id)
+        edits.append(Edit(action="remove_node", target=node_id,
+                          reason=f"{added} asks for papers beyond the first turn's plain hybrid results"))
+    return edits
+
+
 def _add_branch(workflow: Workflow, node: Node, weight: float) -> list[Edit]:
     """Fuse a new source ``node`` with the existing channels (wrapping the chain head in a union
-    when the workflow has none); returns the implied node edits."""
+    when the workflow has none), lifting the first turn's baseline guard (:func:`_lift_guard`);
+    returns the implied node edits."""
+    lifted = _lift_guard(workflow, node.id)
     workflow.nodes.insert(0, node)
     fuse = _fusion_node(workflow)
     if fuse is None:
@@ -250,13 +264,14 @@ def _add_branch(workflow: Workflow, node: Node, weight: float) -> list[Edit]:
             if n.op == "locate_evidence":
                 n.inputs = [fuse.id]
         workflow.nodes.insert(next(i for i, n in enumerate(workflow.nodes) if n.op == "locate_evidence"), fuse)
-        return [Edit(action="add_node", target=fuse.id, detail={"node": fuse.model_dump(mode="json")},
-                     reason=f"fuse {node.id} with the existing candidates")]
+        return lifted + [Edit(action="add_node", target=fuse.id, detail={"node": fuse.model_dump(mode="json")},
+                              reason=f"fuse {node.id} with the existing candidates")]
     weights = fuse.params.get("weights") or [1.0] * len(fuse.inputs)
     fuse.inputs = fuse.inputs + [node.id]
     fuse.params = {**fuse.params, "weights": list(weights) + [weight]}
-    return [Edit(action="modify_node", target=fuse.id, detail={"inputs": fuse.inputs, "weights": fuse.params["weights"]},
-                 reason=f"fuse {node.id} with the other channels")]
+    return lifted + [Edit(action="modify_node", target=fuse.id,
+                          detail={"inputs": fuse.inputs, "weights": fuse.params["weights"]},
+                          reason=f"fuse {node.id} with the other channels")]
 
 
 def _unique_id(workflow: Workflow, base: str) -> str:

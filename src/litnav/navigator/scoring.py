@@ -71,6 +71,7 @@ class ScoringStage:
         self.stated: dict[tuple[str, str], Evidence | None] = {}
         self.first_stage: dict[tuple[str, str], float] = {}  # (corpus_id, node) -> 1 / (k + rank)
         self._appearance: dict[str, int] = {}  # first-stage tie-break
+        self.guarded = False  # the workflow has the baseline searches: the head comes from their top D
         self.chunks: dict[str, list] = {}
 
     def _complete_evidence(self, ids: list[str], ctx: RunContext, k: int) -> None:
@@ -104,7 +105,7 @@ class ScoringStage:
         n = 0 if self.student is None else ctx.settings.librarians.pool_size
         self._collect_first_stage(evpool, ctx.settings.librarians.rrf_k)
         guard = ctx.settings.librarians.first_stage_guard
-        if guard and self.first_stage:  # the baseline's top D first (in fused order), then the rest
+        if guard and self.guarded:  # the baseline's top D first (in fused order), then the rest
             protected = set(self._first_stage_order(order)[:guard])
             order = [c for c in order if c in protected] + [c for c in order if c not in protected]
         head, tail = order[:n], order[n:]
@@ -124,13 +125,15 @@ class ScoringStage:
 
     def _collect_first_stage(self, evpool: EvidencePool, rrf_k: int) -> None:
         """``first_stage[(corpus_id, node)] = 1 / (rrf_k + rank)`` from the round-1 baseline
-        searches (the intent as typed) when the workflow has them, else from the whole-intent
-        searches; only papers in ``evpool`` (so after the hard filter)."""
+        searches (the intent as typed) when the workflow has them (then ``guarded``), else from
+        the whole-intent searches (then only the unscored tail follows their order); only papers
+        in ``evpool`` (so after the hard filter)."""
         nodes = FIRST_STAGE_NODES + BASELINE_NODES
         found = {(cid, f.node_id): f.rank for cid, fbs in evpool.pool.found_by.items() for f in fbs
                  if f.round == 1 and f.rank is not None and f.node_id in nodes}
         baseline = {key: r for key, r in found.items() if key[1] in BASELINE_NODES}
         # ties break by first appearance, BM25 list before dense, as reciprocal_rank_fusion does
+        self.guarded = self.guarded or bool(baseline)
         for (cid, node), rank in sorted((baseline or found).items(), key=lambda kv: (nodes.index(kv[0][1]), kv[1])):
             self.first_stage.setdefault((cid, node), 1.0 / (rrf_k + rank))
             self._appearance.setdefault(cid, len(self._appearance))
