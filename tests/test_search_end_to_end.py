@@ -63,7 +63,7 @@ def test_excluded_topic_is_demoted(corpus):
 
 def test_paper_reachable_only_through_citations_is_found_in_a_later_round(corpus):
     settings = load_settings(overrides=["librarians.semantic_k=3", "librarians.lexical_k=3",
-                                        "librarians.first_stage_guard=3",
+                                        "librarians.first_stage_guard=0",
                                         "navigator.new_paper_threshold=0.0"])
     s = search("dense passage retrieval for question answering", corpus, settings, top_k=20, rounds=3)
     round1 = {cid for run in s.rounds[0].operator_runs for cid, _ in run.outputs}

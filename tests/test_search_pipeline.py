@@ -216,9 +216,10 @@ def test_a_one_checkpoint_first_stage_is_the_hybrid_ranking(corpus):
     assert [r.corpus_id for r in session.results] == [cid for cid, _ in hybrid.ranking]
 
 
-def _baseline(corpus, intent: str, depth: int, keep=lambda cid: True) -> list[str]:
+def _baseline(corpus, intent: str, depth: int = 100, keep=lambda cid: True) -> list[str]:
     """Plain hybrid retrieval of the intent as typed: reciprocal rank fusion of BM25 and dense
-    top ``depth``, then an exact filter (the ``hybrid`` / ``hybrid+filter`` baselines)."""
+    top ``depth`` (100, as ``HybridSystem``), then an exact filter (the ``hybrid`` /
+    ``hybrid+filter`` baselines)."""
     lexical = [h.corpus_id for h in corpus.lexical_search(intent, depth)]
     dense = [h.corpus_id for h in corpus.semantic_search(intent, depth)]
     return [cid for cid, _ in reciprocal_rank_fusion([lexical, dense], k=60) if keep(cid)]
@@ -227,17 +228,20 @@ def _baseline(corpus, intent: str, depth: int, keep=lambda cid: True) -> list[st
 @pytest.mark.parametrize("intent", [
     "dense retrieval for question answering, excluding biomedical questions",
     "find me papers about answering questions with dense passage retrieval that do not use BM25",
+    "question answering for languages other than English",  # parsed as "non-English languages"
 ])
 def test_the_top_d_always_holds_the_plain_hybrid_top_d(corpus, intent):
     """Whatever the checklist, facets and later rounds add, litnav's top D holds the top D of
     plain hybrid retrieval of the intent exactly as typed (``librarians.first_stage_guard``), so
     its Recall@D cannot fall below the hybrid's."""
-    for d in (2, 4, 6):
+    for d in (2, 4, 6):  # D below, at and above the scored head's size (3)
         for scorer in (True, False):  # the guard holds with the scorer off too (fused order)
             settings = _settings(librarians={"pool_size": 3, "first_stage_guard": d}, scorer={"enabled": scorer})
             session = SearchRun(intent, corpus, settings, top_k=50, student=_student() if scorer else None).run()
             got = [r.corpus_id for r in session.results]
-            assert set(_baseline(corpus, intent, d)[:d]) <= set(got[:max(d, 3)]), (d, scorer)
+            assert set(_baseline(corpus, intent)[:d]) <= set(got[:d]), (d, scorer)
+    verbatim = [n for n in session.rounds[0].workflow.nodes if n.id in ("lexical_verbatim", "semantic_verbatim")]
+    assert [n.params["query"] for n in verbatim] == [intent, intent]  # as typed, not as parsed
 
 
 def test_with_hard_constraints_the_top_d_holds_hybrid_then_filter(corpus):
@@ -246,9 +250,16 @@ def test_with_hard_constraints_the_top_d_holds_hybrid_then_filter(corpus):
     session = SearchRun(intent, corpus, settings, top_k=50, student=_student()).run()
     assert hard_metadata(session.rounds[0].checklist)
     papers = corpus.papers(corpus.all_ids())
-    emnlp = _baseline(corpus, intent, 1000, keep=lambda cid: papers[cid].venue == "EMNLP")
+    emnlp = _baseline(corpus, intent, 1000, keep=lambda cid: papers[cid].venue == "EMNLP")  # hybrid+filter
     got = [r.corpus_id for r in session.results]
     assert set(emnlp[:3]) <= set(got[:3]) and all(papers[c].venue == "EMNLP" for c in got)
+
+
+def test_a_guard_deeper_than_a_search_can_go_is_refused_by_name():
+    from litnav.core.settings import SettingsError, load_settings
+
+    with pytest.raises(SettingsError, match="first_stage_guard"):
+        load_settings(overrides=["librarians.first_stage_guard=1000000"])
 
 
 def test_without_the_guard_the_baseline_searches_are_not_planned():

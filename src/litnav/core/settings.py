@@ -142,9 +142,9 @@ class LibrarianSettings(_Group):
         "0.708) at less than half the evidence to embed."
     )
     first_stage_guard: int = Field(
-        100, ge=0, description="The scored top-N is drawn from the first stage's top D (D = this; 0 = from "
-        "the whole cumulative fusion), so litnav's top max(D, N) holds the first stage's top D: Recall@D "
-        "cannot fall below the hybrid's."
+        100, ge=0, le=10_000, description="D: litnav's top D always holds the top D of plain hybrid retrieval of "
+        "the intent as typed (then the hard filter), so Recall@D cannot fall below the hybrid's; the scored "
+        "top-N is drawn from that top D (at most D papers are scored). 0 = off."
     )
     evidence_k: int = Field(2, ge=1, description="Evidence chunks per (paper, checkpoint).")
     max_workers: int = Field(4, ge=1, description="Librarians run concurrently.")

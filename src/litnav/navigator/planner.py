@@ -35,6 +35,10 @@ BASELINE_NODES = ("lexical_verbatim", "semantic_verbatim")
 """The round-1 searches of the intent exactly as typed (:func:`baseline_nodes`): plain hybrid
 retrieval, whose top ``librarians.first_stage_guard`` the final ranking always holds."""
 
+BASELINE_DEPTH = 100
+"""Hits per baseline search at least: the hybrid baseline fuses each channel's top 100 (as
+``evaluation.systems.HybridSystem`` does), whatever the guard depth D."""
+
 BASELINE_FILTERED_DEPTH = 1000
 """Hits per baseline search when the intent states hard metadata constraints: the whole corpus is
 searched this deep and the exact filter applies after the fusion (the ``hybrid+filter`` baseline)."""
@@ -135,18 +139,18 @@ def retrieval_nodes(checklist: Checklist, settings: Settings) -> list[Node]:
 
 
 def baseline_nodes(checklist: Checklist, settings: Settings) -> list[Node]:
-    """BM25 and dense retrieval of the intent exactly as typed, none with ``librarians.first_stage_guard``
-    = 0: the plain hybrid baseline. Each is ``first_stage_guard`` deep (the hybrid's reciprocal rank
-    fusion of both channels' top D), or, when the intent states hard metadata constraints,
-    :data:`BASELINE_FILTERED_DEPTH` deep over the whole corpus so that the exact filter after the
-    fusion leaves hybrid-then-filter's ranking. They weigh 0 in the fusion (:func:`_fusion_weight`):
+    """BM25 and dense retrieval of the intent exactly as typed (``checklist.intent``), none with
+    ``librarians.first_stage_guard`` (D) = 0: the plain hybrid baseline. Each is max(D,
+    :data:`BASELINE_DEPTH`) deep (the hybrid's reciprocal rank fusion of both channels' top 100),
+    or, when the intent states hard metadata constraints, max(D, :data:`BASELINE_FILTERED_DEPTH`)
+    deep over the whole corpus so that the exact filter after the fusion leaves
+    hybrid-then-filter's ranking. They weigh 0 in the fusion (:func:`_fusion_weight`):
     they change no score, only which candidates are scored (``navigator.scoring``), so litnav's top
     D always holds the baseline's top D."""
-    depth = settings.librarians.first_stage_guard
-    if not depth:
+    guard = settings.librarians.first_stage_guard
+    if not guard:
         return []
-    if hard_metadata(checklist):
-        depth = max(depth, BASELINE_FILTERED_DEPTH)
+    depth = max(guard, BASELINE_FILTERED_DEPTH if hard_metadata(checklist) else BASELINE_DEPTH)
     query = checklist.intent.strip()
     why = "the intent as typed: plain hybrid retrieval, whose top results the final ranking keeps"
     return [Node(id=BASELINE_NODES[0], op="lexical_search", params={"query": query, "k": depth}, note=f"BM25 of {why}"),

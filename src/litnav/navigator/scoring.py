@@ -5,11 +5,11 @@ rank fusion scores summed over rounds, so later rounds' channels simply join the
 first-stage ranking is plain hybrid retrieval of the intent as typed (the planner's weight-0
 baseline searches, ``navigator.planner.baseline_nodes``; without them the round-1 whole-intent
 searches), after the hard filter. The ``librarians.pool_size`` (N) best candidates of the
-cumulative fused list *among the first stage's top D* (``librarians.first_stage_guard``) are
-scored under the current checklist (cheap after round 1: evidence is cached per (paper,
+cumulative fused list *among the first stage's top D* (``librarians.first_stage_guard``; at
+most D of them) are scored under the current checklist (cheap after round 1: evidence is cached per (paper,
 checkpoint)); every other candidate is passed on below, unscored, in first-stage order, then the
 candidates only facets, citations or later rounds found. The final ordering
-(``reranker.combine``) reorders the scored head only, so litnav's top max(D, N) holds the
+(``reranker.combine``) reorders the scored head only, so litnav's top D holds the
 baseline's top D by construction: Recall@D is never below the hybrid's (hybrid-then-filter's,
 when the intent states hard constraints). On the dev splits this moved Recall@100 from 0.994 /
 0.986 / 1.000 (ACL intents / SciFact intents / SciFact claims) to 1.000 on all three, nDCG@10 by
@@ -108,6 +108,7 @@ class ScoringStage:
         if guard and self.guarded:  # the baseline's top D first (in fused order), then the rest
             protected = set(self._first_stage_order(order)[:guard])
             order = [c for c in order if c in protected] + [c for c in order if c not in protected]
+            n = min(n, guard)  # a head larger than D could push a protected paper below D
         head, tail = order[:n], order[n:]
         if head and self.first_stage:
             tail = self._first_stage_order(tail)

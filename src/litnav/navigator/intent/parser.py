@@ -84,10 +84,11 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
 
     Raises ``ValueError`` when ``intent`` is not a string, is empty, or yields no checkpoint.
     """
-    text = narrow_other_than(normalise(intent))
+    typed = normalise(intent)
+    text = narrow_other_than(typed)
     today = today or date.today()
-    if is_claim(text):
-        return _parse_claim(text, today)
+    if is_claim(text):  # the checklist keeps the intent as typed (the planner's baseline searches read it)
+        return _parse_claim(text, today).model_copy(update={"intent": typed})
     ws = Workspace(text)
     dates = extract_dates(ws, today)
     types = extract_types(ws)
@@ -148,7 +149,7 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
     if not checkpoints:
         raise ValueError(f"intent {intent!r} yields no checkpoint: it names no topic, method, "
                          "application, data set, venue, date, author or publication type")
-    return Checklist(intent=text, checkpoints=checkpoints)
+    return Checklist(intent=typed, checkpoints=checkpoints)
 
 
 def whole_intent(text: str) -> str:
