@@ -240,3 +240,14 @@ def test_before_or_after_is_one_excluded_period_not_a_contradiction(intent: str)
     assert m.weight == 1.0
     with pytest.raises(ValueError, match="contradictory"):  # "and" still asks for both
         parse_intent("machine translation published before 2000 and after 2020", None, TODAY)
+
+
+def test_a_long_venue_list_is_shown_counted_not_in_full():
+    from litnav.core.records import Checkpoint, MetadataPredicate
+
+    venues = [f"Proceedings of Workshop {i}" for i in range(20)]
+    cl = Checklist(intent="x", checkpoints=[Checkpoint(
+        id="m1", kind="metadata", text="Published in workshops",
+        predicate=MetadataPredicate(field="venue", values=venues))])
+    line = describe(cl).splitlines()[1]
+    assert "Workshop 7" in line and "Workshop 8," not in line and "and 12 more" in line

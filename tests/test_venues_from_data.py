@@ -150,3 +150,15 @@ def test_a_venue_with_many_spellings_is_named_as_the_user_named_it():
     [venue] = [c for c in parse_intent("French parsing, presented at TALN", venues=vocab).checkpoints
                if c.predicate is not None and c.predicate.field == "venue"]
     assert venue.text == "Published in TALN (6 venue spellings of the corpus)" and len(venue.predicate.values) == 6
+
+
+@pytest.mark.parametrize("intent", [
+    "dialogue state tracking in main ACL, EMNLP or NAACL conferences",
+    "dialogue state tracking in ACL or EMNLP main track papers",
+    "dialogue state tracking in the ACL, EMNLP or NAACL proceedings",
+])
+def test_venue_kind_words_after_a_venue_list_are_not_topic_text(intent):
+    checklist = parse_intent(intent, venues=VOCAB)
+    terms = {t.lower() for c in checklist.checkpoints if c.kind != "metadata" for t in c.terms}
+    assert terms == {"dialogue state tracking"}, terms
+    assert any(c.predicate is not None and c.predicate.field == "venue" for c in checklist.checkpoints)
