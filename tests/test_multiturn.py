@@ -289,3 +289,15 @@ def test_excluding_the_same_thing_twice_adds_no_second_checkpoint(scripted, corp
     edits = parse_feedback("drop anything about Speech and show 7 results", last.checklist, last.workflow,
                            ranking, corpus, None)
     assert [e.action for e in edits] == ["set_param"]
+
+
+def test_the_results_table_names_the_latest_turn_and_its_feedback(scripted):
+    from rich.console import Console
+
+    from litnav.session.render import results_table
+
+    console = Console(record=True, width=400, color_system=None)
+    console.print(results_table(scripted, top=3))
+    text = console.export_text()
+    last = scripted.turns[-1]
+    assert f"turn {last.index}: {last.feedback}" in text and "final score" in text

@@ -35,14 +35,20 @@ def checklist_table(session: Session) -> Table:
 
 
 def results_table(session: Session, top: int | None = None) -> Table:
-    """Ranked results: rank, score, p, year, venue, title, corpus_id, channels."""
-    table = Table(title=f"Results for: {session.intent}", show_lines=False)
-    for col, kw in (("#", {"justify": "right"}), ("checklist score", {}), ("p", {}), ("year", {}), ("venue", {}),
+    """Ranked results: rank, final score, p, year, venue, title, corpus_id, channels. The title names
+    the intent and, after a refinement, the latest turn and its feedback."""
+    title = f"Results for: {session.intent}"
+    if session.turns and session.turns[-1].feedback:
+        title += f" — turn {session.turns[-1].index}: {session.turns[-1].feedback}"
+    table = Table(title=escape(title), show_lines=False)
+    for col, kw in (("#", {"justify": "right"}), ("final score", {}), ("p", {}), ("year", {}), ("venue", {}),
                     ("title", {"overflow": "fold", "ratio": 3}), ("corpus_id", {"no_wrap": True, "min_width": 10}),
                     ("found by", {"overflow": "fold"})):
         table.add_column(col, **kw)
-    table.caption = ("rank combines the first-stage fused rank with the checklist score, so a lower "
-                     "score can rank higher")
+    table.caption = ("final score = (weighted mean checkpoint score + p) / 6; the rank combines it with the "
+                     "first-stage fused rank, so a lower score can rank higher")
+    if str(session.engines.get("scorer", "")).startswith("none"):
+        table.caption = "no scorer ran: the score is the fused retrieval score (best = 1) and the rank its order"
     if not session.results:
         table.caption = ("no paper satisfied the checklist's exact metadata constraints"
                          if any(c.kind == "metadata" for c in (session.rounds[-1].checklist.checkpoints
