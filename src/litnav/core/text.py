@@ -159,6 +159,20 @@ def stem_set(text: str) -> frozenset[str]:
     return frozenset(stems(text))
 
 
+VALUES_SHOWN = 8
+"""Values a one-line listing shows (:func:`shown_values`); the rest are counted: a venue matched
+against the corpus vocabulary can stand for hundreds of spellings."""
+
+
+def shown_values(values: list[str]) -> str:
+    """``values`` joined by ", ": the first :data:`VALUES_SHOWN` and a count of the rest
+    ("a, b, …, h, … and 396 more"). For display only; the records keep every value."""
+    shown = ", ".join(values[:VALUES_SHOWN])
+    if len(values) > VALUES_SHOWN:
+        shown += f", … and {len(values) - VALUES_SHOWN} more"
+    return shown
+
+
 def surname(name: str) -> str:
     """The normalised family name of a display name: the part before a comma
     (``"Vaswani, Ashish"``), else the last token (``"Ashish Vaswani"``); lower-case, no accents,

@@ -167,6 +167,9 @@ pull in papers that match one part only."""
 
 
 BASELINE_WEIGHT = 0.0
+"""Fusion weight of the baseline searches: they only choose which candidates are scored. Chosen
+on the dev splits (nDCG@10 ACL intents / SciFact intents / SciFact claims): 0 gave 0.752 / 0.607 /
+0.924, 0.3 0.733 / 0.625 / 0.924, 1.0 0.733 / 0.606 / 0.924."""
 
 
 def _fusion_weight(node: Node) -> float:

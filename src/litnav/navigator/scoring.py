@@ -6,8 +6,8 @@ first-stage ranking is plain hybrid retrieval of the intent as typed (the planne
 baseline searches, ``navigator.planner.baseline_nodes``; without them the round-1 whole-intent
 searches), after the hard filter. The ``librarians.pool_size`` (N) best candidates of the
 cumulative fused list *among the first stage's top D* (``librarians.first_stage_guard``; at
-most D of them) are scored under the current checklist (cheap after round 1: evidence is cached per (paper,
-checkpoint)); every other candidate is passed on below, unscored, in first-stage order, then the
+most D of them) are scored under the current checklist (cheap after round 1: evidence is
+cached per (paper, checkpoint)); every other candidate is passed on below, unscored, in first-stage order, then the
 candidates only facets, citations or later rounds found. The final ordering
 (``reranker.combine``) reorders the scored head only, so litnav's top D holds the
 baseline's top D by construction: Recall@D is never below the hybrid's (hybrid-then-filter's,
@@ -48,8 +48,8 @@ class ScoringStage:
 
     ``student`` is a ``scorer`` student (None with ``scorer.enabled=false``: every candidate is
     then unscored and keeps its fused order, the baseline's top D first, its final score being the
-    fused score normalised to [0, 1]). After a call: ``fused_rank[corpus_id]`` is the 1-based rank in the cumulative fused
-    list, ``n_scored`` how many leading papers of the returned list were scored, and
+    fused score normalised to [0, 1]). After a call: ``fused_rank[corpus_id]`` is the 1-based
+    rank in the cumulative fused list, ``n_scored`` how many leading papers of the returned list were scored, and
     ``soft_failed[corpus_id]`` the summed weight of the soft metadata preferences (metadata
     checkpoints with weight < 1) a scored paper fails (unknown metadata does not fail) and of the
     exclusions it is judged to violate (score < 2.5, i.e. P(about it) > 0.5): the final ordering
@@ -104,14 +104,16 @@ class ScoringStage:
         top = self.fused[order[0]] if order and self.fused[order[0]] > 0 else 1.0
         n = 0 if self.student is None else ctx.settings.librarians.pool_size
         self._collect_first_stage(evpool, ctx.settings.librarians.rrf_k)
+        by_first_stage = self._first_stage_order(order) if self.first_stage else order
         guard = ctx.settings.librarians.first_stage_guard
         if guard and self.guarded:  # the baseline's top D first (in fused order), then the rest
-            protected = set(self._first_stage_order(order)[:guard])
+            protected = set(by_first_stage[:guard])
             order = [c for c in order if c in protected] + [c for c in order if c not in protected]
             n = min(n, guard)  # a head larger than D could push a protected paper below D
         head, tail = order[:n], order[n:]
         if head and self.first_stage:
-            tail = self._first_stage_order(tail)
+            chosen = set(head)
+            tail = [c for c in by_first_stage if c not in chosen]
         scored: list[ScoredPaper] = []
         if head:
             self._complete_evidence(head, ctx, ctx.settings.librarians.evidence_k)
@@ -133,8 +135,8 @@ class ScoringStage:
         found = {(cid, f.node_id): f.rank for cid, fbs in evpool.pool.found_by.items() for f in fbs
                  if f.round == 1 and f.rank is not None and f.node_id in nodes}
         baseline = {key: r for key, r in found.items() if key[1] in BASELINE_NODES}
-        # ties break by first appearance, BM25 list before dense, as reciprocal_rank_fusion does
         self.guarded = self.guarded or bool(baseline)
+        # ties break by first appearance, BM25 list before dense, as reciprocal_rank_fusion does
         for (cid, node), rank in sorted((baseline or found).items(), key=lambda kv: (nodes.index(kv[0][1]), kv[1])):
             self.first_stage.setdefault((cid, node), 1.0 / (rrf_k + rank))
             self._appearance.setdefault(cid, len(self._appearance))

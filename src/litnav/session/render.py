@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from litnav.core.records import Result, Session
+from litnav.core.text import shown_values
 
 CONTEXT_CHARS = 160
 
@@ -29,7 +30,7 @@ def checklist_table(session: Session) -> Table:
         if c.predicate:
             p = c.predicate
             pred = " [dim](" + ("NOT " if p.negate else "") + p.field + ": " + (
-                f"{p.start or '…'} to {p.end or '…'}" if p.field == "year" else ", ".join(p.values)) + ")[/dim]"
+                f"{p.start or '…'} to {p.end or '…'}" if p.field == "year" else escape(shown_values(p.values))) + ")[/dim]"
         table.add_row(c.id, c.kind, f"{c.weight:g}", escape(c.text) + pred)
     return table
 

@@ -3,11 +3,7 @@
 from __future__ import annotations
 
 from litnav.core.records import Checklist, Checkpoint, MetadataPredicate
-
-VALUES_SHOWN = 8
-"""Predicate values shown per checkpoint line; the rest are counted ("… and 396 more"): a venue
-matched against the corpus vocabulary can stand for hundreds of spellings (the checklist in the
-session file keeps them all)."""
+from litnav.core.text import shown_values
 
 
 def _predicate(p: MetadataPredicate) -> str:
@@ -16,10 +12,7 @@ def _predicate(p: MetadataPredicate) -> str:
         lo = p.start.isoformat() if p.start else "..."
         hi = p.end.isoformat() if p.end else "..."
         return f"{neg}year {lo} .. {hi}"
-    shown = ", ".join(p.values[:VALUES_SHOWN])
-    if len(p.values) > VALUES_SHOWN:
-        shown += f", … and {len(p.values) - VALUES_SHOWN} more"
-    return f"{neg}{p.field} in [{shown}]"
+    return f"{neg}{p.field} in [{shown_values(p.values)}]"
 
 
 def describe_checkpoint(cp: Checkpoint) -> str:

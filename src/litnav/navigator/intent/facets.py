@@ -6,8 +6,8 @@ only in the exclusion extractor.
 
 Runs on what the metadata extractors left. Exclusions first: a negation cue ("not about",
 "that do not use", "which don't rely on": a relative clause negating a usage verb),
-"excluding", "other than" (unless it narrows a noun: ``narrow_other_than``), "rather than", "without", "except", "but not", "no") and the phrase
-after it, up to the next clause boundary. A verb negation is content, never an exclusion:
+"excluding", "other than" (unless it narrows a noun: ``narrow_other_than``), "rather than",
+"without", "except", "but not", "no") and the phrase after it, up to the next clause boundary. A verb negation is content, never an exclusion:
 "n't", "not"/"never" after an auxiliary or copula ("does not affect X", "is not Y"), "no
 longer", and "no" that is not at a clause or list boundary ("receive no treatment"); "no X"
 counts only at the start, after a comma/semicolon/consumed metadata or after "and"/"but"/"or". Then request and document words are removed
@@ -175,9 +175,10 @@ def narrow_other_than(text: str) -> str:
     """"languages other than English" -> "non-English languages": "other than" right after a
     content noun narrows that noun (the paper must address some *other* language), it does not
     exclude every paper that mentions English; the rewrite makes it the same concept as its
-    paraphrase "non-English languages". After a document or pronoun word ("papers other than
-    surveys", "anything other than X") it stays an exclusion. Only a one-word capitalised object (a language, a platform, a country) is rewritten:
-    "patients other than children" stays an exclusion."""
+    paraphrase "non-English languages". After a document, pronoun or method word ("papers other
+    than surveys", "anything other than X", "methods other than CRF") it stays an exclusion. Only
+    a one-word capitalised object (a language, a platform, a country) is rewritten: "patients
+    other than children" stays an exclusion."""
     def sub(m: re.Match[str]) -> str:
         if not m.group("what")[0].isupper():  # "patients other than children": an exclusion
             return m.group(0)
