@@ -251,3 +251,20 @@ def test_a_long_venue_list_is_shown_counted_not_in_full():
         predicate=MetadataPredicate(field="venue", values=venues))])
     line = describe(cl).splitlines()[1]
     assert "Workshop 7" in line and "Workshop 8," not in line and "and 12 more" in line
+
+
+def test_the_session_checklist_table_counts_long_venue_lists_too():
+    from rich.console import Console
+
+    from litnav.core.records import Checkpoint, Round, Session, Workflow
+    from litnav.session.render import checklist_table
+
+    venues = [f"Proceedings of Workshop {i}" for i in range(20)]
+    cl = Checklist(intent="x", checkpoints=[Checkpoint(
+        id="m1", kind="metadata", text="Published in workshops",
+        predicate=MetadataPredicate(field="venue", values=venues))])
+    session = Session(intent="x", corpus="c", rounds=[Round(index=1, checklist=cl, workflow=Workflow(nodes=[], output=""))])
+    console = Console(record=True, width=400, color_system=None)
+    console.print(checklist_table(session))
+    text = console.export_text()
+    assert "Workshop 7" in text and "Workshop 8," not in text and "and 12 more" in text
