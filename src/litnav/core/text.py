@@ -11,13 +11,18 @@
   corpus chunking, citation contexts at ingest, and quote picking in the scorer.
 * :func:`stop_words` — the English stop-word list (``bm25s.stopwords.STOPWORDS_EN_PLUS``, 179
   function words), the one list for term extraction; loaded on first use.
+* :func:`bm25s_stop_list` — a stop list of ``bm25s.stopwords`` read without importing the
+  ``bm25s`` package (whose ``__init__`` imports scipy: about 0.3 s of a CLI search's start-up).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import re
+import sys
 import unicodedata
 from functools import lru_cache
+from pathlib import Path
 
 _PUNCT = re.compile(r"[^\w\s]|_", re.UNICODE)
 _ASCII_PUNCT = bytes(b if chr(b).isalnum() or chr(b).isspace() else 32 for b in range(256))
@@ -112,9 +117,27 @@ def stop_words() -> frozenset[str]:
     """English stop words (lower-case): ``bm25s.stopwords.STOPWORDS_EN_PLUS``. The one list for
     term extraction (scorer terms and key phrases, reflection's salient terms, claim terms).
     The BM25 index itself uses bm25s's shorter ``"en"`` list (see ``corpus.lexical``)."""
-    from bm25s.stopwords import STOPWORDS_EN_PLUS
+    return frozenset(bm25s_stop_list("STOPWORDS_EN_PLUS"))
 
-    return frozenset(STOPWORDS_EN_PLUS)
+
+@lru_cache(maxsize=4)
+def bm25s_stop_list(name: str) -> tuple[str, ...]:
+    """The tuple ``bm25s.stopwords.<name>`` (e.g. ``"STOPWORDS_EN"``, the list ``bm25s.tokenize(...,
+    stopwords="en")`` drops). When ``bm25s`` is not imported yet, its ``stopwords.py`` (plain
+    tuples, no imports) is executed on its own, so the package's scipy import is not paid.
+    Raises ``ImportError`` when bm25s is not installed, ``AttributeError`` for an unknown name."""
+    if "bm25s" in sys.modules:
+        from bm25s import stopwords
+
+        return tuple(getattr(stopwords, name))
+    spec = importlib.util.find_spec("bm25s")  # locates the package without executing it
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("bm25s is not installed")
+    path = Path(next(iter(spec.submodule_search_locations))) / "stopwords.py"
+    source = importlib.util.spec_from_file_location("litnav._bm25s_stopwords", path)
+    module = importlib.util.module_from_spec(source)
+    source.loader.exec_module(module)
+    return tuple(getattr(module, name))
 
 
 _TOKEN = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")  # letters and digits of any script, inner - and '

@@ -1,11 +1,13 @@
 """BM25 over title + abstract with ``bm25s`` (English PyStemmer stemming, English stopwords).
 
-Saved in ``DIR/index/bm25/`` by bm25s, plus ``ids.npy`` (document row -> corpus_id). The folder is
-written beside as ``bm25.tmp`` and swapped in with ``os.replace``.
+Built and saved in ``DIR/index/bm25/`` by bm25s, plus ``ids.npy`` (document row -> corpus_id).
+The folder is written beside as ``bm25.tmp`` and swapped in with ``os.replace``. Searching reads
+bm25s's saved arrays with numpy (:class:`Lexical`), so a search does not import bm25s and scipy.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -18,6 +20,15 @@ import numpy as np
 
 BM25_DIR = "bm25"
 IDS_FILE = "ids.npy"
+_SPLIT = re.compile(r"(?u)\b\w\w+\b").findall  # bm25s.tokenize's default token_pattern
+_SUMMED_METHODS = ("lucene", "robertson", "atire")  # bm25s variants without a non-occurrence term
+
+
+def _index_stop_words() -> frozenset[str]:
+    """The stop words ``bm25s.tokenize(..., stopwords="en")`` drops."""
+    from litnav.core.text import bm25s_stop_list
+
+    return frozenset(bm25s_stop_list("STOPWORDS_EN"))
 
 
 def _stemmer():
@@ -34,10 +45,9 @@ def build_bm25(index_dir: Path, ids: list[str], texts: Iterable[str], show_progr
     token ids go into one int32 array instead of a list per document, so a million abstracts never
     sit in memory as strings or Python lists. The scores are bm25s's own (``BM25.index`` on the ids)."""
     import bm25s
-    from bm25s.stopwords import STOPWORDS_EN
 
-    split = re.compile(r"(?u)\b\w\w+\b").findall
-    stop = set(STOPWORDS_EN)
+    split = _SPLIT
+    stop = _index_stop_words()
     token_index: dict[str, int] = {}
     flat = array("i")
     ends = array("q")
@@ -71,27 +81,59 @@ def build_bm25(index_dir: Path, ids: list[str], texts: Iterable[str], show_progr
 
 
 class Lexical:
-    """A loaded BM25 index; :meth:`search` returns ``[(corpus_id, score)]`` best first."""
+    """A loaded BM25 index; :meth:`search` returns ``[(corpus_id, score)]`` best first.
+
+    Reads what bm25s saved (``params.index.json``, ``vocab.index.json``, and the precomputed
+    document x term score matrix as CSC arrays ``data``/``indices``/``indptr``, memory-mapped)
+    and scores a query as ``bm25s.BM25.get_scores`` does for its summed variants (``lucene``, the
+    one :func:`build_bm25` writes, ``robertson``, ``atire``): for each query term in order,
+    repeats included, its column added to a float32 vector with ``np.add.at`` — the same sums
+    in the same order, without importing bm25s and scipy at search time. The query is tokenized
+    as ``bm25s.tokenize(query, stopwords="en", stemmer=...)`` tokenizes it. Raises ``ValueError``
+    naming the params file for an index of another variant (``bm25l``, ``bm25+``)."""
 
     def __init__(self, index_dir: Path):
-        import bm25s
         folder = index_dir / BM25_DIR
-        self.retriever = bm25s.BM25.load(str(folder), mmap=True)
+        params_file = folder / "params.index.json"
+        params = json.loads(params_file.read_text(encoding="utf-8"))
+        if params.get("method", "lucene") not in _SUMMED_METHODS:
+            raise ValueError(f"{params_file}: BM25 method {params.get('method')!r} is not one litnav reads "
+                             f"({', '.join(_SUMMED_METHODS)}); rebuild the index")
+        self.dtype = np.dtype(params.get("dtype", "float32"))
+        self.num_docs = int(params["num_docs"])
+        self.vocab: dict[str, int] = json.loads((folder / "vocab.index.json").read_text(encoding="utf-8"))
+        self.data, self.indices, self.indptr = (np.load(folder / f"{name}.csc.index.npy", mmap_mode="r")
+                                                for name in ("data", "indices", "indptr"))
         self.ids: list[str] = np.load(folder / IDS_FILE, allow_pickle=False).tolist()
+        columns = len(self.vocab) - ("" in self.vocab)  # bm25s keeps "" in the vocabulary, without a column
+        if (len(self.indptr) != columns + 1 or len(self.data) != len(self.indices)
+                or len(self.ids) != self.num_docs):
+            raise ValueError(f"{folder}: the BM25 arrays disagree ({len(self.vocab)} terms, {len(self.indptr)} "
+                             f"column pointers, {len(self.data)} scores, {len(self.indices)} rows, "
+                             f"{len(self.ids)} ids for {self.num_docs} documents)")
         self.stemmer = _stemmer()
+        self.stop = _index_stop_words()
 
     @cached_property
     def _row(self) -> dict[str, int]:
         """corpus_id -> document row."""
         return {cid: i for i, cid in enumerate(self.ids)}
 
+    def query_terms(self, query: str) -> list[str]:
+        """The query's indexed terms in order, repeats kept: lower-cased words of 2+ word
+        characters, stop words dropped, stemmed; terms not in the index dropped."""
+        words = [w for w in _SPLIT(query.lower()) if w not in self.stop]
+        return [t for t in self.stemmer.stemWords(words) if t and t in self.vocab] if words else []
+
     def _scores(self, query: str) -> np.ndarray | None:
-        import bm25s
-        tokens = bm25s.tokenize([query], stopwords="en", stemmer=self.stemmer, show_progress=False,
-                                return_ids=False)
-        vocab = self.retriever.vocab_dict
-        terms = [t for t in tokens[0] if t in vocab]
-        return self.retriever.get_scores(terms) if terms else None
+        terms = self.query_terms(query)
+        if not terms:
+            return None
+        scores = np.zeros(self.num_docs, dtype=self.dtype)
+        for term in terms:
+            start, end = int(self.indptr[self.vocab[term]]), int(self.indptr[self.vocab[term] + 1])
+            np.add.at(scores, self.indices[start:end], self.data[start:end])
+        return scores
 
     def relative_scores(self, query: str, ids: list[str]) -> dict[str, float]:
         """BM25 score of each given document divided by the best score any document of the index
