@@ -79,6 +79,11 @@ def test_eval_end_to_end(tiny_corpus, app, tmp_path):
     assert data["systems"]["bm25"]["per_query"]["t3"]["Hit@1"] == 1.0
     assert data["systems"]["litnav"]["per_round"] and data["systems"]["litnav-no-scorer"]["per_round"]
     assert (out / "eval.md").read_text().startswith("# litnav eval")
+    # the judged system reports how its verdicts agree with their quotes; baselines judge nothing
+    verdicts = data["systems"]["litnav"]["verdicts"]
+    assert verdicts["n"] > 0 and verdicts["agree"] == 1.0 and 0 <= verdicts["supported"] <= verdicts["positive"]
+    assert "verdicts" not in data["systems"]["bm25"]
+    assert "litnav verdicts:" in (out / "eval.md").read_text()
     assert (out / "rounds.png").read_bytes()[:4] == b"\x89PNG"
 
 

@@ -125,3 +125,52 @@ def test_a_stating_sentence_outside_the_cosine_evidence_is_found_lexically(stude
     assert lexical.score >= 2.5 and lexical.quote == "We fine-tune BERT on the reviews."
     assert lexical.quote_chunk_id in {e.chunk_id for e in lexical.evidence}
     assert disagreement(lexical, CHECKLIST) is None and disagreement(j, CHECKLIST) is None
+
+
+class _Fixed:
+    """A student whose P(satisfied) is fixed, so the quote can be checked apart from the grade."""
+
+    name = "fixed"
+    training = {"checkpoint_kinds": ["method", "exclusion"]}
+
+    def __init__(self, p: float):
+        self.p = p
+
+    def predict_satisfaction(self, items):
+        import numpy as np
+
+        return np.full(len(items), self.p)
+
+    def relevance(self, rows):
+        import numpy as np
+
+        return np.full(len(rows), 0.5)
+
+
+@pytest.mark.parametrize("p", [0.6, 0.95])
+def test_a_satisfied_verdict_quotes_the_sentence_that_states_it(p):
+    closest = ev("Reviews of products were classified with a pre-trained transformer encoder.", 0.8, 0)
+    stating = ev("Data came from a shop. We fine-tune BERT on the labelled reviews.", 0.4, 1)
+    j = score_papers([PAPER], CHECKLIST, {"p": {"c1": [closest, stating]}}, _Fixed(p))[0].judgements[0]
+    assert j.score == pytest.approx(5 * p) and "P raised" not in j.rationale  # the grade is the student's
+    assert j.quote == "We fine-tune BERT on the labelled reviews." and j.quote_chunk_id == "p:1"
+    assert verdict_agreement([([j], CHECKLIST)])["supported"] == 1
+
+
+def test_a_violated_exclusion_quotes_the_violating_sentence():
+    closest = ev("We study short messages about products.", 0.8, 0)
+    stating = ev("All messages were collected from Twitter.", 0.3, 1)
+    x = score_papers([PAPER], CHECKLIST, {"p": {"x1": [closest, stating]}}, _Fixed(0.9))[0].judgements[1]
+    assert x.score < 2.5 and x.quote == "All messages were collected from Twitter."
+
+
+def test_support_counts_positive_verdicts_whose_quote_states_the_checkpoint():
+    def j(cp: Checkpoint, score: float, quote: str) -> Judgement:
+        return Judgement(checkpoint_id=cp.id, kind=cp.kind, text=cp.text, score=score, rationale="r",
+                         quote=quote, engine="test")
+
+    judged = [([j(BERT, 4.0, "We fine-tune BERT."), j(BERT, 3.0, "We use a transformer."),
+                j(BERT, 1.0, "We use a transformer."), j(TWITTER, 1.0, "Tweets from Twitter were used."),
+                j(TWITTER, 4.0, "We study reviews.")], CHECKLIST)]
+    report = verdict_agreement(judged)
+    assert (report["positive"], report["supported"]) == (3, 2)  # 2 satisfied + 1 violated; 2 state it

@@ -46,7 +46,9 @@ class SystemResult:
     ``stage_seconds``: stage -> mean seconds per query; ``per_round``: for multi-round systems,
     one dict per round with macro ``Recall@K`` of that round's ranking (queries that stopped
     early keep their last ranking), else None; ``rankings``: qid -> [(corpus_id, score)];
-    ``hallucinated``: qid -> problems (see ``metrics.hallucinations``).
+    ``hallucinated``: qid -> problems (see ``metrics.hallucinations``); ``verdicts``: for
+    systems that judge papers, the counts of ``scorer.verdicts.verdict_agreement`` summed over
+    queries (``agree`` recomputed from the sums), else None.
     """
 
     name: str
@@ -57,6 +59,7 @@ class SystemResult:
     per_round: list[dict[str, float]] | None
     rankings: dict[str, list[tuple[str, float]]]
     hallucinated: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    verdicts: dict[str, float | int] | None = None
 
 
 @dataclass
@@ -156,6 +159,7 @@ def evaluate_system(
     extra: dict[str, dict[str, float]] = {}
     stages: dict[str, float] = {}
     hallucinated: dict[str, list[dict[str, Any]]] = {}
+    verdicts: dict[str, float | int] | None = None
     for task in tqdm(benchmark.tasks, desc=system.name, unit="query", disable=None if progress else True):
         t0 = time.perf_counter()
         try:
@@ -182,6 +186,8 @@ def evaluate_system(
         }
         for stage, seconds in run.stage_seconds.items():
             stages[stage] = stages.get(stage, 0.0) + float(seconds)
+        if getattr(run, "verdicts", None) is not None:
+            verdicts = _add_verdicts(verdicts, run.verdicts)
     scored = {q: [c for c, _ in r if not condensed or c in qrels[q]] for q, r in rankings.items()}
     per_query = per_query_metrics(qrels, scored, ks)
     for qid, values in per_query.items():
@@ -199,7 +205,17 @@ def evaluate_system(
         per_round=_per_round_recall(qrels, rounds, ks),
         rankings=rankings,
         hallucinated=hallucinated,
+        verdicts=verdicts,
     )
+
+
+def _add_verdicts(total: dict[str, float | int] | None, one: dict[str, float | int]) -> dict[str, float | int]:
+    """Sum the counts of two ``verdict_agreement`` reports; ``agree`` from the summed counts."""
+    from litnav.scorer.verdicts import REASONS
+
+    summed = {k: int(v) + int((total or {}).get(k, 0)) for k, v in one.items() if k != "agree"}
+    summed["agree"] = round(1.0 - sum(summed[r] for r in REASONS) / summed["n"], 4) if summed["n"] else 1.0
+    return summed
 
 
 def evaluate(

@@ -4,7 +4,8 @@ The JSON (:func:`report_to_dict`) holds, per system name under ``"systems"``, th
 under their usual names (``nDCG@10``, ``Recall@20``, ``F1@20``, ``Precision@5``, ``Hit@10``,
 ``MRR``, ``hallucination_rate``, ``latency_s``, ``tokens``, ``cost_usd``), plus ``ci``
 (metric -> [low, high]), ``per_query`` (qid -> metric -> value), ``stage_seconds``,
-``per_round``, ``hallucinated``, ``missing_gold`` and, for each reference baseline evaluated
+``per_round``, ``hallucinated``, ``missing_gold``, ``verdicts`` (systems that judge papers:
+``scorer.verdicts.verdict_agreement`` summed over queries) and, for each reference baseline evaluated
 (``hybrid``, ``hybrid+filter``, ``bm25``), ``delta_vs_<reference>`` (metric -> [mean paired
 difference, low, high]; nDCG/F1/Recall at every K and MRR) and, when the benchmark records
 intent types, ``by_kind`` (type -> headline metric means and ``n``).
@@ -53,6 +54,8 @@ def report_to_dict(report: EvalReport) -> dict[str, Any]:
             "hallucinated": res.hallucinated,
             "missing_gold": missing,
         }
+        if res.verdicts is not None:
+            systems[name]["verdicts"] = res.verdicts
         kinds = _by_kind(report, name)
         if kinds:
             systems[name]["by_kind"] = kinds
@@ -197,11 +200,32 @@ def to_markdown(report: EvalReport) -> str:
         for s in stages:
             cells = [f"{report.systems[n].stage_seconds[s]:.3f}" if s in report.systems[n].stage_seconds else "" for n in names]
             lines.append(f"| {s} | " + " | ".join(cells) + " |")
+    verdicts = verdict_lines(report)
+    if verdicts:
+        lines += ["", "## Verdicts and their quotes", "", *(f"- {line}" for line in verdicts)]
     lines += ["", f"Gold ids missing from the corpus: {report.missing_gold_count} "
               f"(in {len(report.missing_gold)} queries)."]
     for qid, ids in report.missing_gold.items():
         lines.append(f"- {qid}: {', '.join(ids)}")
     return "\n".join(lines) + "\n"
+
+
+def verdict_lines(report: EvalReport) -> list[str]:
+    """One line per system that judged papers: how its verdicts agree with their quotes
+    (``scorer.verdicts``) and how many positive verdicts quote a sentence stating their
+    checkpoint."""
+    lines = []
+    for name, res in report.systems.items():
+        v = res.verdicts
+        if not v:
+            continue
+        support = f"{v['supported']} of {v['positive']}" + (f" ({v['supported'] / v['positive']:.1%})" if v["positive"] else "")
+        lines.append(f"{name} verdicts: {v['agree']:.1%} of {v['n']} quoted judgements agree with their quote "
+                     f"(boilerplate quote {v['boilerplate']}, not satisfied though the quote states it "
+                     f"{v['unsatisfied_but_stated']}, exclusion respected though the quote violates it "
+                     f"{v['respected_but_violated']}); {support} satisfied checkpoints and violated exclusions "
+                     "quote a sentence stating every key phrase")
+    return lines
 
 
 def write_markdown(report: EvalReport, path: str | Path) -> Path:
@@ -249,6 +273,8 @@ def print_report(report: EvalReport, console: Any = None) -> None:
         for s in stages:
             st.add_row(s, *[f"{report.systems[n].stage_seconds[s]:.3f}" if s in report.systems[n].stage_seconds else "" for n in names])
         console.print(st)
+    for line in verdict_lines(report):
+        console.print(line, markup=False, highlight=False)
     shown = {q: ids for q, ids in list(report.missing_gold.items())[:20]}
     console.print(
         f"Gold ids missing from the corpus: {report.missing_gold_count} (in {len(report.missing_gold)} queries)"

@@ -47,6 +47,8 @@ class SystemRun:
     - ``usage``: LLM token accounting for this query (None: no LLM involved).
     - ``printed``: metadata the system showed the user, one dict per returned paper with
       ``corpus_id`` and any of ``title``/``year``/``venue``; empty when it printed ids only.
+    - ``verdicts``: for systems that judge papers, ``scorer.verdicts.verdict_agreement`` over
+      the returned papers' judgements; None otherwise.
     """
 
     ranking: list[tuple[str, float]]
@@ -54,6 +56,7 @@ class SystemRun:
     stage_seconds: dict[str, float] = field(default_factory=dict)
     usage: Usage | None = None
     printed: list[dict[str, Any]] = field(default_factory=list)
+    verdicts: dict[str, float | int] | None = None
 
 
 @runtime_checkable
@@ -168,7 +171,19 @@ class LitnavSystem:
             stage_seconds=dict(session.timings),
             usage=usage,
             printed=[{"corpus_id": r.corpus_id, "title": r.title, "year": r.year, "venue": r.venue} for r in session.results],
+            verdicts=session_verdicts(session),
         )
+
+
+def session_verdicts(session) -> dict[str, float | int]:
+    """``verdict_agreement`` over ``session``'s results, each judgement read against the latest
+    round's checklist that holds its checkpoint."""
+    from litnav.core.records import Checklist
+    from litnav.scorer.verdicts import verdict_agreement
+
+    checkpoints = {c.id: c for rnd in session.rounds for c in rnd.checklist.checkpoints}
+    checklist = Checklist(intent=session.intent, checkpoints=list(checkpoints.values()))
+    return verdict_agreement((r.checkpoints, checklist) for r in session.results)
 
 
 def _with_overrides(settings: Settings, overrides: dict[str, dict[str, Any]]) -> Settings:

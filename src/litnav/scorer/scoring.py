@@ -109,7 +109,9 @@ def score_papers(
     evidence states every key phrase of a checkpoint (``scorer.quote.states``), P(satisfied) --
     for an exclusion P(paper is about it) -- is at least ``STATED_P`` and that sentence is the
     quote, so a "not satisfied" verdict never quotes a sentence stating the checkpoint and an
-    exclusion is never "respected" beside a quote that violates it. ``lexical_evidence`` (same
+    exclusion is never "respected" beside a quote that violates it; a satisfied verdict (a violated
+    exclusion) quotes such a sentence too when one exists, rather than the cosine-best chunk's
+    best sentence, without changing P. ``lexical_evidence`` (same
     shape as ``evidence``: chunks found lexically, e.g. by ``navigator.scoring``'s stated-chunk
     search) is searched for such a sentence when the cosine evidence has none; a chunk used this
     way joins the judgement's evidence.
@@ -166,7 +168,8 @@ def score_papers(
         p = float(p_about[k])
         quote = pick_quote(evs, *terms[cp.id])
         raised = None
-        if stated_evidence and p < 0.5:
+        located = evs
+        if stated_evidence:
             stated = quote if quote is not None and states(quote.text, terms[cp.id][1]) else \
                 stating_quote(evs, terms[cp.id][1])
             if stated is None and lexical_evidence:
@@ -175,7 +178,12 @@ def score_papers(
                 if stated is not None:
                     evs = [*evs, stated.evidence]
             if stated is not None:  # the verdict must agree with a quote that states the checkpoint
-                quote, raised, p = stated, p, max(p, STATED_P)
+                quote = stated
+                if p < 0.5:
+                    raised, p = p, max(p, STATED_P)
+        similarity_from = evs if raised is not None else located  # a quote-only change moves no score
+        if cp.kind != "exclusion" and similarity_from:
+            best_sim[pi] = max(best_sim[pi], similarity_from[0].similarity)
         score = 5.0 * (1.0 - p) if cp.kind == "exclusion" else 5.0 * p
         rationale = _content_rationale(cp, p, score, quote, quote.evidence if quote else None)
         if raised is not None:
@@ -190,8 +198,6 @@ def score_papers(
             quote_start=quote.start if quote else None, quote_end=quote.end if quote else None,
             evidence=evs, engine=student.name))
         content_scores[pi].append((score, cp.weight))
-        if cp.kind != "exclusion" and evs:
-            best_sim[pi] = max(best_sim[pi], evs[0].similarity)
 
     rel_rows = []
     for pi, paper in enumerate(papers):

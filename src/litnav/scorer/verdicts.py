@@ -10,7 +10,10 @@ A content/exclusion judgement *disagrees* with its quote when:
   the excluded phrase.
 
 Metadata judgements carry no quote and are not counted. ``verdict_agreement`` summarises a batch:
-``n`` judgements checked, ``agree`` their agreeing fraction, and a count per disagreement kind.
+``n`` judgements checked, ``agree`` their agreeing fraction, and a count per disagreement kind;
+and, as a measure of support rather than of contradiction, how many *positive* verdicts (a
+satisfied content checkpoint, a violated exclusion) quote a sentence that states every key phrase
+of their checkpoint (``positive``, ``supported``).
 """
 
 from __future__ import annotations
@@ -42,15 +45,22 @@ def disagreement(judgement: Judgement, checklist: Checklist) -> str | None:
     return "unsatisfied_but_stated" if stated and judgement.score < 2.5 else None
 
 
+def positive(judgement: Judgement) -> bool:
+    """A satisfied content checkpoint (score >= 2.5) or a violated exclusion (score < 2.5)."""
+    return judgement.score < 2.5 if judgement.kind == "exclusion" else judgement.score >= 2.5
+
+
 def verdict_agreement(judged: Iterable[tuple[Sequence[Judgement], Checklist]]) -> dict[str, float | int]:
     """Agreement over ``(judgements of one paper, its checklist)`` pairs (e.g. every result of
     every session of a benchmark run: ``(r.checkpoints, session.rounds[-1].checklist)``).
 
     Returns ``{"n": judgements with a quote, "agree": fraction agreeing (1.0 when n = 0),
-    <reason>: count for each of REASONS}``.
+    <reason>: count for each of REASONS, "positive": positive verdicts with a quote, "supported":
+    how many of those quote a sentence stating every key phrase of their checkpoint}``.
+    Raises ``KeyError`` when a judgement's checkpoint is not in its checklist.
     """
     counts: Counter[str] = Counter()
-    n = 0
+    n = n_positive = supported = 0
     for judgements, checklist in judged:
         for j in judgements:
             if j.kind == "metadata" or not j.quote:
@@ -59,5 +69,10 @@ def verdict_agreement(judged: Iterable[tuple[Sequence[Judgement], Checklist]]) -
             reason = disagreement(j, checklist)
             if reason:
                 counts[reason] += 1
+            if positive(j):
+                n_positive += 1
+                cp = checklist.get(j.checkpoint_id)
+                supported += states(j.quote, checkpoint_terms(cp.text, cp.terms)[1])
     bad = sum(counts.values())
-    return {"n": n, "agree": round(1.0 - bad / n, 4) if n else 1.0, **{r: counts[r] for r in REASONS}}
+    return {"n": n, "agree": round(1.0 - bad / n, 4) if n else 1.0, **{r: counts[r] for r in REASONS},
+            "positive": n_positive, "supported": supported}
