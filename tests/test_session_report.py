@@ -138,3 +138,16 @@ def test_report_in_a_real_browser(report_file, session, tmp_path):
             assert errors == []
         finally:
             browser.close()
+
+
+def test_found_by_gives_each_channels_best_rank():
+    from litnav.core.records import FoundBy
+    from litnav.session.render import found_by_summary
+
+    found = [FoundBy(channel="lexical", round=1, node_id="lexical_intent", rank=7),
+             FoundBy(channel="lexical", round=2, node_id="lexical_facet", rank=2),
+             FoundBy(channel="semantic", round=1, node_id="semantic_intent", rank=4),
+             FoundBy(channel="citation", round=2, node_id="cites"),
+             FoundBy(channel="citation", round=3, node_id="cites2")]
+    assert found_by_summary(found) == ["lexical #2", "semantic #4", "citation in round 2"]
+    assert found_by_summary([]) == []

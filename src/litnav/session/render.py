@@ -9,7 +9,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from litnav.core.records import Result, Session
+from litnav.core.records import FoundBy, Result, Session
 from litnav.core.text import shown_values
 
 CONTEXT_CHARS = 160
@@ -47,7 +47,8 @@ def results_table(session: Session, top: int | None = None) -> Table:
                     ("found by", {"overflow": "fold"})):
         table.add_column(col, **kw)
     table.caption = ("final score = (weighted mean checkpoint score + p) / 6; the rank combines it with the "
-                     "first-stage fused rank, so a lower score can rank higher")
+                     "first-stage fused rank, so a lower score can rank higher; found by: each channel's best "
+                     "rank in any of its searches")
     if str(session.engines.get("scorer", "")).startswith("none"):
         table.caption = "no scorer ran: the score is the fused retrieval score (best = 1) and the rank its order"
     if not session.results:
@@ -56,10 +57,21 @@ def results_table(session: Session, top: int | None = None) -> Table:
                                                                 if session.rounds else []))
                          else "no candidate was found")
     for r in session.results[:top]:
-        channels = sorted({f"{f.channel}@r{f.round}" for f in r.found_by})
         table.add_row(str(r.rank), f"{r.final_score:.3f}", f"{r.probability:.2f}", str(r.year or ""),
-                      escape(r.venue or ""), escape(r.title), r.corpus_id, ", ".join(channels[:4]))
+                      escape(r.venue or ""), escape(r.title), r.corpus_id, ", ".join(found_by_summary(r.found_by)))
     return table
+
+
+def found_by_summary(found_by: list[FoundBy]) -> list[str]:
+    """One entry per channel that found the paper: its best rank in any search of that channel
+    ("lexical #3"), or, for hits without a rank, the first round that found it ("citation in
+    round 2"); best first. ``found_by`` as in ``Candidate.found_by``."""
+    best: dict[str, tuple[float, int]] = {}
+    for f in found_by:
+        key = (f.rank if f.rank is not None else float("inf"), f.round)
+        best[f.channel] = min(best.get(f.channel, key), key)
+    return [f"{channel} #{rank}" if rank != float("inf") else f"{channel} in round {rnd}"
+            for channel, (rank, rnd) in sorted(best.items(), key=lambda kv: (kv[1], kv[0]))]
 
 
 def rationale_lines(result: Result, max_checkpoints: int | None = None) -> Text:

@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from litnav.core.records import Checkpoint, Session
+from litnav.session.render import found_by_summary
 
 CONTEXT_CHARS = 240
 """Characters of surrounding text shown either side of an evidence chunk."""
@@ -74,7 +75,7 @@ def audit_view(session: Session, corpus=None) -> dict[str, Any]:
         results.append({
             "rank": r.rank, "corpus_id": r.corpus_id, "title": r.title, "year": r.year, "venue": r.venue,
             "authors": r.authors, "final_score": r.final_score, "probability": r.probability,
-            "found_by": sorted({f"{f.channel}@r{f.round}" for f in r.found_by}), "judgements": judgements,
+            "found_by": found_by_summary(r.found_by), "judgements": judgements,
         })
     titles = {r.corpus_id: r.title for r in session.results}
     seen: set[str] = set()
