@@ -220,3 +220,32 @@ def test_other_than_after_a_noun_narrows_it(narrowed: str, paraphrase: str) -> N
 def test_other_than_after_a_document_word_or_a_common_noun_still_excludes(intent: str) -> None:
     cl = parse_intent(intent, None, TODAY, phrases=TABLE)
     assert any(c.kind == "exclusion" or (c.predicate is not None and c.predicate.negate) for c in cl.checkpoints)
+
+
+@pytest.mark.parametrize("title", [
+    "Universal In-Context Approximation By Prompting Fully Recurrent Models",
+    "BORE: Bayesian Optimization by Density-Ratio Estimation",
+    "LANCE: Stress-testing Visual Models by Generating Language-guided Counterfactual Images",
+    "High-Performance Large-Scale Image Recognition Without Normalization",
+    "No Subclass Left Behind: Fine-Grained Robustness in Coarse-Grained Classification Problems",
+    "Quality Not Quantity: On the Interaction between Dataset Design and Robustness of CLIP",
+    "Privacy without Noisy Gradients: Slicing Mechanism for Generative Model Training",
+])
+def test_a_pasted_paper_title_states_a_topic_not_authors_or_exclusions(title: str) -> None:
+    # "By Prompting ..." was an exact author filter that left nothing to find; "Without
+    # Normalization" an exclusion of the very thing the paper is about
+    checklist = parse_intent(title)
+    assert [c.kind for c in checklist.checkpoints if c.kind in ("metadata", "exclusion")] == []
+    assert checklist.checkpoints[0].id == "c1"
+
+
+@pytest.mark.parametrize(("intent", "names"), [
+    ("Semantic Parsing by Percy Liang", ["Percy Liang"]),
+    ("Dependency Parsing Papers by Yoav Goldberg", ["Yoav Goldberg"]),
+    ("semantic parsing by Liang", ["Liang"]),
+    ("question answering by Brown and Lee", ["Brown", "Lee"]),
+])
+def test_authors_are_still_found_in_title_case_and_in_sentences(intent: str, names: list[str]) -> None:
+    authors = [c.predicate.values for c in parse_intent(intent).checkpoints
+               if c.predicate is not None and c.predicate.field == "author"]
+    assert authors == [names]

@@ -1,12 +1,17 @@
 """Author phrases: "by Yoav Goldberg", "papers from Hinton", "authored by Y. LeCun or Bengio",
 "not by Smith". Names are capitalised tokens (initials, particles such as "van", "de", and
-inner capitals as in "LeCun" allowed); a few capitalised common words are refused."""
+inner capitals as in "LeCun" allowed); a few capitalised common words are refused. In an intent
+written in title case (``Workspace.title_cased``: a pasted paper title) capitals say nothing, so
+there at most half of a name's words may be words the English lexicon knows (an initial counts as
+a name word): "Universal In-Context Approximation By Prompting Fully Recurrent Models" names no
+author, "Semantic Parsing by Percy Liang" does."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
+from litnav.navigator.intent.grammar import english_word
 from litnav.navigator.intent.text import Workspace, list_pattern, split_list
 
 _UP = "A-Z\u00c0-\u00d6\u00d8-\u00de"
@@ -36,11 +41,22 @@ class AuthorMention:
     phrase: str
 
 
+def _mostly_common_words(name: str) -> bool:
+    """True when more than half of the words of ``name`` are English words ("Generating
+    Language-guided Counterfactual Images"), initials ("Y.") and unknown words ("Goldberg") being
+    name words; particles ("van") are not counted."""
+    tokens = [t for t in re.split(r"[\s-]+", name) if t and not re.fullmatch(_PARTICLE, t)]
+    common = sum(not t.endswith(".") and english_word(t) for t in tokens)
+    return 2 * common > len(tokens)
+
+
 def extract_authors(ws: Workspace) -> list[AuthorMention]:
     """Find author phrases in ``ws``, consume them with their cue, return them."""
     found: list[AuthorMention] = []
     for m in list(_MENTION.finditer(ws.text)):
         names = [n for n in split_list(m.group("list")) if n.split()[0] not in _NOT_NAMES]
+        if ws.title_cased:
+            names = [n for n in names if not _mostly_common_words(n)]
         if not names:
             continue
         negated, _only, cue_start = ws.cue_before(m.start())

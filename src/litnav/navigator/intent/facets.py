@@ -188,7 +188,12 @@ def narrow_other_than(text: str) -> str:
 
 def extract_exclusions(ws: Workspace) -> list[tuple[str, list[str], int]]:
     """Find content exclusions, consume them; return ``(phrase, terms, offset)`` each.
-    Verb negations ("does not affect X", "receive no treatment") are left to the content."""
+    Verb negations ("does not affect X", "receive no treatment") are left to the content, and
+    so is every negation of an intent written in title case (``Workspace.title_cased``): in a
+    paper title "Without Normalization", "No Subclass Left Behind" or "Quality Not Quantity"
+    is what the paper is about, not what the searcher wants left out."""
+    if ws.title_cased:
+        return []
     found = []
     for m in list(_EXCLUSION.finditer(ws.text)):
         if _verb_negation(ws.text, m):

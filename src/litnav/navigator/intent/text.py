@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import cached_property
 
 BOUNDARY = "|"
+TITLE_SHARE = 0.8
+"""Share of an intent's content words that must be capitalised for it to read as a title."""
 
 _DASHES = dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"), "-")
 _QUOTES = {ord("\u2018"): "'", ord("\u2019"): "'", ord("\u201c"): '"', ord("\u201d"): '"'}
@@ -55,6 +58,11 @@ class Workspace:
         self.original = original
         self.text = original
 
+    @cached_property
+    def title_cased(self) -> bool:
+        """True when the intent reads as a paper title in title case (see :func:`title_cased`)."""
+        return title_cased(self.original)
+
     def consume(self, start: int, end: int) -> None:
         """Blank ``[start, end)`` so no later extractor matches inside it."""
         if end <= start:
@@ -75,6 +83,19 @@ class Workspace:
         if m:
             return False, True, m.start()
         return False, False, start
+
+
+def title_cased(text: str) -> bool:
+    """True when ``text`` is written in title case, as a pasted paper title is ("Image Recognition
+    Without Normalization"): it has at least three content words (four or more letters, not a
+    stop word of ``core.text.stop_words``) and at least :data:`TITLE_SHARE` of them start with a
+    capital. An intent typed as a sentence ("sentiment analysis that does not use Twitter data")
+    is not: there a capitalised word is a name, a venue or an acronym."""
+    from litnav.core.text import stop_words
+
+    stops = stop_words()
+    words = [w for w in re.findall(r"[^\W\d_][\w'-]*", text) if len(w) >= 4 and w.lower() not in stops]
+    return len(words) >= 3 and sum(w[0].isupper() for w in words) >= TITLE_SHARE * len(words)
 
 
 def list_pattern(item: str) -> str:
