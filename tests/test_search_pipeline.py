@@ -216,13 +216,22 @@ def test_a_one_checkpoint_first_stage_is_the_hybrid_ranking(corpus):
     assert [r.corpus_id for r in session.results] == [cid for cid, _ in hybrid.ranking]
 
 
-def _baseline(corpus, intent: str, depth: int = 100, keep=lambda cid: True) -> list[str]:
+def _baseline(corpus, intent: str, depth: int | None = None, keep=lambda cid: True) -> list[str]:
     """Plain hybrid retrieval of the intent as typed: reciprocal rank fusion of BM25 and dense
-    top ``depth`` (100, as ``HybridSystem``), then an exact filter (the ``hybrid`` /
-    ``hybrid+filter`` baselines)."""
-    lexical = [h.corpus_id for h in corpus.lexical_search(intent, depth)]
-    dense = [h.corpus_id for h in corpus.semantic_search(intent, depth)]
-    return [cid for cid, _ in reciprocal_rank_fusion([lexical, dense], k=60) if keep(cid)]
+    top ``depth`` (default: the depths ``litnav eval``'s ``hybrid`` fuses, ``librarians.lexical_k``
+    and ``semantic_k``), then an exact filter (the ``hybrid`` / ``hybrid+filter`` baselines)."""
+    lib = Settings().librarians
+    lexical = [h.corpus_id for h in corpus.lexical_search(intent, depth or lib.lexical_k)]
+    dense = [h.corpus_id for h in corpus.semantic_search(intent, depth or lib.semantic_k)]
+    return [cid for cid, _ in reciprocal_rank_fusion([lexical, dense], k=lib.rrf_k) if keep(cid)]
+
+
+def test_the_baseline_is_the_hybrid_that_eval_compares_against(corpus):
+    from litnav.evaluation.systems import make_systems
+
+    intent = "find me papers about answering questions with dense passage retrieval that do not use BM25"
+    (hybrid,) = make_systems(["hybrid"], corpus, Settings(), depth=200)
+    assert [cid for cid, _ in hybrid.run(intent).ranking] == _baseline(corpus, intent)[:200]
 
 
 @pytest.mark.parametrize("intent", [
@@ -234,7 +243,7 @@ def test_the_top_d_always_holds_the_plain_hybrid_top_d(corpus, intent):
     """Whatever the checklist, facets and later rounds add, litnav's top D holds the top D of
     plain hybrid retrieval of the intent exactly as typed (``librarians.first_stage_guard``), so
     its Recall@D cannot fall below the hybrid's."""
-    for d in (2, 4, 6):  # D below, at and above the scored head's size (3)
+    for d in (2, 4, 6, 100):  # D below, at and above the scored head's size (3), and the default
         for scorer in (True, False):  # the guard holds with the scorer off too (fused order)
             settings = _settings(librarians={"pool_size": 3, "first_stage_guard": d}, scorer={"enabled": scorer})
             session = SearchRun(intent, corpus, settings, top_k=50, student=_student() if scorer else None).run()
@@ -242,6 +251,24 @@ def test_the_top_d_always_holds_the_plain_hybrid_top_d(corpus, intent):
             assert set(_baseline(corpus, intent)[:d]) <= set(got[:d]), (d, scorer)
     verbatim = [n for n in session.rounds[0].workflow.nodes if n.id in ("lexical_verbatim", "semantic_verbatim")]
     assert [n.params["query"] for n in verbatim] == [intent, intent]  # as typed, not as parsed
+
+
+@pytest.mark.parametrize("intent", [
+    "dense retrieval for question answering, excluding biomedical questions",
+    "question answering for languages other than English",
+])
+def test_the_top_d_holds_the_hybrid_of_the_configured_depths(corpus, intent):
+    """The baseline fuses each channel as deep as ``litnav eval``'s hybrid does
+    (``librarians.lexical_k``/``semantic_k``): a fusion of deeper lists orders its tail otherwise
+    (on ML paper titles 15 of 122 queries lost cited papers from the top 100 that way)."""
+    for d in (3, 5, 8):
+        settings = _settings(librarians={"lexical_k": 4, "semantic_k": 4, "pool_size": 2, "first_stage_guard": d},
+                             scorer={"enabled": False})
+        session = SearchRun(intent, corpus, settings, top_k=50).run()
+        lexical = [h.corpus_id for h in corpus.lexical_search(intent, max(d, 4))]
+        dense = [h.corpus_id for h in corpus.semantic_search(intent, max(d, 4))]
+        hybrid = [cid for cid, _ in reciprocal_rank_fusion([lexical, dense], k=60)]
+        assert set(hybrid[:d]) <= {r.corpus_id for r in session.results[:d]}, d
 
 
 def test_with_hard_constraints_the_top_d_holds_hybrid_then_filter(corpus):

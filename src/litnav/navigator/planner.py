@@ -35,10 +35,6 @@ BASELINE_NODES = ("lexical_verbatim", "semantic_verbatim")
 """The round-1 searches of the intent exactly as typed (:func:`baseline_nodes`): plain hybrid
 retrieval, whose top ``librarians.first_stage_guard`` the final ranking always holds."""
 
-BASELINE_DEPTH = 100
-"""Hits per baseline search at least: the hybrid baseline fuses each channel's top 100 (as
-``evaluation.systems.HybridSystem`` does), whatever the guard depth D."""
-
 BASELINE_FILTERED_DEPTH = 1000
 """Hits per baseline search when the intent states hard metadata constraints: the whole corpus is
 searched this deep and the exact filter applies after the fusion (the ``hybrid+filter`` baseline)."""
@@ -140,9 +136,10 @@ def retrieval_nodes(checklist: Checklist, settings: Settings) -> list[Node]:
 
 def baseline_nodes(checklist: Checklist, settings: Settings) -> list[Node]:
     """BM25 and dense retrieval of the intent exactly as typed (``checklist.intent``), none with
-    ``librarians.first_stage_guard`` (D) = 0: the plain hybrid baseline. Each is max(D,
-    :data:`BASELINE_DEPTH`) deep (the hybrid's reciprocal rank fusion of both channels' top 100),
-    or, when the intent states hard metadata constraints, max(D, :data:`BASELINE_FILTERED_DEPTH`)
+    ``librarians.first_stage_guard`` (D) = 0: the plain hybrid baseline. The BM25 search is
+    max(D, ``librarians.lexical_k``) deep and the dense one max(D, ``librarians.semantic_k``) (the
+    depths ``evaluation.systems.HybridSystem`` fuses: a hybrid of shallower lists orders its tail
+    differently), or, when the intent states hard metadata constraints, max(D, :data:`BASELINE_FILTERED_DEPTH`)
     deep over the whole corpus so that the exact filter after the fusion leaves
     hybrid-then-filter's ranking. They weigh 0 in the fusion (:func:`_fusion_weight`):
     they change no score, only which candidates are scored (``navigator.scoring``), so litnav's top
@@ -150,11 +147,15 @@ def baseline_nodes(checklist: Checklist, settings: Settings) -> list[Node]:
     guard = settings.librarians.first_stage_guard
     if not guard:
         return []
-    depth = max(guard, BASELINE_FILTERED_DEPTH if hard_metadata(checklist) else BASELINE_DEPTH)
+    lib = settings.librarians
+    hard = hard_metadata(checklist)
+    lexical_k, semantic_k = ((BASELINE_FILTERED_DEPTH, BASELINE_FILTERED_DEPTH) if hard
+                             else (lib.lexical_k, lib.semantic_k))
     query = checklist.intent.strip()
     why = "the intent as typed: plain hybrid retrieval, whose top results the final ranking keeps"
-    return [Node(id=BASELINE_NODES[0], op="lexical_search", params={"query": query, "k": depth}, note=f"BM25 of {why}"),
-            Node(id=BASELINE_NODES[1], op="semantic_search", params={"query": query, "k": depth},
+    return [Node(id=BASELINE_NODES[0], op="lexical_search", params={"query": query, "k": max(guard, lexical_k)},
+                 note=f"BM25 of {why}"),
+            Node(id=BASELINE_NODES[1], op="semantic_search", params={"query": query, "k": max(guard, semantic_k)},
                  note=f"dense retrieval of {why}")]
 
 
