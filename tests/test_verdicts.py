@@ -9,6 +9,7 @@ from litnav.core.boilerplate import content_spans, is_boilerplate, non_evidence_
 from litnav.core.records import Checklist, Checkpoint, Evidence, Judgement
 from litnav.corpus.records import Paper
 from litnav.scorer import load_student, score_paper, score_papers
+from litnav.scorer.features import checkpoint_terms
 from litnav.scorer.verdicts import disagreement, verdict_agreement
 
 PAPER = Paper(corpus_id="p", title="Sentiment classification of product reviews", year=2020)
@@ -174,3 +175,29 @@ def test_support_counts_positive_verdicts_whose_quote_states_the_checkpoint():
                 j(TWITTER, 4.0, "We study reviews.")], CHECKLIST)]
     report = verdict_agreement(judged)
     assert (report["positive"], report["supported"]) == (3, 2)  # 2 satisfied + 1 violated; 2 state it
+
+
+@pytest.mark.parametrize("sentence", [
+    "Unlike earlier systems, we do not use Twitter data.",
+    "Our classifier is trained without any Twitter data.",
+    "We use no Twitter data at all.",
+    "Reviews, rather than Twitter data, are our source.",
+])
+def test_a_sentence_negating_the_excluded_phrase_does_not_violate_it(student, sentence):
+    from litnav.scorer.quote import states
+
+    assert not states(sentence, checkpoint_terms(TWITTER.text, TWITTER.terms)[1])
+    x = score_paper(PAPER, CHECKLIST, {"x1": [ev(sentence, 0.05)]}, student).judgements[1]
+    assert "P raised" not in x.rationale and disagreement(x, CHECKLIST) is None
+
+
+@pytest.mark.parametrize(("sentence", "stated"), [
+    ("We do not use BERT.", False),
+    ("We don't fine-tune BERT.", False),
+    ("We use not only BERT but also ELMo.", True),
+    ("No gain was seen with CRFs, so we fine-tune BERT.", True),
+])
+def test_a_negated_method_is_not_stated(sentence, stated):
+    from litnav.scorer.quote import states
+
+    assert states(sentence, checkpoint_terms(BERT.text, BERT.terms)[1]) is stated

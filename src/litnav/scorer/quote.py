@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from litnav.core.boilerplate import content_spans
 from litnav.core.records import Evidence
-from litnav.core.text import stem_offsets, stems
+from litnav.core.text import stem_offsets
 from litnav.scorer.text import phrase_in, stem_string
 
 
@@ -100,12 +100,39 @@ def mentions_other_work(sentence: str) -> bool:
     return _CITATION.search(sentence) is not None and _OWN.search(sentence) is None
 
 
+_NEGATED = re.compile(
+    r"(?:\b(?:not|no|without|never|neither|nor|unlike|instead\s+of|rather\s+than|free\s+of)\b|n't\b)"
+    r"(?:\W+\w+){0,3}\W*$", re.IGNORECASE)
+"""A negation cue at most three words before a phrase: "we do not use BERT", "without Twitter
+data", "unlike BERT"."""
+_NOT_ONLY = re.compile(r"\bnot\s+(?:only|just|merely)\b", re.IGNORECASE)
+
+
+def _affirmed(phrase: str, st: list[str], starts: list[int], sentence: str) -> bool:
+    """True when the stemmed ``phrase`` key occurs in ``st`` (``stem_offsets(sentence)``) at least
+    once without a negation cue (:data:`_NEGATED`; "not only" is no negation) just before it."""
+    key = phrase.split()
+    if not key:
+        return False
+    for i in range(len(st) - len(key) + 1):
+        if st[i:i + len(key)] == key:
+            before = sentence[max(0, starts[i] - 60):starts[i]]
+            if not _NEGATED.search(before) or _NOT_ONLY.search(before):
+                return True
+    return False
+
+
 def states(sentence: str, phrases: list[str]) -> bool:
     """True when ``sentence`` contains every phrase key (``scorer.text.phrase_key``) of a
-    checkpoint contiguously after stemming and does not cite other work or list examples
-    (:func:`mentions_other_work`): the sentence states the checkpoint's key phrases of the paper
-    itself (e.g. "We fine-tune BERT ..." states "The paper uses BERT"). False without phrase keys."""
+    checkpoint contiguously after stemming, not negated (a negation cue at most three words
+    before it: "we do not use BERT", "without Twitter data"), and does not cite other work or
+    list examples (:func:`mentions_other_work`): the sentence states the checkpoint's key phrases
+    of the paper itself (e.g. "We fine-tune BERT ..." states "The paper uses BERT"). False without
+    phrase keys."""
     if not phrases:
         return False
-    hay = stem_string([stems(sentence)])
-    return all(phrase_in(p, hay) for p in phrases) and not mentions_other_work(sentence)
+    st, starts = stem_offsets(sentence)
+    hay = stem_string([st])
+    if not all(phrase_in(p, hay) for p in phrases) or mentions_other_work(sentence):
+        return False
+    return all(_affirmed(p, st, starts, sentence) for p in phrases)
