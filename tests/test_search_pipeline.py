@@ -153,11 +153,19 @@ def test_web_channel_joins_the_plan_when_providers_are_configured():
     assert web and web[0].id in wf.node("fuse").inputs
 
 
-def test_reflection_does_not_seed_from_papers_below_the_threshold():
+def test_papers_below_the_threshold_give_no_salient_terms_but_the_top_ones_seed_citations():
+    """The top of a round's ranking seeds citation expansion whatever its scores (chosen on the
+    citation benchmark's dev split); salient terms come only from papers clearing the
+    threshold; with ``navigator.citation_seeds = "cleared"`` nothing below it seeds."""
     checklist = Checklist(intent="dense retrieval", checkpoints=[
         Checkpoint(id="c1", kind="topic", text="dense retrieval", terms=["dense retrieval"])])
     ranked = [_sp(str(i), 0.2) for i in range(10)]
     out = reflect(checklist, ranked, 1, [], ReflectionState(), Settings(), 20, 3)
+    expand = [n for n in out.workflow.nodes if n.op == "citation_expand"]
+    assert [n.params["seed_ids"] for n in expand] == [["0", "1", "2", "3", "4"]]
+    assert not any(c.action == "add_query" and "salient" in c.reason for c in out.changes)
+    cleared = _settings(navigator={"citation_seeds": "cleared"})
+    out = reflect(checklist, ranked, 1, [], ReflectionState(), cleared, 20, 3)
     nodes = out.workflow.nodes if out.workflow else []
     assert not any(n.op == "citation_expand" for n in nodes)
     assert not any(c.action == "add_citation_expansion" for c in out.changes)

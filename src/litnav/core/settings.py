@@ -127,6 +127,11 @@ class NavigatorSettings(_Group):
     grow_checklist: bool = Field(
         True, description="Reflection may add low-weight checkpoints that all best papers' evidence implies."
     )
+    citation_seeds: Literal["top", "cleared"] = Field(
+        "top", description="Citation expansion seeds: the top papers of each round's ranking ('top'), or only "
+        "those whose final score reaches new_paper_threshold ('cleared'; none when none does). 'top' was chosen "
+        "on the dev split of the citation benchmark (bench/citations.py): nDCG@10 0.149 -> 0.160."
+    )
 
 
 class LibrarianSettings(_Group):

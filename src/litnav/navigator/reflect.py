@@ -4,7 +4,8 @@ Four moves, each recorded as a ``Change`` with its reason:
 1. checkpoints that no top paper satisfies get targeted dense + BM25 queries;
 2. salient terms shared by the best evidence expand the intent query (pseudo-relevance feedback);
 3. the best papers (final content score >= ``navigator.new_paper_threshold``; none when no paper
-   clears it) become citation seeds (both directions) and the source of salient terms;
+   clears it) are the source of salient terms; the top papers of the round's ranking become
+   citation seeds (both directions; ``navigator.citation_seeds = "cleared"``: the best papers only);
 4. a salient term present in nearly all top papers joins the checklist as a low-weight checkpoint.
 The loop stops when a round adds no new paper above the threshold, when nothing new is left to
 try, or at the round limit.
@@ -129,7 +130,7 @@ def reflect(
 
     known = {w.lower() for t in content_terms(checklist) for w in _WORD.findall(t)}
     known |= {w.lower() for w in _WORD.findall(checklist.intent)} | state.added_terms
-    # only papers that clear the content threshold seed expansion: when none does, no seeds
+    # only papers that clear the content threshold give salient terms: when none does, none
     good = [p for p in top if p.final_score >= settings.navigator.new_paper_threshold][:SEEDS]
     terms = salient_terms(good, known) if len(good) >= 2 else []
     if terms:
@@ -138,7 +139,8 @@ def reflect(
                    f"salient terms of the best evidence: {', '.join(t for t, _ in terms)}")
 
     if lib.citation_expansion:
-        seeds = [p.corpus_id for p in good if p.corpus_id not in state.seeds][:SEEDS]
+        seeded = top if settings.navigator.citation_seeds == "top" else good
+        seeds = [p.corpus_id for p in seeded if p.corpus_id not in state.seeds][:SEEDS]
         if seeds:
             state.seeds.update(seeds)
             nodes.append(Node(id=f"citation_r{round_index + 1}", op="citation_expand",
@@ -146,7 +148,8 @@ def reflect(
                                       "seed_ids": seeds, "query": base},
                               note="citation neighbours of the best papers"))
             changes.append(Change(target="workflow", action="add_citation_expansion", detail=", ".join(seeds),
-                                  reason="best papers of this round become citation seeds"))
+                                  reason="the top papers of this round become citation seeds"
+                                  if seeded is top else "best papers of this round become citation seeds"))
 
     checkpoints = list(checklist.checkpoints)
     if settings.navigator.grow_checklist and len(good) >= 4:
