@@ -217,7 +217,7 @@ def verdict_lines(report: EvalReport) -> list[str]:
     lines = []
     for name, res in report.systems.items():
         v = res.verdicts
-        if not v:
+        if not v or not v["n"]:  # judged nothing (scorer off)
             continue
         support = f"{v['supported']} of {v['positive']}" + (f" ({v['supported'] / v['positive']:.1%})" if v["positive"] else "")
         lines.append(f"{name} verdicts: {v['agree']:.1%} of {v['n']} quoted judgements agree with their quote "
