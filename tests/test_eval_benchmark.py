@@ -39,6 +39,8 @@ def test_missing_gold_is_reported_not_dropped(fixtures):
         ("{not json", "invalid JSON"),
         ('{"qid": "q9", "query": "x"}', "missing field 'gold'"),
         ('{"qid": "q9", "query": "x", "gold": {"a": -1}}', "grade -1"),
+        ('{"qid": "q9", "query": "x", "gold": {"a": Infinity}}', "grade inf"),
+        ('{"qid": "q9", "query": "x", "gold": {"a": NaN}}', "grade nan"),
         ('{"qid": "q9", "query": "", "gold": ["a"]}', "'query'"),
         ('{"qid": "q9", "query": "x", "gold": {"a": 0}}', "no relevant id"),
         ('{"qid": "q1", "query": "x", "gold": ["a"]}', "duplicate qid"),

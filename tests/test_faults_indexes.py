@@ -47,12 +47,22 @@ def _bm25_file(c):
     return sorted(p for p in (c / "index" / "bm25").iterdir() if p.suffix == ".npy" and p.name != "ids.npy")[0]
 
 
+def _out_of_range(path):
+    import numpy as np
+
+    rows = np.load(path, mmap_mode="r+")
+    rows[:] = 10**9  # same size, same header: only a query notices
+    rows.flush()
+
+
 DAMAGE = {
     "faiss truncated": (lambda c: _truncate(c / "index" / "abstracts.faiss"), "abstracts.faiss", "semantic"),
     "faiss ids truncated": (lambda c: _truncate(c / "index" / "abstracts.ids.npy"), "abstracts.ids.npy", "semantic"),
     "bm25 ids truncated": (lambda c: _truncate(c / "index" / "bm25" / "ids.npy"), "ids.npy", "lexical"),
     "bm25 matrix truncated": (lambda c: _truncate(_bm25_file(c)), "bm25", "lexical"),
     "bm25 deleted": (lambda c: shutil.rmtree(c / "index" / "bm25"), "bm25", "lexical"),
+    "bm25 rows out of range": (lambda c: _out_of_range(c / "index" / "bm25" / "indices.csc.index.npy"), "bm25",
+                               "lexical"),
 }
 
 

@@ -229,7 +229,8 @@ def test_other_than_after_a_document_word_or_a_common_noun_still_excludes(intent
     "High-Performance Large-Scale Image Recognition Without Normalization",
     "No Subclass Left Behind: Fine-Grained Robustness in Coarse-Grained Classification Problems",
     "Quality Not Quantity: On the Interaction between Dataset Design and Robustness of CLIP",
-    "Privacy without Noisy Gradients: Slicing Mechanism for Generative Model Training",
+    "Learning by Playing",
+    "Reasoning by Analogy",
 ])
 def test_a_pasted_paper_title_states_a_topic_not_authors_or_exclusions(title: str) -> None:
     # "By Prompting ..." was an exact author filter that left nothing to find; "Without
@@ -244,8 +245,26 @@ def test_a_pasted_paper_title_states_a_topic_not_authors_or_exclusions(title: st
     ("Dependency Parsing Papers by Yoav Goldberg", ["Yoav Goldberg"]),
     ("semantic parsing by Liang", ["Liang"]),
     ("question answering by Brown and Lee", ["Brown", "Lee"]),
+    ("Papers by Grace Hopper on Compilers", ["Grace Hopper"]),
+    ("Work by Dawn Song on Security", ["Dawn Song"]),
 ])
 def test_authors_are_still_found_in_title_case_and_in_sentences(intent: str, names: list[str]) -> None:
     authors = [c.predicate.values for c in parse_intent(intent).checkpoints
                if c.predicate is not None and c.predicate.field == "author"]
     assert authors == [names]
+
+
+@pytest.mark.parametrize(("intent", "excluded"), [
+    ("Graph Neural Networks for Drug Discovery, not using SMILES", "SMILES"),
+    ("Named Entity Recognition without BERT", "BERT"),
+    ("LLM Agents for Tool Use but not RLHF", "RLHF"),
+    ("Large Language Models for Code Generation, not GPT-4", "GPT-4"),
+    ("Knowledge Distillation for Speech Translation, Not Using BERT", "BERT"),
+    ("NER With BERT, Excluding Twitter Corpora", "Twitter"),
+])
+def test_an_intent_in_title_case_keeps_its_stated_exclusions(intent: str, excluded: str) -> None:
+    # only a title's own capitalised negation ("... Without Normalization") is part of its topic
+    checklist = parse_intent(intent)
+    exclusions = [c for c in checklist.checkpoints if c.kind == "exclusion"]
+    assert len(exclusions) == 1 and excluded in exclusions[0].text
+    assert not any(excluded in c.text for c in checklist.checkpoints if c.kind in CONTENT_KINDS and c.id != "c1")

@@ -98,11 +98,13 @@ def test_boilerplate_is_never_quoted(student):
     assert score_paper(PAPER, CHECKLIST, {"c1": only}, student).judgements[0].quote is None
 
 
-def test_agreement_counts_each_kind_of_disagreement():
-    def j(cp: Checkpoint, score: float, quote: str) -> Judgement:
-        return Judgement(checkpoint_id=cp.id, kind=cp.kind, text=cp.text, score=score, rationale="r",
-                         quote=quote, engine="test")
+def j(cp: Checkpoint, score: float, quote: str) -> Judgement:
+    """A judgement of ``cp`` with this score and quote."""
+    return Judgement(checkpoint_id=cp.id, kind=cp.kind, text=cp.text, score=score, rationale="r",
+                     quote=quote, engine="test")
 
+
+def test_agreement_counts_each_kind_of_disagreement():
     judged = [
         ([j(BERT, 0.5, "We fine-tune BERT."), j(TWITTER, 4.5, "Tweets from Twitter were used.")], CHECKLIST),
         ([j(BERT, 4.0, "We thank the reviewers."), j(TWITTER, 4.5, "We study product reviews.")], CHECKLIST),
@@ -166,10 +168,6 @@ def test_a_violated_exclusion_quotes_the_violating_sentence():
 
 
 def test_support_counts_positive_verdicts_whose_quote_states_the_checkpoint():
-    def j(cp: Checkpoint, score: float, quote: str) -> Judgement:
-        return Judgement(checkpoint_id=cp.id, kind=cp.kind, text=cp.text, score=score, rationale="r",
-                         quote=quote, engine="test")
-
     judged = [([j(BERT, 4.0, "We fine-tune BERT."), j(BERT, 3.0, "We use a transformer."),
                 j(BERT, 1.0, "We use a transformer."), j(TWITTER, 1.0, "Tweets from Twitter were used."),
                 j(TWITTER, 4.0, "We study reviews.")], CHECKLIST)]
@@ -196,6 +194,14 @@ def test_a_sentence_negating_the_excluded_phrase_does_not_violate_it(student, se
     ("We don't fine-tune BERT.", False),
     ("We use not only BERT but also ELMo.", True),
     ("No gain was seen with CRFs, so we fine-tune BERT.", True),
+    ("BERT is not used in our experiments.", False),
+    ("We didn\u2019t use BERT.", False),
+    ("We avoid BERT.", False),
+    ("This is not surprising: BERT outperforms all baselines.", True),  # the cue is in another clause
+    ("Although the gain is not large, we use BERT as the encoder.", True),
+    ("Our model, unlike RoBERTa, uses BERT.", True),
+    ("Classification tasks such as BERT fine-tuning are common.", False),  # an example, not the paper's
+    ("We fine-tune encoders such as BERT.", True),
 ])
 def test_a_negated_method_is_not_stated(sentence, stated):
     from litnav.scorer.quote import states

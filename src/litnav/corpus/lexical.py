@@ -98,7 +98,7 @@ class Lexical:
         params = json.loads(params_file.read_text(encoding="utf-8"))
         if params.get("method", "lucene") not in _SUMMED_METHODS:
             raise ValueError(f"{params_file}: BM25 method {params.get('method')!r} is not one litnav reads "
-                             f"({', '.join(_SUMMED_METHODS)}); rebuild the index")
+                             f"({', '.join(_SUMMED_METHODS)})")
         self.dtype = np.dtype(params.get("dtype", "float32"))
         self.num_docs = int(params["num_docs"])
         self.vocab: dict[str, int] = json.loads((folder / "vocab.index.json").read_text(encoding="utf-8"))
@@ -106,6 +106,8 @@ class Lexical:
                                                 for name in ("data", "indices", "indptr"))
         self.ids: list[str] = np.load(folder / IDS_FILE, allow_pickle=False).tolist()
         columns = len(self.vocab) - ("" in self.vocab)  # bm25s keeps "" in the vocabulary, without a column
+        if not all(type(v) is int and 0 <= v < columns for t, v in self.vocab.items() if t):
+            raise ValueError(f"{folder / 'vocab.index.json'}: a term's column is not an integer below {columns}")
         if (len(self.indptr) != columns + 1 or len(self.data) != len(self.indices)
                 or len(self.ids) != self.num_docs):
             raise ValueError(f"{folder}: the BM25 arrays disagree ({len(self.vocab)} terms, {len(self.indptr)} "

@@ -824,11 +824,27 @@ class Corpus:
     def lexical_search(self, query: str, k: int, ids: set[str] | None = None) -> list[Hit]:
         """Top ``k`` papers by BM25 over title + abstract (positive scores only), best first;
         ``ids`` restricts the search to those papers (scores stay corpus-wide BM25)."""
-        return [Hit(corpus_id=c, score=s) for c, s in self._lexical().search(query, k, ids)]
+        lexical = self._lexical()
+        with self._damaged_bm25():
+            return [Hit(corpus_id=c, score=s) for c, s in lexical.search(query, k, ids)]
 
     def lexical_relative(self, query: str, ids: Iterable[str]) -> dict[str, float]:
         """BM25 score of each paper for ``query`` over the corpus's best score: [0, 1] per id."""
-        return self._lexical().relative_scores(query, list(ids))
+        lexical = self._lexical()
+        with self._damaged_bm25():
+            return lexical.relative_scores(query, list(ids))
+
+    @contextlib.contextmanager
+    def _damaged_bm25(self) -> Iterator[None]:
+        """A BM25 file damaged in place (same size: the load checks pass) fails inside a query
+        with an index or type error: raised as the load error that names it and the repair."""
+        from litnav.corpus.integrity import load_error
+        from litnav.corpus.lexical import BM25_DIR
+
+        try:
+            yield
+        except (IndexError, TypeError, OverflowError) as exc:
+            raise load_error(self.directory, self.directory / INDEX_DIR / BM25_DIR, exc) from exc
 
     def abstract_vectors(self, ids: Iterable[str]) -> tuple[list[str], np.ndarray]:
         """``(ids found, float32 [n, dim])`` title+abstract vectors of the given papers, in the given order.

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -119,7 +120,8 @@ def _text_field(obj: dict[str, Any], key: str, where: str) -> str:
 
 
 def _grade(value: Any, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value) or value < 0:
+    if (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)
+            or value != int(value) or value < 0):
         raise BenchmarkError(f"{where}: grade {value!r} must be a non-negative integer")
     return int(value)
 

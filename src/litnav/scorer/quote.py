@@ -84,9 +84,9 @@ _CITATION = re.compile(
     rf"\([^()]*?{_NAME}(?: et al\.?| (?:and|&) {_NAME})?,? {_YEAR}[^()]*\)"  # (Bahdanau et al., 2014; ...)
     rf"|{_NAME}(?: et al\.?| (?:and|&) {_NAME})? \({_YEAR}"  # Bahdanau et al. (2014), Smith and Lee (2019)
     r"|\[\d+(?:\s*[,;–-]\s*\d+)*\]"  # [12], [3, 4], [5-7]
-    r"|\betc\.")  # a list of examples: "knowledge base population, question answering, etc."
+    r"|\betc\.|\bsuch\s+as\b|\be\.g\.|\bfor\s+(?:example|instance)\b")  # a list of examples
 """A sentence that cites other work or lists examples: author-year and numeric citation markers,
-and "etc."."""
+"etc.", "such as", "e.g.", "for example"."""
 _OWN = re.compile(r"\b(?:we|our|us|this (?:paper|work|study|article))\b", re.IGNORECASE)
 """The paper speaking of its own work."""
 
@@ -101,23 +101,33 @@ def mentions_other_work(sentence: str) -> bool:
 
 
 _NEGATED = re.compile(
-    r"(?:\b(?:not|no|without|never|neither|nor|unlike|instead\s+of|rather\s+than|free\s+of)\b|n't\b)"
-    r"(?:\W+\w+){0,3}\W*$", re.IGNORECASE)
-"""A negation cue at most three words before a phrase: "we do not use BERT", "without Twitter
-data", "unlike BERT"."""
+    r"(?:\b(?:not|no|without|never|neither|nor|unlike|cannot|avoid(?:s|ed|ing)?|instead\s+of|rather\s+than"
+    r"|free\s+of)\b|n't\b)(?:[^\w,;:.!?]+\w+){0,3}[^\w,;:.!?]*$", re.IGNORECASE)
+"""A negation cue at most three words before a phrase, in the same clause (no comma, colon or
+semicolon between): "we do not use BERT", "without Twitter data", "unlike BERT"."""
+_NEGATED_AFTER = re.compile(r"^[^\w,;:.!?]*(?:\w+[^\w,;:.!?]+){0,2}?(?:is|are|was|were|be|been)\s+(?:not|never)\b",
+                            re.IGNORECASE)
+"""A phrase the clause then negates: "BERT is not used", "Twitter data were never collected"."""
 _NOT_ONLY = re.compile(r"\bnot\s+(?:only|just|merely)\b", re.IGNORECASE)
+_WORD = re.compile(r"[\w'-]+")
 
 
 def _affirmed(phrase: str, st: list[str], starts: list[int], sentence: str) -> bool:
     """True when the stemmed ``phrase`` key occurs in ``st`` (``stem_offsets(sentence)``) at least
-    once without a negation cue (:data:`_NEGATED`; "not only" is no negation) just before it."""
+    once not negated: no negation cue (:data:`_NEGATED`; "not only" is none) just before it in
+    its clause, and no "is not"/"were never" (:data:`_NEGATED_AFTER`) right after it."""
     key = phrase.split()
     if not key:
         return False
+    text = sentence.replace("\u2019", "'")
     for i in range(len(st) - len(key) + 1):
         if st[i:i + len(key)] == key:
-            before = sentence[max(0, starts[i] - 60):starts[i]]
-            if not _NEGATED.search(before) or _NOT_ONLY.search(before):
+            before = text[max(0, starts[i] - 60):starts[i]]
+            last = _WORD.match(text, starts[i + len(key) - 1])
+            end = last.end() if last else starts[i + len(key) - 1]
+            after = text[end:end + 40]
+            negated_before = _NEGATED.search(before) and not _NOT_ONLY.search(before)
+            if not negated_before and not _NEGATED_AFTER.search(after):
                 return True
     return False
 

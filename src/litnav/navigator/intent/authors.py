@@ -1,8 +1,9 @@
 """Author phrases: "by Yoav Goldberg", "papers from Hinton", "authored by Y. LeCun or Bengio",
 "not by Smith". Names are capitalised tokens (initials, particles such as "van", "de", and
-inner capitals as in "LeCun" allowed); a few capitalised common words are refused. In an intent
-written in title case (``Workspace.title_cased``: a pasted paper title) capitals say nothing, so
-there at most half of a name's words may be words the English lexicon knows (an initial counts as
+inner capitals as in "LeCun" allowed); a few capitalised common words are refused. Where a bare "by"
+reads as a title's preposition (:func:`_title_like_by`: in an intent written in title case, a
+pasted paper title, or after a capitalised word) capitals say nothing, so there at most half of a
+name's words may be words the English lexicon knows (an initial counts as
 a name word): "Universal In-Context Approximation By Prompting Fully Recurrent Models" names no
 author, "Semantic Parsing by Percy Liang" does."""
 
@@ -50,12 +51,30 @@ def _mostly_common_words(name: str) -> bool:
     return 2 * common > len(tokens)
 
 
+_DOCUMENT_BEFORE = re.compile(r"\b(?:papers?|works?|articles?|publications?|research|studies|study|"
+                              r"contributions?)\s*$", re.IGNORECASE)
+
+
+def _title_like_by(ws: Workspace, m: re.Match[str]) -> bool:
+    """True when the cue is a bare "by" that reads as a title's preposition: in an intent written in
+    title case, or right after a capitalised word ("Learning by Playing", "Reasoning by
+    Analogy"); never after a document word ("Papers by Grace Hopper") or with an explicit cue
+    ("written by", "papers from")."""
+    if m.group("cue").strip().lower() != "by":
+        return False
+    before = ws.text[:m.start("cue")]
+    if _DOCUMENT_BEFORE.search(before):
+        return False
+    previous = re.findall(r"[^\W\d_][\w'-]*", before)
+    return ws.title_cased or bool(previous and previous[-1][0].isupper())
+
+
 def extract_authors(ws: Workspace) -> list[AuthorMention]:
     """Find author phrases in ``ws``, consume them with their cue, return them."""
     found: list[AuthorMention] = []
     for m in list(_MENTION.finditer(ws.text)):
         names = [n for n in split_list(m.group("list")) if n.split()[0] not in _NOT_NAMES]
-        if ws.title_cased:
+        if _title_like_by(ws, m):
             names = [n for n in names if not _mostly_common_words(n)]
         if not names:
             continue

@@ -162,6 +162,18 @@ def _verb_negation(text: str, m: re.Match[str]) -> bool:
     return False
 
 
+def _title_negation(ws: Workspace, m: re.Match[str]) -> bool:
+    """In an intent written in title case (``Workspace.title_cased``, a pasted paper title), a
+    capitalised negation cue that does not open a clause after a comma or semicolon is part of
+    the title: "Image Recognition Without Normalization", "No Subclass Left Behind", "Quality
+    Not Quantity" say what the paper is about. A lower-case cue ("Graph Neural Networks for Drug
+    Discovery, not using SMILES", "Named Entity Recognition without BERT") or one after a comma
+    ("…, Not Using BERT") still excludes."""
+    if not ws.title_cased or not m.group("cue")[:1].isupper():
+        return False
+    return not re.search(r"[,;]\s*$", ws.text[:m.start("cue")])
+
+
 _OTHER_THAN = re.compile(
     r"\b(?!(?:anything|something|everything|nothing|ones?|those|others?|any|all|methods?|approaches|techniques?"
     r"|models?|algorithms?|systems?|tools?)\b)"
@@ -189,14 +201,10 @@ def narrow_other_than(text: str) -> str:
 def extract_exclusions(ws: Workspace) -> list[tuple[str, list[str], int]]:
     """Find content exclusions, consume them; return ``(phrase, terms, offset)`` each.
     Verb negations ("does not affect X", "receive no treatment") are left to the content, and
-    so is every negation of an intent written in title case (``Workspace.title_cased``): in a
-    paper title "Without Normalization", "No Subclass Left Behind" or "Quality Not Quantity"
-    is what the paper is about, not what the searcher wants left out."""
-    if ws.title_cased:
-        return []
+    so is a title's own negation (:func:`_title_negation`)."""
     found = []
     for m in list(_EXCLUSION.finditer(ws.text)):
-        if _verb_negation(ws.text, m):
+        if _verb_negation(ws.text, m) or _title_negation(ws, m):
             continue
         phrase = _EXCLUSION_LEAD.sub("", m.group("phrase").strip())
         terms = [re.sub(rf"\s+{_DATA_WORDS}$", "", t, flags=re.I) if re.search(r"[A-Z0-9]\S*\s+\S+$", t) else t
