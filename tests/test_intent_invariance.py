@@ -268,3 +268,14 @@ def test_an_intent_in_title_case_keeps_its_stated_exclusions(intent: str, exclud
     exclusions = [c for c in checklist.checkpoints if c.kind == "exclusion"]
     assert len(exclusions) == 1 and excluded in exclusions[0].text
     assert not any(excluded in c.text for c in checklist.checkpoints if c.kind in CONTENT_KINDS and c.id != "c1")
+
+
+@pytest.mark.parametrize(("intent", "excluded"), [
+    ("machine translation, not using beam search", "beam search"),
+    ("question answering without web search", "web search"),
+    ("hyperparameter tuning without grid search", "grid search"),
+])
+def test_a_request_word_ending_a_phrase_is_its_head(intent: str, excluded: str) -> None:
+    # "search" opens a request ("search for ...") but ends a concept ("beam search")
+    exclusions = [c.text for c in parse_intent(intent).checkpoints if c.kind == "exclusion"]
+    assert exclusions == [f"The paper is not about {excluded}"]
