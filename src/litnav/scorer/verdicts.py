@@ -35,19 +35,24 @@ def disagreement(judgement: Judgement, checklist: Checklist) -> str | None:
     ``KeyError`` when the checkpoint is not in ``checklist``."""
     if judgement.kind == "metadata" or not judgement.quote:
         return None
-    if is_boilerplate(judgement.quote):
-        return "boilerplate"
-    cp = checklist.get(judgement.checkpoint_id)
-    _, phrases = checkpoint_terms(cp.text, cp.terms)
-    stated = states(judgement.quote, phrases)
-    if cp.kind == "exclusion":
-        return "respected_but_violated" if stated and judgement.score >= 2.5 else None
-    return "unsatisfied_but_stated" if stated and judgement.score < 2.5 else None
+    return _read(judgement, checklist)[0]
 
 
 def positive(judgement: Judgement) -> bool:
     """A satisfied content checkpoint (score >= 2.5) or a violated exclusion (score < 2.5)."""
     return judgement.score < 2.5 if judgement.kind == "exclusion" else judgement.score >= 2.5
+
+
+def _read(judgement: Judgement, checklist: Checklist) -> tuple[str | None, bool]:
+    """``(disagreement or None, whether the quote states the checkpoint)`` of a quoted content or
+    exclusion judgement: a negative verdict beside a quote that states its checkpoint disagrees."""
+    cp = checklist.get(judgement.checkpoint_id)
+    stated = states(judgement.quote, checkpoint_terms(cp.text, cp.terms)[1])
+    if is_boilerplate(judgement.quote):
+        return "boilerplate", stated
+    if stated and not positive(judgement):
+        return ("respected_but_violated" if cp.kind == "exclusion" else "unsatisfied_but_stated"), stated
+    return None, stated
 
 
 def verdict_agreement(judged: Iterable[tuple[Sequence[Judgement], Checklist]]) -> dict[str, float | int]:
@@ -66,13 +71,12 @@ def verdict_agreement(judged: Iterable[tuple[Sequence[Judgement], Checklist]]) -
             if j.kind == "metadata" or not j.quote:
                 continue
             n += 1
-            reason = disagreement(j, checklist)
+            reason, stated = _read(j, checklist)
             if reason:
                 counts[reason] += 1
             if positive(j):
                 n_positive += 1
-                cp = checklist.get(j.checkpoint_id)
-                supported += states(j.quote, checkpoint_terms(cp.text, cp.terms)[1])
+                supported += stated
     bad = sum(counts.values())
     return {"n": n, "agree": round(1.0 - bad / n, 4) if n else 1.0, **{r: counts[r] for r in REASONS},
             "positive": n_positive, "supported": supported}
