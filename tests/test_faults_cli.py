@@ -61,7 +61,7 @@ def test_long_multi_clause_intent_plans_a_valid_bounded_workflow():
     checklist = Checklist(intent="many clauses", checkpoints=[
         Checkpoint(id=f"c{i}", kind="method", text=f"The paper uses method {i}", terms=[f"method {i}"])
         for i in range(1, 300)])
-    wf = plan_workflow(checklist, Settings())
+    wf = plan_workflow(checklist, Settings.model_validate({"librarians": {"facet_weight": 0.3}}))
     validate_workflow(wf)
     searches = [n for n in wf.nodes if n.op in ("semantic_search", "lexical_search")]
     assert len(searches) == 2 + 2 * MAX_CHECKPOINT_BRANCHES + len(BASELINE_NODES)

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from litnav.evaluation.fit_combination import cross_validate, fit, main, ranking
+from litnav.evaluation.fit_combination import cross_validate, evaluate_weight, fit, main, ranking, read_records
 from litnav.reranker.combine import Combination, load_combination
 
 
@@ -59,3 +59,9 @@ def test_cross_validation_scores_each_query_with_a_weight_fitted_without_it(tmp_
     out = cross_validate([mixed])
     assert out["files"][str(mixed)]["nDCG@10"]["delta"] < 0
     assert main(["cv", str(mixed)]) == 0
+    # in sample the scorer wins (one big gain, one small loss), out of fold it only loses: the
+    # fit does not keep a weight that does not beat the fused order on queries it did not see
+    assert evaluate_weight([read_records(mixed)], Combination(scorer_weight=1.0))["nDCG@10"] > \
+        evaluate_weight([read_records(mixed)], Combination(scorer_weight=0.0))["nDCG@10"]
+    model = fit([mixed])
+    assert model.scorer_weight == 0 and model.metrics["nDCG@10 out-of-fold - fused (macro)"] < 0

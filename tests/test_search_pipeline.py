@@ -113,9 +113,16 @@ def test_no_scorer_returns_the_fused_order(corpus):
     assert session.engines["scorer"].startswith("none")
 
 
-def test_the_session_names_the_ordering_that_ran(corpus):
-    session = search("dense retrieval for question answering", corpus, _settings(navigator={"rounds": 1}), top_k=5)
+def test_the_session_names_the_ordering_that_ran(corpus, tmp_path):
+    combined = tmp_path / "c.json"
+    Combination(scorer_weight=0.5).save(combined)
+    session = search("dense retrieval for question answering", corpus,
+                     _settings(navigator={"rounds": 1}, reranker={"combination": str(combined)}), top_k=5)
     assert session.engines["reranker"].startswith("rank fusion of fused and scorer order")
+    Combination(scorer_weight=0.0).save(combined)
+    fused = search("dense retrieval for question answering", corpus,
+                   _settings(navigator={"rounds": 1}, reranker={"combination": str(combined)}), top_k=5)
+    assert fused.engines["reranker"].startswith("fused retrieval order")
     by_score = search("dense retrieval for question answering", corpus,
                       _settings(navigator={"rounds": 1}, reranker={"order": "score"}), top_k=5)
     assert by_score.engines["reranker"] == "scorer final score"

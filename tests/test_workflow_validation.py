@@ -25,9 +25,15 @@ def test_planned_workflow_is_valid_and_acyclic():
     wf = plan_workflow(_checklist(), Settings())
     order, params = validate_workflow(wf)
     assert order[-1] == wf.output == "rank"
-    assert {"semantic_c1", "lexical_c2", "fuse", "evidence", "score"} <= set(order)
+    assert {"semantic_intent", "lexical_intent", "fuse", "evidence", "score"} <= set(order)
+    assert not {"semantic_c1", "lexical_c2"} & set(order)  # facet searches are off by default
     assert order.index("fuse") > order.index("semantic_intent")
     assert params["fuse"].method == "rrf"
+    faceted = plan_workflow(_checklist(), Settings.model_validate({"librarians": {"facet_weight": 0.3}}))
+    order, params = validate_workflow(faceted)
+    assert {"semantic_c1", "lexical_c2"} <= set(order)
+    weights = dict(zip(next(n for n in faceted.nodes if n.id == "fuse").inputs, params["fuse"].weights))
+    assert weights["semantic_c1"] == 0.3 and weights["semantic_intent"] == 1.0
 
 
 FIRST = "the first retrieval node"

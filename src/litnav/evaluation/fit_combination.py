@@ -9,7 +9,8 @@ Two steps, so several corpora/benchmarks can feed one fit:
         --out runs/fit/scifact.jsonl
     python -m litnav.evaluation.fit_combination collect --corpus .cache/bench/acl-pre2016 \\
         --bench bench/intents/acl-pre2016 --split dev --out runs/fit/acl.jsonl
-    # 2. grid-search the scorer weight w_s (fusion weight 1) for the best macro-averaged nDCG@10
+    # 2. grid-search the scorer weight w_s (fusion weight 1) for the best macro-averaged nDCG@10;
+    #    it is kept only if it also beats the fused order out of fold (else w_s = 0)
     python -m litnav.evaluation.fit_combination fit runs/fit/scifact.jsonl runs/fit/acl.jsonl \\
         --out src/litnav/reranker/models/combination.json
     # how well the fitted weight generalises within dev: leave-one-query-out cross-validation
@@ -124,7 +125,13 @@ def evaluate_weight(sources: list[list[dict[str, Any]]], model: Combination,
 
 
 def fit(paths: list[Path], grid: tuple[float, ...] = GRID, command: str = "") -> Combination:
-    """Grid-search the scorer weight (module docstring) and return the fitted ``Combination``."""
+    """Grid-search the scorer weight (module docstring) and return the fitted ``Combination``.
+
+    The in-sample winner is kept only if it earns its place out of sample: its leave-one-query-out
+    nDCG@10 (:func:`cross_validate`), macro-averaged over the files, must beat the fused order's
+    (``w_s = 0``). Otherwise the scorer gets weight 0: it still judges (verdicts, reflection) but
+    the final order is the fused one, soft preferences re-weighting it. Raises ``ValueError``
+    naming the file and line of a malformed record."""
     sources = [read_records(p) for p in paths]
     base = Combination()
     scores = {w: evaluate_weight(sources, Combination(scorer_weight=w, k=base.k, soft_penalty=base.soft_penalty))
@@ -135,6 +142,13 @@ def fit(paths: list[Path], grid: tuple[float, ...] = GRID, command: str = "") ->
             log.info("   top_n=%-4d %s", n, evaluate_weight(sources, Combination(scorer_weight=w), n))
     best = max(grid, key=lambda w: (scores[w]["nDCG@10"], -w))
     metrics = {f"{m} (w_s={w:g})": scores[w][m] for w in (0.0, best, grid[-1]) for m in METRICS}
+    if best > 0:
+        files = cross_validate(paths, grid)["files"].values()
+        gain = sum(f["nDCG@10"]["delta"] for f in files) / len(files)
+        metrics["nDCG@10 out-of-fold - fused (macro)"] = round(gain, 4)
+        if gain <= 0:
+            log.info("w_s=%g does not beat the fused order out of fold (%+.4f): weight 0", best, gain)
+            best = 0.0
     return Combination(fusion_weight=1.0, scorer_weight=best, k=base.k, soft_penalty=base.soft_penalty,
                        fitted_on=", ".join(str(p) for p in paths) + f" ({sum(map(len, sources))} dev queries)",
                        command=command, metrics=metrics)

@@ -286,7 +286,8 @@ class SearchRun:
 
             data, kinds = calibration(self.stage.student)
             self.engines["scorer_training"] = f"{data}; calibrated for {', '.join(kinds) or 'unknown'} checkpoints"
-        self.engines.setdefault("reranker", _order_label(self.settings, self.stage.student is not None))
+        weight = self._combination().scorer_weight if self.settings.reranker.order == "combined" else None
+        self.engines.setdefault("reranker", _order_label(self.settings, self.stage.student is not None, weight))
         self.engines.setdefault("retrieval", retrieval_channels(self.corpus))
         return Session(
             intent=self.intent, corpus=_absolute(getattr(self.corpus, "directory", None)),
@@ -324,10 +325,13 @@ def _absolute(directory) -> str:
     return str(Path(directory).resolve()) if directory else ""
 
 
-def _order_label(settings: Settings, scored: bool) -> str:
-    """The no-LLM reranker engine as the session reports it: which final ordering ran."""
+def _order_label(settings: Settings, scored: bool, scorer_weight: float | None = None) -> str:
+    """The no-LLM reranker engine as the session reports it: which final ordering ran
+    (``scorer_weight``: the combination's, for ``reranker.order = "combined"``)."""
     if not scored or settings.reranker.order == "fusion":
         return "fused retrieval order"
     if settings.reranker.order == "score":
         return "scorer final score"
+    if scorer_weight == 0:
+        return "fused retrieval order, soft preferences re-weighting (reranker.combine, scorer weight 0)"
     return "rank fusion of fused and scorer order (reranker.combine)"

@@ -1,7 +1,8 @@
 """The no-LLM planner: a checklist becomes a retrieval workflow (an operator DAG).
 
-Round 1 runs direct retrieval only: dense and BM25 retrieval of the whole intent and of each
-content checkpoint (``librarians.semantic_k``/``lexical_k`` deep, >= 200 by default), fused by
+Round 1 runs direct retrieval only: dense and BM25 retrieval of the whole intent and, with
+``librarians.facet_weight`` > 0 (off by default), of each content checkpoint
+(``librarians.semantic_k``/``lexical_k`` deep, >= 200 by default), fused by
 reciprocal rank fusion over the whole depth (no cut). The *hard* metadata checkpoints
 (``hard_metadata``; soft preferences re-weight the final ordering instead) are searched within:
 each search ranks only the papers that satisfy them (``within``, ``Corpus.ids_matching``), so a
@@ -10,7 +11,7 @@ exact filter after the fusion enforces them for every channel,
 then evidence location and scoring for the top ``librarians.pool_size`` fused candidates and the
 final ordering, in which every other fused candidate follows in fused order (see
 ``navigator.scoring`` and ``reranker.combine``). Two more searches run the intent exactly as
-typed (:func:`baseline_nodes`, weight 0 in the fusion): plain hybrid retrieval, whose top
+typed (:func:`baseline_nodes`, weight :data:`BASELINE_WEIGHT` in the fusion): plain hybrid retrieval, whose top
 ``librarians.first_stage_guard`` the scored head is drawn from, so the final top D always holds
 the baseline's top D. When ``web.providers`` is configured, a
 ``web_search`` node joins the fusion. Citation expansion and query expansion are added by
@@ -114,7 +115,7 @@ def retrieval_nodes(checklist: Checklist, settings: Settings) -> list[Node]:
     ]
     whole = whole_intent_checkpoint(checklist)
     content = [c for c in checklist.checkpoints if c.kind in CONTENT_KINDS and c is not whole]
-    if len(content) > 1 or (whole is not None and content):
+    if lib.facet_weight > 0 and (len(content) > 1 or (whole is not None and content)):
         if len(content) > MAX_CHECKPOINT_BRANCHES:
             log.info("intent has %d content checkpoints; the first %d get their own retrieval branches",
                      len(content), MAX_CHECKPOINT_BRANCHES)
@@ -141,9 +142,9 @@ def baseline_nodes(checklist: Checklist, settings: Settings) -> list[Node]:
     depths ``evaluation.systems.HybridSystem`` fuses: a hybrid of shallower lists orders its tail
     differently), or, when the intent states hard metadata constraints, max(D, :data:`BASELINE_FILTERED_DEPTH`)
     deep over the whole corpus so that the exact filter after the fusion leaves
-    hybrid-then-filter's ranking. They weigh 0 in the fusion (:func:`_fusion_weight`):
-    they change no score, only which candidates are scored (``navigator.scoring``), so litnav's top
-    D always holds the baseline's top D."""
+    hybrid-then-filter's ranking. They weigh :data:`BASELINE_WEIGHT` in the fusion
+    (:func:`_fusion_weight`) and decide which candidates are scored (``navigator.scoring``), so
+    litnav's top D always holds the baseline's top D."""
     guard = settings.librarians.first_stage_guard
     if not guard:
         return []
@@ -159,26 +160,28 @@ def baseline_nodes(checklist: Checklist, settings: Settings) -> list[Node]:
                  note=f"dense retrieval of {why}")]
 
 
-BRANCH_WEIGHT = 0.3
-"""Fusion weight of a per-checkpoint, web or expansion branch (a whole-intent branch weighs 1).
-Chosen on the dev splits of both judged suites (``bench/intents``; nDCG@10 ACL / SciFact intents):
-0.5 gave 0.743 / 0.682, 0.3 0.746 / 0.696, 0.1 0.726 / 0.726; F1@20 and Recall@100 no lower at
-0.3 than at 0.5. Facets are conjunctive parts of one intent: searched alone at a high weight they
-pull in papers that match one part only."""
+WEB_WEIGHT = 0.3
+"""Fusion weight of the ``web_search`` branch (a whole-intent branch weighs 1)."""
 
 
-BASELINE_WEIGHT = 0.0
-"""Fusion weight of the baseline searches: they only choose which candidates are scored. Chosen
-on the dev splits (nDCG@10 ACL intents / SciFact intents / SciFact claims): 0 gave 0.752 / 0.607 /
-0.924, 0.3 0.733 / 0.625 / 0.924, 1.0 0.733 / 0.606 / 0.924."""
+BASELINE_WEIGHT = 0.5
+"""Fusion weight of the baseline searches of the intent as typed. Chosen on the dev splits with the
+fused final order (facet weight 0; nDCG@10 ACL intents / SciFact intents / SciFact claims /
+citations): 0.5 gave 0.730 / 0.653 / 0.931 / 0.168, 1.0 0.730 / 0.649 / 0.931 / 0.166. Under the
+scorer's reordering (before it was found not to earn its place) 0 had been best."""
 
 
-def _fusion_weight(node: Node) -> float:
+def _fusion_weight(node: Node, settings: Settings) -> float:
     """Whole-intent branches weigh 1.0 in the fusion, the baseline searches (:func:`baseline_nodes`)
-    0; per-checkpoint, web and expansion branches :data:`BRANCH_WEIGHT`."""
+    :data:`BASELINE_WEIGHT`, citation expansion ``librarians.citation_weight``, web
+    :data:`WEB_WEIGHT`; per-checkpoint and query expansion branches ``librarians.facet_weight``."""
     if node.id in BASELINE_NODES:
         return BASELINE_WEIGHT
-    return 1.0 if node.id in FIRST_STAGE_NODES else BRANCH_WEIGHT
+    if node.op == "citation_expand":
+        return settings.librarians.citation_weight
+    if node.op == "web_search":
+        return WEB_WEIGHT
+    return 1.0 if node.id in FIRST_STAGE_NODES else settings.librarians.facet_weight
 
 
 def assemble(retrieval: list[Node], checklist: Checklist, settings: Settings, top_k: int) -> Workflow:
@@ -193,7 +196,7 @@ def assemble(retrieval: list[Node], checklist: Checklist, settings: Settings, to
         log.warning("workflow has %d retrieval branches; fusing the first %d (the union's limit)",
                     len(retrieval), MAX_FAN_IN)
         retrieval = retrieval[:MAX_FAN_IN]
-    weights = [_fusion_weight(n) for n in retrieval]
+    weights = [_fusion_weight(n, settings) for n in retrieval]
     hard = hard_metadata(checklist)
     nodes = list(retrieval)
     nodes.append(Node(id="fuse", op="union", inputs=[n.id for n in retrieval],

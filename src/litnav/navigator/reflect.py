@@ -111,7 +111,7 @@ def reflect(
     nodes: list[Node] = []
 
     def add_search(node_id: str, query: str, k: int, why: str) -> None:
-        if query in state.queries:
+        if query in state.queries or not lib.facet_weight:  # weight 0: query expansion is off
             return
         state.queries.add(query)
         nodes.append(Node(id=f"semantic_{node_id}", op="semantic_search", params={"query": query, "k": k}, note=why))

@@ -2,7 +2,7 @@
 
 Every round's fused (and hard-filtered) pool is added to one cumulative fused list (reciprocal
 rank fusion scores summed over rounds, so later rounds' channels simply join the fusion). The
-first-stage ranking is plain hybrid retrieval of the intent as typed (the planner's weight-0
+first-stage ranking is plain hybrid retrieval of the intent as typed (the planner's
 baseline searches, ``navigator.planner.baseline_nodes``; without them the round-1 whole-intent
 searches), after the hard filter. The ``librarians.pool_size`` (N) best candidates of the
 cumulative fused list *among the first stage's top D* (``librarians.first_stage_guard``; at
