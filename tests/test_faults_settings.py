@@ -139,6 +139,8 @@ def test_search_and_verify_with_a_model_path_do_not_crash(runner, tmp_path, othe
     ("s.toml", "navigator = [", "not valid TOML"),
     ("s.json", "{'navigator': 1}", "not valid JSON"),
     ("s.toml", "[navigator]\nrounds = 0\n", "navigator.rounds"),
+    ("s.toml", "[librarians]\ncitation_weight = inf\n", "librarians.citation_weight"),
+    ("s.toml", "[librarians]\nfacet_weight = nan\n", "librarians.facet_weight"),
 ])
 def test_a_bad_settings_file_is_named_with_what_is_wrong(tmp_path, name, content, message):
     from litnav.core.settings import SettingsError, load_settings
