@@ -258,6 +258,9 @@ def test_reflection_edits_applied_with_reasons(llm_runs):
     ops = {n.id: n for n in r2.workflow.nodes}
     assert ops["semantic_r2_q1"].params["query"] == "neural machine translation attention"
     assert ops["citation_r2_s2"].params["seed_ids"] == seeds
+    fuse = next(n for n in r2.workflow.nodes if n.op == "union")
+    weights = dict(zip(fuse.inputs, fuse.params["weights"]))
+    assert weights["semantic_r2_q1"] > 0 and weights["citation_r2_s2"] > 0  # the model's queries count
     validate_workflow(r2.workflow)
     assert r2.changes[-1].action == "stop" and "round limit" in r2.changes[-1].reason
 

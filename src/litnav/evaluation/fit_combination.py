@@ -95,6 +95,8 @@ def read_records(path: Path) -> list[dict[str, Any]]:
         except (json.JSONDecodeError, KeyError, TypeError) as exc:
             raise ValueError(f"{path}:{i}: not a fit_combination record: {exc}") from exc
         out.append(rec)
+    if not out:
+        raise ValueError(f"{path}: no fit_combination records")
     return out
 
 
@@ -127,8 +129,9 @@ def evaluate_weight(sources: list[list[dict[str, Any]]], model: Combination,
 def fit(paths: list[Path], grid: tuple[float, ...] = GRID, command: str = "") -> Combination:
     """Grid-search the scorer weight (module docstring) and return the fitted ``Combination``.
 
-    The in-sample winner is kept only if it earns its place out of sample: its leave-one-query-out
-    nDCG@10 (:func:`cross_validate`), macro-averaged over the files, must beat the fused order's
+    The in-sample winner is kept only if the fit earns its place out of sample: the
+    leave-one-query-out nDCG@10 of the whole procedure (:func:`cross_validate`: each query ranked
+    with the weight fitted without it), macro-averaged over the files, must beat the fused order's
     (``w_s = 0``). Otherwise the scorer gets weight 0: it still judges (verdicts, reflection) but
     the final order is the fused one, soft preferences re-weighting it. Raises ``ValueError``
     naming the file and line of a malformed record."""
@@ -143,6 +146,7 @@ def fit(paths: list[Path], grid: tuple[float, ...] = GRID, command: str = "") ->
     best = max(grid, key=lambda w: (scores[w]["nDCG@10"], -w))
     metrics = {f"{m} (w_s={w:g})": scores[w][m] for w in (0.0, best, grid[-1]) for m in METRICS}
     if best > 0:
+        metrics["in-sample best w_s"] = best
         files = cross_validate(paths, grid)["files"].values()
         gain = sum(f["nDCG@10"]["delta"] for f in files) / len(files)
         metrics["nDCG@10 out-of-fold - fused (macro)"] = round(gain, 4)

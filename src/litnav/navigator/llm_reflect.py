@@ -26,7 +26,7 @@ from litnav.core.settings import Settings
 from litnav.llm import LLMError
 from litnav.llm.checked import structured_checked
 from litnav.llm.fallback import FallbackRecorder
-from litnav.navigator.planner import assemble, content_query
+from litnav.navigator.planner import LLM_QUERY_WEIGHT, assemble, content_query
 from litnav.navigator.reflect import SATISFIED, Reflection, ReflectionState, reflect
 
 TOP_N = 10
@@ -244,7 +244,8 @@ def apply_edits(reply: ReflectionReply, checklist: Checklist, round_index: int, 
         reason = "reflection proposed nothing new (no edit, or only queries already run)"
         return Reflection(None, new_checklist, changes + [Change(target="stop", action="stop", detail="",
                                                                  reason=reason)], reason)
-    return Reflection(assemble(nodes, new_checklist, settings, top_k), new_checklist, changes)
+    return Reflection(assemble(nodes, new_checklist, settings, top_k, query_weight=LLM_QUERY_WEIGHT), new_checklist,
+                      changes)
 
 
 class LLMReflector(FallbackRecorder):

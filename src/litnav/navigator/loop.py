@@ -286,8 +286,9 @@ class SearchRun:
 
             data, kinds = calibration(self.stage.student)
             self.engines["scorer_training"] = f"{data}; calibrated for {', '.join(kinds) or 'unknown'} checkpoints"
-        weight = self._combination().scorer_weight if self.settings.reranker.order == "combined" else None
-        self.engines.setdefault("reranker", _order_label(self.settings, self.stage.student is not None, weight))
+        scored = self.stage.student is not None
+        weight = self._combination().scorer_weight if scored and self.settings.reranker.order == "combined" else None
+        self.engines.setdefault("reranker", _order_label(self.settings, scored, weight))
         self.engines.setdefault("retrieval", retrieval_channels(self.corpus))
         return Session(
             intent=self.intent, corpus=_absolute(getattr(self.corpus, "directory", None)),

@@ -14,8 +14,8 @@ final ordering, in which every other fused candidate follows in fused order (see
 typed (:func:`baseline_nodes`, weight :data:`BASELINE_WEIGHT` in the fusion): plain hybrid retrieval, whose top
 ``librarians.first_stage_guard`` the scored head is drawn from, so the final top D always holds
 the baseline's top D. When ``web.providers`` is configured, a
-``web_search`` node joins the fusion. Citation expansion and query expansion are added by
-reflection from verified seeds (see ``navigator.reflect``).
+``web_search`` node joins the fusion. Citation expansion (and, with ``librarians.facet_weight`` >
+0, query expansion) is added by reflection (see ``navigator.reflect``).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ BASELINE_FILTERED_DEPTH = 1000
 searched this deep and the exact filter applies after the fusion (the ``hybrid+filter`` baseline)."""
 
 MAX_CHECKPOINT_BRANCHES = 16
-"""Content checkpoints that get their own dense + BM25 retrieval branch (the rest are still
+"""With ``librarians.facet_weight`` > 0, content checkpoints that get their own dense + BM25 retrieval branch (the rest are still
 judged by the scorer; they only share the whole-intent branches). Bounds the workflow a long
 multi-clause intent makes: at most 2 + 2*16 + 2 baseline (+1 web) retrieval nodes."""
 
@@ -100,7 +100,9 @@ def content_query(checklist: Checklist) -> str:
 
 
 def retrieval_nodes(checklist: Checklist, settings: Settings) -> list[Node]:
-    """Round-1 retrieval nodes: whole-intent and per-checkpoint dense and BM25 searches."""
+    """Round-1 retrieval nodes: whole-intent dense and BM25 searches, per-checkpoint ones when
+    ``librarians.facet_weight`` > 0, the baseline searches (:func:`baseline_nodes`) and, with
+    ``web.providers``, a web search."""
     lib = settings.librarians
     query = content_query(checklist)
     hard = [c.id for c in hard_metadata(checklist)]
@@ -171,24 +173,36 @@ citations): 0.5 gave 0.730 / 0.653 / 0.931 / 0.168, 1.0 0.730 / 0.649 / 0.931 / 
 scorer's reordering (before it was found not to earn its place) 0 had been best."""
 
 
-def _fusion_weight(node: Node, settings: Settings) -> float:
+LLM_QUERY_WEIGHT = 0.3
+"""Fusion weight of a search the LLM reflector asks for (``add_query``, or a re-score after a
+checklist edit): the weight every non-whole-intent branch had before facet searches were turned
+off; the LLM path has no benchmark here to tune it on."""
+
+
+def _fusion_weight(node: Node, settings: Settings, query_weight: float | None = None) -> float:
     """Whole-intent branches weigh 1.0 in the fusion, the baseline searches (:func:`baseline_nodes`)
     :data:`BASELINE_WEIGHT`, citation expansion ``librarians.citation_weight``, web
-    :data:`WEB_WEIGHT`; per-checkpoint and query expansion branches ``librarians.facet_weight``."""
+    :data:`WEB_WEIGHT`; any other search ``query_weight`` when given (the LLM reflector's), else
+    ``librarians.facet_weight`` (the rule planner's per-checkpoint and rule reflection's query
+    expansion searches)."""
     if node.id in BASELINE_NODES:
         return BASELINE_WEIGHT
     if node.op == "citation_expand":
         return settings.librarians.citation_weight
     if node.op == "web_search":
         return WEB_WEIGHT
-    return 1.0 if node.id in FIRST_STAGE_NODES else settings.librarians.facet_weight
+    if node.id in FIRST_STAGE_NODES:
+        return 1.0
+    return settings.librarians.facet_weight if query_weight is None else query_weight
 
 
-def assemble(retrieval: list[Node], checklist: Checklist, settings: Settings, top_k: int) -> Workflow:
+def assemble(retrieval: list[Node], checklist: Checklist, settings: Settings, top_k: int,
+             query_weight: float | None = None) -> Workflow:
     """Wire retrieval nodes into fuse -> hard metadata filter -> evidence -> score -> rerank.
 
     The fusion keeps every candidate (no cut: the tail below the scored top-N keeps its fused
-    order in the final ranking). Weights: see ``_fusion_weight``. Evidence is located for the
+    order in the final ranking). Weights: see ``_fusion_weight`` (``query_weight``: the weight of
+    searches that are neither whole-intent, baseline, citation nor web). Evidence is located for the
     top ``librarians.pool_size`` fused candidates.
     """
     lib = settings.librarians
@@ -196,7 +210,7 @@ def assemble(retrieval: list[Node], checklist: Checklist, settings: Settings, to
         log.warning("workflow has %d retrieval branches; fusing the first %d (the union's limit)",
                     len(retrieval), MAX_FAN_IN)
         retrieval = retrieval[:MAX_FAN_IN]
-    weights = [_fusion_weight(n, settings) for n in retrieval]
+    weights = [_fusion_weight(n, settings, query_weight) for n in retrieval]
     hard = hard_metadata(checklist)
     nodes = list(retrieval)
     nodes.append(Node(id="fuse", op="union", inputs=[n.id for n in retrieval],

@@ -1,6 +1,7 @@
 """No-LLM reflection: read the scored evidence of a round and revise strategy and checklist.
 
-Four moves, each recorded as a ``Change`` with its reason:
+Four moves, each recorded as a ``Change`` with its reason (1 and 2 only with
+``librarians.facet_weight`` > 0, off by default: on the dev splits they did not help):
 1. checkpoints that no top paper satisfies get targeted dense + BM25 queries;
 2. salient terms shared by the best evidence expand the intent query (pseudo-relevance feedback);
 3. the best papers (final content score >= ``navigator.new_paper_threshold``; none when no paper
@@ -138,7 +139,7 @@ def reflect(
         add_search(f"r{round_index + 1}_expanded", expansion, lib.semantic_k,
                    f"salient terms of the best evidence: {', '.join(t for t, _ in terms)}")
 
-    if lib.citation_expansion:
+    if lib.citation_expansion and lib.citation_weight:
         seeded = top if settings.navigator.citation_seeds == "top" else good
         seeds = [p.corpus_id for p in seeded if p.corpus_id not in state.seeds][:SEEDS]
         if seeds:
@@ -164,7 +165,9 @@ def reflect(
     new_checklist = checklist.model_copy(update={"checkpoints": checkpoints})
 
     if not nodes:
-        reason = "nothing new to search: every uncovered checkpoint, term and seed was already tried"
+        reason = ("nothing new to search: every uncovered checkpoint, term and seed was already tried"
+                  if settings.librarians.facet_weight else
+                  "nothing new to search: no new citation seed (query expansion is off: librarians.facet_weight 0)")
         changes.append(Change(target="stop", action="stop", detail="", reason=reason))
         return Reflection(None, new_checklist, changes, reason)
     workflow = assemble(nodes, new_checklist, settings, top_k)

@@ -17,8 +17,10 @@ falls back to the fusion). Rank fusion is scale-free: the scorer's probabilities
 calibrated for a new domain, only its order must be informative.
 
 The weights live in ``reranker/models/combination.json`` (``load_combination``), fitted on
-development data by ``python -m litnav.training.combination`` (the command that wrote the file
-is stored in it).
+development data by ``python -m litnav.evaluation.fit_combination`` (the command that wrote the
+file is stored in it). The bundled file has ``w_s = 0``: the fit keeps a scorer weight only if it
+beats the fused order out of fold, and the bundled student does not, so by default this ordering
+is the fused order with soft-preference and exclusion demotions.
 """
 
 from __future__ import annotations
