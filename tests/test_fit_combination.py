@@ -42,6 +42,10 @@ def test_cli_writes_a_loadable_file_with_its_command(tmp_path):
     bad.write_text('{"qid": "x"}\n')
     with pytest.raises(ValueError, match="bad.jsonl:1"):
         fit([bad])
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n")
+    with pytest.raises(ValueError, match="empty.jsonl: no fit_combination records"):
+        fit([empty])
 
 
 def test_cross_validation_scores_each_query_with_a_weight_fitted_without_it(tmp_path):
