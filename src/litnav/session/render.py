@@ -46,9 +46,9 @@ def results_table(session: Session, top: int | None = None) -> Table:
                     ("title", {"overflow": "fold", "ratio": 3}), ("corpus_id", {"no_wrap": True, "min_width": 10}),
                     ("found by", {"overflow": "fold"})):
         table.add_column(col, **kw)
-    table.caption = ("final score = (weighted mean checkpoint score + p) / 6; the rank combines it with the "
-                     "first-stage fused rank, so a lower score can rank higher; found by: each channel's best "
-                     "rank in any of its searches")
+    order = session.engines.get("reranker") or "fused retrieval order"
+    table.caption = (f"final score = (weighted mean checkpoint score + p) / 6; order: {escape(str(order))}, so a "
+                     "lower score can rank higher; found by: each channel's best rank in any of its searches")
     if str(session.engines.get("scorer", "")).startswith("none"):
         table.caption = "no scorer ran: the score is the fused retrieval score (best = 1) and the rank its order"
     if not session.results:
