@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import logging
 import math
 import os
 import random
@@ -535,6 +536,9 @@ def child_main(argv: list[str]) -> int:
     ap.add_argument("--set", action="append")
     ap.add_argument("--ingest-only", action="store_true")
     args = ap.parse_args(argv)
+    # the build's per-stage lines (seconds, peak RSS so far) go to the step's log
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(message)s")
+    logging.getLogger("litnav.corpus.build").setLevel(logging.INFO)
     result = CHILDREN[args.step](args)
     args.out.write_text(json.dumps(result, default=str))
     return 0

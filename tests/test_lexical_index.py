@@ -69,3 +69,57 @@ def test_an_index_of_another_bm25_variant_is_refused_by_file(index, tmp_path):
     params.write_text(json.dumps({**json.loads(params.read_text()), "method": "bm25l"}))
     with pytest.raises(ValueError, match="params.index.json.*bm25l"):
         Lexical(copy)
+
+
+def _bm25s_matrix(scores: dict, vocab: dict[str, int]) -> dict[str, dict[int, float]]:
+    """term -> {document row: score} from CSC arrays and a term -> column vocabulary."""
+    out = {}
+    for term, col in vocab.items():
+        if term and col + 1 < len(scores["indptr"]):
+            lo, hi = scores["indptr"][col], scores["indptr"][col + 1]
+            out[term] = dict(zip(scores["indices"][lo:hi].tolist(), scores["data"][lo:hi].tolist()))
+    return out
+
+
+def test_built_matrix_is_the_one_bm25s_builds_from_its_own_tokenizer(index):
+    import bm25s
+
+    ours = Lexical(index)
+    stemmer = ours.stemmer
+    theirs = bm25s.BM25()
+    theirs.index(bm25s.tokenize(TEXTS, stopwords="en", stemmer=stemmer, show_progress=False), show_progress=False)
+    mine = {"data": np.asarray(ours.data), "indices": np.asarray(ours.indices), "indptr": np.asarray(ours.indptr)}
+    assert _bm25s_matrix(mine, ours.vocab) == _bm25s_matrix(theirs.scores, theirs.vocab_dict)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_blockwise_score_matrix_equals_bm25s_index_bit_for_bit(seed, monkeypatch):
+    """Random corpora (empty documents, repeated and unused terms) cut into blocks of 1 to 40
+    token ids: every array equals bm25s's, in value, order and dtype."""
+    import bm25s
+
+    from litnav.corpus import lexical
+
+    rng = np.random.default_rng(seed)
+    for _ in range(10):
+        n_vocab, n_docs = int(rng.integers(1, 40)), int(rng.integers(1, 50))
+        docs = [rng.integers(0, n_vocab, size=int(rng.integers(0, 25))).astype(np.int32) for _ in range(n_docs)]
+        if not any(len(d) for d in docs):
+            continue
+        monkeypatch.setattr(lexical, "BLOCK_TOKENS", int(rng.integers(1, 40)))
+        theirs = bm25s.BM25()
+        theirs.index((docs, {f"t{i}": i for i in range(n_vocab)}), show_progress=False)
+        ends = np.cumsum([len(d) for d in docs]).astype(np.int64)
+        data, indices, indptr = lexical.bm25_csc(np.concatenate(docs), ends, n_vocab)
+        for name, array in (("data", data), ("indices", indices), ("indptr", indptr)):
+            expected = theirs.scores[name]
+            assert array.dtype == expected.dtype and np.array_equal(array, expected), name
+
+
+def test_score_matrix_refuses_ids_outside_the_vocabulary():
+    from litnav.corpus.lexical import bm25_csc
+
+    with pytest.raises(ValueError, match="outside the vocabulary"):
+        bm25_csc(np.array([0, 5], dtype=np.int32), np.array([2], dtype=np.int64), 3)
+    with pytest.raises(ValueError, match="do not partition"):
+        bm25_csc(np.array([0, 1], dtype=np.int32), np.array([3], dtype=np.int64), 3)

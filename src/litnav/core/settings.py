@@ -59,6 +59,11 @@ class CorpusSettings(_Group):
     title_resolution: bool = Field(
         True, description="Resolve unlinked bib entries to corpus papers by normalised title (+ year)."
     )
+    duckdb_memory_limit: str = Field(
+        "2GB", pattern=r"^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$",
+        description="DuckDB's memory limit for a build's connections (e.g. 2GB, 512MiB): past it DuckDB spills "
+        "sorts and joins to `corpus.duckdb.tmp` instead of caching them in memory (DuckDB's own default is 80% "
+        "of RAM). Bounds a big build's peak memory; raise it when a build fails with DuckDB's out-of-memory error.")
 
 
 class EndpointSettings(_Group):

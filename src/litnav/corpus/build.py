@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import shutil
 import sys
@@ -64,6 +65,8 @@ from litnav.corpus.vectors import (
     remove_index,
     save_index,
 )
+
+log = logging.getLogger(__name__)
 
 CHUNK_BATCH = 2000
 EMBED_BATCH = 2048
@@ -108,10 +111,21 @@ def _stored_vectors(conn) -> bool:
     return conn.execute("SELECT (SELECT count(*) FROM vectors) + (SELECT count(*) FROM chunk_vectors)").fetchone()[0] > 0
 
 
+def _peak_rss_gib() -> float:
+    """This process's peak resident set size so far, GiB (``getrusage``; KiB on Linux, bytes on macOS)."""
+    import resource
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 2**30 if sys.platform == "darwin" else peak / 2**20
+
+
 def _timed(timings: dict[str, float], name: str, fn):
+    """Run ``fn``, record its wall seconds as ``timings[name]`` and log them with the process's
+    peak RSS so far (``logging`` INFO: which stage raised the peak shows in a build's log)."""
     start = time.perf_counter()
     out = fn()
     timings[name] = round(time.perf_counter() - start, 3)
+    log.info("build stage %s: %.1f s, process peak RSS so far %.2f GiB", name, timings[name], _peak_rss_gib())
     return out
 
 
@@ -505,13 +519,14 @@ def embed_stage(directory: Path, s: CorpusSettings, work: DenseWork, progress: b
     (:func:`vectors.build_ivf_streaming`). A BM25-only corpus (``work.dense`` False) embeds no
     abstracts and builds no index. Returns seconds per stage (``phrases``, ``chunk``, ``embed``,
     ``chunk_vectors``, ``faiss``)."""
-    from litnav.corpus.store import connect
+    from litnav.corpus.store import connect, limit_memory
 
     timings: dict[str, float] = {}
     staging = directory / EMBED_DIR
     encoder = Encoder.from_settings(s)
     dim = encoder.dim
     conn = connect(directory, read_only=True)
+    limit_memory(conn, s.duckdb_memory_limit)
     try:
         if work.phrases and not (staging / PHRASES_FILE).is_file():
             _timed(timings, "phrases", lambda: _build_phrases(staging, conn))

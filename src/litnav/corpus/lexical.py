@@ -8,6 +8,7 @@ bm25s's saved arrays with numpy (:class:`Lexical`), so a search does not import 
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shutil
@@ -36,6 +37,10 @@ def _stemmer():
     return Stemmer.Stemmer("english")
 
 
+BLOCK_TOKENS = 4_000_000
+"""Token ids per block of documents when the score matrix is built (bounds its temporary arrays)."""
+
+
 def build_bm25(index_dir: Path, ids: list[str], texts: Iterable[str], show_progress: bool = False) -> None:
     """Index ``texts`` (one per corpus id, same order; any iterable, read once) and save atomically
     under ``index_dir/bm25``.
@@ -43,15 +48,19 @@ def build_bm25(index_dir: Path, ids: list[str], texts: Iterable[str], show_progr
     Tokenized as ``bm25s.tokenize(texts, stopwords="en", stemmer=...)`` does (lower-case, words of 2+
     word characters, English stop words dropped, PyStemmer stems), but streamed: each document's
     token ids go into one int32 array instead of a list per document, so a million abstracts never
-    sit in memory as strings or Python lists. The scores are bm25s's own (``BM25.index`` on the ids)."""
+    sit in memory as strings or Python lists. The score matrix is :func:`bm25_csc`'s, equal to what
+    ``bm25s.BM25().index`` builds from the same ids, and is saved by bm25s in its own format.
+    ``show_progress`` draws a tqdm bar over the documents tokenized. Raises ``ValueError`` when
+    ``texts`` and ``ids`` differ in length."""
     import bm25s
+    from tqdm.auto import tqdm
 
     split = _SPLIT
     stop = _index_stop_words()
     token_index: dict[str, int] = {}
     flat = array("i")
     ends = array("q")
-    for text in texts:
+    for text in tqdm(texts, total=len(ids), desc="bm25", unit="paper", disable=not show_progress):
         for token in split(text.lower()):
             if token not in stop:
                 flat.append(token_index.setdefault(token, len(token_index)))
@@ -63,13 +72,19 @@ def build_bm25(index_dir: Path, ids: list[str], texts: Iterable[str], show_progr
     to_stem = np.array([vocab[s] for s in stems], dtype=np.int32)
     token_ids = to_stem[np.frombuffer(flat, dtype=np.int32)] if len(flat) else np.zeros(0, dtype=np.int32)
     del flat
-    bounds = np.frombuffer(ends, dtype=np.int64)
-    docs = np.split(token_ids, bounds[:-1]) if len(bounds) else []
     retriever = bm25s.BM25()
-    retriever.index((docs, vocab), show_progress=show_progress)
+    data, indices, indptr = bm25_csc(token_ids, np.frombuffer(ends, dtype=np.int64), len(vocab),
+                                     k1=retriever.k1, b=retriever.b)
+    del token_ids
+    # what BM25.index leaves behind for save(): the scores, and the vocabulary with its empty token
+    retriever.scores = {"data": data, "indices": indices, "indptr": indptr, "num_docs": len(ids)}
+    vocab[""] = len(vocab)
+    retriever.vocab_dict = vocab
+    retriever.unique_token_ids_set = set(vocab.values())
+    retriever.nonoccurrence_array = None
     tmp = index_dir / (BM25_DIR + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
-    retriever.save(str(tmp))
+    retriever.save(str(tmp), show_progress=False)
     np.save(tmp / IDS_FILE, np.array(ids, dtype=np.str_), allow_pickle=False)
     final = index_dir / BM25_DIR
     old = index_dir / (BM25_DIR + ".old")
@@ -78,6 +93,76 @@ def build_bm25(index_dir: Path, ids: list[str], texts: Iterable[str], show_progr
         os.replace(final, old)
     os.replace(tmp, final)
     shutil.rmtree(old, ignore_errors=True)
+
+
+def _block_pairs(token_ids: np.ndarray, ends: np.ndarray, d0: int, d1: int, n_vocab: int
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(doc, term, tf)`` of documents ``d0 .. d1 - 1``, one row per distinct term of a
+    document, sorted by document then term: int64, int64, float32."""
+    start = int(ends[d0 - 1]) if d0 else 0
+    lengths = np.diff(ends[d0:d1], prepend=start)
+    docs = np.repeat(np.arange(d0, d1, dtype=np.int64), lengths)
+    keys, tf = np.unique(docs * n_vocab + token_ids[start:int(ends[d1 - 1])], return_counts=True)
+    return keys // n_vocab, keys % n_vocab, tf.astype(np.float32)
+
+
+def _doc_blocks(ends: np.ndarray) -> Iterable[tuple[int, int]]:
+    """Consecutive document ranges of about ``BLOCK_TOKENS`` token ids each."""
+    n = len(ends)
+    d0 = 0
+    while d0 < n:
+        base = int(ends[d0 - 1]) if d0 else 0
+        d1 = max(d0 + 1, int(np.searchsorted(ends, base + BLOCK_TOKENS, side="right")))
+        yield d0, min(d1, n)
+        d0 = d1
+
+
+def bm25_csc(token_ids: np.ndarray, ends: np.ndarray, n_vocab: int, k1: float = 1.5, b: float = 0.75
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The document x term BM25 score matrix in CSC form, ``(data float32 [nnz], indices int32
+    [nnz] document rows ascending within each column, indptr int64 [n_vocab + 1])``.
+
+    ``token_ids`` int32 [n_tokens] holds every document's term ids (< ``n_vocab``) one document
+    after the other; ``ends`` int64 [n_docs] the end offset of each document in it. Scores are
+    bm25s's ``lucene`` variant (Kamphuis et al., "Which BM25 Do You Mean? A Large-Scale
+    Reproducibility Study of Scoring Variants", ECIR 2020): ``idf(t) * tf / (tf + k1 * (1 - b +
+    b * |d| / avgdl))`` with ``idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5))`` as float32, computed
+    in the same precision as ``bm25s.BM25.index`` so the arrays are equal to its. Built in two
+    passes over blocks of documents (document frequencies, then scores written in place), so
+    beside the output only one block's temporaries are held, not the sort of every (document,
+    term) pair. Raises ``ValueError`` for inconsistent inputs."""
+    n_docs = len(ends)
+    if n_docs and (int(ends[-1]) != len(token_ids) or np.any(np.diff(ends) < 0) or ends[0] < 0):
+        raise ValueError(f"document ends do not partition {len(token_ids)} token ids")
+    if len(token_ids) and (int(token_ids.min()) < 0 or int(token_ids.max()) >= n_vocab):
+        raise ValueError(f"a token id is outside the vocabulary of {n_vocab} terms")
+    df = np.zeros(n_vocab, dtype=np.int64)
+    for d0, d1 in _doc_blocks(ends):
+        _, terms, _ = _block_pairs(token_ids, ends, d0, d1, n_vocab)
+        df += np.bincount(terms, minlength=n_vocab)
+    indptr = np.zeros(n_vocab + 1, dtype=np.int64)
+    np.cumsum(df, out=indptr[1:])
+    nnz = int(indptr[-1])
+    data = np.empty(nnz, dtype=np.float32)
+    indices = np.empty(nnz, dtype=np.int32)
+    if not nnz:
+        return data, indices, indptr
+    lengths = np.diff(ends, prepend=0)
+    avgdl = lengths.mean()
+    idf = np.array([math.log(1 + (n_docs - f + 0.5) / (f + 0.5)) if f else 0.0 for f in df.tolist()],
+                   dtype=np.float32)  # math.log in double, as bm25s computes it
+    cursor = indptr[:-1].copy()
+    for d0, d1 in _doc_blocks(ends):
+        docs, terms, tf = _block_pairs(token_ids, ends, d0, d1, n_vocab)
+        scores = (idf[terms] * (tf / (k1 * ((1 - b) + b * lengths[docs] / avgdl) + tf))).astype(np.float32)
+        order = np.argsort(terms, kind="stable")  # by term, documents still ascending within a term
+        terms, docs, scores = terms[order], docs[order], scores[order]
+        first = np.searchsorted(terms, terms, side="left")
+        pos = cursor[terms] + (np.arange(len(terms)) - first)
+        data[pos] = scores
+        indices[pos] = docs
+        cursor += np.bincount(terms, minlength=n_vocab)
+    return data, indices, indptr
 
 
 class Lexical:

@@ -57,6 +57,13 @@ def connect(directory: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
     return conn
 
 
+def limit_memory(conn: duckdb.DuckDBPyConnection, limit: str) -> None:
+    """Cap DuckDB's memory for ``conn`` at ``limit`` (``corpus.duckdb_memory_limit``, e.g. ``"2GB"``;
+    validated by the settings). Past it DuckDB spills to its temporary directory beside the
+    database. Raises ``duckdb.Error`` for a value DuckDB does not parse."""
+    conn.execute(f"SET memory_limit = '{limit}'")
+
+
 READER_WAIT_S = 30.0
 """How long a read-only open waits while a build publishes its abstract vectors (seconds)."""
 

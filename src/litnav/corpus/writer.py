@@ -24,7 +24,15 @@ from litnav.corpus.errors import CorpusError
 from litnav.corpus.lock import acquire_writer_lock
 from litnav.corpus.records import Citation, Document, Reject
 from litnav.corpus.schema import PER_PAPER_TABLES
-from litnav.corpus.store import connect, get_meta, register, set_meta, unregister, write_build_stage_file
+from litnav.corpus.store import (
+    connect,
+    get_meta,
+    limit_memory,
+    register,
+    set_meta,
+    unregister,
+    write_build_stage_file,
+)
 
 DUPLICATE_REASON = "duplicate id"
 """Start of the rejects-table reason recorded for a merged duplicate (it is not a rejected record)."""
@@ -386,6 +394,7 @@ class CorpusWriter:
             conn.close()
             lock.release()
             raise
+        limit_memory(conn, settings.duckdb_memory_limit)
         set_meta(conn, "settings", settings.model_dump(mode="json"))
         write_build_stage_file(directory, "writing")
         return cls(directory, conn, lock, settings)
@@ -550,7 +559,9 @@ class CorpusWriter:
         deadline, told = time.monotonic() + PUBLISH_WAIT_S, False
         while True:
             try:
-                return connect(self.directory, read_only=False)
+                conn = connect(self.directory, read_only=False)
+                limit_memory(conn, self.settings.duckdb_memory_limit)
+                return conn
             except CorpusBusyError as exc:
                 if time.monotonic() > deadline:
                     raise CorpusBusyError(
