@@ -9,7 +9,8 @@ sampled with ``--seed``; a query paper goes to the ``dev`` or the ``heldout`` sp
 its id (stable whatever the sample). The corpus is every other paper, with its own citation
 edges, so a query never finds itself; a cited paper that is itself a query paper leaves the
 gold. Written to ``--out``: ``corpus.jsonl``, ``{dev,heldout}_queries.jsonl`` (``_id``,
-``text``), ``{dev,heldout}_qrels.tsv`` (grade 1); the corpus is built into ``--out/corpus``
+``text``: the title), ``{dev,heldout}_doc_queries.jsonl`` (the same queries as title + abstract: a
+long, query-by-document variant), ``{dev,heldout}_qrels.tsv`` (grade 1, shared by both); the corpus is built into ``--out/corpus``
 (abstract vectors included: about 10 minutes on 2 cores).
 
     python bench/citations.py
@@ -36,6 +37,13 @@ DATA = ROOT.parent / "shared" / "data" / "corpora" / "neurips_icml_arxiv_citatio
 def split_of(paper_id: str) -> str:
     """``dev`` or ``heldout``: the parity of the first byte of the id's SHA-1."""
     return "dev" if hashlib.sha1(paper_id.encode()).digest()[0] % 2 == 0 else "heldout"
+
+
+def doc_query(paper: dict) -> str:
+    """The query-by-document text of a query paper: its title, then its abstract (whitespace
+    collapsed), as in CSFCube-style faceted query-by-example benchmarks."""
+    title = " ".join(paper["title"].split()).rstrip(".")
+    return f"{title}. {' '.join((paper.get('abstract') or '').split())}".strip()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -73,6 +81,8 @@ def main(argv: list[str] | None = None) -> int:
         qids = [q for q in qids if any(c not in chosen for c in cited[q])]
         (out / f"{split}_queries.jsonl").write_text(
             "".join(json.dumps({"_id": q, "text": by_id[q]["title"]}) + "\n" for q in qids), encoding="utf-8")
+        (out / f"{split}_doc_queries.jsonl").write_text(  # query by document: title and abstract
+            "".join(json.dumps({"_id": q, "text": doc_query(by_id[q])}) + "\n" for q in qids), encoding="utf-8")
         rows = [f"{q}\t{c}\t1" for q in qids for c in cited[q] if c not in chosen]
         (out / f"{split}_qrels.tsv").write_text("\n".join(["query-id\tcorpus-id\tscore", *rows]) + "\n",
                                                encoding="utf-8")

@@ -167,11 +167,11 @@ def test_papers_below_the_threshold_give_no_salient_terms_but_the_top_ones_seed_
     checklist = Checklist(intent="dense retrieval", checkpoints=[
         Checkpoint(id="c1", kind="topic", text="dense retrieval", terms=["dense retrieval"])])
     ranked = [_sp(str(i), 0.2) for i in range(10)]
-    out = reflect(checklist, ranked, 1, [], ReflectionState(), Settings(), 20, 3)
+    out = reflect(checklist, ranked, 1, [], ReflectionState(), _settings(navigator={"new_paper_threshold": 0.6}), 20, 3)
     expand = [n for n in out.workflow.nodes if n.op == "citation_expand"]
     assert [n.params["seed_ids"] for n in expand] == [["0", "1", "2", "3", "4"]]
     assert not any(c.action == "add_query" and "salient" in c.reason for c in out.changes)
-    cleared = _settings(navigator={"citation_seeds": "cleared"})
+    cleared = _settings(navigator={"citation_seeds": "cleared", "new_paper_threshold": 0.6})
     out = reflect(checklist, ranked, 1, [], ReflectionState(), cleared, 20, 3)
     nodes = out.workflow.nodes if out.workflow else []
     assert not any(n.op == "citation_expand" for n in nodes)

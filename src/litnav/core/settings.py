@@ -126,7 +126,10 @@ class NavigatorSettings(_Group):
     rounds: int = Field(3, ge=1, description="Maximum rounds.")
     top_k: int = Field(20, ge=1, description="Results returned.")
     new_paper_threshold: float = Field(
-        0.6, ge=0, le=1, description="A round that adds no new paper with final score above this stops the loop."
+        0.0, ge=0, le=1, description="A round that adds no new paper with final score at or above this stops the "
+        "loop (0: only a round that adds no new paper at all). 0 was chosen on the dev splits over 0.6, which "
+        "stopped most searches after round 2 on the scorer's out-of-domain scores: citation dev nDCG@10 0.168 "
+        "-> 0.172, its title+abstract variant 0.225 -> 0.249, ACL, SciFact intents and claims dev unchanged."
     )
     interactive: bool = Field(False, description="Ask a clarifying question on ambiguous intents.")
     grow_checklist: bool = Field(

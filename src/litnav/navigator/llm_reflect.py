@@ -27,7 +27,7 @@ from litnav.llm import LLMError
 from litnav.llm.checked import structured_checked
 from litnav.llm.fallback import FallbackRecorder
 from litnav.navigator.planner import LLM_QUERY_WEIGHT, assemble, content_query
-from litnav.navigator.reflect import SATISFIED, Reflection, ReflectionState, reflect
+from litnav.navigator.reflect import SATISFIED, Reflection, ReflectionState, no_new_paper, reflect
 
 TOP_N = 10
 NEAR_MISSES = 5
@@ -272,8 +272,7 @@ class LLMReflector(FallbackRecorder):
                                                        reason=f"reached the round limit ({max_rounds})")],
                               f"round limit {max_rounds}")
         if round_index > 1 and not new_above:
-            reason = (f"round {round_index} added no new paper with final score >= "
-                      f"{settings.navigator.new_paper_threshold}")
+            reason = no_new_paper(round_index, settings.navigator.new_paper_threshold)
             return Reflection(None, checklist, [Change(target="stop", action="stop", detail="", reason=reason)], reason)
         try:
             return self.reflect(checklist, ranked, round_index, new_above, state, settings, top_k, max_rounds)

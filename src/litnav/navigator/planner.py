@@ -107,13 +107,18 @@ def retrieval_nodes(checklist: Checklist, settings: Settings) -> list[Node]:
     query = content_query(checklist)
     hard = [c.id for c in hard_metadata(checklist)]
     within = {"within": hard} if hard else {}
+    from litnav.navigator.intent.passage import is_passage
+
+    what = "the whole intent"
+    if is_passage(checklist.intent):
+        what += " (read as a paper's own text, passage mode: no constraint taken from it)"
     # BM25 first, then dense: the same input order as the hybrid baseline's fusion, so equal RRF
     # scores break the same way and a one-checkpoint intent's first stage IS the hybrid ranking
     nodes = [
         Node(id=FIRST_STAGE_NODES[0], op="lexical_search", params={"query": query, "k": lib.lexical_k, **within},
-             note="BM25 retrieval of the whole intent"),
+             note=f"BM25 retrieval of {what}"),
         Node(id=FIRST_STAGE_NODES[1], op="semantic_search", params={"query": query, "k": lib.semantic_k, **within},
-             note="dense retrieval of the whole intent"),
+             note=f"dense retrieval of {what}"),
     ]
     whole = whole_intent_checkpoint(checklist)
     content = [c for c in checklist.checkpoints if c.kind in CONTENT_KINDS and c is not whole]

@@ -8,8 +8,8 @@ Four moves, each recorded as a ``Change`` with its reason (1 and 2 only with
    clears it) are the source of salient terms; the top papers of the round's ranking become
    citation seeds (both directions; ``navigator.citation_seeds = "cleared"``: the best papers only);
 4. a salient term present in nearly all top papers joins the checklist as a low-weight checkpoint.
-The loop stops when a round adds no new paper above the threshold, when nothing new is left to
-try, or at the round limit.
+The loop stops when a round adds no new paper at or above ``navigator.new_paper_threshold``
+(default 0: no new paper at all), when nothing new is left to try, or at the round limit.
 """
 
 from __future__ import annotations
@@ -27,6 +27,14 @@ SATISFIED = 3.5
 TOP_N = 10
 SEEDS = 5
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]{2,}")
+
+
+def no_new_paper(round_index: int, threshold: float) -> str:
+    """The stop reason of a round that added no new paper at or above ``threshold``
+    (``navigator.new_paper_threshold``; 0: no new paper at all)."""
+    if threshold <= 0:
+        return f"round {round_index} added no new paper"
+    return f"round {round_index} added no new paper with final score >= {threshold}"
 
 
 @dataclass
@@ -103,7 +111,7 @@ def reflect(
                                                    reason=f"reached the round limit ({max_rounds})")],
                           f"round limit {max_rounds}")
     if round_index > 1 and not new_above:
-        reason = f"round {round_index} added no new paper with final score >= {settings.navigator.new_paper_threshold}"
+        reason = no_new_paper(round_index, settings.navigator.new_paper_threshold)
         return Reflection(None, checklist, [Change(target="stop", action="stop", detail="", reason=reason)], reason)
 
     lib = settings.librarians

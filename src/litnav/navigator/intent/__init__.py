@@ -10,7 +10,8 @@ Modules, one concept each: ``text`` (normalisation, consumed spans, negation cue
 ``venues`` (+ ``navigator/data/venues.json``), ``pubtypes``, ``authors``, ``grammar`` (word
 classes from a general English lexicon), ``keyphrases`` (concepts: boundaries from grammar and
 the corpus phrase table ``corpus.phrases``), ``facets`` (content exclusions; concepts typed
-topic/method/application/data by their cue words), ``claims`` (claim mode), ``parser``
+topic/method/application/data by their cue words), ``claims`` (claim mode), ``passage`` (passage mode: a pasted
+abstract states no constraints), ``parser``
 (assembles the checklist: the whole intent is always ``c1``), ``describe`` (rendering).
 """
 

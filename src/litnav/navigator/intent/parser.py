@@ -8,6 +8,11 @@ negations stay in the claim (no exclusion), and only an explicit date phrase ("p
 2020", "since 2019", "between 2019 and 2021") becomes a year predicate -- a bare "in 2001"
 describes the study. Venues, authors and publication types are not extracted from a claim.
 
+Passage mode: an intent that reads as a paper's own text (an abstract pasted as a query by
+example, rule in :mod:`navigator.intent.passage`) becomes ``c1`` = the whole text plus its
+concept facets; its dates, venues, authors, types and "without ..." phrases describe the paper,
+so no metadata or exclusion checkpoint is read from it.
+
 Checkpoint ids: content facets ``c1, c2, ...`` (topic/method/application/data, in order of
 appearance), metadata ``m1, m2, ...`` (in order of appearance), exclusions ``x1, x2, ...``.
 
@@ -47,6 +52,7 @@ from litnav.navigator.intent.facets import (
     extract_facets,
     narrow_other_than,
 )
+from litnav.navigator.intent.passage import is_passage
 from litnav.navigator.intent.pubtypes import extract_types
 from litnav.navigator.intent.text import BOUNDARY, Workspace, normalise
 from litnav.navigator.intent.venues import extract_venues
@@ -85,6 +91,8 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
     Raises ``ValueError`` when ``intent`` is not a string, is empty, or yields no checkpoint.
     """
     typed = normalise(intent)
+    if is_passage(typed):
+        return _parse_passage(typed, phrases)
     text = narrow_other_than(typed)
     today = today or date.today()
     if is_claim(text):  # the checklist keeps the intent as typed (the planner's baseline searches read it)
@@ -158,6 +166,18 @@ def whole_intent(text: str) -> str:
     ", "; "" when nothing is left."""
     pieces = [clean_phrase(p) for p in blank_framing(text).split(BOUNDARY)]
     return re.sub(r"\s+", " ", ", ".join(p for p in pieces if p)).strip()
+
+
+def _parse_passage(text: str, phrases: PhraseTable | None) -> Checklist:
+    """Passage mode (:mod:`navigator.intent.passage`): ``c1`` is the whole text, its concepts the
+    facets beside it; no metadata and no exclusion checkpoint."""
+    facets = extract_facets(Workspace(text), phrases)
+    terms = list(dict.fromkeys(t for f in facets for t in f.terms)) or [text]
+    checkpoints = [Checkpoint(id="c1", kind="topic", text=text, terms=terms)]
+    if len(facets) > 1:
+        checkpoints += [_content(f"c{i}", f).model_copy(update={"weight": FACET_WEIGHT})
+                        for i, f in enumerate(facets, 2)]
+    return Checklist(intent=text, checkpoints=checkpoints)
 
 
 def _parse_claim(text: str, today: date) -> Checklist:

@@ -1,0 +1,94 @@
+"""Passage mode: an abstract pasted as a query (query by example) states no search constraints.
+Its dates, "recent work", "by the Transformer" and "without retraining" describe the paper, so
+the checklist holds only content checkpoints, the whole text is the first checkpoint and the
+retrieval query, and the search returns results instead of filtering everything out. Search
+requests, short or with several sentences, keep their constraints."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from litnav.core.records import CONTENT_KINDS
+from litnav.core.settings import Settings
+from litnav.navigator.intent import parse_intent
+from litnav.navigator.intent.passage import is_passage
+from litnav.navigator.planner import content_query, retrieval_nodes
+
+TODAY = date(2025, 11, 15)
+
+ABSTRACTS = [
+    # machine learning (each sentence carries a trap: author, recency, exclusion, year)
+    "Improved Transformer for High-Resolution GANs. Attention-based models, exemplified by the Transformer, "
+    "can effectively model long range dependency, but suffer from the quadratic complexity of self-attention. "
+    "Recent work has shown that local attention helps. In this paper, we introduce two key ingredients that "
+    "work without retraining the discriminator. We show that the resulting model reaches state-of-the-art "
+    "FID scores on ImageNet as of 2021.",
+    # biomedicine
+    "Lithium treatment in a mouse model of Alzheimer's disease. Recent studies suggest that lithium reduces "
+    "tau phosphorylation. We treated transgenic mice for six months, excluding animals older than 12 months, "
+    "and measured cognitive outcomes. Our results show improved memory without changes in amyloid load, "
+    "as reported by Smith et al. in 2015.",
+    # physics, no research voice but long and multi-sentence
+    "Topological insulators host protected surface states. Angle-resolved photoemission measurements of "
+    "Bi2Se3 thin films between 2010 and 2012 revealed a single Dirac cone. Magnetic doping opens a gap at "
+    "the Dirac point, not surveyed in earlier reviews. Transport experiments at millikelvin temperatures "
+    "confirm the quantum anomalous Hall effect in chromium-doped films of several thicknesses. The Hall "
+    "plateau persists up to one kelvin, which sets the scale for devices built on such films.",
+]
+REQUESTS = [
+    "empirical studies of federated learning across hospitals for medical imaging, in Nature Medicine or "
+    "IEEE TMI, 2023 to Oct 2025, not surveys",
+    "I am looking for recent work on lithium treatment in mouse models of Alzheimer's disease. Only papers "
+    "published after 2015, please. Exclude reviews.",
+    "Papers by Yoav Goldberg on dependency parsing without neural networks",
+    "Which corpora of non-native learner writing with error annotations exist? I need them to build a "
+    "grammatical error detector for English essays.",
+]
+
+
+@pytest.mark.parametrize("text", ABSTRACTS)
+def test_a_pasted_abstract_yields_content_checkpoints_only(text):
+    cl = parse_intent(text, today=TODAY)
+    assert is_passage(text)
+    assert all(c.kind in CONTENT_KINDS for c in cl.checkpoints), [(c.kind, c.text) for c in cl.checkpoints]
+    assert cl.checkpoints[0].id == "c1" and cl.checkpoints[0].text == " ".join(text.split())
+    assert content_query(cl) == cl.intent  # nothing consumed: the whole text is the query
+
+
+RETRIEVAL_ABSTRACT = (
+    "Open-domain question answering relies on efficient passage retrieval, exemplified by the BM25 "
+    "system. Recent work has shown that dense representations alone can replace sparse vectors. In this "
+    "paper we show that retrieval can be practically implemented using dense representations learned from "
+    "a small number of questions and passages, without any additional pretraining, and evaluate it on "
+    "question answering benchmarks published in 2019.")
+
+
+def test_a_passage_search_is_not_filtered_away(search_corpus_dir):
+    """A pasted abstract whose "exemplified by the BM25 system" once read as an author filter and
+    whose "in 2019" as a year filter (every result removed) finds the paper it describes."""
+    from litnav.corpus import Corpus
+    from litnav.navigator import search
+
+    with Corpus.open(search_corpus_dir) as corpus:
+        session = search(RETRIEVAL_ABSTRACT, corpus, Settings(), top_k=5)
+    assert all(c.kind in CONTENT_KINDS for c in session.rounds[0].checklist.checkpoints)
+    assert "dpr" in [r.corpus_id for r in session.results[:3]]
+
+
+@pytest.mark.parametrize("text", REQUESTS)
+def test_search_requests_keep_their_constraints(text):
+    assert not is_passage(text)
+    cl = parse_intent(text, today=TODAY)
+    if "Which corpora" in text:
+        assert all(c.kind in CONTENT_KINDS for c in cl.checkpoints)
+    else:
+        assert any(c.kind in ("metadata", "exclusion") for c in cl.checkpoints)
+
+
+def test_the_plan_says_the_intent_was_read_as_a_passage():
+    notes = [n.note for n in retrieval_nodes(parse_intent(ABSTRACTS[0], today=TODAY), Settings())]
+    assert any("passage mode" in (note or "") for note in notes)
+    request = [n.note for n in retrieval_nodes(parse_intent(REQUESTS[0], today=TODAY), Settings())]
+    assert not any("passage mode" in (note or "") for note in request)
