@@ -171,3 +171,21 @@ def test_open_errors(tmp_path):
         Corpus.open(tmp_path / "notcorpus")
     with pytest.raises(CorpusError, match="not a corpus"):
         CorpusWriter.open(tmp_path / "notcorpus")
+
+
+def test_build_connections_run_under_the_configured_duckdb_memory_limit(tmp_path):
+    """``corpus.duckdb_memory_limit`` caps DuckDB in a build (past it DuckDB spills to disk); a
+    value DuckDB would not read is refused by the settings, naming the field."""
+    import duckdb
+    import pydantic
+
+    from litnav.core.settings import CorpusSettings
+    from litnav.corpus import CorpusWriter
+
+    reference = duckdb.connect()
+    reference.execute("SET memory_limit = '300MB'")
+    expected = reference.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+    with CorpusWriter.open(tmp_path / "c", CorpusSettings(duckdb_memory_limit="300MB")) as w:
+        assert w.conn.execute("SELECT current_setting('memory_limit')").fetchone()[0] == expected
+    with pytest.raises(pydantic.ValidationError, match="duckdb_memory_limit"):
+        CorpusSettings(duckdb_memory_limit="plenty")
