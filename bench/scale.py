@@ -40,6 +40,7 @@ import random
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -526,6 +527,21 @@ def report(res: dict) -> None:
         print(f"  {k:<{width}}  {v}")
 
 
+def _trace_rss(path: Path, every_s: float = 1.0) -> None:
+    """Append ``unix time, resident set size in GiB`` to ``path`` every ``every_s`` seconds (Linux:
+    ``/proc/self/statm``; elsewhere nothing is written)."""
+    statm = Path("/proc/self/statm")
+    if not statm.is_file():
+        return
+    page = os.sysconf("SC_PAGE_SIZE")
+    with path.open("w") as fh:
+        while True:
+            rss = int(statm.read_text().split()[1]) * page / 2**30
+            fh.write(f"{time.time():.1f}\t{rss:.3f}\n")
+            fh.flush()
+            time.sleep(every_s)
+
+
 def child_main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("step", choices=sorted(CHILDREN))
@@ -536,9 +552,11 @@ def child_main(argv: list[str]) -> int:
     ap.add_argument("--set", action="append")
     ap.add_argument("--ingest-only", action="store_true")
     args = ap.parse_args(argv)
-    # the build's per-stage lines (seconds, peak RSS so far) go to the step's log
+    # the build's per-stage lines (seconds, peak RSS so far) go to the step's log, and the process's
+    # resident set size, sampled every second, to STEP.rss.tsv beside --out (which stage holds what)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(message)s")
     logging.getLogger("litnav.corpus.build").setLevel(logging.INFO)
+    threading.Thread(target=_trace_rss, args=(args.out.with_suffix(".rss.tsv"),), daemon=True).start()
     result = CHILDREN[args.step](args)
     args.out.write_text(json.dumps(result, default=str))
     return 0

@@ -20,7 +20,7 @@ from pathlib import Path
 
 def main(src: Path, dst: Path) -> dict:
     from litnav.corpus import CorpusWriter
-    from litnav.corpus.build import _build_bm25, _chunk, _staged_chunks
+    from litnav.corpus.build import _build_bm25, _chunk, _staged_chunk_count
     from litnav.corpus.chunking import Chunker
     from litnav.corpus.encoder import Encoder
     from litnav.corpus.schema import EMBED_DIR
@@ -39,7 +39,7 @@ def main(src: Path, dst: Path) -> dict:
             t, c = time.perf_counter(), time.process_time()
             fn()
             out[name] = {"wall_s": round(time.perf_counter() - t, 1), "cpu_s": round(time.process_time() - c, 1)}
-        out["chunks"] = _staged_chunks(dst / EMBED_DIR)[1].num_rows  # the staged build chunks into embed/ shards
+        out["chunks"] = _staged_chunk_count(dst / EMBED_DIR)[1]  # the staged build chunks into embed/ shards
         out["papers"] = w.conn.execute("SELECT count(*) FROM papers").fetchall()[0][0]
     out["peak_rss_gib"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, 2)
     return out
