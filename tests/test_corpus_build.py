@@ -187,5 +187,7 @@ def test_build_connections_run_under_the_configured_duckdb_memory_limit(tmp_path
     expected = reference.execute("SELECT current_setting('memory_limit')").fetchone()[0]
     with CorpusWriter.open(tmp_path / "c", CorpusSettings(duckdb_memory_limit="300MB")) as w:
         assert w.conn.execute("SELECT current_setting('memory_limit')").fetchone()[0] == expected
-    with pytest.raises(pydantic.ValidationError, match="duckdb_memory_limit"):
-        CorpusSettings(duckdb_memory_limit="plenty")
+    for bad in ("plenty", "0MB", "1KB", "99999999999999999999TB"):  # 0 or a few KB: DuckDB fails mid-build
+        with pytest.raises(pydantic.ValidationError, match="duckdb_memory_limit"):
+            CorpusSettings(duckdb_memory_limit=bad)
+    assert CorpusSettings(duckdb_memory_limit="2gb").duckdb_memory_limit == "2GB"

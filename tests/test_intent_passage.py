@@ -45,6 +45,19 @@ REQUESTS = [
     "Papers by Yoav Goldberg on dependency parsing without neural networks",
     "Which corpora of non-native learner writing with error annotations exist? I need them to build a "
     "grammatical error detector for English essays.",
+    # requests in research voice, or long and in several sentences (found by a review helper)
+    "Papers that extend this work on question answering over knowledge bases, published after 2020, "
+    "excluding surveys and excluding anything about machine translation, thanks a lot.",
+    "In this paper I want to cite work on federated learning for medical imaging published since 2019, "
+    "excluding surveys and excluding workshop papers from any venue.",
+    "We study protein folding in our lab and want papers on AlphaFold style structure prediction published "
+    "after 2020 by John Jumper, excluding reviews and tutorials please.",
+    "Find papers similar to our approach: contrastive pretraining of graph encoders with augmentation, "
+    "published after 2019, not surveys, in NeurIPS or ICML venues only thanks.",
+    "I am writing a thesis chapter about reinforcement learning for robotic manipulation with vision and "
+    "touch sensors in cluttered scenes. Please find papers published between 2016 and 2021 in venues like "
+    "ICRA, IROS or CoRL that evaluate on real robots. Exclude surveys, position papers and anything about "
+    "autonomous driving or drones, since those are a different chapter of mine.",
 ]
 
 

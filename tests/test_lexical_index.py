@@ -123,3 +123,11 @@ def test_score_matrix_refuses_ids_outside_the_vocabulary():
         bm25_csc(np.array([0, 5], dtype=np.int32), np.array([2], dtype=np.int64), 3)
     with pytest.raises(ValueError, match="do not partition"):
         bm25_csc(np.array([0, 1], dtype=np.int32), np.array([3], dtype=np.int64), 3)
+    with pytest.raises(ValueError, match="do not partition"):  # token ids but no document
+        bm25_csc(np.array([0, 1], dtype=np.int32), np.array([], dtype=np.int64), 3)
+
+
+def test_build_refuses_a_repeated_corpus_id(tmp_path):
+    with pytest.raises(ValueError, match="'x' is given twice"):
+        build_bm25(tmp_path, ["x", "x", "y"], iter(["graph one", "graph two", "tree"]))
+    assert not (tmp_path / "bm25").exists()

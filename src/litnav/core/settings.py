@@ -8,11 +8,12 @@ error that names the field.
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 
 class _Group(BaseModel):
@@ -60,10 +61,23 @@ class CorpusSettings(_Group):
         True, description="Resolve unlinked bib entries to corpus papers by normalised title (+ year)."
     )
     duckdb_memory_limit: str = Field(
-        "2GB", pattern=r"^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$",
-        description="DuckDB's memory limit for a build's connections (e.g. 2GB, 512MiB): past it DuckDB spills "
-        "sorts and joins to `corpus.duckdb.tmp` instead of caching them in memory (DuckDB's own default is 80% "
-        "of RAM). Bounds a big build's peak memory; raise it when a build fails with DuckDB's out-of-memory error.")
+        "2GB", description="DuckDB's memory limit for a build's connections (e.g. 2GB, 512MiB; 256MB to 1024TB): "
+        "past it DuckDB spills sorts and joins to `corpus.duckdb.tmp` instead of caching them in memory (DuckDB's "
+        "own default is 80% of RAM). Bounds a big build's peak memory; raise it when a build fails with DuckDB's "
+        "out-of-memory error.")
+
+    @field_validator("duckdb_memory_limit")
+    @classmethod
+    def _memory_limit(cls, value: str) -> str:
+        """A size DuckDB reads, from 256 MB (a build needs that much) to 1024 TB."""
+        m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT])(i?)B\s*", value, re.IGNORECASE)
+        if not m:
+            raise ValueError(f"{value!r} is not a size such as 2GB or 512MiB")
+        base = 1024 if m.group(3) else 1000
+        size = float(m.group(1)) * base ** ("KMGT".index(m.group(2).upper()) + 1)
+        if not 256e6 <= size <= 1024e12:
+            raise ValueError(f"{value!r} is outside 256MB to 1024TB")
+        return f"{m.group(1)}{m.group(2).upper()}{m.group(3).lower()}B"
 
 
 class EndpointSettings(_Group):

@@ -51,10 +51,15 @@ def build_bm25(index_dir: Path, ids: list[str], texts: Iterable[str], show_progr
     sit in memory as strings or Python lists. The score matrix is :func:`bm25_csc`'s, equal to what
     ``bm25s.BM25().index`` builds from the same ids, and is saved by bm25s in its own format.
     ``show_progress`` draws a tqdm bar over the documents tokenized. Raises ``ValueError`` when
-    ``texts`` and ``ids`` differ in length."""
+    ``texts`` and ``ids`` differ in length or an id repeats."""
     import bm25s
     from tqdm.auto import tqdm
 
+    if len(set(ids)) != len(ids):
+        from collections import Counter
+
+        first = next(i for i, n in Counter(ids).items() if n > 1)
+        raise ValueError(f"corpus id {first!r} is given twice: one BM25 row per paper")
     split = _SPLIT
     stop = _index_stop_words()
     token_index: dict[str, int] = {}
@@ -132,7 +137,7 @@ def bm25_csc(token_ids: np.ndarray, ends: np.ndarray, n_vocab: int, k1: float = 
     beside the output only one block's temporaries are held, not the sort of every (document,
     term) pair. Raises ``ValueError`` for inconsistent inputs."""
     n_docs = len(ends)
-    if n_docs and (int(ends[-1]) != len(token_ids) or np.any(np.diff(ends) < 0) or ends[0] < 0):
+    if (int(ends[-1]) if n_docs else 0) != len(token_ids) or (n_docs and (np.any(np.diff(ends) < 0) or ends[0] < 0)):
         raise ValueError(f"document ends do not partition {len(token_ids)} token ids")
     if len(token_ids) and (int(token_ids.min()) < 0 or int(token_ids.max()) >= n_vocab):
         raise ValueError(f"a token id is outside the vocabulary of {n_vocab} terms")
