@@ -105,3 +105,17 @@ def test_the_plan_says_the_intent_was_read_as_a_passage():
     assert any("passage mode" in (note or "") for note in notes)
     request = [n.note for n in retrieval_nodes(parse_intent(REQUESTS[0], today=TODAY), Settings())]
     assert not any("passage mode" in (note or "") for note in request)
+
+
+def test_urls_and_tex_of_a_passage_are_not_checkpoints():
+    """A pasted abstract's code URL and TeX ("$128 \\times 128$") are not concepts to judge."""
+    text = ("Improved Transformer for High-Resolution GANs. In this paper we introduce a model, denoted as "
+            "HiT, that scales to synthesizing high definition images. We show that HiT achieves an FID of 2.95 "
+            "on unconditional ImageNet $128 \\times 128$ and FFHQ $256 \\times 256$ with the {\\em multi-axis} "
+            "attention. Our code is made publicly available at https://github.com/google-research/hit-gan")
+    cl = parse_intent(text, today=TODAY)
+    assert cl.checkpoints[0].text == " ".join(text.split())
+    for c in cl.checkpoints:
+        assert not any(bad in t for t in c.terms for bad in ("github", "$", "\\", "{")), (c.id, c.terms)
+        if c.id != "c1":
+            assert not any(bad in c.text for bad in ("github", "$", "\\", "{")), c.text

@@ -52,7 +52,7 @@ from litnav.navigator.intent.facets import (
     extract_facets,
     narrow_other_than,
 )
-from litnav.navigator.intent.passage import is_passage
+from litnav.navigator.intent.passage import is_markup, is_passage
 from litnav.navigator.intent.pubtypes import extract_types
 from litnav.navigator.intent.text import BOUNDARY, Workspace, normalise
 from litnav.navigator.intent.venues import extract_venues
@@ -171,7 +171,8 @@ def whole_intent(text: str) -> str:
 def _parse_passage(text: str, phrases: PhraseTable | None) -> Checklist:
     """Passage mode (:mod:`navigator.intent.passage`): ``c1`` is the whole text, its concepts the
     facets beside it; no metadata and no exclusion checkpoint."""
-    facets = extract_facets(Workspace(text), phrases)
+    facets = [f for f in extract_facets(Workspace(text), phrases)
+              if not any(is_markup(p) for p in (*f.phrases, *f.terms))]  # URLs and TeX are not concepts
     terms = list(dict.fromkeys(t for f in facets for t in f.terms)) or [text]
     checkpoints = [Checkpoint(id="c1", kind="topic", text=text, terms=terms)]
     if len(facets) > 1:

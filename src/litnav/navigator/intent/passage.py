@@ -61,3 +61,12 @@ def is_passage(text: str) -> bool:
     if words >= PASSAGE_SENTENCE_WORDS and len(_SENTENCE_END.findall(text)) >= PASSAGE_SENTENCES:
         return True
     return words >= PASSAGE_VOICE_WORDS and _VOICE.search(text) is not None
+
+
+_MARKUP = re.compile(r"https?:|www\.|\w\.(?:com|org|net|io|edu)\b|\w/\w+/|\$|\\|[{}^_]")
+
+
+def is_markup(phrase: str) -> bool:
+    """True when ``phrase`` holds a URL, a path of two or more slashes or TeX (``$128 \\times 128$``, ``{\\em MT-net}``):
+    pieces of a pasted abstract that are not concepts a paper can be judged on."""
+    return _MARKUP.search(phrase) is not None
