@@ -110,7 +110,7 @@ def retrieval_nodes(checklist: Checklist, settings: Settings) -> list[Node]:
     from litnav.navigator.intent.passage import is_passage
 
     what = "the whole intent"
-    if is_passage(checklist.intent):
+    if is_passage(checklist.intent) and not any(c.kind in ("metadata", "exclusion") for c in checklist.checkpoints):
         what += " (read as a paper's own text, passage mode: no constraint taken from it)"
     # BM25 first, then dense: the same input order as the hybrid baseline's fusion, so equal RRF
     # scores break the same way and a one-checkpoint intent's first stage IS the hybrid ranking

@@ -141,14 +141,7 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
             metadata.append((aus[0].position, _meta(say, MetadataPredicate(field="author", values=names, negate=negated))))
     metadata.sort(key=lambda pair: pair[0])
 
-    checkpoints = []
-    if whole:
-        terms = list(dict.fromkeys(t for f in facets for t in f.terms)) or [whole]
-        checkpoints.append(Checkpoint(id="c1", kind="topic", text=whole, terms=terms))
-        if len(facets) == 1:
-            facets = []  # one concept: c1 is it
-    checkpoints += [_content(f"c{i}", f).model_copy(update={"weight": FACET_WEIGHT})
-                    for i, f in enumerate(facets, len(checkpoints) + 1)]
+    checkpoints = _content_checkpoints(whole, facets)
     checkpoints += [cp.model_copy(update={"id": f"m{i}"}) for i, (_p, cp) in enumerate(metadata, 1)]
     checkpoints += [
         Checkpoint(id=f"x{i}", kind="exclusion", text=f"The paper is not about {phrase}", terms=terms)
@@ -173,12 +166,20 @@ def _parse_passage(text: str, phrases: PhraseTable | None) -> Checklist:
     facets beside it; no metadata and no exclusion checkpoint."""
     facets = [f for f in extract_facets(Workspace(text), phrases)
               if not any(is_markup(p) for p in (*f.phrases, *f.terms))]  # URLs and TeX are not concepts
-    terms = list(dict.fromkeys(t for f in facets for t in f.terms)) or [text]
-    checkpoints = [Checkpoint(id="c1", kind="topic", text=text, terms=terms)]
-    if len(facets) > 1:
-        checkpoints += [_content(f"c{i}", f).model_copy(update={"weight": FACET_WEIGHT})
-                        for i, f in enumerate(facets, 2)]
-    return Checklist(intent=text, checkpoints=checkpoints)
+    return Checklist(intent=text, checkpoints=_content_checkpoints(text, facets))
+
+
+def _content_checkpoints(whole: str, facets: list[Facet]) -> list[Checkpoint]:
+    """``c1`` = ``whole`` (when not empty; its terms are the facets' terms), then the facets as
+    ``c2, c3, ...`` of weight :data:`FACET_WEIGHT` — none when there is only one: c1 is it."""
+    checkpoints = []
+    if whole:
+        terms = list(dict.fromkeys(t for f in facets for t in f.terms)) or [whole]
+        checkpoints.append(Checkpoint(id="c1", kind="topic", text=whole, terms=terms))
+        if len(facets) == 1:
+            facets = []
+    return checkpoints + [_content(f"c{i}", f).model_copy(update={"weight": FACET_WEIGHT})
+                          for i, f in enumerate(facets, len(checkpoints) + 1)]
 
 
 def _parse_claim(text: str, today: date) -> Checklist:
