@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "scifact-train"
 sys.path.insert(0, str(ROOT / "src"))  # run from a checkout without `pip install -e .`
-ALL = ("torch", "torch-bf16", "onnx", "onnx-int8", "openvino")
+ALL = ("torch", "torch-bf16", "onnx", "onnx-int8", "openvino", "openvino-bf16")
 
 
 def load_scifact(data: Path, docs: int | None, seed: int = 0, n_queries: int | None = None):

@@ -1,4 +1,4 @@
-"""Encoder backends (torch, ONNX Runtime fp32/int8) and evidence embedded where it is read."""
+"""Encoder backends (torch, ONNX Runtime fp32/int8, OpenVINO fp32/bf16) and evidence embedded where it is read."""
 
 from __future__ import annotations
 
@@ -40,6 +40,23 @@ def test_onnx_backends_agree_with_torch_and_exports_are_reused():
     path = exported_model(enc.path, enc.weights_hash, "onnx-int8")
     before = path.stat().st_mtime_ns
     assert exported_model(enc.path, enc.weights_hash, "onnx-int8").stat().st_mtime_ns == before
+
+
+def test_openvino_backends_pin_their_precision_and_serve_threads():
+    from concurrent.futures import ThreadPoolExecutor
+
+    ref = Encoder(backend="onnx").encode(TEXTS)
+    fp32 = Encoder(backend="openvino")
+    bf16 = Encoder(backend="openvino-bf16")
+    assert (fp32.identity()["precision"], bf16.identity()["precision"]) == ("fp32", "bf16")
+    assert backend_of(bf16.identity()) == "openvino-bf16" and not bf16.matches(fp32.identity())
+    # fp32 is pinned (the plugin's own choice would be bf16 or fp16 on CPUs that have them)
+    assert np.allclose(fp32.encode(TEXTS), ref, atol=1e-5)
+    assert (bf16.encode(TEXTS) * ref).sum(1).min() > 0.999
+    with ThreadPoolExecutor(4) as pool:  # one infer request per thread: concurrent calls never mix
+        got = list(pool.map(lambda t: bf16.encode([t] * 3)[0], TEXTS * 4))
+    single = np.concatenate([bf16.encode([t] * 3)[:1] for t in TEXTS])
+    assert np.allclose(np.stack(got), np.tile(single, (4, 1)), atol=1e-6)
 
 
 def test_identity_names_backend_and_precision():

@@ -76,7 +76,10 @@ def _assert_same_corpus(local: Path, other: Path) -> None:
     for name in want:
         assert want[name] == got[name], name
     assert want_vecs.shape == got_vecs.shape and want_vecs.shape[0] > 100
-    np.testing.assert_allclose(got_vecs, want_vecs, atol=1e-5)
+    if '"fp32"' in want["meta"]["model"]:
+        np.testing.assert_allclose(got_vecs, want_vecs, atol=1e-5)
+    else:  # bf16: a text's vector moves with the batch it is padded in (the shards batch differently)
+        assert float((got_vecs * want_vecs).sum(1).min()) > 0.9999
 
 
 def test_ray_build_equals_local_build(ray_instance, sources, local_corpus, tmp_path):

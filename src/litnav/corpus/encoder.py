@@ -6,7 +6,10 @@ Backends (``CorpusSettings.encoder_backend``), all giving float32 L2-normalised 
 * ``torch-bf16``: the same under ``torch.autocast("cpu", torch.bfloat16)``;
 * ``onnx`` / ``onnx-int8``: ONNX Runtime on a local export of the model folder (fp32, or with
   dynamically quantised int8 weights), see :mod:`litnav.corpus.onnx_export`;
-* ``openvino``: OpenVINO on the same export (fp32).
+* ``openvino`` / ``openvino-bf16``: OpenVINO on the same export, with its CPU plugin's inference
+  precision pinned to fp32 / bf16 (left alone, the plugin picks bf16 or fp16 by the CPU, so one
+  setting would give different vectors on different machines). Without native bf16 (AVX-512_BF16 or
+  AMX) the plugin runs ``openvino-bf16`` in fp32: cosine to the bf16 vectors >= 0.9999.
 
 The ONNX and OpenVINO paths tokenize with ``tokenizers`` and never import torch or transformers,
 so a process that only embeds queries starts fast. Texts are sorted by token length and batched.
@@ -39,7 +42,8 @@ _LOAD_LOCK = threading.Lock()  # one load per model even when a warm-up thread a
 _EXIT_WAIT_S = 2.0  # seconds an exiting process waits for an encoder warm-up still in progress
 
 BACKENDS = {"torch": ("torch", "fp32"), "torch-bf16": ("torch", "bf16"), "onnx": ("onnxruntime", "fp32"),
-            "onnx-int8": ("onnxruntime", "int8"), "openvino": ("openvino", "fp32")}
+            "onnx-int8": ("onnxruntime", "int8"), "openvino": ("openvino", "fp32"),
+            "openvino-bf16": ("openvino", "bf16")}
 """Backend setting -> (runtime, precision) recorded in the model identity."""
 LEGACY_BACKEND = "torch"
 """Backend of corpora whose recorded identity predates the backend field."""
@@ -115,13 +119,22 @@ class _Exported:
         self.tokenizer = Tokenizer.from_file(str(tokenizer_file))
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(max_length=max_length)
-        if backend == "openvino":
+        if backend.startswith("openvino"):
             import openvino as ov
 
             core = ov.Core()
-            cfg = {"INFERENCE_NUM_THREADS": threads} if threads else {}
+            cfg = {"INFERENCE_PRECISION_HINT": BACKENDS[backend][1].replace("fp", "f")}
+            if threads:
+                cfg["INFERENCE_NUM_THREADS"] = threads
             compiled = core.compile_model(str(file), "CPU", cfg)
-            self._run = lambda feed: compiled(feed)[0]
+            local = threading.local()  # an infer request serves one call at a time: one per thread
+
+            def run(feed: dict[str, np.ndarray]) -> np.ndarray:
+                if not hasattr(local, "request"):
+                    local.request = compiled.create_infer_request()
+                return local.request.infer(feed)[0]
+
+            self._run = run
         else:
             import onnxruntime as ort
 

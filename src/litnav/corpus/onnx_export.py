@@ -29,6 +29,8 @@ log = logging.getLogger(__name__)
 
 MODEL_FILE = {"onnx": "model.onnx", "onnx-int8": "model_int8.onnx", "openvino": "model.xml"}
 """File name of each exported backend inside its cache folder."""
+EXPORT_OF = {"openvino-bf16": "openvino"}
+"""Backends that run another backend's export (their precision is chosen when the model is compiled)."""
 EXPORT_VERSION = 3
 """Bumped when the export recipe changes, so stale exports are rebuilt."""
 
@@ -109,10 +111,12 @@ def _build(model_path: Path, backend: str, folder: Path) -> None:
 
 
 def exported_model(model_path: Path, weights_hash: str, backend: str) -> Path:
-    """Path of the exported model file for ``backend`` (``onnx``, ``onnx-int8``, ``openvino``),
+    """Path of the exported model file for ``backend`` (``onnx``, ``onnx-int8``, ``openvino``;
+    ``openvino-bf16`` shares ``openvino``'s),
     exporting it on first use. When :func:`encoder_cache_dir` cannot be written (read-only, full, a
     file) the export goes to a folder of this process only (``core.cache.process_temp_dir``), with
     a one-line warning. Raises :class:`CorpusError` when the export fails."""
+    backend = EXPORT_OF.get(backend, backend)
     if backend not in MODEL_FILE:
         raise ValueError(f"no export for backend {backend!r}; expected one of {sorted(MODEL_FILE)}")
     root = encoder_cache_dir()
