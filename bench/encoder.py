@@ -147,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
             if ref is None:
                 ref = (dv, qv)
             cos = (dv * ref[0]).sum(1)
-            row["cos_mean"], row["cos_min"] = round(float(cos.mean()), 4), round(float(cos.min()), 4)
+            row["cos_mean"], row["cos_min"] = round(float(cos.mean()), 6), round(float(cos.min()), 6)
             row["ndcg10"] = round(ndcg10(doc_ids, dv, {q: queries[q] for q in qids}, qv, qrels), 4)
             row["ndcg10_delta"] = round(row["ndcg10"] - result["backends"]["torch"]["ndcg10"], 4)
             print(f"{b}: agreement {row}", flush=True)

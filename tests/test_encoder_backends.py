@@ -134,6 +134,10 @@ def test_length_batches_cover_every_text_once_and_do_not_mix_long_and_short():
     for b in batches:  # longest first, none under three quarters of its batch's longest
         assert lengths[b[0]] == max(lengths[i] for i in b)
         assert all(4 * lengths[i] >= 3 * lengths[b[0]] for i in b)
+    budgeted = length_batches(lengths, size=64, max_tokens=300)  # padded word pieces per batch
+    assert sorted(i for b in budgeted for i in b) == list(range(len(lengths)))
+    assert all(len(b) * lengths[b[0]] <= 300 or len(b) == 1 for b in budgeted)
+    assert max(map(len, budgeted)) > 1
 
 
 def test_mixed_length_batches_give_the_vectors_of_one_text_at_a_time():
