@@ -33,8 +33,9 @@ class CorpusSettings(_Group):
         "openvino-bf16", description="How the encoder runs: torch (fp32 reference), torch-bf16 (autocast), "
         "onnx / onnx-int8 (ONNX Runtime, fp32 / dynamic int8 weights), openvino / openvino-bf16 (OpenVINO "
         "in fp32 / bf16; bf16 runs in fp32 on CPUs without native bf16); the exported models are built once "
-        "from the model folder (bench/encoder.py compares them; openvino-bf16, the default, measured 3.9x "
-        "torch fp32 on abstracts with cosine 0.99997 to its vectors; onnx gives torch's vectors to 1e-6; int8 "
+        "from the model folder (bench/encoder.py compares them; openvino-bf16, the default, measured 3.7-4.1x "
+        "torch fp32 on abstracts on AVX-512_BF16 cores with cosine >= 0.99997 to its vectors; onnx gives torch's "
+        "vectors to 1e-6; int8 "
         "vectors vary slightly with the batch). Part of the corpus's model identity: changing it re-embeds "
         "(litnav reindex).")
     batch_size: int = Field(64, ge=1, description="Encoder batch size.")
