@@ -310,3 +310,32 @@ def test_without_the_guard_the_baseline_searches_are_not_planned():
     assert {"lexical_verbatim", "semantic_verbatim"} <= guarded
     off = _settings(librarians={"first_stage_guard": 0})
     assert not {"lexical_verbatim", "semantic_verbatim"} & {n.id for n in plan_workflow(checklist, off).nodes}
+
+
+def test_feedback_search_moves_the_query_towards_its_seeds_and_is_planned_only_with_a_weight(corpus):
+    """Dense pseudo-relevance feedback: the seeds' own papers rank first when beta dominates the
+    query, a seed list with no vectors returns nothing (noted), and reflection plans the branch
+    only when ``librarians.feedback_weight`` > 0 (default 0: it did not earn its place on dev)."""
+    from litnav.core.records import Node, Workflow
+    from litnav.librarians.operators import RunContext
+    from litnav.librarians.swarm import run_workflow
+
+    checklist = Checklist(intent="dense retrieval", checkpoints=[
+        Checkpoint(id="c1", kind="topic", text="dense retrieval", terms=["dense retrieval"])])
+    ids, _ = corpus.sample_abstract_vectors(2, seed=1)
+    ctx = RunContext(corpus=corpus, checklist=checklist, settings=Settings(), round=2)
+    flow = Workflow(nodes=[
+        Node(id="fb", op="feedback_search", params={"query": "dense retrieval", "k": 5, "seed_ids": ids, "beta": 10}),
+        Node(id="none", op="feedback_search", params={"query": "dense retrieval", "k": 5, "seed_ids": ["no-such-id"]}),
+    ], output="fb")
+    results, _ = run_workflow(flow, ctx)
+    assert set(results["fb"].ids[:2]) == set(ids) and len(results["fb"].ids) == 5
+    assert not results["none"].ids and "no seed paper" in ctx.notes["none"]
+    ranked = [_sp(str(i), 0.5) for i in range(10)]
+    off = reflect(checklist, ranked, 1, [], ReflectionState(), _settings(), 20, 3)
+    assert not any(n.op == "feedback_search" for n in (off.workflow.nodes if off.workflow else []))
+    on = reflect(checklist, ranked, 1, [], ReflectionState(), _settings(librarians={"feedback_weight": 0.3}), 20, 3)
+    fb = [n for n in on.workflow.nodes if n.op == "feedback_search"]
+    assert [n.params["seed_ids"] for n in fb] == [["0", "1", "2"]]
+    fuse = next(n for n in on.workflow.nodes if n.op == "union")
+    assert fuse.params["weights"][fuse.inputs.index(fb[0].id)] == 0.3

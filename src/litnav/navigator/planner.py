@@ -196,6 +196,8 @@ def _fusion_weight(node: Node, settings: Settings, query_weight: float | None = 
         return settings.librarians.citation_weight
     if node.op == "web_search":
         return WEB_WEIGHT
+    if node.op == "feedback_search":
+        return settings.librarians.feedback_weight
     if node.id in FIRST_STAGE_NODES:
         return 1.0
     return settings.librarians.facet_weight if query_weight is None else query_weight

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from litnav.core.records import CONTENT_KINDS, Change, Checklist, Checkpoint, Node, ScoredPaper, Workflow
 from litnav.core.settings import Settings
 from litnav.core.text import stop_words
-from litnav.navigator.planner import assemble, content_query, content_terms
+from litnav.navigator.planner import assemble, content_query, content_terms, hard_metadata
 
 SATISFIED = 3.5
 TOP_N = 10
@@ -159,6 +159,17 @@ def reflect(
             changes.append(Change(target="workflow", action="add_citation_expansion", detail=", ".join(seeds),
                                   reason="the top papers of this round become citation seeds"
                                   if seeded is top else "best papers of this round become citation seeds"))
+
+    if lib.feedback_weight and round_index == 1:
+        fb = [p.corpus_id for p in top[:lib.feedback_seeds]]
+        if fb:
+            hard = [c.id for c in hard_metadata(checklist)]
+            nodes.append(Node(id=f"feedback_r{round_index + 1}", op="feedback_search",
+                              params={"query": base, "k": lib.semantic_k, "seed_ids": fb, "beta": lib.feedback_beta,
+                                      **({"within": hard} if hard else {})},
+                              note="dense pseudo-relevance feedback from the top papers"))
+            changes.append(Change(target="workflow", action="add_feedback_search", detail=", ".join(fb),
+                                  reason="the intent's vector moved towards this round's top papers"))
 
     checkpoints = list(checklist.checkpoints)
     if settings.navigator.grow_checklist and len(good) >= 4:
