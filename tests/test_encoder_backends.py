@@ -161,3 +161,28 @@ def test_a_model_folder_without_tokenizer_json_is_a_clear_error(tmp_path):
     encoder.warm().join()  # a failed warm-up is left to encode
     with pytest.raises(CorpusError, match="tokenizer.json"):
         encoder.encode(["dense retrieval"])
+
+
+def test_a_corpus_of_an_earlier_default_backend_opens_with_settings_and_sessions_record_its_backend(tmp_path):
+    """A corpus built with ``onnx`` (the default before ``openvino-bf16``) opens with settings that
+    name a model path but no backend, searches record the backend that ran, and an explicitly set
+    other backend is refused by name, through a path and through an open corpus alike."""
+    import litnav
+    from litnav.core.settings import load_settings
+    from litnav.corpus.encoder import bundled_model_path
+
+    path = tmp_path / "c"
+    with CorpusWriter.open(path, CorpusSettings(encoder_backend="onnx", chunk_tokens=32)) as w:
+        with w.source("a", 1, "sha-a") as tx:
+            tx.add_documents(documents()[:3])
+        w.finalize(progress=False)
+    with_path = load_settings(None, [f"corpus.model_path={bundled_model_path()}"])
+    with Corpus.open(path, settings=with_path.corpus) as c:
+        assert c.encoder_backend == "onnx" and c.encoder.backend == "onnx"
+    session = litnav.search("transformer attention", path, settings=load_settings(None, []), rounds=1)
+    assert session.settings["corpus"]["encoder_backend"] == "onnx"
+    other = load_settings(None, ["corpus.encoder_backend=openvino-bf16"])
+    with pytest.raises(ModelMismatchError, match="openvino bf16"):
+        Corpus.open(path, settings=other.corpus)
+    with Corpus.open(path) as c, pytest.raises(ModelMismatchError, match="onnxruntime fp32"):
+        litnav.search("transformer attention", c, settings=other, rounds=1)

@@ -330,7 +330,7 @@ def test_feedback_search_moves_the_query_towards_its_seeds_and_is_planned_only_w
     ], output="fb")
     results, _ = run_workflow(flow, ctx)
     assert set(results["fb"].ids[:2]) == set(ids) and len(results["fb"].ids) == 5
-    assert not results["none"].ids and "no seed paper" in ctx.notes["none"]
+    assert not results["none"].ids and "none of the seeds ['no-such-id']" in ctx.notes["none"]
     ranked = [_sp(str(i), 0.5) for i in range(10)]
     off = reflect(checklist, ranked, 1, [], ReflectionState(), _settings(), 20, 3)
     assert not any(n.op == "feedback_search" for n in (off.workflow.nodes if off.workflow else []))

@@ -73,12 +73,7 @@ def open_corpus(path: Path, settings=None, *, require_indexes: bool = True):
     if not Path(path).exists():
         fail(f"corpus directory {path} does not exist (build one with `litnav build SOURCE --corpus {path}`)")
     try:
-        encoder = None
-        if settings is not None and settings.corpus.model_path:
-            from litnav.corpus import Encoder
-
-            encoder = Encoder.from_settings(settings.corpus)
-        corpus = Corpus.open(path, encoder=encoder)
+        corpus = Corpus.open(path, settings=settings.corpus if settings is not None else None)
     except CorpusError as exc:
         fail(str(exc))
     if require_indexes and corpus.stats().get("indexes_dirty"):

@@ -96,20 +96,50 @@ class Corpus:
             self._shared = _SHARED.setdefault((str(directory.resolve()), self._fingerprint), _Shared())
 
     @classmethod
-    def open(cls, path: str | Path, encoder: Encoder | None = None) -> Corpus:
+    def open(cls, path: str | Path, encoder: Encoder | None = None,
+             settings: CorpusSettings | None = None) -> Corpus:
         """Open the corpus at ``path`` read-only.
 
-        ``encoder`` None = the model recorded in the corpus settings, checked on first use.
-        Raises :class:`CorpusError` naming ``path`` when it is missing or not a corpus, and
-        :class:`ModelMismatchError` when ``encoder`` is not the model that made the corpus's vectors.
+        ``encoder`` None = the model recorded in the corpus settings, checked on first use, unless
+        ``settings`` asks for one (:meth:`requested_encoder`: a ``model_path``, or an
+        ``encoder_backend`` set explicitly). Raises :class:`CorpusError` naming ``path`` when it is
+        missing or not a corpus, and :class:`ModelMismatchError` when the encoder is not the model
+        that made the corpus's vectors.
         """
         directory = Path(path)
         if not directory.is_dir():
             raise CorpusError(f"corpus directory {directory} does not exist")
         corpus = cls(directory, connect(directory, read_only=True), encoder)
+        if encoder is None and settings is not None:
+            encoder = corpus._encoder = corpus.requested_encoder(settings)
         if encoder is not None:
-            corpus._check_encoder(encoder)
+            try:
+                corpus._check_encoder(encoder)
+            except ModelMismatchError:
+                corpus.close()
+                raise
         return corpus
+
+    def requested_encoder(self, settings: CorpusSettings) -> Encoder | None:
+        """The encoder ``settings`` ask for on this corpus, or None when they ask for none (the
+        corpus's recorded model then serves). A ``model_path`` asks for that model and an explicitly
+        set ``encoder_backend`` (``--set``, a settings file) for that backend; an unset backend is
+        the one that made this corpus's vectors, not the current default, so a corpus built with an
+        earlier default keeps opening with a model path in the settings."""
+        explicit = "encoder_backend" in settings.model_fields_set
+        if not (settings.model_path or explicit):
+            return None
+        backend = settings.encoder_backend if explicit else (
+            backend_of(self.model_info) if self.model_info else settings.encoder_backend)
+        return Encoder.from_settings(settings, backend=backend)
+
+    @property
+    def encoder_backend(self) -> str:
+        """The encoder backend this corpus's searches use (``corpus.encoder_backend`` values), without
+        loading the model."""
+        if self._encoder is not None:
+            return self._encoder.backend
+        return backend_of(self.model_info) if self.model_info else self.settings.encoder_backend
 
     def __enter__(self) -> Corpus:
         return self
@@ -888,11 +918,16 @@ class Corpus:
 
 
 @contextlib.contextmanager
-def opened(corpus: Corpus | str | Path) -> Iterator[Corpus]:
-    """``corpus`` itself when it is an open corpus (left open), else ``Corpus.open(corpus)`` for a
-    path, closed on exit. Errors as :meth:`Corpus.open`."""
+def opened(corpus: Corpus | str | Path, settings: CorpusSettings | None = None) -> Iterator[Corpus]:
+    """``corpus`` itself when it is an open corpus (left open; :class:`ModelMismatchError` when
+    ``settings`` ask for an encoder other than its model), else ``Corpus.open(corpus,
+    settings=settings)`` for a path, closed on exit. Errors as :meth:`Corpus.open`."""
     if isinstance(corpus, (str, Path)):
-        with Corpus.open(corpus) as c:
+        with Corpus.open(corpus, settings=settings) as c:
             yield c
     else:
+        ask = getattr(corpus, "requested_encoder", None)  # test doubles have no model to check
+        requested = ask(settings) if ask is not None and settings is not None else None
+        if requested is not None and corpus.model_info and not requested.matches(corpus.model_info):
+            raise ModelMismatchError(mismatch_message(corpus.directory, corpus.model_info, requested.identity()))
         yield corpus

@@ -50,7 +50,7 @@ def run_evaluation(
     rounds. Raises ``BenchmarkError`` (bad benchmark file), ``ValueError`` (unknown system,
     bad cut-off) and the corpus's own errors when the corpus cannot be opened.
     """
-    from litnav.corpus import Corpus, Encoder
+    from litnav.corpus import Corpus
 
     settings = settings or Settings()
     outputs = outputs or Outputs()
@@ -59,8 +59,7 @@ def run_evaluation(
     if not ks or ks[0] < 1:
         raise ValueError(f"cut-offs must be positive integers, got {list(ks)}")
     benchmark = load_benchmark(bench, queries=queries, qrels=qrels, split=split).limit(limit)
-    encoder = Encoder.from_settings(settings.corpus) if settings.corpus.model_path else None
-    corpus = Corpus.open(corpus_dir, encoder=encoder)
+    corpus = Corpus.open(corpus_dir, settings=settings.corpus)
     try:
         built = make_systems(names, corpus, settings, depth=max(ks))
         meta = {"corpus": str(corpus_dir), "corpus_fingerprint": corpus.fingerprint(), "systems": names,

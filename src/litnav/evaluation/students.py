@@ -18,7 +18,7 @@ def compare_students(corpus_dir: str | Path, bench: str | Path, student: str | P
     """Evaluate ``litnav[default]`` (``settings.scorer.student``, or the corpus-local/bundled
     default when None) and ``litnav[new]`` (``scorer.student = student``) on the benchmark.
     Raises ``BenchmarkError`` for a bad benchmark and the corpus's errors when it cannot open."""
-    from litnav.corpus import Corpus, Encoder
+    from litnav.corpus import Corpus
 
     settings = settings or Settings()
     tree = settings.model_dump()
@@ -26,7 +26,7 @@ def compare_students(corpus_dir: str | Path, bench: str | Path, student: str | P
     new = Settings.model_validate(tree)
     ks = sorted(set(ks))
     benchmark = load_benchmark(bench).limit(limit)
-    corpus = Corpus.open(corpus_dir, encoder=Encoder.from_settings(settings.corpus) if settings.corpus.model_path else None)
+    corpus = Corpus.open(corpus_dir, settings=settings.corpus)
     try:
         systems = [LitnavSystem(corpus, settings, max(ks), name="litnav[default]"),
                    LitnavSystem(corpus, new, max(ks), name="litnav[new]")]

@@ -565,7 +565,7 @@ def refine(
     """
     from litnav.corpus.reader import opened
 
-    with opened(corpus) as c:
+    with opened(corpus, settings.corpus if settings else None) as c:
         return _refine(session, feedback, c, settings, today=today, parser=parser)
 
 

@@ -81,13 +81,16 @@ def search(
     """
     from litnav.corpus.reader import opened
 
-    with opened(corpus) as c:
+    with opened(corpus, settings.corpus if settings else None) as c:
         return _search(intent, c, settings, workflow=workflow, rounds=rounds, top_k=top_k, meter=meter,
                        progress=progress, today=today, ask=ask)
 
 
 def _search(intent, corpus, settings, *, workflow, rounds, top_k, meter, progress, today, ask) -> Session:
     settings = settings or Settings()
+    backend = getattr(corpus, "encoder_backend", None)
+    if backend and backend != settings.corpus.encoder_backend:  # the session records the backend that ran
+        settings = settings.model_copy(update={"corpus": settings.corpus.model_copy(update={"encoder_backend": backend})})
     student = (_cached_student(student_path(settings, corpus), settings.scorer.device)
                if settings.scorer.enabled else None)
     agents = _llm_agents(settings, meter, corpus=corpus, student=student, ask=ask, top_k=top_k, today=today)

@@ -79,11 +79,10 @@ class Service:
 
         Raises ``litnav.corpus.CorpusError`` naming the directory when it is not a usable corpus.
         """
-        from litnav.corpus import Corpus, CorpusError, Encoder
+        from litnav.corpus import Corpus, CorpusError
 
         settings = settings or Settings()
-        encoder = Encoder.from_settings(settings.corpus) if settings.corpus.model_path else None
-        corpus = Corpus.open(corpus_dir, encoder=encoder)
+        corpus = Corpus.open(corpus_dir, settings=settings.corpus)
         if corpus.stats().get("indexes_dirty"):
             corpus.close()
             raise CorpusError(f"corpus {corpus_dir} has content whose indexes were not built; finish its build first")

@@ -75,7 +75,8 @@ def feedback_search(params: FeedbackSearchParams, inputs: list, ctx: RunContext,
         return Pool()
     found, vecs = ctx.corpus.abstract_vectors(params.seed_ids)
     if not found:
-        ctx.note(node_id, "feedback search skipped: no seed paper has an abstract vector")
+        ctx.note(node_id, f"feedback search skipped: none of the seeds {params.seed_ids[:5]} is a corpus paper "
+                          "with an abstract vector")
         return Pool()
     vec = ctx.query_vector(params.query) + params.beta * vecs.mean(axis=0)
     vec = (vec / max(float(np.linalg.norm(vec)), 1e-12)).astype(np.float32)
