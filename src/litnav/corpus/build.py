@@ -249,7 +249,7 @@ def _chunk_mode(s: CorpusSettings, n_chunks: int) -> str:
 def _staged_chunks(staging: Path) -> tuple[list[str], pa.Table]:
     """The papers the chunk shards cover and their rows (``CHUNK_SCHEMA``)."""
     shards = _chunk_shards(staging)
-    papers = [cid for path in shards for cid in _chunked_papers(path)]
+    papers = _covered_papers(shards)
     rows = pa.concat_tables([pq.read_table(p).replace_schema_metadata(None) for p in shards]) if shards \
         else CHUNK_SCHEMA.empty_table()
     return papers, rows
@@ -259,7 +259,7 @@ def _staged_chunk_count(staging: Path) -> tuple[list[str], int]:
     """The papers the chunk shards cover and their number of rows, from the shards' Parquet
     metadata (no row is read: a 1M-paper corpus's 8.4M chunks would be 2-3 GiB of text)."""
     shards = _chunk_shards(staging)
-    return [cid for path in shards for cid in _chunked_papers(path)], sum(pq.read_metadata(p).num_rows for p in shards)
+    return _covered_papers(shards), sum(pq.read_metadata(p).num_rows for p in shards)
 
 
 def _write_chunk_todo(conn, staging: Path) -> int:
@@ -333,13 +333,18 @@ def _chunked_papers(path: Path) -> list[str]:
     return json.loads(pq.read_schema(path).metadata[b"papers"])
 
 
+def _covered_papers(shards: list[Path]) -> list[str]:
+    """The papers ``shards`` cover, in shard order (:func:`_chunked_papers` of each)."""
+    return [cid for path in shards for cid in _chunked_papers(path)]
+
+
 def _chunk(directory: Path, conn, chunker: Chunker, progress: bool) -> int:
     """Chunk the papers not chunked yet (``papers.chunked`` false) that no shard covers, reading
     through ``conn`` (read-only is enough), ``CHUNK_BATCH`` papers per shard file
     ``embed/chunked-NNNNNN.parquet`` (rows as the ``chunks`` table's; the papers covered in its
     schema metadata), each written atomically. Returns the number of papers chunked now."""
     staging = directory / EMBED_DIR
-    done = {cid for path in _chunk_shards(staging) for cid in _chunked_papers(path)}
+    done = set(_covered_papers(_chunk_shards(staging)))
     conn.complete()
     todo = [r[0] for r in conn.execute(
         "SELECT corpus_id FROM papers WHERE NOT chunked ORDER BY corpus_id").fetchall() if r[0] not in done]
@@ -374,7 +379,7 @@ def _publish_chunks(directory: Path, conn) -> None:
     shards = _chunk_shards(staging)
     if not shards:
         return
-    papers = [cid for path in shards for cid in _chunked_papers(path)]
+    papers = _covered_papers(shards)
     register(conn, "_ids", pa.table({"corpus_id": pa.array(papers, pa.string())}))
     conn.execute("DELETE FROM chunks WHERE corpus_id IN (SELECT corpus_id FROM _ids)")
     conn.execute("DELETE FROM chunk_vectors WHERE corpus_id IN (SELECT corpus_id FROM _ids)")

@@ -127,7 +127,7 @@ class _Exported:
             import openvino as ov
 
             core = ov.Core()
-            cfg = {"INFERENCE_PRECISION_HINT": BACKENDS[backend][1].replace("fp", "f")}
+            cfg = {"INFERENCE_PRECISION_HINT": {"fp32": "f32", "bf16": "bf16"}[BACKENDS[backend][1]]}
             if threads:
                 cfg["INFERENCE_NUM_THREADS"] = threads
             compiled = core.compile_model(str(file), "CPU", cfg)

@@ -110,14 +110,14 @@ class Corpus:
         if not directory.is_dir():
             raise CorpusError(f"corpus directory {directory} does not exist")
         corpus = cls(directory, connect(directory, read_only=True), encoder)
-        if encoder is None and settings is not None:
-            encoder = corpus._encoder = corpus.requested_encoder(settings)
-        if encoder is not None:
-            try:
+        try:
+            if encoder is None and settings is not None:
+                encoder = corpus._encoder = corpus.requested_encoder(settings)
+            if encoder is not None:
                 corpus._check_encoder(encoder)
-            except ModelMismatchError:
-                corpus.close()
-                raise
+        except ModelMismatchError:
+            corpus.close()
+            raise
         return corpus
 
     def requested_encoder(self, settings: CorpusSettings) -> Encoder | None:
@@ -125,13 +125,16 @@ class Corpus:
         corpus's recorded model then serves). A ``model_path`` asks for that model and an explicitly
         set ``encoder_backend`` (``--set``, a settings file) for that backend; an unset backend is
         the one that made this corpus's vectors, not the current default, so a corpus built with an
-        earlier default keeps opening with a model path in the settings."""
+        earlier default keeps opening with a model path in the settings. Raises
+        :class:`ModelMismatchError` when that encoder is not the model of this corpus's vectors."""
         explicit = "encoder_backend" in settings.model_fields_set
         if not (settings.model_path or explicit):
             return None
         backend = settings.encoder_backend if explicit else (
             backend_of(self.model_info) if self.model_info else settings.encoder_backend)
-        return Encoder.from_settings(settings, backend=backend)
+        encoder = Encoder.from_settings(settings, backend=backend)
+        self._refuse_other_model(encoder)
+        return encoder
 
     @property
     def encoder_backend(self) -> str:
@@ -175,9 +178,13 @@ class Corpus:
             self._conn.complete()
             return self._conn.sql(self._IDS_CTE + sql, params=[ids]).to_arrow_table()
 
-    def _check_encoder(self, encoder: Encoder) -> None:
+    def _refuse_other_model(self, encoder: Encoder) -> None:
+        """Raise :class:`ModelMismatchError` when ``encoder`` is not the model of this corpus's vectors."""
         if self.model_info and not encoder.matches(self.model_info):
             raise ModelMismatchError(mismatch_message(self.directory, self.model_info, encoder.identity()))
+
+    def _check_encoder(self, encoder: Encoder) -> None:
+        self._refuse_other_model(encoder)
         self._encoder_checked = True
 
     @property
@@ -927,7 +934,6 @@ def opened(corpus: Corpus | str | Path, settings: CorpusSettings | None = None) 
             yield c
     else:
         ask = getattr(corpus, "requested_encoder", None)  # test doubles have no model to check
-        requested = ask(settings) if ask is not None and settings is not None else None
-        if requested is not None and corpus.model_info and not requested.matches(corpus.model_info):
-            raise ModelMismatchError(mismatch_message(corpus.directory, corpus.model_info, requested.identity()))
+        if ask is not None and settings is not None:
+            ask(settings)  # raises on another model
         yield corpus
