@@ -78,3 +78,99 @@ def test_bad_student_folder_is_named(tmp_path):
     (tmp_path / "student.json").write_text('{"format": "nope"}')
     with pytest.raises(StudentError, match="format 'nope'"):
         load_student(tmp_path)
+
+
+def _ranked(n: int) -> list:
+    from litnav.core.records import ScoredPaper
+    return [ScoredPaper(corpus_id=f"p{i}", judgements=[], probability=0.5, final_score=0.5) for i in range(n)]
+
+
+def test_reranker_lifts_what_the_model_prefers_and_keeps_every_candidate(trained):
+    from litnav.reranker.cross_encoder import cross_encoder_rerank
+    from litnav.scorer.cross_encoder import pair_scorer
+
+    _, folder = trained
+    score = pair_scorer(str(folder))
+    ranked = _ranked(8)
+    texts = {f"p{i}": f"Pottery {i}. {OTHER}" for i in range(8)}
+    texts["p5"] = "Advances in protein folding. We propose a new method for protein folding and evaluate it."
+    cache: dict[str, float] = {}
+    out = cross_encoder_rerank("papers on protein folding", ranked, texts, score, top_n=6, weight=50.0,
+                               cache=cache)
+    assert max(cache, key=cache.get) == "p5" and out[0].corpus_id == "p5"
+    assert sorted(p.corpus_id for p in out) == sorted(p.corpus_id for p in ranked)
+    assert [p.corpus_id for p in out[6:]] == ["p6", "p7"]  # past top_n: untouched
+    assert set(cache) == {f"p{i}" for i in range(6)}
+    same = cross_encoder_rerank("papers on protein folding", ranked, texts, score, top_n=6, weight=0.0)
+    assert [p.corpus_id for p in same] == [p.corpus_id for p in ranked]
+
+
+def test_reranker_uses_cached_logits_and_ranks_papers_without_text_last():
+    from litnav.reranker.cross_encoder import cross_encoder_rerank
+
+    def no_call(pairs):
+        raise AssertionError(f"scored {pairs} although every paper with text is cached")
+
+    ranked = _ranked(4)
+    cache = {"p0": -5.0, "p1": -4.0, "p2": 9.0}
+    out = cross_encoder_rerank("anything", ranked, {"p0": "a", "p1": "b", "p2": "c"}, no_call, top_n=4,
+                               weight=10.0, cache=cache)
+    assert [p.corpus_id for p in out] == ["p2", "p1", "p0", "p3"]
+
+
+def test_pair_scorer_names_a_missing_folder(tmp_path):
+    from litnav.scorer.cross_encoder import pair_scorer
+
+    with pytest.raises(OSError, match="nope does not exist"):
+        pair_scorer(str(tmp_path / "nope"))
+
+
+def test_abstract_passage_and_bf16_round_trip(tmp_path):
+    from litnav.training.cross_encoder import train_cross_encoder
+
+    data = [r.model_copy(update={"evidence": [], "paper": r.paper.model_copy(
+        update={"abstract": r.evidence[0].text})}) for r in rows()]
+    student = train_cross_encoder(data, seed=0, epochs=1, batch_size=4, learning_rate=3e-4, max_seq_length=64,
+                                  passage="abstract", precision="bf16")
+    student.save(tmp_path / "s")
+    loaded = load_student(tmp_path / "s")
+    assert loaded.passage == "abstract" and student.training["precision"] == "bf16"
+    p = loaded.predict_satisfaction([row_input(r) for r in data])
+    assert np.corrcoef(p, [r.label_score for r in data])[0, 1] > 0.5
+
+
+def test_delta_weights_round_trip_and_name_foreign_tensors(trained, tmp_path):
+    from safetensors.torch import save_file
+
+    student, _ = trained
+    student.save(tmp_path / "d", delta=True)
+    assert not (tmp_path / "d" / "cross_encoder").exists()
+    loaded = load_student(tmp_path / "d")
+    items = [row_input(r) for r in rows()]
+    np.testing.assert_allclose(loaded.predict_satisfaction(items), student.predict_satisfaction(items), atol=2e-2)
+    import torch
+    save_file({"not.a.tensor.of.minilm": torch.zeros(2)}, str(tmp_path / "d" / "delta.safetensors"))
+    with pytest.raises(StudentError, match="delta.safetensors: tensors not of the bundled"):
+        load_student(tmp_path / "d")
+
+
+def test_cli_trains_an_abstract_reranker_saved_as_a_delta(tmp_path):
+    from typer.testing import CliRunner
+
+    from litnav.cli import _register, app
+    from litnav.training.data import write_rows
+
+    data = tmp_path / "rows.jsonl"
+    write_rows(rows(), data)
+    runner = CliRunner()
+    _register()
+    out = tmp_path / "reranker"
+    res = runner.invoke(app, ["scorer", "train", str(data), "--out", str(out), "--kind", "cross-encoder",
+                              "--passage", "abstract", "--trainable-layers", "2", "--delta", "--epochs", "1",
+                              "--max-seq-length", "64", "--heldout", "0", "--no-progress"])
+    assert res.exit_code == 0, res.output
+    assert "\"kind\": \"cross-encoder\"" in res.output
+    assert (out / "delta.safetensors").is_file() and not (out / "cross_encoder").exists()
+    assert load_student(out).passage == "abstract"
+    res = runner.invoke(app, ["scorer", "train", str(data), "--out", str(tmp_path / "s.json"), "--delta"])
+    assert res.exit_code == 2 and "--kind cross-encoder" in res.output

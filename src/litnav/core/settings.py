@@ -249,7 +249,15 @@ class ScorerSettings(_Group):
 class RerankerSettings(_Group):
     """Final ordering."""
 
-    cross_encoder_path: str | None = Field(None, description="Cross-encoder model folder; None = off.")
+    cross_encoder_path: str | None = Field(
+        None, description="Cross-encoder reranker folder (reranker.cross_encoder; trained by python -m "
+        "litnav.training.cross_encoder_run --passage abstract); None = off. Runs on scorer.device.")
+    cross_encoder_weight: float = Field(
+        1.0, ge=0, description="Weight of the cross-encoder's order in the rank fusion with the incoming order "
+        "(0 = the incoming order).")
+    cross_encoder_top_n: int = Field(50, ge=1, description="Head of the ranked list the cross-encoder reorders.")
+    cross_encoder_precision: Literal["fp32", "bf16"] = Field(
+        "fp32", description="bf16: bfloat16 autocast (about 2x faster on CPUs with native bf16).")
     diversity: float = Field(0.0, ge=0, le=1, description="MMR trade-off; 0 = pure score order.")
     llm_top_n: int = Field(20, ge=1, description="Candidates given to the LLM listwise reranker.")
 

@@ -30,6 +30,7 @@ ABLATIONS: dict[str, dict[str, dict[str, Any]]] = {
     "litnav-fusion-only": {"scorer": {"enabled": False}, "navigator": {"rounds": 1}},
     "litnav-score-order": {"reranker": {"order": "score"}},
     "litnav-fused-order": {"reranker": {"order": "fusion"}},
+    "litnav-no-cross-encoder": {"reranker": {"cross_encoder_path": None}},
 }
 """litnav variants -> settings overrides; ``litnav-rounds-N`` sets ``navigator.rounds=N``."""
 DEFAULT_SYSTEMS = ("bm25", "dense", "hybrid", "litnav")

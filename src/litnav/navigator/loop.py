@@ -28,6 +28,7 @@ from litnav.navigator.results import build_results
 from litnav.navigator.scoring import ScoringStage
 from litnav.reranker import cross_encoder_rerank, rank_scored
 from litnav.reranker.combine import Combination, combine, load_combination
+from litnav.scorer.cross_encoder import pair_scorer
 
 RANKING_KEPT = 100
 
@@ -96,6 +97,7 @@ class SearchRun:
         self.cached = dict(cached or {})
         self.stage = ScoringStage(corpus, student if settings.scorer.enabled else None, teacher=teacher)
         self.engines = dict(engines or {})
+        self._ce_logits: dict[str, dict[str, float]] = {}  # query -> corpus_id -> logit
         self.progress = progress
         self.timings: dict[str, float] = defaultdict(float)
         self.found_by: dict[str, list[FoundBy]] = defaultdict(list)
@@ -192,11 +194,15 @@ class SearchRun:
             relevance = {p.corpus_id: 1.0 - i / len(head) for i, p in enumerate(head)}
             head = rank_scored(head, self.stage.fused_rank, diversity=diversity, vectors=self._vectors(head),
                                relevance=relevance)
-        if head and self.settings.reranker.cross_encoder_path:
-            papers = self.corpus.papers([p.corpus_id for p in head[:50]])
+        rs = self.settings.reranker
+        if head and rs.cross_encoder_path:
+            papers = self.corpus.papers([p.corpus_id for p in head[:rs.cross_encoder_top_n]])
             texts = {cid: f"{p.title}. {self.corpus.abstract(cid) or ''}" for cid, p in papers.items()}
-            head = cross_encoder_rerank(self.intent, head, texts, self.settings.reranker.cross_encoder_path)
-            self.engines["reranker"] = f"cross-encoder:{self.settings.reranker.cross_encoder_path}"
+            query = _content_query(ctx.checklist, self.intent)
+            score_pairs = pair_scorer(rs.cross_encoder_path, self.settings.scorer.device, rs.cross_encoder_precision)
+            head = cross_encoder_rerank(query, head, texts, score_pairs, top_n=rs.cross_encoder_top_n,
+                                        weight=rs.cross_encoder_weight, cache=self._ce_logits.setdefault(query, {}))
+            self.engines["reranker"] = f"cross-encoder:{rs.cross_encoder_path}"
         if head and self.llm_reranker is not None:
             head = self.llm_reranker(self.intent, ctx.checklist, head, self.corpus)
         ranked = head + tail
@@ -336,3 +342,13 @@ def _order_label(settings: Settings, scored: bool, scorer_weight: float | None =
     if scorer_weight == 0:
         return "fused retrieval order, soft preferences re-weighting (reranker.combine, scorer weight 0)"
     return "rank fusion of fused and scorer order (reranker.combine)"
+
+
+def _content_query(checklist: Checklist | None, intent: str) -> str:
+    """The whole-intent checkpoint's text (the intent less its metadata and exclusion spans), else
+    the intent as typed."""
+    if checklist is not None:
+        for c in checklist.checkpoints:
+            if c.id == "c1" and c.kind != "metadata" and c.text.strip():
+                return c.text
+    return intent

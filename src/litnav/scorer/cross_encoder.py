@@ -20,7 +20,9 @@ module is the runtime side only. Needs torch and sentence-transformers.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -32,15 +34,31 @@ from litnav.scorer.student import RELEVANCE_FEATURES, STUDENT_FILE, LinearModel,
 
 FORMAT = "litnav-scorer-cross-encoder/1"
 WEIGHTS_DIR = "cross_encoder"
+DELTA_FILE = "delta.safetensors"
 DEFAULT_NAME = "student:cross-encoder"
 
 
-def pair_text(item: FeatureInput) -> tuple[str, str]:
-    """``(checkpoint text, passage)`` for one pair: title then evidence chunks by similarity
-    (title + abstract when there is no evidence)."""
-    evs = sorted(item.evidence, key=lambda e: -e.similarity)
+PASSAGES = ("evidence", "abstract")
+PRECISIONS = ("fp32", "bf16")
+
+
+def pair_text(item: FeatureInput, passage: str = "evidence") -> tuple[str, str]:
+    """``(checkpoint text, passage)`` for one pair: the title, then (``passage="evidence"``) the
+    evidence chunks by similarity, or (``"abstract"``, and whenever there is no evidence) the
+    abstract."""
+    evs = sorted(item.evidence, key=lambda e: -e.similarity) if passage == "evidence" else []
     body = " ".join(e.text for e in evs) if evs else (item.abstract or "")
     return item.text, f"{item.title}. {body}".strip()
+
+
+def autocast(device: str, precision: str):
+    """A torch autocast context for ``precision`` ("fp32": a no-op, "bf16": bfloat16 matrix
+    products on ``device``'s type). Raises ``ValueError`` for another precision."""
+    import torch
+
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision {precision!r}: expected one of {PRECISIONS}")
+    return torch.autocast(torch.device(device).type, dtype=torch.bfloat16, enabled=precision == "bf16")
 
 
 def default_base_model() -> Path:
@@ -66,11 +84,14 @@ def _load_cross_encoder(path: Path, max_seq_length: int, num_labels: int | None 
     return model
 
 
-def _logits(ce, pairs: list[tuple[str, str]], max_seq_length: int, batch_size: int = 32) -> np.ndarray:
+def logits(ce, pairs: list[tuple[str, str]], max_seq_length: int, batch_size: int = 32,
+           precision: str = "fp32") -> np.ndarray:
+    """Raw logits ``[n]`` of a one-output sentence-transformers ``CrossEncoder`` for ``pairs``
+    (each cut to ``max_seq_length`` word pieces), computed in batches under ``precision``."""
     import torch
     out = np.zeros(len(pairs), dtype=np.float64)
     ce.model.eval()
-    with torch.no_grad():
+    with torch.no_grad(), autocast(str(ce.model.device), precision):
         for i in range(0, len(pairs), batch_size):
             chunk = pairs[i:i + batch_size]
             enc = ce.tokenizer([a for a, _ in chunk], [b for _, b in chunk], padding=True, truncation=True,
@@ -83,19 +104,24 @@ def _logits(ce, pairs: list[tuple[str, str]], max_seq_length: int, batch_size: i
 class CrossEncoderStudent:
     """A fine-tuned cross-encoder plus a calibrated relevance head (see the module docstring).
 
-    ``relevance_model`` None means p = mean content score / 5 (first relevance feature)."""
+    ``relevance_model`` None means p = mean content score / 5 (first relevance feature);
+    ``passage`` is what the model reads beside the checkpoint (``pair_text``), fixed at training;
+    ``precision`` ("fp32" or "bf16") is how it runs here."""
 
     name: str
     model: Any
     max_seq_length: int
     relevance_model: LinearModel | None
     training: dict[str, Any] = field(default_factory=dict)
+    passage: str = "evidence"
+    precision: str = "fp32"
 
     def predict_satisfaction(self, items: list[FeatureInput]) -> np.ndarray:
         """P(satisfied) ``[n]`` for (checkpoint, paper, evidence) pairs."""
         if not items:
             return np.zeros(0)
-        z = _logits(self.model, [pair_text(it) for it in items], self.max_seq_length)
+        z = logits(self.model, [pair_text(it, self.passage) for it in items], self.max_seq_length,
+                   precision=self.precision)
         return 1.0 / (1.0 + np.exp(-z))
 
     def relevance(self, r: np.ndarray) -> np.ndarray:
@@ -106,20 +132,29 @@ class CrossEncoderStudent:
         cols = [RELEVANCE_FEATURES.index(f) for f in self.relevance_model.features]
         return self.relevance_model.predict_proba(r[:, cols])
 
-    def save(self, folder: str | Path) -> None:
-        """Write ``folder/student.json`` and ``folder/cross_encoder/`` (document last, by rename)."""
+    def save(self, folder: str | Path, *, delta: bool = False) -> None:
+        """Write ``folder/student.json`` and the weights (document last, by rename).
+
+        ``delta=False``: the whole model in ``folder/cross_encoder/`` (~90 MB). ``delta=True``:
+        only the tensors that differ from the bundled all-MiniLM-L6-v2, in float16, in
+        ``folder/delta.safetensors`` (a model fine-tuned with frozen embeddings and lower layers
+        is ~11 MB); loading rebuilds the model from the bundled one."""
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
-        self.model.save(str(folder / WEIGHTS_DIR))
-        doc = {"format": FORMAT, "name": self.name, "max_seq_length": self.max_seq_length,
+        if delta:
+            _save_delta(self.model, folder / DELTA_FILE)
+        else:
+            self.model.save(str(folder / WEIGHTS_DIR))
+        doc = {"format": FORMAT, "name": self.name, "max_seq_length": self.max_seq_length, "passage": self.passage,
+               "weights": "delta" if delta else "full",
                "relevance_model": self.relevance_model.to_dict() if self.relevance_model else None,
                "training": self.training}
         write_json(folder / STUDENT_FILE, doc, indent=1)
 
     @classmethod
-    def load(cls, folder: str | Path, device: str = "cpu") -> CrossEncoderStudent:
-        """Read a saved folder onto torch ``device`` ("cpu", "cuda", "cuda:1", "mps"); raises
-        ``StudentError`` naming the file and field."""
+    def load(cls, folder: str | Path, device: str = "cpu", precision: str = "fp32") -> CrossEncoderStudent:
+        """Read a saved folder onto torch ``device`` ("cpu", "cuda", "cuda:1", "mps") to run in
+        ``precision``; raises ``StudentError`` naming the file and field."""
         folder = Path(folder)
         doc_path = folder / STUDENT_FILE
         try:
@@ -131,14 +166,87 @@ class CrossEncoderStudent:
         for key in ("name", "max_seq_length"):
             if key not in doc:
                 raise StudentError(f"{doc_path}: missing field {key!r}")
-        if not (folder / WEIGHTS_DIR).is_dir():
+        weights = doc.get("weights", "full")
+        if weights not in ("full", "delta"):
+            raise StudentError(f"{doc_path}: weights {weights!r}, expected 'full' or 'delta'")
+        if weights == "full" and not (folder / WEIGHTS_DIR).is_dir():
             raise StudentError(f"{folder}: missing the weights folder {WEIGHTS_DIR}/")
+        if weights == "delta" and not (folder / DELTA_FILE).is_file():
+            raise StudentError(f"{folder}: missing the weights file {DELTA_FILE}")
+        passage = doc.get("passage", "evidence")
+        if passage not in PASSAGES:
+            raise StudentError(f"{doc_path}: passage {passage!r}, expected one of {PASSAGES}")
+        if precision not in PRECISIONS:
+            raise StudentError(f"precision {precision!r}: expected one of {PRECISIONS}")
         rel = doc.get("relevance_model")
         head = LinearModel.from_dict(rel, f"{doc_path}: relevance_model") if rel else None
         if head is not None and any(f not in RELEVANCE_FEATURES for f in head.features):
             raise StudentError(f"{doc_path}: relevance_model: unknown features; known: {list(RELEVANCE_FEATURES)}")
-        model = _load_cross_encoder(folder / WEIGHTS_DIR, int(doc["max_seq_length"]), device=device)
+        if weights == "full":
+            model = _load_cross_encoder(folder / WEIGHTS_DIR, int(doc["max_seq_length"]), device=device)
+        else:
+            model = _load_cross_encoder(default_base_model(), int(doc["max_seq_length"]), num_labels=1, device=device)
+            _apply_delta(model, folder / DELTA_FILE)
         return cls(name=str(doc["name"]), model=model, max_seq_length=int(doc["max_seq_length"]),
-                   relevance_model=head, training=dict(doc.get("training") or {}))
+                   relevance_model=head, training=dict(doc.get("training") or {}), passage=passage,
+                   precision=precision)
 
 
+def _base_state() -> dict:
+    ce = _load_cross_encoder(default_base_model(), 128, num_labels=1)
+    return {k: v.detach().clone() for k, v in ce.model.state_dict().items()}
+
+
+def _save_delta(ce, path: Path) -> None:
+    """The tensors of ``ce`` that differ from the bundled base (the freshly initialised head
+    always does), float16, written atomically."""
+    import torch
+    from safetensors.torch import save_file
+
+    from litnav.core.io import atomic_path
+
+    base = _base_state()
+    delta = {k: v.detach().to("cpu", torch.float16).contiguous() for k, v in ce.model.state_dict().items()
+             if k not in base or base[k].shape != v.shape or not torch.equal(base[k], v.detach().cpu())}
+    with atomic_path(path, suffix=".safetensors") as tmp:
+        save_file(delta, str(tmp))
+
+
+def _apply_delta(ce, path: Path) -> None:
+    """Load ``path``'s tensors over ``ce``'s; raises ``StudentError`` naming the file when a
+    tensor does not belong to the model or has another shape."""
+    from safetensors.torch import load_file
+
+    delta = load_file(str(path))
+    own = ce.model.state_dict()
+    bad = [k for k, v in delta.items() if k not in own or own[k].shape != v.shape]
+    if bad:
+        raise StudentError(f"{path}: tensors not of the bundled MiniLM cross-encoder: {', '.join(bad[:5])}")
+    for k, v in delta.items():
+        own[k].copy_(v.to(own[k].dtype))
+
+
+RERANKER_MAX_SEQ_LENGTH = 256
+
+
+@lru_cache(maxsize=2)
+def pair_scorer(model_path: str, device: str = "cpu", precision: str = "fp32"
+                ) -> Callable[[list[tuple[str, str]]], np.ndarray]:
+    """A function ``[(query, passage)] -> logits [n]`` from a cross-encoder folder: a student
+    folder (``student.json`` + weights, its ``max_seq_length``) or a plain one-output
+    sentence-transformers ``CrossEncoder`` folder (cut at 256 word pieces). Loaded once per
+    (path, device, precision). Raises ``OSError`` naming a missing folder and ``StudentError``
+    for a malformed student folder."""
+    folder = Path(model_path)
+    if not folder.is_dir():
+        raise OSError(f"cross-encoder folder {folder} does not exist")
+    if (folder / STUDENT_FILE).is_file():
+        student = CrossEncoderStudent.load(folder, device=device, precision=precision)
+        model, max_len = student.model, student.max_seq_length
+    else:
+        model, max_len = _load_cross_encoder(folder, RERANKER_MAX_SEQ_LENGTH, device=device), RERANKER_MAX_SEQ_LENGTH
+
+    def score(pairs: list[tuple[str, str]]) -> np.ndarray:
+        return logits(model, pairs, max_len, precision=precision)
+
+    return score

@@ -20,6 +20,7 @@ from litnav.scorer.cross_encoder import (
     DEFAULT_NAME,
     CrossEncoderStudent,
     _load_cross_encoder,
+    autocast,
     default_base_model,
     pair_text,
 )
@@ -86,6 +87,8 @@ def train_cross_encoder(
     progress: bool = False,
     device: str = "cpu",
     trainable_layers: int | None = None,
+    passage: str = "evidence",
+    precision: str = "fp32",
 ) -> CrossEncoderStudent:
     """Fine-tune a cross-encoder student on ``rows``; deterministic given ``seed`` (CPU).
 
@@ -94,7 +97,10 @@ def train_cross_encoder(
     linear decay; batches shuffled by a seeded generator. ``device`` is the torch device to
     train on (deterministic on "cpu" only). ``trainable_layers`` k > 0 freezes the embeddings and
     all but the top k transformer layers (the classification head always trains), for short CPU
-    runs; None trains everything. Raises ``ValueError`` on empty rows or
+    runs; None trains everything. ``passage`` is what the model reads beside the checkpoint
+    (``scorer.cross_encoder.pair_text``: "evidence" chunks, or the "abstract" for a reranker of
+    title + abstract); ``precision`` "bf16" runs forward passes under bfloat16 autocast (about 2x
+    faster on CPUs with native bf16; weights and optimiser stay fp32). Raises ``ValueError`` on empty rows or
     one-class targets, ``OSError`` when ``base_model`` is missing."""
     import torch
     from tqdm import tqdm
@@ -113,7 +119,7 @@ def train_cross_encoder(
     seed_everything(seed)
     ce = _load_cross_encoder(base, max_seq_length, num_labels=1, device=device)
     items = [row_input(r) for r in rows]
-    pairs = [pair_text(it) for it in items]
+    pairs = [pair_text(it, passage) for it in items]
     model, tok = ce.model, ce.tokenizer
     if trainable_layers is not None:
         _freeze_below(model, trainable_layers)
@@ -133,7 +139,9 @@ def train_cross_encoder(
             b = order[i:i + batch_size]
             enc = tok([pairs[j][0] for j in b], [pairs[j][1] for j in b], padding=True, truncation=True,
                       max_length=max_seq_length, return_tensors="pt").to(model.device)
-            loss = loss_fn(model(**enc).logits[:, 0], torch.from_numpy(t[b]).to(model.device))
+            with autocast(device, precision):
+                out = model(**enc).logits[:, 0].float()
+            loss = loss_fn(out, torch.from_numpy(t[b]).to(model.device))
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -142,12 +150,13 @@ def train_cross_encoder(
             losses.append(float(loss.detach()))
             bar.update(1)
     bar.close()
-    student = CrossEncoderStudent(name=name, model=ce, max_seq_length=max_seq_length, relevance_model=None)
+    student = CrossEncoderStudent(name=name, model=ce, max_seq_length=max_seq_length, relevance_model=None,
+                                  passage=passage, precision=precision)
     p = student.predict_satisfaction(items)
     student.relevance_model = _relevance_head(rows, p, seed)
     student.training = {
         "kind": "cross-encoder", "seed": seed, "epochs": epochs, "batch_size": batch_size,
-        "learning_rate": learning_rate, "max_seq_length": max_seq_length, "trainable_layers": trainable_layers, "base_model": str(base), "n_rows": len(rows), "n_positive": int((t >= 0.5).sum()),
+        "learning_rate": learning_rate, "max_seq_length": max_seq_length, "trainable_layers": trainable_layers, "passage": passage, "precision": precision, "base_model": str(base), "n_rows": len(rows), "n_positive": int((t >= 0.5).sum()),
         "final_loss": round(float(np.mean(losses[-max(1, len(losses) // epochs):])), 6),
         "sources": sorted({r.source for r in rows}),
         "rows_sha256": hashlib.sha256("\n".join(r.dump_stable() for r in rows).encode()).hexdigest(),

@@ -25,8 +25,24 @@ AUC, accuracy at P = 0.5 beside the base rate (the accuracy of always answering 
 class), and per-query hit@1. ``--bench`` adds a judged suite: dev judgements train, held-out
 judgements are reported.
 
-The cross-encoder is about 90 MB, so it is saved to ``--out`` and used through
-``scorer.student = <that folder>`` (``scorer.device`` picks the torch device); it is not bundled.
+The cross-encoder is about 90 MB (``--delta``: only the tensors that differ from the bundled
+MiniLM, float16, ~11 MB with ``--trainable-layers 3``), so it is saved to ``--out`` and used
+through ``scorer.student = <that folder>`` (``scorer.device`` picks the torch device); it is not
+bundled. With ``--passage abstract`` it reads title + abstract instead of evidence chunks: a
+reranker for ``reranker.cross_encoder_path``. The reranker measured in README ("Distilling your
+own scorer") was trained with
+
+    flock /tmp/litnav-heavy.lock python -m litnav.training.cross_encoder_run \
+        --mined mined-acl.jsonl --scifact ../shared/data/scifact-train \
+        --bench bench/intents/acl-pre2016=../shared/data/corpora/acl_anthology_2022-05_papers.jsonl.gz \
+        --bench bench/intents/scifact=../shared/data/scifact-train/corpus.jsonl \
+        --engine cross-encoder --passage abstract --precision bf16 --max-len 256 --epochs 1 \
+        --batch-size 16 --lr 5e-5 --max-train-rows 16000 --trainable-layers 3 \
+        --encoder-backend openvino-bf16 --heldout-limit 1200 --out ce-rerank/ --report report.json
+
+after ``python -m litnav.training.mine --jsonl
+../shared/data/corpora/acl_2016-2022_with_abstracts_ccby4.jsonl.gz --papers 4000 --queries 1500
+--seed 7 --out mined-acl.jsonl``.
 """
 
 from __future__ import annotations
@@ -98,12 +114,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--heldout-limit", type=int, help="report on about this many rows per held-out set (whole queries)")
     ap.add_argument("--trainable-layers", type=int, help="train only the top k transformer layers (short CPU runs)")
     ap.add_argument("--report", type=Path, help="write the JSON report here too")
+    ap.add_argument("--delta", action="store_true", help="save only the cross-encoder's tensors that differ from the "
+                    "bundled MiniLM (float16; ~11 MB with --trainable-layers 3)")
     ap.add_argument("--max-len", type=int, default=128)
     ap.add_argument("--epochs", type=int, default=1)
     ap.add_argument("--batch-size", type=int, default=16)
     ap.add_argument("--lr", type=float, default=4e-5)
     ap.add_argument("--device", default="cpu")
+    ap.add_argument("--passage", choices=("evidence", "abstract"), default="evidence",
+                    help="what the cross-encoder reads beside the checkpoint: evidence chunks (a checkpoint "
+                    "scorer) or title + abstract (a reranker, reranker.cross_encoder_path)")
+    ap.add_argument("--precision", choices=("fp32", "bf16"), default="fp32",
+                    help="bf16: bfloat16 autocast for training and the reports (CPUs with native bf16)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--encoder-backend", default="torch",
+                    help="encoder of the rows' similarities and evidence (training.data.default_encoder)")
     ap.add_argument("--cache-dir", type=Path, default=Path(tempfile.gettempdir()) / "litnav-scorer-cache")
     args = ap.parse_args(argv)
 
@@ -114,13 +139,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.engine != "feature" and args.out is None:
         ap.error("--out is needed to keep the cross-encoder (or use --engine feature)")
 
+    from litnav.training.data import default_encoder
+
+    enc = default_encoder(backend=args.encoder_backend)
+    cache_dir = args.cache_dir if args.encoder_backend == "torch" else args.cache_dir / args.encoder_backend
     rng = random.Random(args.seed)
     train: list[TrainingRow] = [r for f in args.mined for r in read_rows(f)]
     heldout: dict[str, list[TrainingRow]] = {}
     meta: dict = {"mined": [str(f) for f in args.mined]}
     if args.scifact:
         sf = (list(read_rows(args.scifact_rows)) if args.scifact_rows
-              else list(from_scifact(args.scifact, cache_dir=args.cache_dir, seed=args.seed)))
+              else list(from_scifact(args.scifact, encoder=enc, cache_dir=cache_dir, seed=args.seed)))
         sf_train, sf_test = split_claims(sf, 0.2, 0)
         by_claim: dict[str, list[TrainingRow]] = {}
         for r in sf_train:
@@ -135,9 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         heldout[f"mined:{f.name}"] = list(read_rows(f))
     if args.bench:
         from litnav.training.bench_rows import judged_rows
-        from litnav.training.data import default_encoder
 
-        enc = default_encoder()
         for spec in args.bench:
             suite, _, source = spec.partition("=")
             train += judged_rows(Path(suite), "dev", [Path(source)], encoder=enc)
@@ -171,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
         engines["cross_encoder"] = train_cross_encoder(
             train, seed=args.seed, epochs=args.epochs, batch_size=args.batch_size, learning_rate=args.lr,
             max_seq_length=args.max_len, device=args.device, name="student:cross-encoder-mixed", metadata=dict(meta),
-            trainable_layers=args.trainable_layers)
+            trainable_layers=args.trainable_layers, passage=args.passage, precision=args.precision)
         report["cross_encoder_train_seconds"] = round(time.time() - t0, 1)
     for name, rows in heldout.items():
         items = [_row_input(r) for r in rows]
@@ -181,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     for key, out in (("feature_student_mixed", args.feature_out), ("cross_encoder", args.out)):
         if key in engines and out is not None:
             engines[key].training["heldout"] = {n: v[key] for n, v in report["heldout"].items()}
-            engines[key].save(out)
+            engines[key].save(out, **({"delta": args.delta} if key == "cross_encoder" else {}))
     text = json.dumps(report, indent=1)
     print(text)
     if args.report:

@@ -31,10 +31,11 @@ class TrainOutcome:
     heldout: dict[str, float] | None
 
 
-def save_student(student, out: str | Path) -> Path:
+def save_student(student, out: str | Path, *, delta: bool = False) -> Path:
     """Save where ``load_student`` finds it: a feature student to ``out`` when it ends in
-    ``.json`` (else ``out/student.json``); a cross-encoder student to the folder ``out``.
-    Returns the path to give ``load_student``/``scorer.student``."""
+    ``.json`` (else ``out/student.json``); a cross-encoder student to the folder ``out`` (only
+    its tensors that differ from the bundled MiniLM when ``delta``). Returns the path to give
+    ``load_student``/``scorer.student``."""
     out = Path(out)
     if isinstance(student, Student):
         target = out if out.suffix == ".json" else out / STUDENT_FILE
@@ -42,7 +43,7 @@ def save_student(student, out: str | Path) -> Path:
         return out
     if out.suffix == ".json":
         raise ValueError(f"{out}: a cross-encoder student is a folder; give a path without .json")
-    student.save(out)
+    student.save(out, delta=delta)
     return out
 
 
@@ -50,7 +51,7 @@ def train_rows(rows: list[TrainingRow], *, kind: str = "feature", seed: int = 0,
                metadata: dict | None = None, progress: bool = False, **cross_encoder: Any):
     """Train a student of ``kind`` (``KINDS``) on ``rows``; ``cross_encoder`` keywords go to
     ``training.cross_encoder.train_cross_encoder`` (epochs, batch_size, learning_rate,
-    max_seq_length, base_model). Raises ``ValueError`` for an unknown kind or unusable rows."""
+    max_seq_length, base_model, passage, precision, trainable_layers). Raises ``ValueError`` for an unknown kind or unusable rows."""
     if kind == "feature":
         from litnav.training.train import DEFAULT_NAME, train_student
 
@@ -64,7 +65,8 @@ def train_rows(rows: list[TrainingRow], *, kind: str = "feature", seed: int = 0,
 
 
 def train_file(data: str | Path, out: str | Path, *, kind: str = "feature", seed: int = 0, heldout: float = 0.2,
-               name: str | None = None, progress: bool = False, **cross_encoder: Any) -> TrainOutcome:
+               name: str | None = None, progress: bool = False, delta: bool = False,
+               **cross_encoder: Any) -> TrainOutcome:
     """Read ``data`` (JSONL rows), hold out ``heldout`` of the intents (seeded), train on the
     rest, measure agreement on the held-out part (None when it is empty), save to ``out``.
     Raises ``DataError`` (bad file), ``ValueError`` (no rows / one class / bad kind)."""
@@ -79,7 +81,7 @@ def train_file(data: str | Path, out: str | Path, *, kind: str = "feature", seed
     meta = {"data": str(data), "split": {"heldout": heldout, "seed": seed}}
     student = train_rows(train, kind=kind, seed=seed, name=name, metadata=meta, progress=progress, **cross_encoder)
     student.training["heldout_agreement"] = agreement(student, test) if test else None
-    path = save_student(student, out)
+    path = save_student(student, out, delta=delta)
     return TrainOutcome(student, path, len(train), len(test), student.training["heldout_agreement"])
 
 
