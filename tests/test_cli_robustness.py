@@ -123,3 +123,16 @@ def test_a_missing_student_file_is_a_clear_error():
 
     with pytest.raises(StudentError, match="no such student file"):
         load_student("/nonexistent/student.json")
+
+
+def test_a_missing_cross_encoder_folder_fails_before_the_search_with_its_setting(runner, tmp_path):
+    src = tmp_path / "p.jsonl.gz"
+    _write_gz(src, RECORDS)
+    corpus = tmp_path / "c"
+    res = runner.invoke(app, ["build", str(src), "--corpus", str(corpus), "--format", "jsonl",
+                              "--set", "corpus.abstract_embeddings=false"])
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(app, ["search", "dense retrieval", "--corpus", str(corpus),
+                              "--set", f"reranker.cross_encoder_path={tmp_path / 'nope'}"])
+    assert res.exit_code != 0 and "no such cross-encoder folder (reranker.cross_encoder_path)" in res.output
+    assert "Traceback" not in res.output

@@ -121,7 +121,7 @@ def test_reranker_uses_cached_logits_and_ranks_papers_without_text_last():
 def test_pair_scorer_names_a_missing_folder(tmp_path):
     from litnav.scorer.cross_encoder import pair_scorer
 
-    with pytest.raises(OSError, match="nope does not exist"):
+    with pytest.raises(StudentError, match="nope: no such cross-encoder folder"):
         pair_scorer(str(tmp_path / "nope"))
 
 

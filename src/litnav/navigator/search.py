@@ -77,7 +77,8 @@ def search(
     question when ``navigator.interactive`` is true (default: a terminal prompt); questions and
     answers land in ``session.clarifications``. Raises ``WorkflowError`` for an invalid
     workflow, ``ValueError`` for an empty intent, and ``LLMError`` when a configured LLM role
-    fails without an explicit fallback (``llm.fallback``).
+    fails without an explicit fallback (``llm.fallback``); ``StudentError`` (a ``ValueError``)
+    names a missing or malformed ``scorer.student`` or ``reranker.cross_encoder_path``.
     """
     from litnav.corpus.reader import opened
 
@@ -93,6 +94,10 @@ def _search(intent, corpus, settings, *, workflow, rounds, top_k, meter, progres
         settings = settings.model_copy(update={"corpus": settings.corpus.model_copy(update={"encoder_backend": backend})})
     student = (_cached_student(student_path(settings, corpus), settings.scorer.device)
                if settings.scorer.enabled else None)
+    if settings.reranker.cross_encoder_path:  # a bad folder fails here, before any retrieval
+        from litnav.scorer.cross_encoder import pair_scorer
+
+        pair_scorer(settings.reranker.cross_encoder_path, settings.scorer.device, settings.reranker.cross_encoder_precision)
     agents = _llm_agents(settings, meter, corpus=corpus, student=student, ask=ask, top_k=top_k, today=today)
     run = SearchRun(intent, corpus, settings, workflow=workflow, rounds=rounds, top_k=top_k, student=student,
                     web_fn=_web_fn(settings), progress=progress, today=today, **agents.hooks())

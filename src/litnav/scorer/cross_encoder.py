@@ -235,11 +235,11 @@ def pair_scorer(model_path: str, device: str = "cpu", precision: str = "fp32"
     """A function ``[(query, passage)] -> logits [n]`` from a cross-encoder folder: a student
     folder (``student.json`` + weights, its ``max_seq_length``) or a plain one-output
     sentence-transformers ``CrossEncoder`` folder (cut at 256 word pieces). Loaded once per
-    (path, device, precision). Raises ``OSError`` naming a missing folder and ``StudentError``
-    for a malformed student folder."""
+    (path, device, precision). Raises ``StudentError`` naming a missing folder or the file and
+    field of a malformed student folder."""
     folder = Path(model_path)
     if not folder.is_dir():
-        raise OSError(f"cross-encoder folder {folder} does not exist")
+        raise StudentError(f"{folder}: no such cross-encoder folder (reranker.cross_encoder_path)")
     if (folder / STUDENT_FILE).is_file():
         student = CrossEncoderStudent.load(folder, device=device, precision=precision)
         model, max_len = student.model, student.max_seq_length
