@@ -22,7 +22,7 @@ from litnav.core.records import Checklist, FoundBy, Round, ScoredPaper, Session,
 from litnav.core.settings import Settings
 from litnav.librarians import Pool, RunContext, ScoredPool, run_workflow, validate_workflow
 from litnav.librarians.operators import REGISTRY
-from litnav.navigator.planner import TAIL_OPS, plan_workflow
+from litnav.navigator.planner import TAIL_OPS, plan_workflow, whole_intent_checkpoint
 from litnav.navigator.reflect import ReflectionState, reflect
 from litnav.navigator.results import build_results
 from litnav.navigator.scoring import ScoringStage
@@ -196,12 +196,14 @@ class SearchRun:
                                relevance=relevance)
         rs = self.settings.reranker
         if head and rs.cross_encoder_path:
-            papers = self.corpus.papers([p.corpus_id for p in head[:rs.cross_encoder_top_n]])
+            whole = whole_intent_checkpoint(ctx.checklist) if ctx.checklist is not None else None
+            query = whole.text if whole is not None else self.intent
+            cache = self._ce_logits.setdefault(query, {})  # papers scored in an earlier round are not re-read
+            papers = self.corpus.papers([p.corpus_id for p in head[:rs.cross_encoder_top_n] if p.corpus_id not in cache])
             texts = {cid: f"{p.title}. {self.corpus.abstract(cid) or ''}" for cid, p in papers.items()}
-            query = _content_query(ctx.checklist, self.intent)
             score_pairs = pair_scorer(rs.cross_encoder_path, self.settings.scorer.device, rs.cross_encoder_precision)
             head = cross_encoder_rerank(query, head, texts, score_pairs, top_n=rs.cross_encoder_top_n,
-                                        weight=rs.cross_encoder_weight, cache=self._ce_logits.setdefault(query, {}))
+                                        weight=rs.cross_encoder_weight, cache=cache)
             self.engines["reranker"] = f"cross-encoder:{rs.cross_encoder_path}"
         if head and self.llm_reranker is not None:
             head = self.llm_reranker(self.intent, ctx.checklist, head, self.corpus)
@@ -342,13 +344,3 @@ def _order_label(settings: Settings, scored: bool, scorer_weight: float | None =
     if scorer_weight == 0:
         return "fused retrieval order, soft preferences re-weighting (reranker.combine, scorer weight 0)"
     return "rank fusion of fused and scorer order (reranker.combine)"
-
-
-def _content_query(checklist: Checklist | None, intent: str) -> str:
-    """The whole-intent checkpoint's text (the intent less its metadata and exclusion spans), else
-    the intent as typed."""
-    if checklist is not None:
-        for c in checklist.checkpoints:
-            if c.id == "c1" and c.kind != "metadata" and c.text.strip():
-                return c.text
-    return intent
