@@ -84,7 +84,7 @@ def test_bad_label_names_file_and_line(tmp_path):
         load_intents(folder)
 
 
-@pytest.mark.parametrize("suite", ["acl-pre2016", "scifact"])
+@pytest.mark.parametrize("suite", ["acl-pre2016", "scifact", "acl-2016"])
 def test_shipped_benchmark_loads_and_split_is_the_seeded_draw(suite):
     import importlib.util
 

@@ -162,3 +162,57 @@ def test_venue_kind_words_after_a_venue_list_are_not_topic_text(intent):
     terms = {t.lower() for c in checklist.checkpoints if c.kind != "metadata" for t in c.terms}
     assert terms == {"dialogue state tracking"}, terms
     assert any(c.predicate is not None and c.predicate.field == "venue" for c in checklist.checkpoints)
+
+
+ACL_RAW = "Proceedings of the 58th Annual Meeting of the Association for Computational Linguistics"
+SATELLITES = [f"{ACL_RAW}: System Demonstrations", f"{ACL_RAW}: Tutorial Abstracts",
+              f"{ACL_RAW}: Student Research Workshop",
+              "Proceedings of the 2021 Conference of the North American Chapter of the Association for "
+              "Computational Linguistics: Human Language Technologies: Industry Papers"]
+
+
+@pytest.mark.parametrize("intent", ["neural parsing in main ACL, EMNLP or NAACL",
+                                    "neural parsing in ACL, EMNLP or NAACL main track papers"])
+def test_main_keeps_the_main_tracks_only(intent):
+    (venue,) = [c.predicate for c in parse_intent(intent, venues=VOCAB).checkpoints
+                if c.predicate is not None and c.predicate.field == "venue"]
+    assert venue.main_track
+    main = Paper(corpus_id="m", title="t", venue="ACL", venue_raw=f"{ACL_RAW} (Volume 1: Long Papers)")
+    assert evaluate(venue, main)[0] is True
+    for raw in SATELLITES:
+        verdict, why = evaluate(venue, Paper(corpus_id="s", title="t", venue="ACL", venue_raw=raw))
+        assert verdict is False and "satellite track" in why
+    plain = MetadataPredicate(field="venue", values=venue.values)  # without "main" they count
+    assert all(evaluate(plain, Paper(corpus_id="s", title="t", venue="ACL", venue_raw=raw))[0] for raw in SATELLITES)
+
+
+def test_not_main_admits_satellite_tracks():
+    (venue,) = [c.predicate for c in parse_intent("neural parsing, not in main ACL", venues=VOCAB).checkpoints
+                if c.predicate is not None and c.predicate.field == "venue"]
+    assert venue.negate and venue.main_track
+    assert evaluate(venue, Paper(corpus_id="s", title="t", venue="ACL", venue_raw=SATELLITES[0]))[0] is True
+    assert evaluate(venue, Paper(corpus_id="m", title="t", venue="ACL", venue_raw=ACL_RAW))[0] is False
+
+
+HYTRA = {**VOCAB, "Proceedings of the Sixth Workshop on Hybrid Approaches to Translation (HyTra6)": 9,
+         "ICON": 30}
+
+
+@pytest.mark.parametrize("intent", [
+    "I need to detect sarcasm or irony in online comments and posts. What models and datasets exist?",
+    "what models exist for sarcasm detection",
+    "icon design for mobile interfaces",
+])
+def test_acronyms_that_are_english_words_name_no_venue_without_a_cue(intent):
+    # "WHAT" = the initials of "Workshop on Hybrid Approaches to Translation"
+    assert not [c for c in parse_intent(intent, venues=HYTRA).checkpoints if c.predicate is not None]
+
+
+@pytest.mark.parametrize("intent, spelling", [
+    ("hybrid machine translation papers at WHAT",
+     "Proceedings of the Sixth Workshop on Hybrid Approaches to Translation (HyTra6)"),
+    ("morphological analysers presented at ICON", "ICON"),
+])
+def test_acronyms_that_are_english_words_still_match_after_a_venue_cue(intent, spelling):
+    (venue,) = [c.predicate for c in parse_intent(intent, venues=HYTRA).checkpoints if c.predicate is not None]
+    assert spelling in venue.values

@@ -29,8 +29,10 @@ ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 SOURCES = {
     "acl-pre2016": ROOT / ".cache" / "bench" / "acl-pre2016.jsonl",
+    "acl-2016": ROOT / ".cache" / "bench" / "acl-2016.jsonl",
     "scifact": ROOT.parent / "shared" / "data" / "scifact-train" / "corpus.jsonl",
 }
+SUITES = tuple(SOURCES)
 LINE = re.compile(r"^(\S+)\t((?:\w+=[012]\s*)+)\t(.*)$")
 
 
@@ -152,7 +154,18 @@ def cmd_show(args) -> int:
 
 
 def cmd_add(args) -> int:
-    """Append the labels of a judgement file (see module doc) plus metadata labels from the record."""
+    """Append the labels of a judgement file (see module doc) plus metadata labels from the record.
+
+    Holds an exclusive lock on ``judgements.jsonl.lock`` while it reads and rewrites the file, so
+    judges adding labels at the same time never drop each other's lines."""
+    import fcntl
+
+    with (HERE / args.suite / "judgements.jsonl.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _add(args)
+
+
+def _add(args) -> int:
     from litnav.evaluation.benchmark import MetadataFilter
 
     intent = intents(args.suite)[args.qid]
@@ -211,7 +224,7 @@ def cmd_stats(args) -> int:
     from litnav.evaluation.benchmark import grade_from_labels
 
     split = json.loads((HERE / "split.json").read_text())
-    for suite in ("acl-pre2016", "scifact"):
+    for suite in SUITES:
         its = intents(suite)
         judged = _judged(suite)
         pool = _read_jsonl(HERE / suite / "pool.jsonl")

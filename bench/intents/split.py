@@ -18,7 +18,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 SEED = 20261201
 HELDOUT_FRACTION = 1 / 3
-SUITES = ("acl-pre2016", "scifact")
+SUITES = ("acl-pre2016", "scifact", "acl-2016")
 
 
 def draw(seed: int = SEED) -> dict:

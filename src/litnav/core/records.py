@@ -29,7 +29,10 @@ class MetadataPredicate(_Record):
     - ``venue``: ``values`` are normalised venue names from the corpus vocabulary.
     - ``publication_type``: ``values`` such as ``"survey"``, ``"empirical"``.
     - ``author``: ``values`` are author names (matched case-insensitively on surname).
-    ``negate`` inverts the test ("not surveys", "excluding ACL").
+    ``negate`` inverts the test ("not surveys", "excluding ACL"). ``main_track`` (venue only:
+    "main ACL, EMNLP or NAACL") makes a paper of a satellite track of a matching venue fail: a
+    raw venue naming system demonstrations, tutorials, a student research workshop, an industry
+    track, Findings, shared tasks or a workshop (``corpus.predicates.SATELLITE_TRACK``).
     """
 
     field: MetadataField
@@ -37,6 +40,7 @@ class MetadataPredicate(_Record):
     start: date | None = None
     end: date | None = None
     negate: bool = False
+    main_track: bool = False
 
 
 class Checkpoint(_Record):

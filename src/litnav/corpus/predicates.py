@@ -121,7 +121,21 @@ GENERIC_VENUES = frozenset({"ws", "workshop", "workshops"})
 """Normalised venues that name a kind of venue, not one venue: their raw string is searched."""
 
 
+SATELLITE_TRACK = re.compile(
+    r"\b(?:system\s+)?demonstrations?\b|\bdemos?\b|\btutorials?\b|\bstudent\s+research\s+workshop\b"
+    r"|\bindustry\b|\bfindings\b|\bshared\s+tasks?\b|\bworkshops?\b", re.IGNORECASE)
+"""A raw venue string of a satellite track rather than the main conference ("Proceedings of the
+58th Annual Meeting of the ACL: System Demonstrations")."""
+
+
 def _venue(p: MetadataPredicate, paper: Paper) -> tuple[bool | None, str]:
+    ok, why = _venue_name(p, paper)
+    if ok and p.main_track and paper.venue_raw and (m := SATELLITE_TRACK.search(paper.venue_raw)):
+        return False, f"venue {paper.venue_raw!r} is a satellite track ({m.group(0)}), not the main conference"
+    return ok, why
+
+
+def _venue_name(p: MetadataPredicate, paper: Paper) -> tuple[bool | None, str]:
     if not paper.venue and not paper.venue_raw:
         return None, "venue unknown"
     # the raw string is searched only when the venue was not normalised to a specific name: a

@@ -12,7 +12,8 @@ def _predicate(p: MetadataPredicate) -> str:
         lo = p.start.isoformat() if p.start else "..."
         hi = p.end.isoformat() if p.end else "..."
         return f"{neg}year {lo} .. {hi}"
-    return f"{neg}{p.field} in [{shown_values(p.values)}]"
+    main = "main track, " if p.main_track else ""
+    return f"{neg}{p.field} in [{main}{shown_values(p.values)}]"
 
 
 def describe_checkpoint(cp: Checkpoint) -> str:

@@ -115,12 +115,14 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
             missing = list(dict.fromkeys(x for v in vs for x in v.missing))
             named = values if len(values) <= MAX_SPELLINGS_SHOWN else [
                 *dict.fromkeys(e.name for v in vs for e in v.entries)]
-            say = ("Not published in " if negated else "Published in ") + " or ".join(named)
+            main = any(v.main for v in vs)
+            say = ("Not published in " if negated else "Published in ") + ("the main track of " if main else "") + " or ".join(named)
             if named is not values:
                 say += f" ({len(values)} venue spellings of the corpus)"
             if missing:
                 say += f" (not in the corpus venue list: {', '.join(missing)})"
-            metadata.append((vs[0].position, _meta(say, MetadataPredicate(field="venue", values=values, negate=negated))))
+            metadata.append((vs[0].position, _meta(say, MetadataPredicate(field="venue", values=values, negate=negated,
+                                                                                      main_track=main))))
         ts = [t for t in types if t.negated == negated]
         if ts:
             values = list(dict.fromkeys(x for t in ts for x in t.values))

@@ -11,8 +11,9 @@ is kept and the mention is flagged as not found.
 Venues come from the data: every spelling of the vocabulary is a venue name of its own, and
 acronyms derived from it (``derived_acronyms``: a parenthesised acronym such as "(RANLP 2021)",
 or the initials of the capitalised words, "Global WordNet Conference" -> "GWC") match it too.
-"main" before a venue list ("main ACL, EMNLP or NAACL") is consumed with it (the main venues are
-what their names already select; Findings are a venue of their own). A venue-like phrase that
+"main" before a venue list ("main ACL, EMNLP or NAACL") is consumed with it and keeps the main
+tracks only: Findings, demonstrations, tutorials, student research workshops, industry tracks,
+shared tasks and workshops of those venues fail (``MetadataPredicate.main_track``). A venue-like phrase that
 matches nothing ("presented at the Foo Bar Workshop", "at IWSLT" in a corpus without IWSLT) is
 consumed and returned as a mention whose ``missing`` lists it (``unrecognised`` true), so the
 plan reports it instead of turning it into topic text.
@@ -53,7 +54,8 @@ class VenueEntry:
 
 @dataclass
 class VenueMention:
-    """A venue list in the intent ("in ACL or EMNLP"): its entries, negation, offset, phrase."""
+    """A venue list in the intent ("in ACL or EMNLP"): its entries, negation, offset, phrase;
+    ``main`` when "main" precedes the list (main tracks only: ``MetadataPredicate.main_track``)."""
 
     entries: list[VenueEntry]
     negated: bool
@@ -62,6 +64,7 @@ class VenueMention:
     values: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     unrecognised: bool = False
+    main: bool = False
 
 
 def _norm(s: str) -> str:
@@ -185,7 +188,10 @@ def _matcher(vocab_key: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[st
 
     ``lookup`` maps a lower-cased, space-collapsed alias to ``(entry, strict)``. Vocabulary
     spellings not in the table become entries of their own: acronyms ("SemEval", "WMT")
-    match in any case, other spellings only strictly."""
+    match in any case, other spellings only strictly. A derived or vocabulary acronym that is an
+    English word ("WHAT", the initials of "Workshop on Hybrid Approaches to Translation"; "ICON")
+    is strict too: its own case, and only after a venue cue, so "What models exist?" names no
+    venue while "presented at ICON" still does."""
     spelled: dict[str, tuple[VenueEntry, bool, str]] = {}
     for entry in load_table():
         for a in (entry.name, *entry.aliases):
@@ -199,16 +205,16 @@ def _matcher(vocab_key: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[st
             derived.setdefault(acronym, []).append(v)
         if v.lower() in spelled or len(v) < 2 or len(v) > 80 or len(v.split()) > 8:
             continue
-        strict = not (_ACRONYM.fullmatch(v) and len(v) >= 3)
+        strict = not (_ACRONYM.fullmatch(v) and len(v) >= 3) or english_word(v)
         spelled[v.lower()] = (VenueEntry(v), strict, v)
     for acronym, spellings in derived.items():
         if acronym.lower() not in spelled:  # the table's and the vocabulary's own names win
-            spelled[acronym.lower()] = (VenueEntry(acronym, tuple(spellings)), len(acronym) < 3, acronym)
+            spelled[acronym.lower()] = (VenueEntry(acronym, tuple(spellings)), len(acronym) < 3 or english_word(acronym), acronym)
     upper_only: set[str] = set()
     for forms, strict in ((run_acronyms, False), (partial_acronyms, True)):
         for form, spellings in _forms(vocab_key, forms).items():
             if form.lower() not in spelled:
-                spelled[form.lower()] = (VenueEntry(form, tuple(spellings)), strict, form)
+                spelled[form.lower()] = (VenueEntry(form, tuple(spellings)), strict or english_word(form), form)
                 if forms is run_acronyms:
                     upper_only.add(form.lower())
     parts = []
@@ -220,7 +226,7 @@ def _matcher(vocab_key: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[st
     item = r"(?<![\w-])(?:" + "|".join(parts) + r")(?![\w])(?!-\d)"
     cue = (r"(?P<cue>(?i:(?:\b(?:published|appearing|appeared|presented|accepted|papers?|articles?|work)\s+)?"
            r"(?:\b(?:in|at|from|to)\s+)(?:the\s+)?(?:(?:proceedings|journal)\s+(?:of\s+)?)?))?")
-    suffix = r"(?i:\s+(?:proceedings|papers|journals?|venues|(?:main\s+)?(?:conferences?|tracks?))\b)?"
+    suffix = r"(?P<suffix>(?i:\s+(?:proceedings|papers|journals?|venues|(?:main\s+)?(?:conferences?|tracks?))\b))?"
     main = r"(?P<main>(?i:\bmain\s+(?:conferences?\s+(?:of\s+)?)?))?"
     mention = re.compile(cue + main + r"(?P<list>" + list_pattern(item) + r")" + suffix)
     lookup = {k: (e, s) for k, (e, s, _o) in spelled.items()}
@@ -249,7 +255,8 @@ def extract_venues(ws: Workspace, vocab: dict[str, int] | None) -> list[VenueMen
             continue
         ws.consume(cue_start, m.end())
         entries = list(dict.fromkeys(e for e, _s in items))
-        table.append(VenueMention(entries, negated, cue_start, ws.original[cue_start:m.end()].strip()))
+        table.append(VenueMention(entries, negated, cue_start, ws.original[cue_start:m.end()].strip(),
+                                  main=bool(m.group("main")) or "main" in (m.group("suffix") or "").lower()))
     for mention in table:
         _resolve(mention, vocab)
     found += table
