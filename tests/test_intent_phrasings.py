@@ -264,3 +264,15 @@ def test_claim(intent: str, expected: dict) -> None:
 def test_search_phrasing_negation_and_acronyms(intent: str, expected: dict) -> None:
     check(intent, expected)
 
+
+
+@pytest.mark.parametrize("intent", [
+    "Surveys of approaches to machine translation for low-resource languages",
+    "Overviews of approaches to dependency parsing",
+])
+def test_a_plural_noun_after_a_preposition_is_not_a_claim_verb(intent):
+    # "approaches" after "of" is a noun: the intent asks for surveys, it does not claim that
+    # "surveys of X approach Y", so it keeps its survey preference (it was read as a claim before)
+    checklist = parse_intent(intent, today=TODAY)
+    assert summary(checklist).get("publication_type") == [(["survey"], False)]
+    assert not checklist.checkpoints[0].text.lower().startswith(("surveys", "overviews"))

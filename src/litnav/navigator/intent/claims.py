@@ -39,6 +39,8 @@ from litnav.navigator.intent.grammar import (  # noqa: F401  (AUXILIARIES, is_ac
 )
 
 _DETERMINER_BEFORE = re.compile(r"\b(?:the|a|an|this|these|those|its|their|our|his|her)\s+$", re.I)
+_PREPOSITION_BEFORE = re.compile(r"\b(?:of|in|for|with|on|at|by|from|about|into|onto|over|under|between|among"
+                                 r"|across|through|via|without|within|towards?)\s+$", re.I)
 
 
 def _verbs(text: str) -> Iterator[tuple[int, int, str]]:
@@ -80,7 +82,8 @@ class _Verb:
 
 def main_verb(text: str) -> _Verb | None:
     """The first finite verb of ``text`` that can head a main clause (see module doc), or None:
-    not the first word, not right after a relative/infinitive marker or a determiner; a form that
+    not the first word, not right after a relative/infinitive marker or a determiner, nor an "-s"
+    form that is also a plural noun right after a preposition ("of approaches to"); a form that
     is also a noun ("results", "models") only when no preposition, conjunction or clause end
     follows it; an auxiliary not before a number ("is 5")."""
     for start, end, cls in _verbs(text):
@@ -89,6 +92,8 @@ def main_verb(text: str) -> _Verb | None:
             continue
         if _DETERMINER_BEFORE.search(before):
             continue
+        if cls == "ambiguous" and _PREPOSITION_BEFORE.search(before) and "VBZ" in finite_tags(text[start:end].lower()):
+            continue  # "surveys of approaches to ...": a plural noun after a preposition, not the verb
         after = text[end:]
         if cls == "aux" and re.match(r"\s+\d", after):
             continue
