@@ -3,6 +3,8 @@ external-id form that every layer shares (they used to have copies that disagree
 
 from datetime import date
 
+import pytest
+
 from litnav.core.ids import find_external_id, normalise_external_id
 from litnav.core.records import MetadataPredicate
 from litnav.core.text import normalise_title, sentence_at, sentence_spans, split_sentences, stop_words, surname
@@ -115,3 +117,23 @@ def test_terms_keep_words_of_any_script_whole():
     assert "straße" in stems("Straße")
     scores = passage_scores(["深度学习 模型", "unrelated text"], ["深度学习"])
     assert scores[0, 0] > 0 and scores[1, 0] == 0  # a CJK query still pre-selects its chunk
+
+
+@pytest.mark.parametrize("title", [
+    "SemEval-2017 Task 4: Sentiment Analysis in Twitter",
+    "The CoNLL-2012 Shared Task: Modeling Multilingual Unrestricted Coreference in OntoNotes",
+    "Findings of the LoResMT 2020 Shared Task on Zero-Shot for Low-Resource languages",
+    "Findings of the 2019 Conference on Machine Translation (WMT19)",
+])
+def test_shared_task_overviews_are_overviews(title):
+    assert looks_like_review(title)
+    assert evaluate(MetadataPredicate(field="publication_type", values=["overview"]), _paper(title))[0] is True
+
+
+@pytest.mark.parametrize("title", [
+    "TeamX at SemEval-2017 Task 4: Deep LSTM with Attention for Message-level Sentiment",
+    "BSNLP2019 Shared Task Submission: Multisource Neural NER Transfer",
+    "Findings of the Association for Computational Linguistics",
+])
+def test_a_participants_system_paper_is_not_an_overview(title):
+    assert not looks_like_review(title)

@@ -66,15 +66,32 @@ _REVIEW = re.compile(
 )
 
 
+_TASK_OVERVIEW = re.compile(
+    "|".join(f"(?:{p})" for p in [
+        r"^\s*(the\s+)?[A-Za-z]+[- ]?(19|20)?\d{2}\s+(shared\s+)?task\s*\d*[A-Za-z]?\s*:",
+        r"^\s*(the\s+)?[A-Za-z][\w-]*[- ]?(19|20)\d{2}\s+shared\s+task\b(?!\s+(submission|system|participation|entry))",
+        r"^\s*findings\s+of\s+the\b.*\b(shared\s+tasks?|evaluation\s+campaign|conference\s+on\s+machine\s+translation)\b",
+    ]),
+    re.IGNORECASE,
+)
+"""Titles of shared-task overview papers, written by a task's organisers: "SemEval-2017 Task 4:
+Sentiment Analysis in Twitter", "The CoNLL-2012 Shared Task ...", "Findings of the LoResMT 2020
+Shared Task ..."; a participant's title names its team first ("TeamX at SemEval-2017 Task 4: ...")."""
+
+
 def review_cue(title: str | None) -> str | None:
     """The words of ``title`` that mark it as a survey/review/overview paper, or None.
 
     Matches e.g. "A Survey of ...", "... : A Review", "Overview of the ... Shared Task",
-    "Systematic review ..."; not "survey" or "review" used otherwise ("Using survey data to
-    estimate migration flows", "Peer review bias in NLP conferences").
+    "Systematic review ...", and the titles of shared-task overviews (:data:`_TASK_OVERVIEW`);
+    not "survey" or "review" used otherwise ("Using survey data to estimate migration flows",
+    "Peer review bias in NLP conferences"), nor a participant's system paper.
     """
     if not title:
         return None
+    m = _TASK_OVERVIEW.search(title)
+    if m:
+        return m.group(0).strip(" :")
     lower = title.lower()
     # every pattern needs one of these words: a substring test skips the regex for most titles
     if "survey" not in lower and "review" not in lower and "overview" not in lower:
