@@ -216,3 +216,34 @@ def test_acronyms_that_are_english_words_name_no_venue_without_a_cue(intent):
 def test_acronyms_that_are_english_words_still_match_after_a_venue_cue(intent, spelling):
     (venue,) = [c.predicate for c in parse_intent(intent, venues=HYTRA).checkpoints if c.predicate is not None]
     assert spelling in venue.values
+
+
+BALTO = {**VOCAB, "Proceedings of the 8th Workshop on Balto-Slavic Natural Language Processing": 12}
+
+
+@pytest.mark.parametrize("intent", [
+    "clinical NLP for radiology reports",          # "NLP": initials of a run inside a workshop's name
+    "interactive workshop exercises for teaching parsing",
+    "nips and tucks: predicting plastic surgery outcomes",
+])
+def test_field_terms_and_words_that_name_venues_need_a_venue_cue(intent):
+    assert not [c for c in parse_intent(intent, venues=BALTO).checkpoints if c.predicate is not None]
+
+
+@pytest.mark.parametrize("intent, negate", [("parsing, excluding workshops", True),
+                                            ("named entity recognition presented at NLP workshops", False)])
+def test_cued_venue_words_still_count(intent, negate):
+    (venue,) = [c.predicate for c in parse_intent(intent, venues=BALTO).checkpoints if c.predicate is not None]
+    assert venue.field == "venue" and venue.negate is negate
+
+
+IWSLT = {"Proceedings of the 19th International Conference on Spoken Language Translation (IWSLT 2022)": 35,
+         "Proceedings of the 16th International Conference on Spoken Language Translation": 33,
+         "Proceedings of the 13th International Conference on Spoken Language Translation": 26,
+         "Proceedings of the Workshop on Speech Translation": 4}
+
+
+def test_an_acronym_reaches_every_edition_of_its_venue():
+    (venue,) = [c.predicate for c in parse_intent("punctuation prediction presented at IWSLT", venues=IWSLT).checkpoints
+                if c.predicate is not None]
+    assert set(venue.values) == set(IWSLT) - {"Proceedings of the Workshop on Speech Translation"}

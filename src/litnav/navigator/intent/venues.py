@@ -186,21 +186,33 @@ def _forms(vocab_key: tuple[str, ...], derive) -> dict[str, list[str]]:
 def _matcher(vocab_key: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str], dict[str, tuple[VenueEntry, bool]]]:
     """Compile (mention regex, item regex, lookup) for the table plus vocabulary spellings.
 
-    ``lookup`` maps a lower-cased, space-collapsed alias to ``(entry, strict)``. Vocabulary
-    spellings not in the table become entries of their own: acronyms ("SemEval", "WMT")
-    match in any case, other spellings only strictly. A derived or vocabulary acronym that is an
-    English word ("WHAT", the initials of "Workshop on Hybrid Approaches to Translation"; "ICON")
-    is strict too: its own case, and only after a venue cue, so "What models exist?" names no
-    venue while "presented at ICON" still does."""
+    ``lookup`` maps a lower-cased, space-collapsed alias to ``(entry, strict)``; a strict alias
+    matches in its own case and counts only after a venue cue ("published in", "at"), before a
+    venue word ("... proceedings", "... papers"), or in a list beside a non-strict one.
+    Vocabulary spellings not in the table become entries of their own: acronyms ("SemEval",
+    "WMT") and the acronyms a venue states in parentheses ("(RANLP 2021)") match in any case,
+    other spellings only strictly. Strict too: acronyms made from a venue's words (initials,
+    "Global WordNet Conference" -> "GWC"; runs of capitalised words, "... Balto-Slavic Natural
+    Language Processing" -> "NLP", which is also the field's name), and any alias that is an
+    English word ("WHAT", the initials of "Workshop on Hybrid Approaches to Translation";
+    "ICON"; the table's "workshop", "Lancet", "NIPS": these in any case). So "clinical NLP for radiology reports"
+    and "What models exist?" name no venue while "presented at GWC" still does."""
     spelled: dict[str, tuple[VenueEntry, bool, str]] = {}
+    any_case: set[str] = set()  # the table's aliases that are English words: a cue, but any case
     for entry in load_table():
         for a in (entry.name, *entry.aliases):
-            spelled.setdefault(a.lower(), (entry, False, a))
+            word = " " not in a and english_word(a)
+            if a.lower() not in spelled and word:
+                any_case.add(a.lower())
+            spelled.setdefault(a.lower(), (entry, word, a))
     for entry in load_table():
         for a in entry.strict:
             spelled[a.lower()] = (entry, True, a)
+            any_case.discard(a.lower())
     derived: dict[str, list[str]] = {}
+    stated: set[str] = set()  # acronyms a spelling states in parentheses, not made from its words
     for v in vocab_key:
+        stated.update(m.group(1) for m in _PAREN_ACRONYM.finditer(v))
         for acronym in derived_acronyms(v):
             derived.setdefault(acronym, []).append(v)
         if v.lower() in spelled or len(v) < 2 or len(v) > 80 or len(v.split()) > 8:
@@ -209,9 +221,10 @@ def _matcher(vocab_key: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[st
         spelled[v.lower()] = (VenueEntry(v), strict, v)
     for acronym, spellings in derived.items():
         if acronym.lower() not in spelled:  # the table's and the vocabulary's own names win
-            spelled[acronym.lower()] = (VenueEntry(acronym, tuple(spellings)), len(acronym) < 3 or english_word(acronym), acronym)
+            strict = acronym not in stated or len(acronym) < 3 or english_word(acronym)
+            spelled[acronym.lower()] = (VenueEntry(acronym, tuple(spellings)), strict, acronym)
     upper_only: set[str] = set()
-    for forms, strict in ((run_acronyms, False), (partial_acronyms, True)):
+    for forms, strict in ((run_acronyms, True), (partial_acronyms, True)):
         for form, spellings in _forms(vocab_key, forms).items():
             if form.lower() not in spelled:
                 spelled[form.lower()] = (VenueEntry(form, tuple(spellings)), strict or english_word(form), form)
@@ -220,7 +233,7 @@ def _matcher(vocab_key: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[st
     parts = []
     for alias in sorted(spelled, key=len, reverse=True):
         _entry, strict, original = spelled[alias]
-        exact_case = (strict or alias in upper_only
+        exact_case = ((strict and alias not in any_case) or alias in upper_only
                       or (_MIXED_CASE.fullmatch(original) is not None and english_word(original)))
         parts.append(_alias_re(original) if exact_case else f"(?i:{_alias_re(original)})")
     item = r"(?<![\w-])(?:" + "|".join(parts) + r")(?![\w])(?!-\d)"
@@ -240,6 +253,11 @@ def _vocab_tuple(vocab: dict[str, int] | None) -> tuple[str, ...]:
     return tuple(ranked[:_MAX_VOCAB_ALIASES])
 
 
+_AFTER_VENUE = re.compile(re.escape(BOUNDARY) + r" *(?:,\s*|\s+)(?:(?:or|and|nor)\s+)?(?:(?:in|at)\s+)?$")
+"""The text before a venue list that continues a venue mention already consumed ("at MT Summit |
+or AMTA"): the list shares that mention's cue."""
+
+
 def extract_venues(ws: Workspace, vocab: dict[str, int] | None) -> list[VenueMention]:
     """Find venue lists in ``ws``, consume them with their cue words ("published in", "not
     at") and map each to ``vocab`` (see module doc). A list made only of strict aliases
@@ -250,7 +268,8 @@ def extract_venues(ws: Workspace, vocab: dict[str, int] | None) -> list[VenueMen
     for m in list(mention_re.finditer(ws.text)):
         items = [lookup[re.sub(r"\s+", " ", im.group(0)).lower()] for im in item_re.finditer(m.group("list"))]
         negated, only, cue_start = ws.cue_before(m.start())
-        cued = bool((m.group("cue") or "").strip()) or negated or only
+        listed_on = _AFTER_VENUE.search(ws.text[:m.start()]) is not None  # "at MT Summit or AMTA"
+        cued = bool((m.group("cue") or "").strip() or m.group("suffix")) or negated or only or listed_on
         if not items or (all(strict for _e, strict in items) and not cued):
             continue
         ws.consume(cue_start, m.end())
@@ -275,7 +294,31 @@ def _resolve(mention: VenueMention, vocab: dict[str, int] | None) -> None:
             if vocab is not None:
                 mention.missing.append(entry.name)
         values.extend(h for h in hits if h not in values)
-    mention.values = values
+    mention.values = with_editions(values, vocab)
+
+
+_PARENTHESISED = re.compile(r"\([^)]*\)")
+_EDITION = re.compile(r"\b(?:\d+(?:st|nd|rd|th)?|[ivxlc]{2,}|first|second|third|fourth|fifth|sixth|"
+                      r"seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|"
+                      r"seventeenth|eighteenth|nineteenth|twentieth)\b")
+
+
+def edition_key(spelling: str) -> str:
+    """A venue spelling without its edition: ordinals, years, roman numerals and parenthesised
+    parts removed ("Proceedings of the 13th International Conference on Spoken Language
+    Translation" and "... 18th ... (IWSLT 2021)" share one key)."""
+    return " ".join(_EDITION.sub(" ", _norm(_PARENTHESISED.sub(" ", spelling))).split())
+
+
+def with_editions(values: list[str], vocab: dict[str, int] | None) -> list[str]:
+    """``values`` plus every vocabulary spelling of another edition of the same venue (same
+    :func:`edition_key`, of at least five words, so "Proceedings of the Workshop" links nothing),
+    most papers first after the given ones."""
+    if not vocab or not values:
+        return values
+    keys = {k for k in map(edition_key, values) if len(k.split()) >= 5}
+    more = sorted((v for v in vocab if v not in values and edition_key(v) in keys), key=lambda v: -int(vocab.get(v) or 0))
+    return [*values, *more]
 
 
 def map_to_vocabulary(entry: VenueEntry, vocab: dict[str, int]) -> list[str]:
@@ -338,7 +381,7 @@ def _named_venues(ws: Workspace, vocab: dict[str, int] | None) -> list[VenueMent
         if not hits and vocab:  # a short form the vocabulary answers to ("MT Summit")
             known = _matcher(_vocab_tuple(vocab))[2].get(re.sub(r"\s+", " ", m.group("name").strip()).lower())
             hits = map_to_vocabulary(known[0], vocab) if known else []
-        out.append(_mention(ws, m, hits, unrecognised=not hits))
+        out.append(_mention(ws, m, with_editions(hits, vocab), unrecognised=not hits))
     return out
 
 
