@@ -37,8 +37,11 @@ from litnav.navigator.intent.grammar import (  # noqa: F401  (AUXILIARIES, is_ac
     lexicon_verb,
     verb_class,
 )
+from litnav.navigator.intent.text import title_cased
 
 _DETERMINER_BEFORE = re.compile(r"\b(?:the|a|an|this|these|those|its|their|our|his|her)\s+$", re.I)
+_PREPOSITIONS = frozenset("of in for with on at by from about into onto over under between among across through via "
+                          "without within toward towards".split())
 _PREPOSITION_BEFORE = re.compile(r"\b(?:of|in|for|with|on|at|by|from|about|into|onto|over|under|between|among"
                                  r"|across|through|via|without|within|towards?)\s+$", re.I)
 
@@ -62,7 +65,9 @@ _FRAMING = re.compile(
     r"|get\s+me|list|retrieve|recommend|suggest|looking\s+for|searching\s+for|i\s+(?:want|need|would\s+like"
     r"|'d\s+like|am\s+looking|'m\s+looking)|what|which|how|why|when|where|who|are\s+there|is\s+there)\b"
     r"|,\s*(?:not|no|excluding|except|other\s+than|rather\s+than|but\s+not|without|only|since|from|between"
-    r"|before|after|until|published|in\s+the\s+(?:last|past)|(?:19|20)\d\d)\b",
+    r"|before|after|until|published|in\s+the\s+(?:last|past)|(?:19|20)\d\d)\b"
+    r"|^\W*only\b"
+    r"|\b(?:since|after|before|until|between)\s+(?:19|20)\d\d\b(?!\s*[,.]?\s*\w+\s+(?:have|has|had|was|were)\b)[^.]*$",
     re.I)
 class _Verb:
     """A main-verb match: ``start()``, ``end()`` and ``group("v")`` like a regex match."""
@@ -82,16 +87,21 @@ class _Verb:
 
 def main_verb(text: str) -> _Verb | None:
     """The first finite verb of ``text`` that can head a main clause (see module doc), or None:
-    not the first word, not right after a relative/infinitive marker or a determiner, nor an "-s"
+    not the first word, not a preposition or a capitalised name, not right after a
+    relative/infinitive marker or a determiner, nor an "-s"
     form that is also a plural noun right after a preposition ("of approaches to"); a form that
     is also a noun ("results", "models") only when no preposition, conjunction or clause end
     follows it; an auxiliary not before a number ("is 5")."""
+    names_capitalised = not title_cased(text)  # in a pasted title every word is capitalised
     for start, end, cls in _verbs(text):
         before = text[:start]
         if start == 0 or not re.search(r"\w", before) or _CLAUSE_MARK.search(before):
             continue
         if _DETERMINER_BEFORE.search(before):
             continue
+        word = text[start:end]
+        if word.lower() in _PREPOSITIONS or (names_capitalised and word[0].isupper()):
+            continue  # "over" is not a verb here; a capitalised word inside the text is a name ("... Abuse and Harms")
         if cls == "ambiguous" and _PREPOSITION_BEFORE.search(before) and "VBZ" in finite_tags(text[start:end].lower()):
             continue  # "surveys of approaches to ...": a plural noun after a preposition, not the verb
         after = text[end:]

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
-from litnav.navigator.intent.text import Workspace
+from litnav.navigator.intent.text import BOUNDARY, Workspace
 
 RECENT_YEARS = 3
 RECENT_WEIGHT = 0.5
@@ -51,6 +51,8 @@ DG = rf"(?<![\w.])(?<![A-Za-z]-)(?:{_DATE_BODY}){_END_GUARD}"
 _NUM = r"(?:\d{1,2}|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + ")"
 _PUB = r"(?:\b(?:published|appeared|appearing|released|written|dated|papers?|articles?|work)\s+)?"
 _IN = r"(?:\b(?:in|during|within|over|of|for)\s+)?(?:the\s+)?(?:(?:years?|period)\s+)?"
+_ONWARDS = r"(?:onwards?\b|on\b(?=\s*(?:$|[,.;:)?!])))"
+"""'2019 on' means 'from 2019 onwards' only where the clause ends: '2019 on dialogue' is a topic."""
 
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("range", re.compile(
@@ -60,9 +62,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("start", re.compile(
         rf"\b{_PUB}(?P<op>since|starting(?:\s+(?:in|from))?|beginning(?:\s+(?:in|from))?|after|post-?"
         rf"|later\s+than|newer\s+than|no\s+earlier\s+than|not\s+before)\s*(?P<a>{D})"
-        rf"(?:\s+(?:on(?:wards?)?\b|and\s+(?:later|after|beyond|newer)\b|or\s+(?:later|newer|after)\b))?", re.I)),
+        rf"(?:\s+(?:{_ONWARDS}|and\s+(?:later|after|beyond|newer)\b|or\s+(?:later|newer|after)\b))?", re.I)),
     ("start", re.compile(
-        rf"{_PUB}(?:\b(?:from|in)\s+)?(?P<a>{DG})(?:\s+(?:on(?:wards?)?\b|and\s+(?:later|after|beyond|newer)\b"
+        rf"{_PUB}(?:\b(?:from|in)\s+)?(?P<a>{DG})(?:\s+(?:{_ONWARDS}|and\s+(?:later|after|beyond|newer)\b"
         rf"|or\s+(?:later|newer|after)\b)|\+)", re.I)),
     ("end", re.compile(
         rf"\b{_PUB}(?P<op>before|pre-?|prior\s+to|earlier\s+than|older\s+than|no\s+later\s+than|not\s+after"
@@ -184,6 +186,24 @@ _EXPLICIT_KINDS = {"range", "start", "end"}
 _PUB_CUE = re.compile(r"\s*(?:published|appeared|appearing|released|written|dated|papers?|articles?|work)\b", re.I)
 
 
+_LIST_GAP = re.compile(re.escape(BOUNDARY) + r" *(?:,\s*|\s+)(?:(?:and|or|nor)\s+)?(?:(?:in|of)\s+)?$")
+_NAMED_AFTER = re.compile(r"\s+(?:[A-Z][\w-]*|(?:data(?:sets?)?|task|track|corpus|benchmark|challenge|test\s+sets?"
+                          r"|shared\s+task|competition|edition)\b)")
+
+
+def _names_something(text: str, m: re.Match[str]) -> bool:
+    """A bare year that is part of a name, not a publication date: inside parentheses (a
+    citation, "(Vaswani et al., 2017)", "ELMo (2018)"), after "the" before a noun ("the 2016 US
+    presidential election", "the 2008 financial crisis"), or before a capitalised word or a
+    dataset word ("WMT 2014 English-German", "TREC 2019 Deep Learning track", "SemEval 2016 Task 4")."""
+    before, after = text[:m.start("a")], text[m.end():]
+    if before.count("(") > before.count(")"):
+        return True
+    if re.search(r"\bthe\s+$", before, re.I) and re.match(r"\s+[a-z]", after) and not re.match(r"\s+(?:and|or|to)\b", after):
+        return True
+    return bool(_NAMED_AFTER.match(after))
+
+
 def extract_dates(ws: Workspace, today: date, explicit_only: bool = False) -> list[DateConstraint]:
     """Find every date phrase in ``ws``, consume it (with its negation cue) and return the
     constraints in order of appearance. A negated one-sided range becomes its positive
@@ -200,11 +220,15 @@ def extract_dates(ws: Workspace, today: date, explicit_only: bool = False) -> li
                 continue
             if ws.text[m.start():m.end()] != ws.original[m.start():m.end()]:
                 continue  # overlaps something consumed by an earlier pattern in this loop
+            if kind == "single" and _names_something(ws.text, m):
+                continue
             resolved = _resolve(kind, m, today)
             if resolved is None:
                 continue
             start, end, weight = resolved
             negated, _only, cue = ws.cue_before(m.start())
+            if not negated and found and found[-1].negated and _LIST_GAP.search(ws.text[:m.start()]):
+                negated = True  # "excluding 2017 and 2018": the cue covers the whole list
             if negated and (start is None) != (end is None):
                 start, end, negated = (_shift(end, 1), None, False) if start is None else (None, _shift(start, -1), False)
             phrase = ws.original[cue:m.end()].strip()

@@ -183,12 +183,15 @@ def _forms(vocab_key: tuple[str, ...], derive) -> dict[str, list[str]]:
 
 
 @lru_cache(maxsize=16)
-def _matcher(vocab_key: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str], dict[str, tuple[VenueEntry, bool]]]:
+def _matcher(vocab_key: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str], dict[str, tuple[VenueEntry, int]]]:
     """Compile (mention regex, item regex, lookup) for the table plus vocabulary spellings.
 
-    ``lookup`` maps a lower-cased, space-collapsed alias to ``(entry, strict)``; a strict alias
-    matches in its own case and counts only after a venue cue ("published in", "at"), before a
-    venue word ("... proceedings", "... papers"), or in a list beside a non-strict one.
+    ``lookup`` maps a lower-cased, space-collapsed alias to ``(entry, strict)``, ``strict`` one of
+    :data:`LOOSE`, :data:`CUED`, :data:`MADE`. A strict alias matches in its own case and counts
+    only after a venue cue ("published in", "at"), before a venue word ("... proceedings",
+    "... papers"), or in a list beside a loose one; a :data:`MADE` alias (an acronym made from a
+    venue's words) only after a strong cue (:data:`_STRONG_CUE`: "published in", "presented at",
+    "at") or before a venue word: "gender bias in NLP models" names no venue.
     Vocabulary spellings not in the table become entries of their own: acronyms ("SemEval",
     "WMT") and the acronyms a venue states in parentheses ("(RANLP 2021)") match in any case,
     other spellings only strictly. Strict too: acronyms made from a venue's words (initials,
@@ -197,17 +200,17 @@ def _matcher(vocab_key: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[st
     English word ("WHAT", the initials of "Workshop on Hybrid Approaches to Translation";
     "ICON"; the table's "workshop", "Lancet", "NIPS": these in any case). So "clinical NLP for radiology reports"
     and "What models exist?" name no venue while "presented at GWC" still does."""
-    spelled: dict[str, tuple[VenueEntry, bool, str]] = {}
+    spelled: dict[str, tuple[VenueEntry, int, str]] = {}
     any_case: set[str] = set()  # the table's aliases that are English words: a cue, but any case
     for entry in load_table():
         for a in (entry.name, *entry.aliases):
             word = " " not in a and english_word(a)
             if a.lower() not in spelled and word:
                 any_case.add(a.lower())
-            spelled.setdefault(a.lower(), (entry, word, a))
+            spelled.setdefault(a.lower(), (entry, CUED if word else LOOSE, a))
     for entry in load_table():
         for a in entry.strict:
-            spelled[a.lower()] = (entry, True, a)
+            spelled[a.lower()] = (entry, CUED, a)
             any_case.discard(a.lower())
     derived: dict[str, list[str]] = {}
     stated: set[str] = set()  # acronyms a spelling states in parentheses, not made from its words
@@ -218,16 +221,16 @@ def _matcher(vocab_key: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[st
         if v.lower() in spelled or len(v) < 2 or len(v) > 80 or len(v.split()) > 8:
             continue
         strict = not (_ACRONYM.fullmatch(v) and len(v) >= 3) or english_word(v)
-        spelled[v.lower()] = (VenueEntry(v), strict, v)
+        spelled[v.lower()] = (VenueEntry(v), CUED if strict else LOOSE, v)
     for acronym, spellings in derived.items():
         if acronym.lower() not in spelled:  # the table's and the vocabulary's own names win
-            strict = acronym not in stated or len(acronym) < 3 or english_word(acronym)
+            strict = MADE if acronym not in stated else CUED if len(acronym) < 3 or english_word(acronym) else LOOSE
             spelled[acronym.lower()] = (VenueEntry(acronym, tuple(spellings)), strict, acronym)
     upper_only: set[str] = set()
-    for forms, strict in ((run_acronyms, True), (partial_acronyms, True)):
+    for forms in (run_acronyms, partial_acronyms):
         for form, spellings in _forms(vocab_key, forms).items():
             if form.lower() not in spelled:
-                spelled[form.lower()] = (VenueEntry(form, tuple(spellings)), strict or english_word(form), form)
+                spelled[form.lower()] = (VenueEntry(form, tuple(spellings)), MADE, form)
                 if forms is run_acronyms:
                     upper_only.add(form.lower())
     parts = []
@@ -253,6 +256,11 @@ def _vocab_tuple(vocab: dict[str, int] | None) -> tuple[str, ...]:
     return tuple(ranked[:_MAX_VOCAB_ALIASES])
 
 
+LOOSE, CUED, MADE = 0, 1, 2
+"""How much context a venue alias needs: none; a venue cue ("in", "at", a venue word after it);
+a strong cue (an acronym made from the venue's words)."""
+_STRONG_CUE = re.compile(r"\b(?:published|appearing|appeared|presented|accepted|papers?|articles?|work)\s+"
+                         r"(?:in|at|to|from)\b|\bat\b", re.I)
 _AFTER_VENUE = re.compile(re.escape(BOUNDARY) + r" *(?:,\s*|\s+)(?:(?:or|and|nor)\s+)?(?:(?:in|at)\s+)?$")
 """The text before a venue list that continues a venue mention already consumed ("at MT Summit |
 or AMTA"): the list shares that mention's cue."""
@@ -269,8 +277,10 @@ def extract_venues(ws: Workspace, vocab: dict[str, int] | None) -> list[VenueMen
         items = [lookup[re.sub(r"\s+", " ", im.group(0)).lower()] for im in item_re.finditer(m.group("list"))]
         negated, only, cue_start = ws.cue_before(m.start())
         listed_on = _AFTER_VENUE.search(ws.text[:m.start()]) is not None  # "at MT Summit or AMTA"
-        cued = bool((m.group("cue") or "").strip() or m.group("suffix")) or negated or only or listed_on
-        if not items or (all(strict for _e, strict in items) and not cued):
+        cue = (m.group("cue") or "").strip()
+        strong = bool(_STRONG_CUE.search(cue) or m.group("suffix")) or negated or only or listed_on
+        items = [(e, strict) for e, strict in items if strict < MADE or strong]
+        if not items or (all(strict for _e, strict in items) and not (cue or strong)):
             continue
         ws.consume(cue_start, m.end())
         entries = list(dict.fromkeys(e for e, _s in items))

@@ -1,0 +1,74 @@
+"""Readings an adversarial audit of the intent parser found wrong (2026-12-02): a year that is
+part of a name became a date filter, "YEAR on <topic>" meant "onwards", a negation covered only
+the first year of a list, a field acronym after "in" vanished, and a plural noun or a name read
+as a claim's verb dropped every constraint. Each case states what a researcher typed and what
+the search must honour."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from litnav.corpus.phrases import PhraseTable
+from litnav.navigator.intent import parse_intent
+
+TODAY = date(2025, 11, 15)
+
+
+def _years(intent: str) -> list[tuple[str | None, str | None, bool]]:
+    return [(p.start and p.start.isoformat(), p.end and p.end.isoformat(), p.negate)
+            for c in parse_intent(intent, today=TODAY).checkpoints
+            if (p := c.predicate) is not None and p.field == "year"]
+
+
+@pytest.mark.parametrize("intent, expected", [
+    ("Papers before 2019 on word embeddings evaluation", [(None, "2018-12-31", False)]),
+    ("Papers in EMNLP 2019 on dialogue state tracking", [("2019-01-01", "2019-12-31", False)]),
+    ("Work published 2020 or 2021 on keyphrase extraction", [("2020-01-01", "2021-12-31", False)]),
+    ("parsing, from 2019 on", [("2019-01-01", None, False)]),
+    ("Neural MT excluding 2017 and 2018", [("2017-01-01", "2017-12-31", True), ("2018-01-01", "2018-12-31", True)]),
+])
+def test_year_phrases_mean_what_they_say(intent, expected):
+    assert _years(intent) == expected
+
+
+@pytest.mark.parametrize("intent", [
+    "Stance detection on tweets about the 2016 US presidential election",
+    "news coverage of the 2008 financial crisis",
+    "Models trained on WMT 2014 English-German",
+    "Transformer models (Vaswani et al., 2017) for speech",
+    "ELMo (2018) versus static embeddings",
+    "Evaluation on TREC 2019 Deep Learning track passages",
+])
+def test_a_year_inside_a_name_or_citation_is_not_a_date_filter(intent):
+    checklist = parse_intent(intent, today=TODAY)
+    assert _years(intent) == []
+    assert any(ch.isdigit() for ch in checklist.checkpoints[0].text)  # the year stays in the query
+
+
+PHRASES = PhraseTable(n_docs=10_000, df={"asr": 120, "mt": 250, "ner": 180, "nlp": 1100})
+
+
+@pytest.mark.parametrize("intent, acronym", [("Bias in ASR", "ASR"), ("Data augmentation in NER", "NER"),
+                                             ("hallucination in MT since 2020", "MT")])
+def test_a_field_acronym_after_in_stays_in_the_query(intent, acronym):
+    checklist = parse_intent(intent, today=TODAY, phrases=PHRASES)
+    assert acronym in checklist.checkpoints[0].text
+    assert not [c for c in checklist.checkpoints if c.predicate is not None and c.predicate.field == "venue"]
+
+
+def test_an_acronym_the_corpus_never_uses_is_still_an_unknown_venue():
+    checklist = parse_intent("quantum dots in PRL", today=TODAY, phrases=PHRASES)
+    assert "PRL" not in checklist.checkpoints[0].text
+
+
+@pytest.mark.parametrize("intent, field", [
+    ("Neural machine translation for low-resource languages since 2019", "year"),
+    ("Knowledge distillation for compressing BERT models since 2020", "year"),
+    ("Only surveys about bias in word embeddings", "publication_type"),
+    ("Abusive language detection at the Workshop on Online Abuse and Harms", "venue"),
+])
+def test_a_request_with_constraints_is_not_read_as_a_claim(intent, field):
+    fields = [c.predicate.field for c in parse_intent(intent, today=TODAY).checkpoints if c.predicate is not None]
+    assert field in fields
