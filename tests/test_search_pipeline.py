@@ -339,3 +339,13 @@ def test_feedback_search_moves_the_query_towards_its_seeds_and_is_planned_only_w
     assert [n.params["seed_ids"] for n in fb] == [["0", "1", "2"]]
     fuse = next(n for n in on.workflow.nodes if n.op == "union")
     assert fuse.params["weights"][fuse.inputs.index(fb[0].id)] == 0.3
+
+
+@pytest.mark.parametrize("intent", ["dense retrieval for question answering presented at the Foo Bar Workshop on Retrieval",
+                                    "dense retrieval for question answering published before 1950"])
+def test_a_constraint_no_paper_satisfies_is_shown_but_does_not_empty_the_results(corpus, intent):
+    session = SearchRun(intent, corpus, _settings(scorer={"enabled": False}), top_k=10).run()
+    checklist = session.rounds[0].checklist
+    (relaxed,) = [c for c in checklist.checkpoints if c.kind == "metadata"]
+    assert relaxed.weight < 1 and "no paper of this corpus matches" in relaxed.text
+    assert not hard_metadata(checklist) and session.results

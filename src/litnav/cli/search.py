@@ -114,14 +114,14 @@ def plan_cmd(
 ) -> None:
     """Show the checklist and the round-1 workflow that a search would run."""
     from litnav.navigator.intent import describe, parse_intent
-    from litnav.navigator.planner import plan_workflow
+    from litnav.navigator.planner import plan_workflow, relax_unsatisfiable
 
     settings = settings_from(settings_file, overrides)
     c = open_corpus(corpus)
     with clean_errors(ValueError):
         from litnav.corpus.phrases import corpus_phrases
 
-        checklist = parse_intent(query, venues=c.venues(), phrases=corpus_phrases(c))
+        checklist = relax_unsatisfiable(parse_intent(query, venues=c.venues(), phrases=corpus_phrases(c)), c)
     from litnav.librarians import WorkflowError, validate_workflow
 
     workflow = plan_workflow(checklist, settings)

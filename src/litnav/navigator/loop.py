@@ -22,7 +22,7 @@ from litnav.core.records import Checklist, FoundBy, Round, ScoredPaper, Session,
 from litnav.core.settings import Settings
 from litnav.librarians import Pool, RunContext, ScoredPool, run_workflow, validate_workflow
 from litnav.librarians.operators import REGISTRY
-from litnav.navigator.planner import TAIL_OPS, plan_workflow, whole_intent_checkpoint
+from litnav.navigator.planner import TAIL_OPS, plan_workflow, relax_unsatisfiable, whole_intent_checkpoint
 from litnav.navigator.reflect import ReflectionState, reflect
 from litnav.navigator.results import build_results
 from litnav.navigator.scoring import ScoringStage
@@ -131,8 +131,8 @@ class SearchRun:
                 from litnav.corpus.phrases import corpus_phrases
                 from litnav.navigator.intent import parse_intent
 
-                checklist = parse_intent(self.intent, venues=self.corpus.venues(), today=self.today,
-                                         phrases=corpus_phrases(self.corpus))
+                checklist = relax_unsatisfiable(parse_intent(self.intent, venues=self.corpus.venues(), today=self.today,
+                                                             phrases=corpus_phrases(self.corpus)), self.corpus)
                 workflow = None
                 self.engines.setdefault("navigator", "rules")
             if self.user_workflow is not None:

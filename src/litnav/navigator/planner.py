@@ -55,6 +55,33 @@ def hard_metadata(checklist: Checklist) -> list[Checkpoint]:
     return [c for c in checklist.checkpoints if c.kind == "metadata" and c.predicate is not None and c.weight >= 1.0]
 
 
+UNSATISFIABLE_WEIGHT = 0.5
+"""Weight of a stated hard constraint that no paper of the corpus satisfies (see
+:func:`relax_unsatisfiable`)."""
+
+
+def relax_unsatisfiable(checklist: Checklist, corpus) -> Checklist:
+    """``checklist`` with every hard year/venue constraint that no paper of ``corpus`` satisfies
+    turned into a soft preference (weight :data:`UNSATISFIABLE_WEIGHT`, its text saying why).
+
+    A filter that keeps nothing only empties the result list ("at WMT" when the corpus files those
+    papers under "Conference on Machine Translation", "the 2008 crisis" read as a year): the
+    checkpoint stays in the checklist and the plan, where the user sees it, and the search runs
+    without it. Decided with ``corpus.ids_matching`` (exact, in SQL); a corpus without that method,
+    or a constraint it cannot bound, is left as it is."""
+    matching = getattr(corpus, "ids_matching", None)
+    if matching is None:
+        return checklist
+    changed = []
+    for c in checklist.checkpoints:
+        if (c in hard_metadata(checklist) and c.predicate.field in ("year", "venue") and not c.predicate.negate
+                and matching([c.predicate]) == set()):
+            c = c.model_copy(update={"weight": UNSATISFIABLE_WEIGHT,
+                                     "text": f"{c.text} (no paper of this corpus matches it: a preference, not a filter)"})
+        changed.append(c)
+    return checklist.model_copy(update={"checkpoints": changed})
+
+
 def content_terms(checklist: Checklist) -> list[str]:
     """Key phrases of the content checkpoints, in checklist order, deduplicated."""
     terms: list[str] = []
