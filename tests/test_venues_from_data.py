@@ -247,3 +247,11 @@ def test_an_acronym_reaches_every_edition_of_its_venue():
     (venue,) = [c.predicate for c in parse_intent("punctuation prediction presented at IWSLT", venues=IWSLT).checkpoints
                 if c.predicate is not None]
     assert set(venue.values) == set(IWSLT) - {"Proceedings of the Workshop on Speech Translation"}
+
+
+def test_the_acl_anthology_is_not_the_acl_and_transactions_of_the_acl_is_tacl():
+    anthology = parse_intent("papers in the ACL Anthology about sign language translation", venues=VOCAB)
+    assert not [c for c in anthology.checkpoints if c.predicate is not None]
+    (tacl,) = [c.predicate for c in parse_intent("question generation in Transactions of the ACL").checkpoints
+               if c.predicate is not None]
+    assert tacl.values == ["TACL"]

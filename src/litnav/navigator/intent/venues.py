@@ -239,7 +239,7 @@ def _matcher(vocab_key: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[st
         exact_case = ((strict and alias not in any_case) or alias in upper_only
                       or (_MIXED_CASE.fullmatch(original) is not None and english_word(original)))
         parts.append(_alias_re(original) if exact_case else f"(?i:{_alias_re(original)})")
-    item = r"(?<![\w-])(?:" + "|".join(parts) + r")(?![\w])(?!-\d)"
+    item = r"(?<![\w-])(?:" + "|".join(parts) + r")(?![\w])(?!-\d)(?!\s+Anthology\b)"  # the ACL Anthology is no venue
     cue = (r"(?P<cue>(?i:(?:\b(?:published|appearing|appeared|presented|accepted|papers?|articles?|work)\s+)?"
            r"(?:\b(?:in|at|from|to)\s+)(?:the\s+)?(?:(?:proceedings|journal)\s+(?:of\s+)?)?))?")
     suffix = r"(?P<suffix>(?i:\s+(?:proceedings|papers|journals?|venues|(?:main\s+)?(?:conferences?|tracks?))\b))?"
