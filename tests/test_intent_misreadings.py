@@ -72,3 +72,20 @@ def test_an_acronym_the_corpus_never_uses_is_still_an_unknown_venue():
 def test_a_request_with_constraints_is_not_read_as_a_claim(intent, field):
     fields = [c.predicate.field for c in parse_intent(intent, today=TODAY).checkpoints if c.predicate is not None]
     assert field in fields
+
+
+@pytest.mark.parametrize("intent, excluded", [
+    ("Summarization models that are not based on transformers", "transformers"),
+    ("methods that are not trained on news data for NER", "news data"),
+])
+def test_a_relative_clause_negating_a_basis_is_an_exclusion(intent, excluded):
+    exclusions = [c for c in parse_intent(intent, today=TODAY).checkpoints if c.kind == "exclusion"]
+    assert [c.terms for c in exclusions] == [[excluded]]
+
+
+@pytest.mark.parametrize("intent", ["Neural text generation avoiding exposure bias",
+                                    "Detecting not-safe-for-work content in text"])
+def test_what_a_method_avoids_or_a_hyphenated_not_is_the_topic(intent):
+    checklist = parse_intent(intent, today=TODAY)
+    assert not [c for c in checklist.checkpoints if c.kind == "exclusion"]
+    assert checklist.checkpoints[0].text == intent

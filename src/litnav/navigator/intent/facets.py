@@ -91,14 +91,15 @@ _PAREN_ACRONYM = re.compile(r"\(\s*(?P<a>(?=[\w+./-]*[A-Z])(?![\d.,/%-]+\s*\))[A
 
 _EXCLUSION = re.compile(
     r"(?<!whether or )(?P<cue>(?:\b(?:but\s+not|and\s+not|not|no|never|excluding|exclude|excludes"
-    r"|except(?:\s+for)?|other\s+than|rather\s+than|without|omitting|omit|ignoring|ignore|avoid(?:ing)?"
-    r"|leaving\s+out|minus)\b|n't\b))(?!\s+only\b)(?!\s+(?:necessarily|just|always)\b)\s*(?P<phrase>[^|,;.()!?]+?)"
+    r"|except(?:\s+for)?|other\s+than|rather\s+than|without|omitting|omit|ignoring|ignore"
+    r"|leaving\s+out|minus)\b(?!-)|n't\b))(?!\s+only\b)(?!\s+(?:necessarily|just|always)\b)\s*(?P<phrase>[^|,;.()!?]+?)"
     r"(?=\s*(?:[|,;.()!?]|\bbut\b|\bwhile\b|\balthough\b|\bthough\b|\bwhereas\b|\bexcept\b|\bexcluding\b"
     r"|\b(?:for|across|within|applied\s+to|(?:evaluated|tested|trained)\s+on)\b|$))",
     re.I)
 _EXCLUSION_LEAD = re.compile(
     r"^(?:(?:about|on|using|use|uses|used|involving|involve|include|including|related\s+to|concerning|regarding"
-    r"|based\s+on|that|which|rely\s+on|relies\s+on|employ|employs|require|requires|consider|considers|need|apply"
+    r"|based\s+on|built\s+on|trained\s+on|that|which|rely\s+on|relies\s+on|employ|employs|require|requires"
+    r"|consider|considers|need|apply"
     r"|relying\s+on|focusing\s+on|focused\s+on|with|in|of|any|the|a|an|papers?|works?|studies|articles?|ones"
     r"|are|is|be|those)\s+)+", re.I)
 
@@ -143,6 +144,7 @@ _RELATIVE_AUX_BEFORE = re.compile(
     r"\b(?:that|which|who|and|but)\s+(?:do|does|did|is|are|was|were|can|could|should|must|will|would)(?:n't)?"
     r"(?:\s+\w+ly)?\s*(?:\s+not)?$", re.I)
 _USAGE_VERB = re.compile(r"\s*(?:use|rely\s+on|employ|involve|include|leverage|utili[sz]e|apply|consider|study"
+                         r"|based\s+on|built\s+on|trained\s+on|using|relying\s+on"
                          r"|address|mention|cover|focus\s+on|deal\s+with|target)\b", re.I)
 _LIST_BOUNDARY = re.compile(r"(?:^|[|,;(]|\b(?:and|but|or))\s*$", re.I)
 
