@@ -89,3 +89,10 @@ def test_what_a_method_avoids_or_a_hyphenated_not_is_the_topic(intent):
     checklist = parse_intent(intent, today=TODAY)
     assert not [c for c in checklist.checkpoints if c.kind == "exclusion"]
     assert checklist.checkpoints[0].text == intent
+
+
+@pytest.mark.parametrize("intent", ["Code-switching by Hindi-English speakers on social media",
+                                    "Annotation by Amazon Mechanical Turk workers for NLI"])
+def test_capitalised_words_before_a_noun_are_no_author(intent):
+    assert not [c for c in parse_intent(intent, today=TODAY).checkpoints if c.predicate is not None]
+    assert parse_intent("parsing papers by Smith on treebanks", today=TODAY).checkpoints[-1].predicate.field == "author"

@@ -342,10 +342,18 @@ def test_feedback_search_moves_the_query_towards_its_seeds_and_is_planned_only_w
 
 
 @pytest.mark.parametrize("intent", ["dense retrieval for question answering presented at the Foo Bar Workshop on Retrieval",
-                                    "dense retrieval for question answering published before 1950"])
+                                    "dense retrieval for question answering published before 1950",
+                                    "dense retrieval for question answering by Grace Hopper"])
 def test_a_constraint_no_paper_satisfies_is_shown_but_does_not_empty_the_results(corpus, intent):
     session = SearchRun(intent, corpus, _settings(scorer={"enabled": False}), top_k=10).run()
     checklist = session.rounds[0].checklist
     (relaxed,) = [c for c in checklist.checkpoints if c.kind == "metadata"]
     assert relaxed.weight < 1 and "no paper of this corpus matches" in relaxed.text
     assert not hard_metadata(checklist) and session.results
+
+
+def test_has_author_finds_surnames_case_insensitively(corpus):
+    some = corpus.papers(corpus.all_ids()[:1])
+    (paper,) = some.values()
+    assert corpus.has_author(paper.authors[0].name.upper())
+    assert not corpus.has_author("Grace Hopper")

@@ -26,7 +26,7 @@ from litnav.core.ids import normalise_external_id
 from litnav.core.io import atomic_path
 from litnav.core.records import MetadataPredicate
 from litnav.core.settings import CorpusSettings
-from litnav.core.text import normalise_title
+from litnav.core.text import normalise_title, surname
 from litnav.corpus.chunking import ABSTRACT_SECTION
 from litnav.corpus.encoder import Encoder, backend_of
 from litnav.corpus.errors import CorpusError, DenseUnavailableError, ModelMismatchError, mismatch_message
@@ -305,6 +305,15 @@ class Corpus:
         rows = self._q("SELECT corpus_id FROM external_ids WHERE value = ? AND kind = ? ORDER BY corpus_id",
                        [normalise_external_id(kind, value), kind])
         return rows[0][0] if rows else None
+
+    def has_author(self, name: str) -> bool:
+        """Whether any paper lists an author whose name contains ``name``'s surname
+        (``core.text.surname``; case-insensitive substring, so a coarse test: False means that no
+        paper can satisfy an author constraint on ``name``)."""
+        key = surname(name).lower().replace("%", "").replace("_", "")
+        if not key:
+            return False
+        return bool(self._q("SELECT 1 FROM papers WHERE lower(CAST(authors AS VARCHAR)) LIKE ? LIMIT 1", [f"%{key}%"]))
 
     def find_by_title(self, title: str, year: int | None = None) -> list[str]:
         """Ids whose normalised title equals ``normalise_title(title)``; with ``year``, only papers

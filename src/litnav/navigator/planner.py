@@ -60,22 +60,29 @@ UNSATISFIABLE_WEIGHT = 0.5
 :func:`relax_unsatisfiable`)."""
 
 
+def _unsatisfiable(predicate, corpus) -> bool:
+    if predicate.negate:
+        return False
+    if predicate.field in ("year", "venue") and hasattr(corpus, "ids_matching"):
+        return corpus.ids_matching([predicate]) == set()
+    if predicate.field == "author" and hasattr(corpus, "has_author"):
+        return not any(corpus.has_author(name) for name in predicate.values)
+    return False
+
+
 def relax_unsatisfiable(checklist: Checklist, corpus) -> Checklist:
-    """``checklist`` with every hard year/venue constraint that no paper of ``corpus`` satisfies
-    turned into a soft preference (weight :data:`UNSATISFIABLE_WEIGHT`, its text saying why).
+    """``checklist`` with every hard year, venue or author constraint that no paper of ``corpus``
+    satisfies turned into a soft preference (weight :data:`UNSATISFIABLE_WEIGHT`, its text saying
+    why).
 
     A filter that keeps nothing only empties the result list ("at WMT" when the corpus files those
-    papers under "Conference on Machine Translation", "the 2008 crisis" read as a year): the
-    checkpoint stays in the checklist and the plan, where the user sees it, and the search runs
-    without it. Decided with ``corpus.ids_matching`` (exact, in SQL); a corpus without that method,
-    or a constraint it cannot bound, is left as it is."""
-    matching = getattr(corpus, "ids_matching", None)
-    if matching is None:
-        return checklist
+    papers under "Conference on Machine Translation"; "translations by Google Translate" read as an
+    author): the checkpoint stays in the checklist and the plan, where the user sees it, and the
+    search runs without it. Decided with ``corpus.ids_matching`` (years, venues: exact, in SQL) and
+    ``corpus.has_author``; a corpus without those methods is left as it is."""
     changed = []
     for c in checklist.checkpoints:
-        if (c in hard_metadata(checklist) and c.predicate.field in ("year", "venue") and not c.predicate.negate
-                and matching([c.predicate]) == set()):
+        if c in hard_metadata(checklist) and _unsatisfiable(c.predicate, corpus):
             c = c.model_copy(update={"weight": UNSATISFIABLE_WEIGHT,
                                      "text": f"{c.text} (no paper of this corpus matches it: a preference, not a filter)"})
         changed.append(c)

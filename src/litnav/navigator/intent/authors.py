@@ -69,11 +69,23 @@ def _title_like_by(ws: Workspace, m: re.Match[str]) -> bool:
     return ws.title_cased or bool(previous and previous[-1][0].isupper())
 
 
+def _modifies_a_noun(after: str) -> bool:
+    """True when the capitalised words are followed by a lower-case content word, so they modify
+    it ("by Hindi-English speakers", "by Amazon Mechanical Turk workers") rather than name a
+    person; "by Smith on parsing" (a function word follows) still names one."""
+    from litnav.core.text import stop_words
+
+    nxt = re.match(r"\s+([a-z][\w'-]*)", after)
+    return bool(nxt) and nxt.group(1) not in stop_words()
+
+
 def extract_authors(ws: Workspace) -> list[AuthorMention]:
     """Find author phrases in ``ws``, consume them with their cue, return them."""
     found: list[AuthorMention] = []
     for m in list(_MENTION.finditer(ws.text)):
         names = [n for n in split_list(m.group("list")) if n.split()[0] not in _NOT_NAMES]
+        if _modifies_a_noun(ws.text[m.end():]):
+            continue  # "by Hindi-English speakers", "by Amazon Mechanical Turk workers": not an author
         if _title_like_by(ws, m):
             names = [n for n in names if not _mostly_common_words(n)]
         if not names:
