@@ -255,3 +255,24 @@ def test_the_acl_anthology_is_not_the_acl_and_transactions_of_the_acl_is_tacl():
     (tacl,) = [c.predicate for c in parse_intent("question generation in Transactions of the ACL").checkpoints
                if c.predicate is not None]
     assert tacl.values == ["TACL"]
+
+
+INNER = {**VOCAB, "Proceedings of the 17th SIGMORPHON Workshop on Computational Research in Phonetics": 40,
+         "Proceedings of the BioNLP 2018 workshop": 30, "Proceedings of the Fifth Conference on Machine Translation": 140,
+         "Proceedings of the First Workshop on NLP for Conversational AI": 20}
+
+
+@pytest.mark.parametrize("intent, spelling", [
+    ("morphological inflection presented at SIGMORPHON",
+     "Proceedings of the 17th SIGMORPHON Workshop on Computational Research in Phonetics"),
+    ("biomedical NER at BioNLP", "Proceedings of the BioNLP 2018 workshop"),
+    ("quality estimation at WMT", "Proceedings of the Fifth Conference on Machine Translation"),
+])
+def test_an_acronym_among_a_venues_words_names_it_after_a_strong_cue(intent, spelling):
+    (venue,) = [c.predicate for c in parse_intent(intent, venues=INNER).checkpoints if c.predicate is not None]
+    assert spelling in venue.values
+
+
+def test_an_inner_acronym_that_is_a_field_term_is_no_venue_after_in():
+    assert not [c for c in parse_intent("dialogue act tagging in NLP models", venues=INNER).checkpoints
+                if c.predicate is not None]

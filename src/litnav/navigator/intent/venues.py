@@ -196,7 +196,8 @@ def _matcher(vocab_key: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[st
     "WMT") and the acronyms a venue states in parentheses ("(RANLP 2021)") match in any case,
     other spellings only strictly. Strict too: acronyms made from a venue's words (initials,
     "Global WordNet Conference" -> "GWC"; runs of capitalised words, "... Balto-Slavic Natural
-    Language Processing" -> "NLP", which is also the field's name), and any alias that is an
+    Language Processing" -> "NLP", which is also the field's name; an acronym among a spelling's
+    words, "Proceedings of the 18th SIGMORPHON Workshop ..." -> "SIGMORPHON"), and any alias that is an
     English word ("WHAT", the initials of "Workshop on Hybrid Approaches to Translation";
     "ICON"; the table's "workshop", "Lancet", "NIPS": these in any case). So "clinical NLP for radiology reports"
     and "What models exist?" name no venue while "presented at GWC" still does."""
@@ -214,10 +215,14 @@ def _matcher(vocab_key: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[st
             any_case.discard(a.lower())
     derived: dict[str, list[str]] = {}
     stated: set[str] = set()  # acronyms a spelling states in parentheses, not made from its words
+    inner: dict[str, list[str]] = {}  # acronyms among a spelling's words ("... the 18th SIGMORPHON Workshop ...")
     for v in vocab_key:
         stated.update(m.group(1) for m in _PAREN_ACRONYM.finditer(v))
         for acronym in derived_acronyms(v):
             derived.setdefault(acronym, []).append(v)
+        for word in dict.fromkeys(re.findall(r"[A-Za-z][\w&-]*", v)):
+            if len(word) >= 3 and _ACRONYM.fullmatch(word) and len(v.split()) > 1:
+                inner.setdefault(word, []).append(v)
         if v.lower() in spelled or len(v) < 2 or len(v) > 80 or len(v.split()) > 8:
             continue
         strict = not (_ACRONYM.fullmatch(v) and len(v) >= 3) or english_word(v)
@@ -233,6 +238,9 @@ def _matcher(vocab_key: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[st
                 spelled[form.lower()] = (VenueEntry(form, tuple(spellings)), MADE, form)
                 if forms is run_acronyms:
                     upper_only.add(form.lower())
+    for acronym, spellings in inner.items():
+        if acronym.lower() not in spelled:
+            spelled[acronym.lower()] = (VenueEntry(acronym, tuple(spellings)), MADE, acronym)
     parts = []
     for alias in sorted(spelled, key=len, reverse=True):
         _entry, strict, original = spelled[alias]
