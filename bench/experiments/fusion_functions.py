@@ -6,7 +6,7 @@ Variants (Bruch, Gai and Ingber, "An Analysis of Fusion Functions for Hybrid Ret
 alpha in {0.3, 0.5, 0.7}. Each channel contributes its top 200 (1,000 for a task with an exact
 metadata filter, which is then applied as ``hybrid+filter`` does); ``condensed=1`` scores
 condensed lists (judged ids only). Printed: nDCG@10 and the paired difference to RRF k = 60 with
-its 95 % bootstrap interval (2,000 resamples, seed 0).
+its 95 % bootstrap interval (``report.print_deltas``).
 
     python bench/experiments/fusion_functions.py corpus=.cache/bench/acl-pre2016 \\
         bench=bench/intents/acl-pre2016 split=dev condensed=1
@@ -22,10 +22,10 @@ from __future__ import annotations
 import sys
 
 import numpy as np
+from report import print_deltas
 
 from litnav.corpus import Corpus
 from litnav.evaluation.benchmark import load_benchmark
-from litnav.evaluation.metrics import per_query_metrics
 
 DEPTH, FILTERED_DEPTH = 200, 1000
 
@@ -69,16 +69,7 @@ def main(args: dict[str, str]) -> None:
                      if task.filters is None or (c in papers and task.filters.passes(papers[c].year, papers[c].venue_raw or papers[c].venue))]
             order = [c for c in order[:100] if not condensed or c in task.gold]
             runs.setdefault(name, {})[task.qid] = order
-    qrels = bench.qrels()
-    values = {name: np.array([m["nDCG@10"] for _q, m in sorted(per_query_metrics(qrels, run, [10]).items())])
-              for name, run in runs.items()}
-    base = values["rrf60"]
-    rng = np.random.default_rng(0)
-    print(f"{len(base)} queries; rrf60 nDCG@10 {base.mean():.4f}")
-    for name, v in values.items():
-        d = v - base
-        boot = [d[rng.integers(0, len(d), len(d))].mean() for _ in range(2000)]
-        print(f"{name:10s} {v.mean():.4f}  Δ {d.mean():+.4f} [{np.percentile(boot, 2.5):+.4f}, {np.percentile(boot, 97.5):+.4f}]")
+    print_deltas(bench.qrels(), runs, "rrf60")
 
 
 if __name__ == "__main__":

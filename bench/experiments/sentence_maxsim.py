@@ -12,7 +12,7 @@ title embedded (the corpus's cached chunk vectors). Scores per candidate:
 - ``maxmax``: the single best sentence pair.
 
 Each is reported alone and fused with the hybrid order (``+rrf``, k = 60), as nDCG@10 with the
-paired difference to hybrid and its 95 % bootstrap interval (2,000 resamples, seed 0).
+paired difference to hybrid and its 95 % bootstrap interval (``report.print_deltas``).
 
     python bench/experiments/sentence_maxsim.py .cache/bench/citations/corpus \\
         .cache/bench/citations/dev_doc_queries.jsonl .cache/bench/citations/dev_qrels.tsv
@@ -26,12 +26,12 @@ import json
 import sys
 
 import numpy as np
+from report import print_deltas
 
 from litnav.core.text import split_sentences
 from litnav.corpus import Corpus
 from litnav.evaluation.benchmark import load_qrels_tsv
 from litnav.evaluation.fusion import reciprocal_rank_fusion
-from litnav.evaluation.metrics import per_query_metrics
 from litnav.evaluation.systems import HybridSystem
 
 VARIANTS = ("maxsim", "maxsim_t", "meanpool", "symm", "maxmax")
@@ -73,18 +73,7 @@ def main(corpus_dir: str, queries_file: str, qrels_file: str, depth: int = 100) 
             order = sorted(ranking, key=lambda c: -scores[c][name])
             runs.setdefault(name, {})[q["_id"]] = order
             runs.setdefault(name + "+rrf", {})[q["_id"]] = [c for c, _ in reciprocal_rank_fusion([ranking, order], k=60)]
-    qids = sorted(qrels)
-    values = {name: np.array([m["nDCG@10"] for _q, m in sorted(per_query_metrics(qrels, run, [10]).items())])
-              for name, run in runs.items()}
-    base = values["hybrid"]
-    rng = np.random.default_rng(0)
-    print(f"{len(qids)} queries; hybrid nDCG@10 {base.mean():.4f}")
-    for name, v in values.items():
-        if name == "hybrid":
-            continue
-        d = v - base
-        boot = [d[rng.integers(0, len(d), len(d))].mean() for _ in range(2000)]
-        print(f"{name:14s} {v.mean():.4f}  Δ {d.mean():+.4f} [{np.percentile(boot, 2.5):+.4f}, {np.percentile(boot, 97.5):+.4f}]")
+    print_deltas(qrels, runs, "hybrid")
 
 
 if __name__ == "__main__":
