@@ -276,3 +276,11 @@ def test_an_acronym_among_a_venues_words_names_it_after_a_strong_cue(intent, spe
 def test_an_inner_acronym_that_is_a_field_term_is_no_venue_after_in():
     assert not [c for c in parse_intent("dialogue act tagging in NLP models", venues=INNER).checkpoints
                 if c.predicate is not None]
+
+
+def test_a_named_workshop_is_that_workshop_not_any_workshop():
+    vocab = {**VOCAB, "WS": 7000,
+             "Proceedings of the 4th Workshop on Technologies for MT of Low Resource Languages (LoResMT2021)": 20}
+    (venue,) = [c.predicate for c in parse_intent("low-resource NMT in the LoResMT workshop", venues=vocab).checkpoints
+                if c.predicate is not None]
+    assert venue.values == ["Proceedings of the 4th Workshop on Technologies for MT of Low Resource Languages (LoResMT2021)"]

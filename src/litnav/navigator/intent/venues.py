@@ -250,7 +250,8 @@ def _matcher(vocab_key: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[st
     item = r"(?<![\w-])(?:" + "|".join(parts) + r")(?![\w])(?!-\d)(?!\s+Anthology\b)"  # the ACL Anthology is no venue
     cue = (r"(?P<cue>(?i:(?:\b(?:published|appearing|appeared|presented|accepted|papers?|articles?|work)\s+)?"
            r"(?:\b(?:in|at|from|to)\s+)(?:the\s+)?(?:(?:proceedings|journal)\s+(?:of\s+)?)?))?")
-    suffix = r"(?P<suffix>(?i:\s+(?:proceedings|papers|journals?|venues|(?:main\s+)?(?:conferences?|tracks?))\b))?"
+    suffix = (r"(?P<suffix>(?i:\s+(?:proceedings|papers|journals?|venues|workshops?|symposi(?:um|a)"
+              r"|(?:main\s+)?(?:conferences?|tracks?))\b))?")  # "the LoResMT workshop": one venue, not "or any workshop"
     main = r"(?P<main>(?i:\bmain\s+(?:conferences?\s+(?:of\s+)?)?))?"
     mention = re.compile(cue + main + r"(?P<list>" + list_pattern(item) + r")" + suffix)
     lookup = {k: (e, s) for k, (e, s, _o) in spelled.items()}
