@@ -96,3 +96,14 @@ def test_what_a_method_avoids_or_a_hyphenated_not_is_the_topic(intent):
 def test_capitalised_words_before_a_noun_are_no_author(intent):
     assert not [c for c in parse_intent(intent, today=TODAY).checkpoints if c.predicate is not None]
     assert parse_intent("parsing papers by Smith on treebanks", today=TODAY).checkpoints[-1].predicate.field == "author"
+
+
+@pytest.mark.parametrize("intent, query", [
+    ("Abstractive summarization of scientific papers, excluding news summarization",
+     "Abstractive summarization of scientific papers"),
+    ("Information extraction from biomedical literature", "Information extraction from biomedical literature"),
+    ("sentiment analysis papers", "sentiment analysis"),      # a request's document word still goes
+    ("recent papers on parsing", "parsing"),
+])
+def test_documents_qualified_by_an_adjective_are_the_topic(intent, query):
+    assert parse_intent(intent, today=TODAY).checkpoints[0].text == query

@@ -127,6 +127,18 @@ _KEEP_BEFORE_STUDIES = {"case", "user", "ablation", "clinical", "cohort", "obser
 _REQUEST_WORDS = {"find", "show", "want", "need", "looking", "search"}
 """Edge words only at the start ("search for X", "find me ..."): at the end a phrase's head ("beam search")."""
 
+_DOCUMENT_NOUNS = {"papers", "paper", "articles", "article", "publications", "publication", "literature", "studies"}
+
+
+def _qualifies_documents(word: str) -> bool:
+    """True for an adjective that makes a kind of document of what follows ("scientific papers",
+    "biomedical literature", "legal articles"), unlike a request's "recent papers" (edge words)."""
+    from litnav.navigator.intent.lexicon import all_lemmas
+
+    w = word.lower().strip(".,:;!?'\"")
+    return w not in _EDGE_WORDS and "ADJ" in all_lemmas(w)
+
+
 def clean_phrase(phrase: str) -> str:
     """Strip generic words and punctuation from both ends of ``phrase``; "" if nothing is left."""
     phrase = _NOISE.sub(" ", phrase)
@@ -137,5 +149,8 @@ def clean_phrase(phrase: str) -> str:
                       or not re.search(r"\w", tokens[-1])):
         if tokens[-1].lower() == "studies" and len(tokens) > 1 and tokens[-2].lower() in _KEEP_BEFORE_STUDIES:
             break
+        if (tokens[-1].lower().strip(".,:;!?'\"") in _DOCUMENT_NOUNS and len(tokens) > 1
+                and _qualifies_documents(tokens[-2])):
+            break  # "summarization of scientific papers": the documents are the topic's object
         tokens.pop()
     return " ".join(tokens).strip(" ,.;:!?'\"")
