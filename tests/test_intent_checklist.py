@@ -77,7 +77,11 @@ def test_recent_is_soft_and_yields_to_explicit_dates() -> None:
 def test_relative_dates_follow_today() -> None:
     cl = parse_intent("graph transformers in the last 2 years", today=date(2024, 2, 29))
     (m,) = [c for c in cl.checkpoints if c.kind == "metadata"]
-    assert (m.predicate.start, m.predicate.end) == (date(2022, 2, 28), date(2024, 2, 29))
+    # whole years: a paper known only by its year 2022 is not "in the last 2 years" on 29 Feb 2024
+    assert (m.predicate.start, m.predicate.end) == (date(2023, 1, 1), date(2024, 2, 29))
+    cl = parse_intent("graph transformers in the last 6 months", today=date(2024, 2, 29))
+    (m,) = [c for c in cl.checkpoints if c.kind == "metadata"]
+    assert (m.predicate.start, m.predicate.end) == (date(2023, 8, 29), date(2024, 2, 29))
 
 
 @pytest.mark.parametrize(("intent", "values", "negate", "missing"), [

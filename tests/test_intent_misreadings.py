@@ -107,3 +107,17 @@ def test_capitalised_words_before_a_noun_are_no_author(intent):
 ])
 def test_documents_qualified_by_an_adjective_are_the_topic(intent, query):
     assert parse_intent(intent, today=TODAY).checkpoints[0].text == query
+
+
+@pytest.mark.parametrize("intent", ["evaluation of word embeddings, not shared task overviews",
+                                    "sentiment analysis, excluding shared-task overview papers"])
+def test_not_shared_task_overviews_excludes_overviews_and_asks_for_none(intent):
+    (ptype,) = [c.predicate for c in parse_intent(intent, today=TODAY).checkpoints
+                if c.predicate is not None and c.predicate.field == "publication_type"]
+    assert ptype.negate and ptype.values == ["survey"]
+    assert "overview" not in parse_intent(intent, today=TODAY).checkpoints[0].text
+
+
+def test_a_question_keeps_no_pronoun_in_the_query():
+    assert parse_intent("How can we reduce hallucination in abstractive summarization?",
+                        today=TODAY).checkpoints[0].text == "reduce hallucination in abstractive summarization"

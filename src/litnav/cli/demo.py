@@ -19,7 +19,7 @@ def demo_cmd(
     settings_file: Optional[Path] = SettingsOpt,
     overrides: Optional[list[str]] = SetOpt,
 ) -> None:
-    """Build the demo corpus from the 250 ACL papers of `aclsum` and run two or three example intents."""
+    """Build the demo corpus from the 250 ACL papers of `aclsum` and run three example intents."""
     from litnav.ingest.demo import build_demo_corpus
     from litnav.navigator import search
     from litnav.navigator.demo import DEMO_INTENTS

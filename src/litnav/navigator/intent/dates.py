@@ -171,7 +171,10 @@ def _resolve(kind: str, m: re.Match[str], today: date) -> tuple[date | None, dat
         if not raw_n and unit == "year" and not m.group("the") and m.group("which").lower() in ("last", "previous"):
             return date(today.year - 1, 1, 1), date(today.year - 1, 12, 31), 1.0
         months = n * {"year": 12, "decade": 120, "month": 1}[unit]
-        return _minus_months(today, months), today, 1.0
+        start = _minus_months(today, months)
+        if unit != "month" and start != date(start.year, 1, 1):
+            start = date(start.year + 1, 1, 1)  # whole years: "the last five years" in Dec 2026 is 2022-2026
+        return start, today, 1.0
     if kind == "this_year":
         return date(today.year, 1, 1), today, 1.0
     if kind == "recent":

@@ -34,7 +34,7 @@ _TYPES: list[tuple[str, str]] = [
     ("survey", r"(?:systematic|literature|scoping|narrative|critical|comprehensive)\s+reviews?" + _DOC),
     ("survey", r"(?:review|survey|overview)\s+(?:papers?|articles?)"),
     ("survey", r"surveys?(?!\s+(?:data|responses?|respondents?|questions?|instruments?|items?|participants?|methods?))"),
-    ("survey", r"overviews?"),
+    ("survey", r"(?:shared[- ]tasks?\s+|task\s+)?overviews?(?:\s+papers?)?"),
     ("tutorial", r"tutorials?" + _DOC),
     ("empirical", r"(?:empirical|experimental|quantitative)\s+(?:stud(?:y|ies)|papers?|works?|evaluations?"
                   r"|analys[ie]s|investigations?|research|comparisons?)"),

@@ -115,7 +115,7 @@ def split_list(text: str) -> list[str]:
 _NOISE = re.compile(r"\b(?:for\s+example|for\s+instance|e\.g\.|i\.e\.|in\s+particular|in\s+general|etc\.?)", re.I)
 _EDGE_WORDS = {
     "a", "an", "the", "and", "or", "but", "also", "as", "well", "of", "on", "in", "at", "to", "from", "by",
-    "about", "that", "which", "who", "are", "is", "be", "were", "was", "me", "i", "us", "please", "any",
+    "about", "that", "which", "who", "are", "is", "be", "were", "was", "me", "i", "us", "we", "you", "please", "any",
     "some", "all", "papers", "paper", "articles", "article", "publications", "publication", "works",
     "work", "research", "literature", "empirical", "recent", "novel", "new", "relevant", "good",
     "various", "several", "many", "different", "specific", "particular", "interesting", "important",
