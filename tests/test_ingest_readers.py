@@ -181,3 +181,12 @@ def test_read_stats_counts(fx: Path) -> None:
     for it in read_all([fx / "s2_citations.jsonl"]):
         stats.count(it)
     assert (stats.citations, stats.rejects, stats.skipped_rows) == (2, 1, {"cited paper has no corpus id": 1})
+
+
+def test_a_footnote_marker_read_as_an_author_is_dropped_and_marks_are_stripped() -> None:
+    from litnav.ingest.text import author_name
+
+    assert author_name({"first": "†", "middle": [], "last": "Nlp", "suffix": ""}) == ""
+    assert author_name({"first": "Jingbo", "middle": [], "last": "Zhu†", "suffix": ""}) == "Jingbo Zhu"
+    assert author_name({"first": "Derek", "middle": ["F"], "last": "Wong", "suffix": ""}) == "Derek F Wong"
+    assert author_name("  Yoav   Goldberg* ") == "Yoav Goldberg"

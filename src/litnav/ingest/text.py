@@ -6,17 +6,25 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+_FOOTNOTE_MARKS = "†‡§¶*∗⋆♠♣♦♥"
+
 
 def author_name(author: dict | str) -> str:
     """Display name of an S2ORC author object (``first``, ``middle``, ``last``, ``suffix``)
-    or a plain string."""
+    or a plain string; footnote marks ("Smith†") are dropped. "" for an object whose given name
+    holds no letter: a PDF parser's misreading of a footnote marker and the affiliation after it
+    as an author (``{"first": "†", "last": "Nlp"}``)."""
     if isinstance(author, str):
-        return " ".join(author.split())
-    parts: list[str] = [author.get("first") or ""]
+        return " ".join(author.strip(_FOOTNOTE_MARKS + " ").split())
+    first = author.get("first") or ""
+    if first and not any(ch.isalpha() for ch in first):
+        return ""
+    parts: list[str] = [first]
     parts.extend(m for m in author.get("middle") or [] if isinstance(m, str))
     parts.append(author.get("last") or "")
     if author.get("suffix"):
         parts.append(author["suffix"])
+    parts = [p.strip(_FOOTNOTE_MARKS + " ") for p in parts]
     return " ".join(" ".join(p for p in parts if p).split())
 
 
