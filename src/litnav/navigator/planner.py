@@ -80,9 +80,10 @@ def relax_unsatisfiable(checklist: Checklist, corpus) -> Checklist:
     author): the checkpoint stays in the checklist and the plan, where the user sees it, and the
     search runs without it. Decided with ``corpus.ids_matching`` (years, venues: exact, in SQL) and
     ``corpus.has_author``; a corpus without those methods is left as it is."""
+    hard = {c.id for c in hard_metadata(checklist)}
     changed = []
     for c in checklist.checkpoints:
-        if c in hard_metadata(checklist) and _unsatisfiable(c.predicate, corpus):
+        if c.id in hard and _unsatisfiable(c.predicate, corpus):
             c = c.model_copy(update={"weight": UNSATISFIABLE_WEIGHT,
                                      "text": f"{c.text} (no paper of this corpus matches it: a preference, not a filter)"})
         changed.append(c)

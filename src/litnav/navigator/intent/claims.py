@@ -42,8 +42,7 @@ from litnav.navigator.intent.text import title_cased
 _DETERMINER_BEFORE = re.compile(r"\b(?:the|a|an|this|these|those|its|their|our|his|her)\s+$", re.I)
 _PREPOSITIONS = frozenset("of in for with on at by from about into onto over under between among across through via "
                           "without within toward towards".split())
-_PREPOSITION_BEFORE = re.compile(r"\b(?:of|in|for|with|on|at|by|from|about|into|onto|over|under|between|among"
-                                 r"|across|through|via|without|within|towards?)\s+$", re.I)
+_PREPOSITION_BEFORE = re.compile(r"\b(?:" + "|".join(sorted(_PREPOSITIONS)) + r")\s+$", re.I)
 
 
 def _verbs(text: str) -> Iterator[tuple[int, int, str]]:

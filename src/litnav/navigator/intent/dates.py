@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
-from litnav.navigator.intent.text import BOUNDARY, Workspace
+from litnav.navigator.intent.text import Workspace
 
 RECENT_YEARS = 3
 RECENT_WEIGHT = 0.5
@@ -189,7 +189,6 @@ _EXPLICIT_KINDS = {"range", "start", "end"}
 _PUB_CUE = re.compile(r"\s*(?:published|appeared|appearing|released|written|dated|papers?|articles?|work)\b", re.I)
 
 
-_LIST_GAP = re.compile(re.escape(BOUNDARY) + r" *(?:,\s*|\s+)(?:(?:and|or|nor)\s+)?(?:(?:in|of)\s+)?$")
 _NAMED_AFTER = re.compile(r"\s+(?:[A-Z][\w-]*|(?:data(?:sets?)?|task|track|corpus|benchmark|challenge|test\s+sets?"
                           r"|shared\s+task|competition|edition)\b)")
 
@@ -230,7 +229,7 @@ def extract_dates(ws: Workspace, today: date, explicit_only: bool = False) -> li
                 continue
             start, end, weight = resolved
             negated, _only, cue = ws.cue_before(m.start())
-            if not negated and found and found[-1].negated and _LIST_GAP.search(ws.text[:m.start()]):
+            if not negated and found and found[-1].negated and ws.continues_consumed(m.start()):
                 negated = True  # "excluding 2017 and 2018": the cue covers the whole list
             if negated and (start is None) != (end is None):
                 start, end, negated = (_shift(end, 1), None, False) if start is None else (None, _shift(start, -1), False)

@@ -13,6 +13,7 @@ from functools import cached_property
 
 BOUNDARY = "|"
 TITLE_SHARE = 0.8
+_CONTINUES_CONSUMED = re.compile(re.escape(BOUNDARY) + r" *(?:,\s*|\s+)(?:(?:and|or|nor)\s+)?(?:(?:in|at|of)\s+)?$")
 """Share of an intent's content words that must be capitalised for it to read as a title."""
 
 _DASHES = dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"), "-")
@@ -68,6 +69,12 @@ class Workspace:
         if end <= start:
             return
         self.text = self.text[:start] + BOUNDARY + " " * (end - start - 1) + self.text[end:]
+
+    def continues_consumed(self, start: int) -> bool:
+        """True when the text before ``start`` is a span an extractor consumed followed only by a
+        list separator ("excluding 2017 | and 2018", "at MT Summit | or AMTA"): the item at
+        ``start`` continues that list and shares its cue."""
+        return _CONTINUES_CONSUMED.search(self.text[:start]) is not None
 
     def cue_before(self, start: int) -> tuple[bool, bool, int]:
         """Look at the text before ``start`` for a negation or an "only" cue.

@@ -34,6 +34,8 @@ from litnav.navigator.intent.text import BOUNDARY, Workspace, list_pattern
 
 VENUES_FILE = Path(__file__).resolve().parent.parent / "data" / "venues.json"
 FUZZY_THRESHOLD = 90.0
+_PUBLISHED = r"published|appearing|appeared|presented|accepted"
+"""Verbs that make the next "in"/"at" a venue cue ("published in", "presented at")."""
 _MAX_VOCAB_ALIASES = 5000
 
 
@@ -248,7 +250,7 @@ def _matcher(vocab_key: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[st
                       or (_MIXED_CASE.fullmatch(original) is not None and english_word(original)))
         parts.append(_alias_re(original) if exact_case else f"(?i:{_alias_re(original)})")
     item = r"(?<![\w-])(?:" + "|".join(parts) + r")(?![\w])(?!-\d)(?!\s+Anthology\b)"  # the ACL Anthology is no venue
-    cue = (r"(?P<cue>(?i:(?:\b(?:published|appearing|appeared|presented|accepted|papers?|articles?|work)\s+)?"
+    cue = (r"(?P<cue>(?i:(?:\b(?:" + _PUBLISHED + r"|papers?|articles?|work)\s+)?"
            r"(?:\b(?:in|at|from|to)\s+)(?:the\s+)?(?:(?:proceedings|journal)\s+(?:of\s+)?)?))?")
     suffix = (r"(?P<suffix>(?i:\s+(?:proceedings|papers|journals?|venues|workshops?|symposi(?:um|a)"
               r"|(?:main\s+)?(?:conferences?|tracks?))\b))?")  # "the LoResMT workshop": one venue, not "or any workshop"
@@ -268,11 +270,8 @@ def _vocab_tuple(vocab: dict[str, int] | None) -> tuple[str, ...]:
 LOOSE, CUED, MADE = 0, 1, 2
 """How much context a venue alias needs: none; a venue cue ("in", "at", a venue word after it);
 a strong cue (an acronym made from the venue's words)."""
-_STRONG_CUE = re.compile(r"\b(?:published|appearing|appeared|presented|accepted|papers?|articles?|work)\s+"
+_STRONG_CUE = re.compile(r"\b(?:" + _PUBLISHED + r"|papers?|articles?|work)\s+"
                          r"(?:in|at|to|from)\b|\bat\b", re.I)
-_AFTER_VENUE = re.compile(re.escape(BOUNDARY) + r" *(?:,\s*|\s+)(?:(?:or|and|nor)\s+)?(?:(?:in|at)\s+)?$")
-"""The text before a venue list that continues a venue mention already consumed ("at MT Summit |
-or AMTA"): the list shares that mention's cue."""
 
 
 def extract_venues(ws: Workspace, vocab: dict[str, int] | None) -> list[VenueMention]:
@@ -285,7 +284,7 @@ def extract_venues(ws: Workspace, vocab: dict[str, int] | None) -> list[VenueMen
     for m in list(mention_re.finditer(ws.text)):
         items = [lookup[re.sub(r"\s+", " ", im.group(0)).lower()] for im in item_re.finditer(m.group("list"))]
         negated, only, cue_start = ws.cue_before(m.start())
-        listed_on = _AFTER_VENUE.search(ws.text[:m.start()]) is not None  # "at MT Summit or AMTA"
+        listed_on = ws.continues_consumed(m.start())  # "at MT Summit or AMTA"
         cue = (m.group("cue") or "").strip()
         strong = bool(_STRONG_CUE.search(cue) or m.group("suffix")) or negated or only or listed_on
         items = [(e, strict) for e, strict in items if strict < MADE or strong]
@@ -367,13 +366,13 @@ def map_to_vocabulary(entry: VenueEntry, vocab: dict[str, int]) -> list[str]:
 _VENUE_WORD = r"(?:Conference|Workshop|Symposium|Journal|Meeting|Congress|Colloquium|Forum|Summit)s?"
 _CAP = r"[A-Z][\w'&*-]*"
 _UNKNOWN = re.compile(
-    r"(?P<cue>\b(?i:(?:(?:published|appearing|appeared|presented|accepted)\s+)?(?:in|at|from)\s+(?:the\s+)?"
+    r"(?P<cue>\b(?i:(?:(?:" + _PUBLISHED + r")\s+)?(?:in|at|from)\s+(?:the\s+)?"
     r"(?:(?:proceedings|journal)\s+of\s+(?:the\s+)?)?))"
     r"(?P<name>(?:(?:" + _CAP + r"\s+){0,6}" + _VENUE_WORD + r"(?:\s+(?:on|of|for)(?:\s+(?:the|and|" + _CAP + r"))+)?"
     r"|(?:" + _VENUE_WORD + r")\s+(?:on|of|for)(?:\s+(?:the|and|" + _CAP + r"))+))"
 )
 _UNKNOWN_ACRONYM = re.compile(
-    r"(?P<cue>\b(?i:(?:published|appearing|appeared|presented|accepted)\s+(?:in|at)|at)\s+(?:the\s+)?)"
+    r"(?P<cue>\b(?i:(?:" + _PUBLISHED + r")\s+(?:in|at)|at)\s+(?:the\s+)?)"
     r"(?P<name>[A-Z][A-Z0-9]{2,}(?:-[A-Z0-9]+)?)(?:\s+(?:19|20)\d{2})?\b(?!\s+(?:model|method|data))"
 )
 
