@@ -64,7 +64,7 @@ def _unsatisfiable(predicate, corpus) -> bool:
     if predicate.negate:
         return False
     if predicate.field in ("year", "venue") and hasattr(corpus, "ids_matching"):
-        return corpus.ids_matching([predicate]) == set()
+        return corpus.ids_matching([predicate], limit=0) == set()  # limit 0: an existence test, no id list
     if predicate.field == "author" and hasattr(corpus, "has_author"):
         return not any(corpus.has_author(name) for name in predicate.values)
     return False
