@@ -126,3 +126,14 @@ def test_plan_prints_checkpoint_kinds_and_brackets_verbatim(runner, corpus):
     assert "Intent: graph neural networks [GNN] for molecules, not surveys" in res.output
     assert "[topic]" in res.output and "[metadata]" in res.output
     assert "publication_type in [survey" in res.output
+
+
+def test_plan_shows_the_workflow_as_a_table_and_json_on_request(runner, corpus):
+    res = runner.invoke(app, ["plan", "graph neural networks for molecules", "--corpus", str(corpus)])
+    assert res.exit_code == 0, res.output
+    assert "Workflow (round 1)" in res.output and "semantic_search" in res.output
+    assert '"nodes"' not in res.output
+    res = runner.invoke(app, ["plan", "graph neural networks for molecules", "--corpus", str(corpus), "--json"])
+    assert res.exit_code == 0, res.output
+    workflow = json.loads(res.output[res.output.index("\n{\n") + 1:])
+    assert {n["op"] for n in workflow["nodes"]} >= {"semantic_search", "lexical_search", "union"}

@@ -121,3 +121,59 @@ def test_not_shared_task_overviews_excludes_overviews_and_asks_for_none(intent):
 def test_a_question_keeps_no_pronoun_in_the_query():
     assert parse_intent("How can we reduce hallucination in abstractive summarization?",
                         today=TODAY).checkpoints[0].text == "reduce hallucination in abstractive summarization"
+
+
+def _year_checkpoints(intent: str) -> list[tuple[str | None, str | None, float]]:
+    return [(p.start and p.start.isoformat(), p.end and p.end.isoformat(), c.weight)
+            for c in parse_intent(intent, today=TODAY).checkpoints
+            if (p := c.predicate) is not None and p.field == "year"]
+
+
+@pytest.mark.parametrize("intent, expected", [
+    # a year stated for one venue only cannot filter the other's papers: a preference
+    ("dialogue act tagging in EMNLP 2019 or ACL", [("2019-01-01", "2019-12-31", 0.5)]),
+    ("ACL 2019 papers on parsing or EMNLP ones", [("2019-01-01", "2019-12-31", 0.5)]),
+    # a year per venue: alternatives, so their union (not their intersection) is the filter
+    ("dialogue act tagging in EMNLP 2019 or ACL 2020", [("2019-01-01", "2020-12-31", 1.0)]),
+    ("parsing in EMNLP 2019 or ACL since 2018", [("2018-01-01", None, 1.0)]),
+    # a year after the whole list, or away from the venues, holds for all of them
+    ("dialogue act tagging in ACL or EMNLP 2019", [("2019-01-01", "2019-12-31", 1.0)]),
+    ("parsing papers from 2019 in ACL or EMNLP", [("2019-01-01", "2019-12-31", 1.0)]),
+])
+def test_a_year_stated_for_one_venue_of_a_list_binds_that_venue_only(intent, expected):
+    assert _year_checkpoints(intent) == expected
+
+
+ACL_PHRASES = PhraseTable(n_docs=10_000, df={"dialogue": 90, "act": 30, "speech": 70, "acts": 20, "tweets": 40},
+                          phrases={"dialogue act": 5.0, "speech acts": 4.0})
+
+
+@pytest.mark.parametrize("intent, concept", [
+    ("Dialogue act classification", "Dialogue act classification"),
+    ("speech acts in tweets", "speech acts"),
+])
+def test_a_noun_the_lexicon_lists_as_a_verb_heads_a_corpus_phrase(intent, concept):
+    """lemminflect lists "act" as a verb only; the corpus knows "dialogue act" as a phrase."""
+    terms = parse_intent(intent, today=TODAY, phrases=ACL_PHRASES).checkpoints[0].terms
+    assert concept in terms
+
+
+@pytest.mark.parametrize("intent, kept", [
+    ("Automating systematic reviews with NLP", "systematic reviews"),
+    ("survey generation with large language models", "survey generation"),
+    ("screening studies for systematic reviews", "systematic reviews"),
+    ("tools for writing survey papers", "survey"),
+])
+def test_a_publication_type_that_is_the_subject_matter_stays_the_topic(intent, kept):
+    checklist = parse_intent(intent, today=TODAY)
+    assert kept in checklist.checkpoints[0].text
+    assert not [c for c in checklist.checkpoints if c.predicate is not None and c.predicate.field == "publication_type"]
+
+
+@pytest.mark.parametrize("intent", ["Find surveys on machine translation", "a survey of question answering",
+                                    "I am looking for a systematic review on hate speech",
+                                    "papers that are surveys of NER"])
+def test_a_request_for_a_publication_type_is_still_a_type(intent):
+    checklist = parse_intent(intent, today=TODAY)
+    assert [c.predicate.values for c in checklist.checkpoints
+            if c.predicate is not None and c.predicate.field == "publication_type"] == [["survey"]]

@@ -175,7 +175,7 @@ CASES = [
     ('Empirical study of transfer learning across languages, not surveys or overviews, ACL 2020',
      {'topic': [['transfer learning']], 'application': [['languages']], 'publication_type': [(['empirical'], False), (['survey'], True)], 'venue': [(['ACL'], False)], 'year': [(['2020-01-01', '2020-12-31'], False)]}),
     ('papers on active learning from 2015 to 2018 in EMNLP but not in Findings',
-     {'topic': [['active learning']], 'year': [(['2015-01-01', '2018-12-31'], False)], 'venue': [(['EMNLP'], False), (['Findings of ACL'], True)]}),
+     {'topic': [['active learning']], 'year': [(['2015-01-01', '2018-12-31'], False)], 'venue': [(['EMNLP'], False), (['Findings'], True)]}),
     ('non-survey papers on vision transformers',
      {'topic': [['vision transformers']], 'publication_type': [(['survey'], True)]}),
     ('entity linking up to March 2020',

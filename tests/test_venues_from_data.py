@@ -15,6 +15,8 @@ from litnav.navigator.intent import parse_intent
 from litnav.navigator.intent.text import Workspace
 from litnav.navigator.intent.venues import derived_acronyms, extract_venues
 
+TODAY = date(2025, 11, 15)
+
 VOCAB = {
     "ACL": 500, "EMNLP": 400, "NAACL": 300, "Findings": 250,
     "Proceedings of the 11th Global WordNet Conference": 20,
@@ -284,3 +286,36 @@ def test_a_named_workshop_is_that_workshop_not_any_workshop():
     (venue,) = [c.predicate for c in parse_intent("low-resource NMT in the LoResMT workshop", venues=vocab).checkpoints
                 if c.predicate is not None]
     assert venue.values == ["Proceedings of the 4th Workshop on Technologies for MT of Low Resource Languages (LoResMT2021)"]
+
+
+FINDINGS_EMNLP = Paper(corpus_id="fe", title="t", venue="Findings",
+                       venue_raw="Findings of the Association for Computational Linguistics: EMNLP 2020")
+FINDINGS_ACL = Paper(corpus_id="fa", title="t", venue="Findings",
+                     venue_raw="Findings of the Association for Computational Linguistics: ACL 2022")
+EMNLP_MAIN = Paper(corpus_id="em", title="t", venue="EMNLP",
+                   venue_raw="Proceedings of the 2020 Conference on Empirical Methods in Natural Language Processing")
+
+
+def _venue_verdicts(intent: str) -> dict[str, bool]:
+    checklist = parse_intent(intent, VOCAB, TODAY)
+    predicates = [c.predicate for c in checklist.checkpoints if c.predicate is not None and c.predicate.field == "venue"]
+    return {p.corpus_id: all(evaluate(q, p)[0] is True for q in predicates)
+            for p in (FINDINGS_EMNLP, FINDINGS_ACL, EMNLP_MAIN)}
+
+
+@pytest.mark.parametrize("intent, admitted", [
+    ("dialogue act tagging in Findings of EMNLP", {"fe"}),
+    ("dialogue act tagging in EMNLP Findings", {"fe"}),
+    ("dialogue act tagging in EMNLP, including Findings", {"fe", "em"}),
+    ("dialogue act tagging at EMNLP (Findings included)", {"fe", "em"}),
+    ("dialogue act tagging in Findings", {"fe", "fa"}),
+    ("dialogue act tagging in EMNLP, not Findings", {"em"}),
+])
+def test_findings_of_a_venue_is_that_venues_findings(intent, admitted):
+    """Every Findings paper has the normalised venue "Findings"; which conference's Findings it is
+    stands in the raw venue only."""
+    verdicts = _venue_verdicts(intent)
+    assert {cid for cid, ok in verdicts.items() if ok} == admitted
+    checklist = parse_intent(intent, VOCAB, TODAY)
+    assert "Findings" not in checklist.checkpoints[0].text  # the track is no topic
+    assert not any("not in the corpus venue list" in c.text for c in checklist.checkpoints)

@@ -109,10 +109,12 @@ def plan_cmd(
     corpus: Path = typer.Option(..., "--corpus", "-c", help="Corpus directory (for its venue vocabulary)."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write the workflow JSON here (edit, then "
                                        "`litnav search --workflow FILE`)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the workflow JSON instead of the table."),
     settings_file: Optional[Path] = SettingsOpt,
     overrides: Optional[list[str]] = SetOpt,
 ) -> None:
-    """Show the checklist and the round-1 workflow that a search would run."""
+    """Show the checklist and the round-1 workflow that a search would run (a table; the JSON
+    with --json or --out FILE)."""
     from litnav.navigator.intent import describe, parse_intent
     from litnav.navigator.planner import plan_workflow, relax_unsatisfiable
 
@@ -127,14 +129,18 @@ def plan_cmd(
     workflow = plan_workflow(checklist, settings)
     with clean_errors(WorkflowError):
         validate_workflow(workflow)  # never write a workflow `search --workflow` would refuse
+    from litnav.session.render import workflow_table
+
     console = make_console()
     console.print(describe(checklist), markup=False, highlight=False)
     text = workflow.model_dump_json(indent=2)
+    if as_json:
+        console.print_json(text)
+    else:
+        console.print(workflow_table(workflow))
     if out:
         out.write_text(text)
         console.print(f"workflow written to {out}")
-    else:
-        console.print_json(text)
 
 
 def audit_cmd(

@@ -152,6 +152,16 @@ def _venue(p: MetadataPredicate, paper: Paper) -> tuple[bool | None, str]:
     return ok, why
 
 
+TRACK_OF = re.compile(r"(Findings)\s+of\s+(?:the\s+)?(\S.*)", re.IGNORECASE)
+"""A venue value naming a track of a venue ("Findings of EMNLP"): a paper whose normalised venue
+is the track ("Findings") and whose raw venue names the venue ("Findings of the ACL: EMNLP
+2020") matches."""
+
+
+def _has_word(word: str, text: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(_fold(word))}(?!\w)", _fold(text)) is not None
+
+
 def _venue_name(p: MetadataPredicate, paper: Paper) -> tuple[bool | None, str]:
     if not paper.venue and not paper.venue_raw:
         return None, "venue unknown"
@@ -163,6 +173,9 @@ def _venue_name(p: MetadataPredicate, paper: Paper) -> tuple[bool | None, str]:
     for v in p.values:
         if paper.venue and _fold(v) == _fold(paper.venue):
             return True, f"venue {paper.venue!r} matches {v!r}"
+        if (track := TRACK_OF.fullmatch(v)) and paper.venue and paper.venue_raw and \
+                _fold(track.group(1)) == _fold(paper.venue) and _has_word(track.group(2), paper.venue_raw):
+            return True, f"venue {paper.venue_raw!r} is {v!r}"
         searchable = not normalised or (generic and len(v.split()) >= 2)
         if paper.venue_raw and searchable and _fold(v) and re.search(
                 rf"(?<!\w){re.escape(_fold(v))}(?!\w)", _fold(paper.venue_raw)):

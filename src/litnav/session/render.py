@@ -9,7 +9,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from litnav.core.records import FoundBy, Result, Session
+from litnav.core.records import FoundBy, Result, Session, Workflow
 from litnav.core.text import shown_values
 
 CONTEXT_CHARS = 160
@@ -32,6 +32,20 @@ def checklist_table(session: Session) -> Table:
             pred = " [dim](" + ("NOT " if p.negate else "") + p.field + ": " + (
                 f"{p.start or '…'} to {p.end or '…'}" if p.field == "year" else escape(shown_values(p.values))) + ")[/dim]"
         table.add_row(c.id, c.kind, f"{c.weight:g}", escape(c.text) + pred)
+    return table
+
+
+def workflow_table(workflow: Workflow) -> Table:
+    """A workflow for reading: one row per node (id, operator, its parameters as ``key=value``,
+    input nodes, note), in order; the output node is marked. ``litnav plan --out`` writes the
+    editable JSON."""
+    table = Table(title="Workflow (round 1)", show_lines=False)
+    for col in ("node", "operator", "parameters", "inputs", "why"):
+        table.add_column(col, overflow="fold")
+    for n in workflow.nodes:
+        params = ", ".join(f"{k}={v!r}" if isinstance(v, str) else f"{k}={v}" for k, v in n.params.items() if v is not None)
+        name = n.id + (" (output)" if n.id == workflow.output else "")
+        table.add_row(escape(name), n.op, escape(params), escape(", ".join(n.inputs)), escape(n.note or ""))
     return table
 
 

@@ -255,7 +255,7 @@ VENUE_LIKE_MAX_DOC_FRACTION = 0.002
 ("ASR" 1 % of 26k ACL papers, "NLP" 11 %), not an unknown venue ("PRL", "TACL": 0)."""
 
 
-def extract_facets(ws: Workspace, phrases: PhraseTable | None = None) -> list[Facet]:
+def extract_facets(ws: Workspace, phrases: PhraseTable | None = None, *, passage: bool = False) -> list[Facet]:
     """The content facets of what the extractors left of the intent, in order of appearance.
 
     Concept boundaries come from :func:`navigator.intent.keyphrases.concepts` (grammar and the
@@ -265,7 +265,8 @@ def extract_facets(ws: Workspace, phrases: PhraseTable | None = None) -> list[Fa
     venue the venue vocabulary did not know, never a concept: it is consumed from ``ws``, unless
     the corpus's own titles and abstracts use it as a word (document fraction at least
     :data:`VENUE_LIKE_MAX_DOC_FRACTION` in ``phrases``): "bias in ASR", "hallucination in MT".
-    At most :data:`MAX_FACETS` facets are kept (highest salience)."""
+    At most :data:`MAX_FACETS` facets are kept (highest salience). ``passage``: the text is running
+    prose (a pasted abstract), so no verb is read as a compound noun's head (``concepts``)."""
     text = blank_framing(ws.text)
     acronyms: list[tuple[int, str]] = []
     for m in list(_PAREN_ACRONYM.finditer(text)):
@@ -276,7 +277,7 @@ def extract_facets(ws: Workspace, phrases: PhraseTable | None = None) -> list[Fa
     previous: Facet | None = None
     prev_end = 0
     venue_list = False
-    for c in concepts(text, phrases):
+    for c in concepts(text, phrases, compounds=not passage):
         gap = text[prev_end:c.start]
         venue_like = re.fullmatch(r"[A-Z][A-Z&]{1,7}", c.text) is not None and (
             _VENUE_LIKE.search(gap) or (venue_list and _LIST_GAP.match(gap))) and (

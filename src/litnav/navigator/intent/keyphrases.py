@@ -69,11 +69,22 @@ def _after_verb(text: str, start: int) -> bool:
     return bool(prev) and _word_class(prev.group(1).lower()) == "verb"
 
 
-def _split_run(run: list[tuple[str, int, int]], text: str) -> list[list[tuple[str, int, int]]]:
+def _compound_head(run: list[tuple[str, int, int]], k: int, table: PhraseTable | None) -> bool:
+    """True when the verb-only word ``run[k]`` heads a compound noun the corpus knows: the phrase
+    table holds it with the word before it, which is no adverb or verb ("dialogue act", "speech
+    acts"; not "often involve"). The lexicon lists some nouns as verbs only ("act")."""
+    if table is None or k == 0 or _word_class(run[k - 1][0]):
+        return False
+    return table.is_phrase([run[k - 1][0], run[k][0]])
+
+
+def _split_run(run: list[tuple[str, int, int]], text: str, table: PhraseTable | None = None) -> list[list[tuple[str, int, int]]]:
     """Cut a run at verb-only and adverb-only words, at finite verbs read in context
     (``claims.main_verb``'s rules: "microplastics affect coral reefs") and at the gerunds that
     introduce a method (:data:`CONNECTIVE_GERUNDS`); a participle ("-ed", "-en") followed by
-    another word of the run modifies it ("federated learning", "treated mice") and stays."""
+    another word of the run modifies it ("federated learning", "treated mice") and stays, and so
+    does a verb-only word that heads a compound noun of the corpus (:func:`_compound_head`:
+    "dialogue act classification")."""
     out: list[list[tuple[str, int, int]]] = []
     cur: list[tuple[str, int, int]] = []
     for k, tok in enumerate(run):
@@ -86,6 +97,8 @@ def _split_run(run: list[tuple[str, int, int]], text: str) -> list[list[tuple[st
                                   and ambiguous_is_verb(tok[0], text[:tok[1]], text[tok[2]:])):
             cls = cls or "verb"
         if cls == "verb" and k + 1 < len(run) and re.search(r"(?:ed|en)$", tok[0]):
+            cls = ""
+        if cls == "verb" and _compound_head(run, k, table):
             cls = ""
         if tok[0] in CONNECTIVE_GERUNDS:
             cls = "verb"
@@ -137,13 +150,16 @@ def generic(word: str, table: PhraseTable | None) -> bool:
     return word in FALLBACK_GENERIC
 
 
-def concepts(text: str, table: PhraseTable | None = None) -> list[Concept]:
-    """The concepts of ``text`` in order of appearance (module docstring); offsets index ``text``."""
+def concepts(text: str, table: PhraseTable | None = None, *, compounds: bool = True) -> list[Concept]:
+    """The concepts of ``text`` in order of appearance (module docstring); offsets index ``text``.
+    ``compounds=False`` never reads a verb-only word as the head of a compound noun
+    (:func:`_compound_head`): for running text (a pasted abstract), where "experiments
+    demonstrate" is a clause, not a name."""
     # a pronoun and the verb after it ("we study", "they propose") hold no concept
     text = _PRONOUN_VERB.sub(lambda m: "|" + " " * (len(m.group(0)) - 1), text)
     out: list[Concept] = []
     for run in segments(text):
-        for part in _split_run(run, text):
+        for part in _split_run(run, text, table if compounds else None):
             for seg in _segment(part, table):
                 raw = text[seg[0][1]:seg[-1][2]]
                 phrase = clean_phrase(raw)

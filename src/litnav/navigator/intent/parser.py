@@ -55,7 +55,7 @@ from litnav.navigator.intent.facets import (
 from litnav.navigator.intent.passage import is_markup, is_passage
 from litnav.navigator.intent.pubtypes import extract_types
 from litnav.navigator.intent.text import BOUNDARY, Workspace, normalise
-from litnav.navigator.intent.venues import extract_venues
+from litnav.navigator.intent.venues import VenueMention, extract_venues
 
 EMPIRICAL_WEIGHT = 0.5
 FACET_WEIGHT = 0.5
@@ -107,7 +107,16 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
     whole = whole_intent(ws.text)
 
     metadata: list[tuple[int, Checkpoint]] = []
-    metadata += _year_checkpoints(dates, text)
+    own, every = _venue_years(dates, venue_mentions, text)
+    metadata += _year_checkpoints([d for d in dates if all(d is not o for o, _m in own)], text)
+    if own:
+        starts, ends = [d.start for d, _m in own], [d.end for d, _m in own]
+        start = None if None in starts else min(s for s in starts if s)
+        end = None if None in ends else max(e for e in ends if e)
+        named = " or ".join(dict.fromkeys(e.name for _d, m in own for e in m.entries))
+        say = f"Published {_period(start, end)}" + ("" if every else f" (preference: stated for {named} only)")
+        metadata.append((min(d.position for d, _m in own), _meta(
+            say, MetadataPredicate(field="year", start=start, end=end), 1.0 if every else EMPIRICAL_WEIGHT)))
     for negated in (False, True):
         vs = [v for v in venue_mentions if v.negated == negated]
         if vs:
@@ -166,7 +175,7 @@ def whole_intent(text: str) -> str:
 def _parse_passage(text: str, phrases: PhraseTable | None) -> Checklist:
     """Passage mode (:mod:`navigator.intent.passage`): ``c1`` is the whole text, its concepts the
     facets beside it; no metadata and no exclusion checkpoint."""
-    facets = [f for f in extract_facets(Workspace(text), phrases)
+    facets = [f for f in extract_facets(Workspace(text), phrases, passage=True)
               if not any(is_markup(p) for p in (*f.phrases, *f.terms))]  # URLs and TeX are not concepts
     return Checklist(intent=text, checkpoints=_content_checkpoints(text, facets))
 
@@ -227,6 +236,24 @@ def _either_end(chosen: list[DateConstraint], text: str) -> DateConstraint | Non
     return DateConstraint(start=early.end + timedelta(days=1), end=late.start - timedelta(days=1), negated=True,
                           position=first.position, weight=min(early.weight, late.weight),
                           phrase=f"{first.phrase} or {second.phrase}")
+
+
+def _venue_years(dates: list[DateConstraint], mentions: list[VenueMention],
+                 text: str) -> tuple[list[tuple[DateConstraint, VenueMention]], bool]:
+    """The dates stated for single venues of a venue list ("EMNLP 2019 or ACL 2020"), each with
+    the venue mention it follows directly, and whether every positive venue mention has one.
+    Their periods are alternatives, so they join as a union, not an intersection. When some
+    venue has no date ("EMNLP 2019 or ACL") the union cannot be an exact filter on every paper
+    (it would drop ACL 2020) and becomes a preference. Empty with fewer than two venue mentions;
+    a date after the whole list ("ACL or EMNLP 2019") or away from any venue ("since 2019") is
+    not one of them."""
+    venues = sorted((m for m in mentions if not m.negated), key=lambda m: m.position)
+    if len(venues) < 2:
+        return [], False
+    own = [(d, m) for d in dates if not d.negated and d.weight >= 1.0 for m in venues
+           if m.position + len(m.phrase) <= d.position and not text[m.position + len(m.phrase):d.position].strip()]
+    dated = {id(m) for _d, m in own}
+    return own, all(id(m) in dated for m in venues)
 
 
 def _year_checkpoints(dates: list[DateConstraint], text: str) -> list[tuple[int, Checkpoint]]:

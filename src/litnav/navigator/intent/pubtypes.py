@@ -7,6 +7,11 @@ paper, systematic/literature review, overview), ``meta-analysis``, ``tutorial``,
 resource paper), ``theoretical`` (theoretical paper/analysis). A bare "review(s)" counts only
 after a cue ("no reviews", "only reviews") or beside another type, and never after a noun
 such as "product", "movie" or "peer" (those are data or topics).
+
+Without a negation or "only" cue, a type phrase that is the *subject matter* stays in the
+topic (:func:`topic_use`): the object of a verb ("automating systematic reviews", "writing
+survey papers"), the purpose after "for" ("screening studies for systematic reviews"), or the
+modifier of a noun after it ("survey generation").
 """
 
 from __future__ import annotations
@@ -14,7 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from litnav.navigator.intent.text import Workspace, list_pattern
+from litnav.navigator.intent.grammar import AUXILIARIES, lexicon_verb, word_class
+from litnav.navigator.intent.text import REQUEST_WORDS, Workspace, list_pattern
 
 PUBLICATION_TYPES: dict[str, tuple[str, ...]] = {
     "survey": ("Review",),
@@ -72,14 +78,47 @@ def _value(item: str) -> str:
     raise AssertionError(item)
 
 
+_NOT_OBJECT_OF = REQUEST_WORDS | {"searching", "including", "excluding", "include", "exclude", "prefer", "read",
+                                  "get", "give", "list", "recommend", "suggest", "retrieve", "like", "be", "being", "been",
+                                  *AUXILIARIES}
+_WORD_BEFORE = re.compile(r"([A-Za-z][\w-]*)\s+(?:(?:a|an|the)\s+)?$")
+_FOR_BEFORE = re.compile(r"(?:^|([A-Za-z]+)\s+)for\s+(?:(?:a|an|the)\s+)?$", re.I)
+_NOUN_AFTER = re.compile(r"\s+([a-z][a-z-]+)\b")
+
+
+def topic_use(text: str, start: int, end: int) -> bool:
+    """True when the type phrase ``text[start:end]`` is what the intent is about rather than the
+    kind of paper wanted (module docstring): after a verb or gerund that is not a request word
+    ("automating", "write"; not "find", "including"), after "for" unless "looking/searching
+    for", or before a noun it modifies (not a verb, adverb, "-ing"/"-ed" form or function word)."""
+    before = text[:start]
+    m = _WORD_BEFORE.search(before)
+    if m and m.group(1).lower() not in _NOT_OBJECT_OF and lexicon_verb(m.group(1).lower()):
+        return True
+    m = _FOR_BEFORE.search(before)
+    if m and (m.group(1) or "").lower() not in _NOT_OBJECT_OF | {"search"}:
+        return True
+    m = _NOUN_AFTER.match(text[end:])
+    if m is None:
+        return False
+    word = m.group(1)
+    from litnav.core.text import stop_words
+
+    return (word not in stop_words() and not word_class(word) and not re.search(r"(?:ing|ed)$", word)
+            and not lexicon_verb(word))
+
+
 def extract_types(ws: Workspace) -> list[TypeMention]:
-    """Find publication-type phrases in ``ws``, consume them with their cue, return them."""
+    """Find publication-type phrases in ``ws``, consume them with their cue, return them; a
+    phrase used as the topic (:func:`topic_use`) without a negation or "only" cue stays."""
     found: list[TypeMention] = []
     for m in list(_MENTION.finditer(ws.text)):
         listed = m.group("item") or m.group("list")
         items = [_value(im.group(0)) for im in re.finditer(rf"(?:{_ITEM})(?![\w-])", listed, re.I)]
         negated, only, cue_start = ws.cue_before(m.start())
         negated = negated or bool(m.group("non"))
+        if not negated and not only and topic_use(ws.text, m.start(), m.end()):
+            continue
         if not negated and not only and all(v == "survey?" for v in items):
             continue
         values = list(dict.fromkeys("survey" if v == "survey?" else v for v in items))

@@ -131,7 +131,7 @@ _EDGE_WORDS = {
     "does", "find", "show", "want", "need", "looking", "search",
 }
 _KEEP_BEFORE_STUDIES = {"case", "user", "ablation", "clinical", "cohort", "observational", "pilot", "field"}
-_REQUEST_WORDS = {"find", "show", "want", "need", "looking", "search"}
+REQUEST_WORDS = {"find", "show", "want", "need", "looking", "search"}
 """Edge words only at the start ("search for X", "find me ..."): at the end a phrase's head ("beam search")."""
 
 _DOCUMENT_NOUNS = {"papers", "paper", "articles", "article", "publications", "publication", "literature", "studies"}
@@ -152,7 +152,7 @@ def clean_phrase(phrase: str) -> str:
     tokens = re.sub(r"\s+", " ", phrase.replace(BOUNDARY, " ")).strip(" \t-:'\"").split(" ")
     while tokens and (tokens[0].lower().strip(".,:;!?'\"") in _EDGE_WORDS or not re.search(r"\w", tokens[0])):
         tokens.pop(0)
-    while tokens and ((tokens[-1].lower().strip(".,:;!?'\"") in _EDGE_WORDS - _REQUEST_WORDS)
+    while tokens and ((tokens[-1].lower().strip(".,:;!?'\"") in _EDGE_WORDS - REQUEST_WORDS)
                       or not re.search(r"\w", tokens[-1])):
         if tokens[-1].lower() == "studies" and len(tokens) > 1 and tokens[-2].lower() in _KEEP_BEFORE_STUDIES:
             break

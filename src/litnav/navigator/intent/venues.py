@@ -29,6 +29,7 @@ from pathlib import Path
 
 from rapidfuzz import fuzz, process
 
+from litnav.corpus.predicates import TRACK_OF
 from litnav.navigator.intent.grammar import english_word
 from litnav.navigator.intent.text import BOUNDARY, Workspace, list_pattern
 
@@ -267,6 +268,11 @@ def _vocab_tuple(vocab: dict[str, int] | None) -> tuple[str, ...]:
     return tuple(ranked[:_MAX_VOCAB_ALIASES])
 
 
+_WITH_FINDINGS = re.compile(
+    r"\s*(?:,\s*|\(\s*)?(?:including|incl\.|plus|and\s+(?:its|their|the)|with(?:\s+the)?)\s+Findings"
+    r"(?:\s+(?:papers|track|volumes?))?\s*\)?|\s*\(\s*(?:and\s+|\+\s*)?Findings(?:\s+included)?\s*\)", re.I)
+"""After a venue list: its Findings too ("EMNLP, including Findings", "ACL (Findings included)")."""
+
 LOOSE, CUED, MADE = 0, 1, 2
 """How much context a venue alias needs: none; a venue cue ("in", "at", a venue word after it);
 a strong cue (an acronym made from the venue's words)."""
@@ -281,7 +287,10 @@ def extract_venues(ws: Workspace, vocab: dict[str, int] | None) -> list[VenueMen
     found: list[VenueMention] = _named_venues(ws, vocab)
     mention_re, item_re, lookup = _matcher(_vocab_tuple(vocab))
     table: list[VenueMention] = []
+    taken = 0
     for m in list(mention_re.finditer(ws.text)):
+        if m.start() < taken:  # inside a list's "including Findings"
+            continue
         items = [lookup[re.sub(r"\s+", " ", im.group(0)).lower()] for im in item_re.finditer(m.group("list"))]
         negated, only, cue_start = ws.cue_before(m.start())
         listed_on = ws.continues_consumed(m.start())  # "at MT Summit or AMTA"
@@ -290,9 +299,13 @@ def extract_venues(ws: Workspace, vocab: dict[str, int] | None) -> list[VenueMen
         items = [(e, strict) for e, strict in items if strict < MADE or strong]
         if not items or (all(strict for _e, strict in items) and not (cue or strong)):
             continue
-        ws.consume(cue_start, m.end())
         entries = list(dict.fromkeys(e for e, _s in items))
-        table.append(VenueMention(entries, negated, cue_start, ws.original[cue_start:m.end()].strip(),
+        end = m.end()
+        if (findings := _WITH_FINDINGS.match(ws.text, end)) and not negated:
+            entries += [VenueEntry(f"Findings of {e.name}") for e in entries]
+            end = taken = findings.end()
+        ws.consume(cue_start, end)
+        table.append(VenueMention(entries, negated, cue_start, ws.original[cue_start:end].strip(),
                                   main=bool(m.group("main")) or "main" in (m.group("suffix") or "").lower()))
     for mention in table:
         _resolve(mention, vocab)
@@ -340,8 +353,13 @@ def with_editions(values: list[str], vocab: dict[str, int] | None) -> list[str]:
 
 
 def map_to_vocabulary(entry: VenueEntry, vocab: dict[str, int]) -> list[str]:
-    """Vocabulary spellings for ``entry``, most papers first; [] when none matches."""
+    """Vocabulary spellings for ``entry``, most papers first; [] when none matches. A track of a
+    venue that the vocabulary keeps as one normalised venue ("Findings of EMNLP", where every
+    Findings paper has venue "Findings" and the raw "Findings of the ACL: EMNLP 2020") is its own
+    value: ``corpus.predicates`` matches it on the venue and the raw string."""
     normed = {v: _norm(v) for v in vocab}
+    if (track := TRACK_OF.fullmatch(entry.name)) and _norm(track.group(1)) in normed.values():
+        return [entry.name]
     names = {_norm(n) for n in entry.names}
     hits = [v for v, n in normed.items() if n in names]
     for word in entry.contains:
