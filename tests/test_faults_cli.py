@@ -137,3 +137,17 @@ def test_plan_shows_the_workflow_as_a_table_and_json_on_request(runner, corpus):
     assert res.exit_code == 0, res.output
     workflow = json.loads(res.output[res.output.index("\n{\n") + 1:])
     assert {n["op"] for n in workflow["nodes"]} >= {"semantic_search", "lexical_search", "union"}
+
+
+def test_build_names_why_records_were_rejected(runner, tmp_path):
+    src = tmp_path / "p.jsonl"
+    src.write_text(json.dumps(PAPERS[0]) + "\n" + json.dumps({"id": "p9", "year": 2020}) + "\n"
+                   + json.dumps({"id": "p10"}) + "\n")
+    res = runner.invoke(app, ["build", str(src), "--corpus", str(tmp_path / "c"), "--no-progress"])
+    assert res.exit_code == 0, res.output
+    with Corpus.open(tmp_path / "c") as c:
+        reasons = {reason for *_x, reason in c.rejects()}
+    assert len(reasons) >= 1
+    summary = " ".join(res.output.split())
+    assert "2 records rejected (" in summary
+    assert "p9" not in summary and "p10" not in summary  # ids are masked: the reasons group

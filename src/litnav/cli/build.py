@@ -95,7 +95,8 @@ def register(app: typer.Typer) -> None:
             console.print(f"[yellow]{report.id_collisions} external ids (DOI, arXiv, ...) belong to two corpus ids; "
                           f"see `litnav stats --corpus {corpus} --rejects 50`[/yellow]")
         if r.rejects:
-            console.print(f"[yellow]{r.rejects} records rejected; list them with `litnav stats --corpus {corpus} --rejects 50`[/yellow]")
+            console.print(f"[yellow]{r.rejects} records rejected{_reject_reasons(corpus)}; list them with "
+                          f"`litnav stats --corpus {corpus} --rejects 50`[/yellow]", highlight=False)
         if report.damaged_files:
             listing = " | ".join(report.damaged_files.values())
             fail(f"{listing}. Everything read before the damage was ingested and the corpus {corpus} is searchable; the "
@@ -109,3 +110,22 @@ def register(app: typer.Typer) -> None:
                 fail(f"every record of {names} was rejected ({r.rejects}); the reasons are in `litnav stats "
                      f"--corpus {corpus} --rejects 20` (a --map field that no record has is the usual cause)")
             fail(f"{names}: no records found (empty input)")
+
+
+def _reject_reasons(corpus: Path, shown: int = 3) -> str:
+    """The commonest reasons among a corpus's rejected records, ids masked: " (100 x abstract of
+    <id>: no papers record in this build)"; "" when the corpus cannot be read."""
+    import re
+    from collections import Counter
+
+    from rich.markup import escape
+
+    from litnav.corpus import Corpus, CorpusError
+
+    try:
+        with Corpus.open(corpus) as c:
+            reasons = Counter(re.sub(r"(?<![\w-])[\w.:/-]*\d[\w./-]*", "<id>", reason) for *_x, reason in c.rejects())
+    except (CorpusError, OSError):
+        return ""
+    return " (" + "; ".join(f"{n} x {escape(why)}" for why, n in reasons.most_common(shown)) + ")"
+
