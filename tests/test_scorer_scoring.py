@@ -89,12 +89,29 @@ def test_metadata_judgement_is_exact(student):
 def test_final_score_formula(student):
     s = score_paper(PAPER, CHECKLIST, {"c1": RELEVANT, "c2": RELEVANT}, student)
     scores = [j.score for j in s.judgements]
-    mean = (2.0 * scores[0] + scores[1]) / 3.0  # the metadata checkpoint c3 is not content
+    mean = scores[0] * scores[1] / 5.0  # the topic, gated by the exclusion; metadata c3 is not content
     assert weighted_mean_score(s.judgements, CHECKLIST) == pytest.approx(mean)
     assert s.final_score == pytest.approx((mean + s.probability) / 6.0)
     assert 0.0 <= s.final_score <= 1.0 and s.probability_engine == student.name
     assert final_score(5.0, 1.0) == 1.0 and final_score(0.0, 0.0) == 0.0
     assert final_score(None, 0.4) == pytest.approx(0.4)
+
+
+def test_an_off_topic_paper_earns_nothing_for_respecting_an_exclusion(student):
+    """Every paper off the topic respects an exclusion of something else: that is no merit."""
+    pottery = PAPER.model_copy(update={"title": "Kiln temperatures of Bronze Age pottery"})
+    topic_only = Checklist(intent="GNN citation recommendation", checkpoints=[TOPIC])
+    with_exclusion = Checklist(intent="GNN citation recommendation, not about X", checkpoints=[
+        TOPIC, Checkpoint(id="c2", kind="exclusion", text="speech synthesis", terms=["speech synthesis"])])
+    for paper, evidence in ((pottery, IRRELEVANT), (PAPER, RELEVANT)):
+        alone = score_paper(paper, topic_only, {"c1": evidence}, student)
+        gated = score_paper(paper, with_exclusion, {"c1": evidence, "c2": evidence}, student)
+        assert gated.judgements[1].score > 2.5  # respected
+        assert weighted_mean_score(gated.judgements, with_exclusion) <= weighted_mean_score(alone.judgements, topic_only)
+    violated = score_paper(PAPER, Checklist(intent="x", checkpoints=[TOPIC, EXCL]),
+                           {"c1": RELEVANT, "c2": [ev("7", BODY, 0.8, "Body", 3)]}, student)
+    assert violated.judgements[1].score < 2.5
+    assert weighted_mean_score(violated.judgements, CHECKLIST) < violated.judgements[0].score / 2
 
 
 def test_batch_equals_single_and_relevance_orders(student):

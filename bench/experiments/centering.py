@@ -15,7 +15,8 @@ Printed: nDCG@10 and the paired difference to hybrid with its 95 % bootstrap int
         queries=.cache/bench/citations/dev_doc_queries.jsonl qrels=.cache/bench/citations/dev_qrels.tsv
     python bench/experiments/centering.py corpus=.cache/bench/acl-2016 bench=bench/intents/acl-2016 split=dev condensed=1
 
-Dev splits only.
+Dev splits only: every variant tied or lost on 2026-12-02 (README), so the dense channel is
+unchanged.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from __future__ import annotations
 import sys
 
 import numpy as np
-from fusion_functions import DEPTH, FILTERED_DEPTH, rrf
+from fusion_functions import DEPTH, FILTERED_DEPTH, kept, rrf
 from report import print_deltas
 
 from litnav.corpus import Corpus
@@ -72,14 +73,10 @@ def main(args: dict[str, str]) -> None:
             channels[name] = [(ids[j], float(s[j])) for j in top]
         papers = corpus.papers({c for hits in channels.values() for c, _ in hits} | {c for c, _ in lexical}) if task.filters is not None else {}
 
-        def keep(order: list[str]) -> list[str]:
-            order = [c for c in order if task.filters is None or (c in papers and task.filters.passes(papers[c].year, papers[c].venue_raw or papers[c].venue))]
-            return [c for c in order[:100] if not condensed or c in task.gold]
-
         for name, hits in channels.items():
             fused = rrf([lexical, hits], 60)
-            runs.setdefault(name, {})[task.qid] = keep(sorted(fused, key=lambda c: -fused[c]))
-            runs.setdefault("dense-" + name, {})[task.qid] = keep([c for c, _ in hits])
+            runs.setdefault(name, {})[task.qid] = kept(sorted(fused, key=lambda c: -fused[c]), task, papers, condensed)
+            runs.setdefault("dense-" + name, {})[task.qid] = kept([c for c, _ in hits], task, papers, condensed)
     print_deltas(bench.qrels(), runs, "hybrid")
 
 

@@ -52,6 +52,14 @@ def convex(lexical: list[tuple[str, float]], dense: list[tuple[str, float]], alp
     return out
 
 
+def kept(order: list[str], task, papers: dict, condensed: bool, depth: int = 100) -> list[str]:
+    """``order`` after the task's exact filter (as ``hybrid+filter``: a paper without the field
+    fails), cut to ``depth``, judged ids only when ``condensed``."""
+    if task.filters is not None:
+        order = [c for c in order if c in papers and task.filters.passes(papers[c].year, papers[c].venue_raw or papers[c].venue)]
+    return [c for c in order[:depth] if not condensed or c in task.gold]
+
+
 def main(args: dict[str, str]) -> None:
     corpus = Corpus.open(args["corpus"])
     bench = load_benchmark(args.get("bench"), queries=args.get("queries"), qrels=args.get("qrels"), split=args.get("split"))
@@ -65,10 +73,7 @@ def main(args: dict[str, str]) -> None:
         fused = {f"rrf{k}": rrf([lexical, dense], k) for k in (60, 30, 10)}
         fused |= {f"cc-{n}-{a}": convex(lexical, dense, a, n) for a in (0.3, 0.5, 0.7) for n in ("mm", "z")}
         for name, scores in fused.items():
-            order = [c for c in sorted(scores, key=lambda c: -scores[c])
-                     if task.filters is None or (c in papers and task.filters.passes(papers[c].year, papers[c].venue_raw or papers[c].venue))]
-            order = [c for c in order[:100] if not condensed or c in task.gold]
-            runs.setdefault(name, {})[task.qid] = order
+            runs.setdefault(name, {})[task.qid] = kept(sorted(scores, key=lambda c: -scores[c]), task, papers, condensed)
     print_deltas(bench.qrels(), runs, "rrf60")
 
 

@@ -6,9 +6,13 @@ calibrated holistic relevance probability p, and
 
     final = (S + p) / 6,   S = sum_i w_i s_i / sum_i w_i   (s_i in [0, 5], p in [0, 1])
 
-so final lies in [0, 1]; ``w_i`` is ``Checkpoint.weight``. S is the *content* score: it runs over
-the content and exclusion checkpoints only. A checklist with zero total content weight (or no
-content checkpoints) has ``S = 5p``, i.e. ``final = p``.
+so final lies in [0, 1]; ``w_i`` is ``Checkpoint.weight``. S is the *content* score: the weighted
+mean over the content checkpoints (topic, method, application, data), times the worst exclusion's
+score over 5. PaSaMaster averages exclusions in with the rest; here a respected exclusion adds
+nothing and a violated one (0/5) zeroes S, so a paper off the topic does not score half marks for
+not being about what the user excluded (which every off-topic paper satisfies). A checklist with
+exclusions only averages those; one with zero total content weight (or no content checkpoints)
+has ``S = 5p``, i.e. ``final = p``.
 
 Metadata checkpoints are judged and reported (0 or 5) but stay out of S, so thresholds,
 stopping and reflection (which key on ``final``) see content alone; a failed metadata checkpoint
@@ -44,9 +48,19 @@ STATED_P = 0.6
 
 
 def weighted_mean_score(judgements: Sequence[Judgement], checklist: Checklist) -> float | None:
-    """The content score S = sum w_i s_i / sum w_i over the non-metadata judgements (weights
-    from the checklist), on 0-5; None when their total weight is 0 or there are none."""
-    judgements = [j for j in judgements if j.kind != "metadata"]
+    """The content score S on 0-5 (module docstring): ``sum w_i s_i / sum w_i`` over the content
+    judgements (weights from the checklist) times ``min s_x / 5`` over the exclusion judgements;
+    the mean of the exclusions alone when there is no content judgement; None when the total
+    weight is 0 or there are no content or exclusion judgements."""
+    content = [j for j in judgements if j.kind not in ("metadata", "exclusion")]
+    exclusions = [j.score for j in judgements if j.kind == "exclusion"]
+    mean = _weighted_mean(content or [j for j in judgements if j.kind == "exclusion"], checklist)
+    if mean is None or not content or not exclusions:
+        return mean
+    return mean * min(exclusions) / 5.0
+
+
+def _weighted_mean(judgements: Sequence[Judgement], checklist: Checklist) -> float | None:
     w = np.array([checklist.get(j.checkpoint_id).weight for j in judgements], dtype=np.float64)
     s = np.array([j.score for j in judgements], dtype=np.float64)
     return float(np.dot(w, s) / w.sum()) if len(w) and w.sum() > 0 else None
