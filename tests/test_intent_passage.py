@@ -119,3 +119,46 @@ def test_urls_and_tex_of_a_passage_are_not_checkpoints():
         assert not any(bad in t for t in c.terms for bad in ("github", "$", "\\", "{")), (c.id, c.terms)
         if c.id != "c1":
             assert not any(bad in c.text for bad in ("github", "$", "\\", "{")), c.text
+
+
+FACET_SENTENCES = [
+    # a sentence or two of an abstract, as a faceted query-by-document benchmark gives them
+    # (CSFCube's method/result facets), across disciplines; each carries a constraint-like trap
+    "Graphons are a far richer class of graph models than stochastic blockmodels, the primary setting for "
+    "recent progress in the statistical theory of graph clustering.",
+    "We focus on native performance of existing LLMs, without training interventions.",
+    "Grammar induction is the task of learning syntactic structure without the expert-labeled treebanks "
+    "(Charniak and Carroll, 1992; Klein and Manning, 2002).",
+    "Our dataset includes 4,381 tweets related to civil unrest. Our dataset is drawn from 42 countries from "
+    "2014 to 2019.",
+    "Mutations accumulated with age in liver and accumulated more rapidly in bladder; however, no further "
+    "increase was observed in adult mice.",
+    "Angle-resolved photoemission measurements of Bi2Se3 thin films revealed a single Dirac cone, not the "
+    "gapped spectrum reported by Smith in 2010.",
+    "The perovskite films retain 90% of their initial efficiency after 1000 hours, without encapsulation.",
+    "Survey respondents in rural districts reported lower trust in local government than urban respondents "
+    "did in 2016.",
+]
+PROSE_LIKE_REQUESTS = [
+    # a main verb inside a relative clause, a question word, or a constraint tail: still requests
+    ("Work where large language models are evaluated on clinical notes, not about radiology reports.", "exclusion"),
+    ("Vision transformers outperform CNNs on medical image segmentation, 2021 to 2024.", "metadata"),
+    ("Clinical trials where metformin reduces cancer incidence in diabetic patients, not meta-analyses.", "metadata"),
+    ("Which methods reduce gender bias in word embeddings without hurting downstream accuracy.", "exclusion"),
+    ("Recent work shows that pretraining helps low-resource translation; I want follow-ups since 2020.", "metadata"),
+]
+
+
+@pytest.mark.parametrize("text", FACET_SENTENCES)
+def test_sentences_of_a_paper_state_no_constraints(text):
+    """Too short for a passage, but a paper's prose: its years, "without X" and "no further Y"
+    describe the work; as filters they would drop the papers most like it."""
+    cl = parse_intent(text, today=TODAY)
+    assert all(c.kind in CONTENT_KINDS for c in cl.checkpoints), [(c.kind, c.text) for c in cl.checkpoints]
+    assert cl.checkpoints[0].text == " ".join(text.split())
+
+
+@pytest.mark.parametrize("text, kind", PROSE_LIKE_REQUESTS)
+def test_requests_that_contain_a_clause_keep_their_constraints(text, kind):
+    cl = parse_intent(text, today=TODAY)
+    assert any(c.kind == kind for c in cl.checkpoints), [(c.kind, c.text) for c in cl.checkpoints]

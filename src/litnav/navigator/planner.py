@@ -142,10 +142,10 @@ def retrieval_nodes(checklist: Checklist, settings: Settings) -> list[Node]:
     query = content_query(checklist)
     hard = [c.id for c in hard_metadata(checklist)]
     within = {"within": hard} if hard else {}
-    from litnav.navigator.intent.passage import is_passage
+    from litnav.navigator.intent.parser import reading
 
     what = "the whole intent"
-    if is_passage(checklist.intent) and not any(c.kind in ("metadata", "exclusion") for c in checklist.checkpoints):
+    if reading(checklist.intent) == "passage" and not any(c.kind in ("metadata", "exclusion") for c in checklist.checkpoints):
         what += " (read as a paper's own text, passage mode: no constraint taken from it)"
     # BM25 first, then dense: the same input order as the hybrid baseline's fusion, so equal RRF
     # scores break the same way and a one-checkpoint intent's first stage IS the hybrid ranking

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import re
 from datetime import date, timedelta
+from typing import Literal
 
 from litnav.core.records import Checklist, Checkpoint, MetadataPredicate
 from litnav.corpus.phrases import PhraseTable
@@ -52,7 +53,7 @@ from litnav.navigator.intent.facets import (
     extract_facets,
     narrow_other_than,
 )
-from litnav.navigator.intent.passage import is_markup, is_passage
+from litnav.navigator.intent.passage import asks_for_papers, is_markup, is_passage, is_prose
 from litnav.navigator.intent.pubtypes import extract_types
 from litnav.navigator.intent.text import BOUNDARY, Workspace, normalise
 from litnav.navigator.intent.venues import VenueMention, extract_venues
@@ -91,11 +92,12 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
     Raises ``ValueError`` when ``intent`` is not a string, is empty, or yields no checkpoint.
     """
     typed = normalise(intent)
-    if is_passage(typed):
+    mode = reading(typed)
+    if mode == "passage":
         return _parse_passage(typed, phrases)
     text = narrow_other_than(typed)
     today = today or date.today()
-    if is_claim(text):  # the checklist keeps the intent as typed (the planner's baseline searches read it)
+    if mode == "claim":  # the checklist keeps the intent as typed (the planner's baseline searches read it)
         return _parse_claim(text, today).model_copy(update={"intent": typed})
     ws = Workspace(text)
     dates = extract_dates(ws, today)
@@ -162,6 +164,19 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
         raise ValueError(f"intent {intent!r} yields no checkpoint: it names no topic, method, "
                          "application, data set, venue, date, author or publication type")
     return Checklist(intent=typed, checkpoints=checkpoints)
+
+
+def reading(intent: str) -> Literal["passage", "claim", "request"]:
+    """How :func:`parse_intent` reads ``intent``: ``"passage"`` for a paper's own text (an abstract,
+    ``passage.is_passage``; or a sentence or two of one, ``passage.is_prose``), ``"claim"`` for a
+    declarative claim that asks for nothing (``claims.is_claim``, no ``passage.asks_for_papers``
+    words), else ``"request"``. Passages and claims state no search constraints."""
+    typed = normalise(intent)
+    if is_passage(typed):
+        return "passage"
+    if is_claim(narrow_other_than(typed)) and not asks_for_papers(typed):
+        return "claim"
+    return "passage" if is_prose(typed) else "request"
 
 
 def whole_intent(text: str) -> str:

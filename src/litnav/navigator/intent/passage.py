@@ -63,6 +63,62 @@ def is_passage(text: str) -> bool:
     return words >= PASSAGE_VOICE_WORDS and _VOICE.search(text) is not None
 
 
+PROSE_WORDS, PROSE_VOICE_WORDS = 12, 8
+"""Words from which a declarative sentence, or research voice, makes a text a paper's prose
+(:func:`is_prose`)."""
+_CONSTRAINT_TAIL = re.compile(
+    r",\s*(?:(?:since|from|between|before|after|until|published|in\s+the\s+(?:last|past))\b|(?:19|20)\d\d\b"
+    r"|(?:not|no|excluding|except|other\s+than|rather\s+than|but\s+not|without|only)\b"
+    r"(?=[^,;()\[\]]*\b(?:(?:19|20)\d\d|surveys?|reviews?|overviews?|tutorials?|preprints?|workshops?|meta-analys[ie]s)\b))"
+    r"[^,;()\[\]]*$", re.IGNORECASE)
+"""A short constraint ending a request: ", since 2019", ", not surveys", ", excluding 2020"."""
+_TAIL_WORDS = 7
+"""Words of such a constraint at most, its cue included (", published after 2020 in ACL")."""
+_DOCUMENT_WORD = re.compile(r"\b(?:papers?|articles?|publications?|preprints?|manuscripts?)\b", re.IGNORECASE)
+_OPENER = re.compile(r"^\W*(?:what|which|how|why|when|where|who|whose|are\s+there|is\s+there|does|do|can|could)\b",
+                     re.IGNORECASE)
+_RELATIVE = re.compile(r"\b(?:where|that|which|who|whose|whom|when|whereby)\b", re.IGNORECASE)
+_PRONOUN_CLAUSE = re.compile(r"\b(?:we|they)\s+(?:\w+ly\s+|also\s+|then\s+)?(?P<v>[a-z]{3,})\b", re.IGNORECASE)
+
+
+def asks_for_papers(text: str) -> bool:
+    """True when ``text`` holds words that ask for papers (:data:`_REQUEST`: "I want", "find
+    papers", "not surveys"), a publication date ("published after 2020") aside, which a claim may
+    carry (``claims``): a request, not a claim."""
+    return any(not m.group(0).lower().startswith("published") for m in _REQUEST.finditer(text))
+
+
+def is_prose(text: str) -> bool:
+    """True when ``text`` reads as sentences of a paper (a CSFCube-style facet: one or two
+    sentences of an abstract) though too short for :func:`is_passage`: it ends with a full stop,
+    holds no request words (:data:`_REQUEST`) and no question (nor a question word first), and has
+    either research voice
+    ("we propose", "we equip X with Y": :data:`PROSE_VOICE_WORDS` words or more) or, with
+    :data:`PROSE_WORDS` words or more, no document word ("papers") and not title-cased, a sentence
+    whose main clause has a finite verb (``claims.main_verb``: "Graphons are a far richer class of
+    graph models ..."; not one after a relative word: "Work where LLMs are evaluated ..."), unless it ends in a short date or publication-type constraint after a
+    comma (", since 2019", ", not surveys"), which asks for papers. Its "recent progress", "in
+    2001", "without retraining" then describe the paper, not the search. The parser tries the
+    claim reading (``claims.is_claim``) first."""
+    from litnav.navigator.intent.claims import main_verb
+    from litnav.navigator.intent.grammar import lexicon_verb
+    from litnav.navigator.intent.text import title_cased
+
+    words = len(text.split())
+    if (words < PROSE_VOICE_WORDS or "?" in text or asks_for_papers(text) or _OPENER.search(text)
+            or not text.rstrip().endswith((".", "!"))):
+        return False
+    if _VOICE.search(text) or any(lexicon_verb(m.group("v").lower()) for m in _PRONOUN_CLAUSE.finditer(text)):
+        return True
+    if words < PROSE_WORDS or _DOCUMENT_WORD.search(text) or title_cased(text):
+        return False  # "Overview papers that summarise ...", a pasted title
+    tail = _CONSTRAINT_TAIL.search(text.rstrip(". "))
+    if tail and len(tail.group(0).split()) <= _TAIL_WORDS:
+        return False
+    sentences = [s for s in re.split(r"(?<=[.!;:])\s+", text) if s.strip()]
+    return any((v := main_verb(s)) is not None and not _RELATIVE.search(s[:v.start()]) for s in sentences)
+
+
 _MARKUP = re.compile(r"https?:|www\.|\w\.(?:com|org|net|io|edu)\b|\w/\w+/|\$|\\|[{}^_]")
 
 
