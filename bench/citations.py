@@ -10,8 +10,12 @@ its id (stable whatever the sample). The corpus is every other paper, with its o
 edges, so a query never finds itself; a cited paper that is itself a query paper leaves the
 gold. Written to ``--out``: ``corpus.jsonl``, ``{dev,heldout}_queries.jsonl`` (``_id``,
 ``text``: the title), ``{dev,heldout}_doc_queries.jsonl`` (the same queries as title + abstract: a
-long, query-by-document variant), ``{dev,heldout}_qrels.tsv`` (grade 1, shared by both); the corpus is built into ``--out/corpus``
-(abstract vectors included: about 10 minutes on 2 cores).
+long, query-by-document variant), ``{dev,heldout}_qrels.tsv`` (grade 1, shared by both),
+``{dev,heldout}_facet_queries.jsonl`` + ``_facet_qrels.tsv`` (three queries per paper, the first,
+middle and last third of its abstract's sentences, ids ``<id>#1..3``: a sentence-level variant in
+the manner of CSFCube's facet queries, where position stands in for the background / method /
+result facet, with the paper's cited papers relevant to each); the corpus is built into
+``--out/corpus`` (abstract vectors included: about 10 minutes on 2 cores).
 
     python bench/citations.py
     litnav eval --corpus .cache/bench/citations/corpus \\
@@ -44,6 +48,17 @@ def doc_query(paper: dict) -> str:
     collapsed), as in CSFCube-style faceted query-by-example benchmarks."""
     title = " ".join(paper["title"].split()).rstrip(".")
     return f"{title}. {' '.join((paper.get('abstract') or '').split())}".strip()
+
+
+def facet_queries(paper: dict) -> list[str]:
+    """The abstract's sentences cut into three consecutive parts (first, middle and last third;
+    an abstract of fewer than three sentences gives fewer parts)."""
+    from litnav.core.text import split_sentences
+
+    sentences = split_sentences(" ".join((paper.get("abstract") or "").split()))
+    n = len(sentences)
+    cuts = [0, round(n / 3), round(2 * n / 3), n]
+    return [" ".join(sentences[a:b]) for a, b in zip(cuts, cuts[1:]) if b > a]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -86,6 +101,12 @@ def main(argv: list[str] | None = None) -> int:
         rows = [f"{q}\t{c}\t1" for q in qids for c in cited[q] if c not in chosen]
         (out / f"{split}_qrels.tsv").write_text("\n".join(["query-id\tcorpus-id\tscore", *rows]) + "\n",
                                                encoding="utf-8")
+        facets = {f"{q}#{i}": text for q in qids for i, text in enumerate(facet_queries(by_id[q]), 1)}
+        (out / f"{split}_facet_queries.jsonl").write_text(
+            "".join(json.dumps({"_id": fid, "text": text}) + "\n" for fid, text in facets.items()), encoding="utf-8")
+        facet_rows = [f"{fid}\t{c}\t1" for fid in facets for c in cited[fid.split("#")[0]] if c not in chosen]
+        (out / f"{split}_facet_qrels.tsv").write_text("\n".join(["query-id\tcorpus-id\tscore", *facet_rows]) + "\n",
+                                                     encoding="utf-8")
         print(f"{split}: {len(qids)} queries, {len(rows)} relevant (cited) papers", flush=True)
     print(f"corpus: {len(corpus)} papers -> {out / 'corpus.jsonl'}", flush=True)
     if args.no_build:

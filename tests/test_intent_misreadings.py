@@ -177,3 +177,84 @@ def test_a_request_for_a_publication_type_is_still_a_type(intent):
     checklist = parse_intent(intent, today=TODAY)
     assert [c.predicate.values for c in checklist.checkpoints
             if c.predicate is not None and c.predicate.field == "publication_type"] == [["survey"]]
+
+
+@pytest.mark.parametrize("intent, expected", [
+    # open-ended ranges up to now (an adversarial audit of 2026-12-02 found these read as one year)
+    ("paraphrase generation from 2021 until now", [("2021-01-01", None, False)]),
+    ("neural coreference resolution from 2019 to present", [("2019-01-01", None, False)]),
+    ("coreference between 2019 and now", [("2019-01-01", None, False)]),
+    ("coreference 2019 to date", [("2019-01-01", None, False)]),
+    ("semantic parsing, 2019-present", [("2019-01-01", None, False)]),
+    ("neural coreference resolution published in or after 2019", [("2019-01-01", None, False)]),
+    ("parsing published in or before 2015", [(None, "2015-12-31", False)]),
+    ("question answering but exclude anything from 2020", [("2020-01-01", "2020-12-31", True)]),
+    ("question answering, nothing published before 2018", [("2018-01-01", None, False)]),
+    ("semantic parsing before the 2000s", [(None, "1999-12-31", False)]),
+    ("semantic parsing since the 1990s", [("1990-01-01", None, False)]),
+    ("emotion recognition since last year", [("2024-01-01", None, False)]),
+    ("semantic parsing, no older than 5 years", [("2021-01-01", "2025-11-15", False)]),
+])
+def test_open_and_negated_periods(intent, expected):
+    assert _years(intent) == expected
+
+
+@pytest.mark.parametrize("intent", [
+    "NER results on CoNLL 2003", "models evaluated on SemEval 2016 Task 4", "sentiment classification using SemEval data",
+    "domain adaptation for MT trained on WMT data", "lexical simplification with LREC resources",
+    "EMNLP-style reproducibility checklists", "the history of COLING", "NLP applications in Cell biology",
+])
+def test_a_data_set_or_field_named_after_a_venue_is_no_venue_filter(intent):
+    checklist = parse_intent(intent, today=TODAY)
+    assert not [c for c in checklist.checkpoints if c.predicate is not None and c.predicate.field in ("venue", "year")]
+    assert checklist.checkpoints[0].text == intent.removeprefix("the ")
+
+
+@pytest.mark.parametrize("intent, excluded", [
+    ("dialogue systems, nothing about chit-chat", ["chit-chat"]),
+    ("voter turnout studies outside the United States", ["United States"]),
+    ("speech recognition excluding end-to-end models and not for English", ["end-to-end models", "English"]),
+    ("Not using Twitter data: stance detection", ["Twitter"]),
+    ("sentiment analysis, Twitter excluded", ["Twitter"]),
+    ("relation extraction on TACRED, not on SemEval", ["SemEval"]),
+])
+def test_exclusions_however_they_are_phrased(intent, excluded):
+    checklist = parse_intent(intent, today=TODAY)
+    assert [t for c in checklist.checkpoints if c.kind == "exclusion" for t in c.terms] == excluded
+    assert not [c for c in checklist.checkpoints if c.predicate is not None and c.predicate.field == "venue"]
+
+
+@pytest.mark.parametrize("intent, negate", [
+    ("surveys only on neural machine translation", False), ("question answering, empirical studies only", False),
+    ("question answering, surveys excluded", True), ("question answering, reviews excluded", True),
+])
+def test_a_type_cue_after_the_type_is_exact(intent, negate):
+    (cp,) = [c for c in parse_intent(intent, today=TODAY).checkpoints
+             if c.predicate is not None and c.predicate.field == "publication_type"]
+    assert (cp.weight, cp.predicate.negate) == (1.0, negate)
+
+
+@pytest.mark.parametrize("intent, author, topic", [
+    ("papers by Smith et al. on parsing", "Smith", "parsing"),
+    ("Yoshua Bengio's papers on deep generative models", "Yoshua Bengio", "deep generative models"),
+    ("Graham Neubig's work on low-resource MT", "Graham Neubig", "low-resource MT"),
+    ("papers by de Marneffe on universal dependencies", "de Marneffe", "universal dependencies"),
+    ("papers by Hal Daumé III on structured prediction", "Hal Daumé", "structured prediction"),
+])
+def test_author_phrasings(intent, author, topic):
+    checklist = parse_intent(intent, today=TODAY)
+    assert [c.predicate.values for c in checklist.checkpoints
+            if c.predicate is not None and c.predicate.field == "author"] == [[author]]
+    assert checklist.checkpoints[0].text == topic
+
+
+def test_an_organisation_is_no_author():
+    checklist = parse_intent("research from the Allen Institute on commonsense reasoning", today=TODAY)
+    assert not [c for c in checklist.checkpoints if c.predicate is not None and c.predicate.field == "author"]
+
+
+def test_the_checklist_keeps_the_intent_as_typed_for_the_baseline_searches():
+    """The baseline searches must be plain hybrid retrieval of what the user typed: a normalised
+    "p(x|y)" or typographic dash would embed differently and lose hybrid's top results."""
+    typed = "Segmentation models of p(class|pixel) \u2013 a \u201cgenerative\u201d view of dense classifiers."
+    assert parse_intent(typed, today=TODAY).intent == typed

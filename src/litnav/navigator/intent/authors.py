@@ -1,6 +1,8 @@
 """Author phrases: "by Yoav Goldberg", "papers from Hinton", "authored by Y. LeCun or Bengio",
-"not by Smith". Names are capitalised tokens (initials, particles such as "van", "de", and
-inner capitals as in "LeCun" allowed); a few capitalised common words are refused. Where a bare "by"
+"not by Smith", "by Smith et al.", "Yoshua Bengio's papers". Names are capitalised tokens
+(initials, particles such as "van", "de" -- also first: "de Marneffe" --, a suffix such as
+"III", and inner capitals as in "LeCun" allowed); a few capitalised common words are refused,
+and so is an organisation ("the Allen Institute"). Where a bare "by"
 reads as a title's preposition (:func:`_title_like_by`: in an intent written in title case, a
 pasted paper title, or after a capitalised word) capitals say nothing, so there at most half of a
 name's words may be words the English lexicon knows (an initial counts as
@@ -19,7 +21,8 @@ _UP = "A-Z\u00c0-\u00d6\u00d8-\u00de"
 _LO = "a-z\u00df-\u00f6\u00f8-\u00ff"
 _TOKEN = rf"(?:[{_UP}][{_LO}'\-]+(?:[{_UP}][{_LO}]+)?|[{_UP}]\.(?:\s?[{_UP}]\.)*)"
 _PARTICLE = r"(?:van|von|de|der|den|da|di|del|le|la|al|bin|el|ter|du)"
-_NAME = rf"{_TOKEN}(?:\s+(?:{_PARTICLE}\s+)*{_TOKEN})*"
+_SUFFIX = r"(?:\s+(?:Jr\.?|Sr\.?|II|III|IV)(?![\w-]))"
+_NAME = rf"(?:{_PARTICLE}\s+)?{_TOKEN}(?:\s+(?:{_PARTICLE}\s+)*{_TOKEN})*{_SUFFIX}?(?:\s+et\s+al\b\.?)?"
 _NOT_NAMES = {
     "The", "A", "An", "This", "These", "Those", "Using", "Means", "Deep", "Large", "Neural", "Machine",
     "I", "We", "Me", "It", "Their", "Our", "Its", "Example", "Default", "Hand",
@@ -30,6 +33,12 @@ _MENTION = re.compile(
     r"(?:(?:authors?|researchers?|professor|prof\.?|dr\.?)\s+)?))"
     r"(?P<list>" + list_pattern(_NAME) + r")(?![\w-])"
 )
+_POSSESSIVE = re.compile(r"(?<![\w-])(?P<list>" + list_pattern(_NAME) + r")'s?\s+(?i:(?:recent\s+|latest\s+|early\s+)?"
+                         r"(?:papers?|works?|articles?|publications?|research|studies|contributions?))\b")
+""""Yoshua Bengio's papers on ...", "Graham Neubig's work on ...": the name is the author."""
+_INSTITUTION = re.compile(r"\b(?:Institute|University|Universit\w+|College|Labs?|Laborator(?:y|ies)|Research|Inc|Corp"
+                          r"|Corporation|Company|Foundation|Cent(?:er|re)|School|Department|Group|Academy)\b")
+"""A word of an organisation's name: "papers from the Allen Institute" names an affiliation, not an author."""
 
 
 @dataclass
@@ -79,11 +88,26 @@ def _modifies_a_noun(after: str) -> bool:
     return bool(nxt) and nxt.group(1) not in stop_words()
 
 
+def _surname_form(name: str) -> str:
+    """A name without "et al." and a generational suffix ("Smith et al." -> "Smith", "Hal Daumé
+    III" -> "Hal Daumé"): authors are matched on the surname."""
+    return re.sub(_SUFFIX + r"$", "", re.sub(r"\s+et\s+al\b\.?$", "", name)).strip()
+
+
 def extract_authors(ws: Workspace) -> list[AuthorMention]:
-    """Find author phrases in ``ws``, consume them with their cue, return them."""
+    """Find author phrases in ``ws`` ("by X", "papers from X", "X's papers"), consume them with
+    their cue, return them. An organisation ("the Allen Institute") is no author."""
     found: list[AuthorMention] = []
+    for m in list(_POSSESSIVE.finditer(ws.text)):
+        names = [_surname_form(n) for n in split_list(m.group("list"))
+                 if n.split()[0] not in _NOT_NAMES and not _INSTITUTION.search(n)]
+        if names:
+            negated, _only, cue_start = ws.cue_before(m.start())
+            ws.consume(cue_start, m.end())
+            found.append(AuthorMention(names, negated, cue_start, ws.original[cue_start:m.end()].strip()))
     for m in list(_MENTION.finditer(ws.text)):
-        names = [n for n in split_list(m.group("list")) if n.split()[0] not in _NOT_NAMES]
+        names = [_surname_form(n) for n in split_list(m.group("list"))
+                 if n.split()[0] not in _NOT_NAMES and not _INSTITUTION.search(n)]
         if _modifies_a_noun(ws.text[m.end():]):
             continue  # "by Hindi-English speakers", "by Amazon Mechanical Turk workers": not an author
         if _title_like_by(ws, m):
@@ -93,4 +117,4 @@ def extract_authors(ws: Workspace) -> list[AuthorMention]:
         negated, _only, cue_start = ws.cue_before(m.start())
         ws.consume(cue_start, m.end())
         found.append(AuthorMention(names, negated, cue_start, ws.original[cue_start:m.end()].strip()))
-    return found
+    return sorted(found, key=lambda a: a.position)

@@ -2,11 +2,13 @@
 
 Phrases understood (case-insensitive): ranges ("between 2023 and October 2025", "2023 to Oct
 2025", "2019-2021", "2019-21", "from 2018 to 2020"), open starts ("since 2020", "from 2020
-onwards", "2020 or later", "after 2018" -- exclusive, so 2019-01-01 -- "post-2010"), open ends
-("before 2015" -- exclusive, so 2014-12-31 -- "pre-2000", "until 2019", "up to March 2020"),
-single periods ("in 2021", "published March 2020", "2021-06-15"), decades ("the 2010s",
-"published 2010s", "early 1990s", "'90s") and periods relative to ``today`` ("in the last five
-years", "past 3 years", "past decade", "last year", "this year", "recent").
+onwards", "2020 or later", "from 2019 to present", "2021 until now", "2019-today", "in or after
+2019", "since last year", "after 2018" -- exclusive, so 2019-01-01 -- "post-2010"), open ends
+("before 2015" -- exclusive, so 2014-12-31 -- "pre-2000", "until 2019", "up to March 2020",
+"in or before 2015"), single periods ("in 2021", "published March 2020", "2021-06-15"), decades
+("the 2010s", "published 2010s", "early 1990s", "'90s"; "since the 1990s" from 1990, "before
+the 2000s" up to 1999) and periods relative to ``today`` ("in the last five years", "past 3
+years", "no older than 5 years", "past decade", "last year", "this year", "recent").
 
 Relative periods: "last/past N years|months" is the exact span ``[today - N, today]``; "last
 year" without an article is the previous calendar year. "recent", "recently", "latest",
@@ -54,24 +56,35 @@ _IN = r"(?:\b(?:in|during|within|over|of|for)\s+)?(?:the\s+)?(?:(?:years?|period
 _ONWARDS = r"(?:onwards?\b|on\b(?=\s*(?:$|[,.;:)?!])))"
 """'2019 on' means 'from 2019 onwards' only where the clause ends: '2019 on dialogue' is a topic."""
 
+_NOW = r"(?:the\s+)?(?:present(?:\s+day)?|now|today|date|nowadays|current\s+(?:day|year))\b"
+"""The open end of "2019 to present", "from 2021 until now", "2019-today"."""
+
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    ("start", re.compile(
+        rf"\b{_PUB}{_IN}(?:(?:between|from|since)\s+)?(?<![\w.])(?P<a>{_DATE_BODY})(?![\d'])"
+        rf"\s*(?:-|to|until|till|through|thru|and|up\s+(?:to|until))\s*{_NOW}", re.I)),
+    ("since_last_year", re.compile(rf"\b{_PUB}(?:since|from)\s+last\s+year\b", re.I)),
+    ("newer_than", re.compile(
+        rf"\b{_PUB}(?:(?:no|not)\s+older\s+than|(?:less|younger)\s+than)\s+(?P<n>{_NUM})[\s-]+(?P<unit>years?|months?)"
+        rf"(?:\s+old)?\b", re.I)),
     ("range", re.compile(
         rf"\b{_PUB}{_IN}(?:between|from)\s+(?P<a>{D})\s*(?:and|to|until|till|through|thru|-)\s*(?P<b>{D})", re.I)),
     ("range", re.compile(rf"{_PUB}{_IN}(?P<a>{DG})\s*(?:-|to|until|till|through|thru)\s*(?P<b>{D})", re.I)),
     ("range2", re.compile(rf"{_PUB}{_IN}(?P<a>{DG})\s*-\s*(?P<b>\d\d)(?![\d'])(?!s\b)", re.I)),
     ("start", re.compile(
-        rf"\b{_PUB}(?P<op>since|starting(?:\s+(?:in|from))?|beginning(?:\s+(?:in|from))?|after|post-?"
+        rf"\b{_PUB}(?P<op>since|starting(?:\s+(?:in|from))?|beginning(?:\s+(?:in|from))?|(?:in|on)\s+or\s+after|after|post-?"
         rf"|later\s+than|newer\s+than|no\s+earlier\s+than|not\s+before)\s*(?P<a>{D})"
         rf"(?:\s+(?:{_ONWARDS}|and\s+(?:later|after|beyond|newer)\b|or\s+(?:later|newer|after)\b))?", re.I)),
     ("start", re.compile(
         rf"{_PUB}(?:\b(?:from|in)\s+)?(?P<a>{DG})(?:\s+(?:{_ONWARDS}|and\s+(?:later|after|beyond|newer)\b"
         rf"|or\s+(?:later|newer|after)\b)|\+)", re.I)),
     ("end", re.compile(
-        rf"\b{_PUB}(?P<op>before|pre-?|prior\s+to|earlier\s+than|older\s+than|no\s+later\s+than|not\s+after"
+        rf"\b{_PUB}(?P<op>(?:in|on)\s+or\s+before|before|pre-?|prior\s+to|earlier\s+than|older\s+than|no\s+later\s+than|not\s+after"
         rf"|until|till|up\s+(?:to|until)|through|thru)\s*(?P<a>{D})", re.I)),
     ("end", re.compile(rf"{_PUB}{_IN}(?P<a>{DG})\s+(?:or|and)\s+(?:earlier|before|older)\b", re.I)),
     ("decade", re.compile(
-        rf"{_PUB}{_IN}(?:(?P<part>early|mid|late)[- ]?)?(?P<dec>(?:1[89]|20)\d0|'\d0|(?<![\w'])\d0)s\b", re.I)),
+        rf"{_PUB}(?:\b(?P<op>since|from|after|before|until|till|up\s+to|prior\s+to)\s+)?{_IN}"
+        rf"(?:(?P<part>early|mid|late)[- ]?)?(?P<dec>(?:1[89]|20)\d0|'\d0|(?<![\w'])\d0)s\b", re.I)),
     ("relative", re.compile(
         rf"\b{_PUB}(?:(?:in|within|over|during|from|for)\s+)?(?P<the>the\s+)?(?P<which>last|past|previous|recent)\s+"
         rf"(?:(?P<n>{_NUM})[\s-]+)?(?P<unit>years?|decades?|months?)\b", re.I)),
@@ -159,7 +172,17 @@ def _resolve(kind: str, m: re.Match[str], today: date) -> tuple[date | None, dat
             dec = ("19" if int(dec) >= 30 else "20") + dec
         first = int(dec)
         lo, hi = {"early": (0, 3), "mid": (3, 6), "late": (6, 9)}.get((m.group("part") or "").lower(), (0, 9))
-        return date(first + lo, 1, 1), date(first + hi, 12, 31), 1.0
+        start, end = date(first + lo, 1, 1), date(first + hi, 12, 31)
+        op = re.sub(r"\s+", " ", (m.group("op") or "").lower())
+        if op in ("since", "from"):
+            return start, None, 1.0  # "since the 1990s"
+        if op == "after":
+            return _shift(end, 1), None, 1.0
+        if op in ("before", "prior to"):
+            return None, _shift(start, -1), 1.0  # "before the 2000s": up to 1999
+        if op:
+            return None, end, 1.0  # "until the 1990s"
+        return start, end, 1.0
     if kind == "relative":
         unit = m.group("unit").lower().rstrip("s")
         raw_n = (m.group("n") or "").lower()
@@ -175,6 +198,15 @@ def _resolve(kind: str, m: re.Match[str], today: date) -> tuple[date | None, dat
         if unit != "month" and start != date(start.year, 1, 1):
             start = date(start.year + 1, 1, 1)  # whole years: "the last five years" in Dec 2026 is 2022-2026
         return start, today, 1.0
+    if kind == "since_last_year":
+        return date(today.year - 1, 1, 1), None, 1.0
+    if kind == "newer_than":
+        n = int(m.group("n")) if m.group("n").isdigit() else NUMBER_WORDS.get(m.group("n").lower(), 1)
+        months = n * (12 if m.group("unit").lower().startswith("year") else 1)
+        start = _minus_months(today, months)
+        if months % 12 == 0 and start != date(start.year, 1, 1):
+            start = date(start.year + 1, 1, 1)  # whole years, as "the last N years"
+        return start, today, 1.0
     if kind == "this_year":
         return date(today.year, 1, 1), today, 1.0
     if kind == "recent":
@@ -185,7 +217,7 @@ def _resolve(kind: str, m: re.Match[str], today: date) -> tuple[date | None, dat
     raise AssertionError(kind)
 
 
-_EXPLICIT_KINDS = {"range", "start", "end"}
+_EXPLICIT_KINDS = {"range", "start", "end", "since_last_year", "newer_than"}
 _PUB_CUE = re.compile(r"\s*(?:published|appeared|appearing|released|written|dated|papers?|articles?|work)\b", re.I)
 
 
@@ -196,11 +228,15 @@ _NAMED_AFTER = re.compile(r"\s+(?:[A-Z][\w-]*|(?:data(?:sets?)?|task|track|corpu
 def _names_something(text: str, m: re.Match[str]) -> bool:
     """A bare year that is part of a name, not a publication date: inside parentheses (a
     citation, "(Vaswani et al., 2017)", "ELMo (2018)"), after "the" before a noun ("the 2016 US
-    presidential election", "the 2008 financial crisis"), or before a capitalised word or a
-    dataset word ("WMT 2014 English-German", "TREC 2019 Deep Learning track", "SemEval 2016 Task 4")."""
+    presidential election", "the 2008 financial crisis"), after a name that follows "on",
+    "using", "with", "over", "of" or "via" ("results on CoNLL 2003"), or before a capitalised
+    word or a dataset word ("WMT 2014 English-German", "TREC 2019 Deep Learning track",
+    "SemEval 2016 Task 4")."""
     before, after = text[:m.start("a")], text[m.end():]
     if before.count("(") > before.count(")"):
         return True
+    if re.search(r"\b(?:on|using|with|over|of|via)\s+(?:the\s+)?[A-Z][\w-]*\s+$", before):
+        return True  # "results on CoNLL 2003", "trained using WMT 2014": a data set's name
     if re.search(r"\bthe\s+$", before, re.I) and re.match(r"\s+[a-z]", after) and not re.match(r"\s+(?:and|or|to)\b", after):
         return True
     return bool(_NAMED_AFTER.match(after))

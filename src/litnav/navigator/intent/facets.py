@@ -90,12 +90,16 @@ _DOC_LINK = re.compile(rf"\b{_QUALIFIERS}(?:{_DOCS})\s+(?:{_LINK}"
 _PAREN_ACRONYM = re.compile(r"\(\s*(?P<a>(?=[\w+./-]*[A-Z])(?![\d.,/%-]+\s*\))[A-Za-z0-9][\w+./-]{0,14})\s*\)")
 
 _EXCLUSION = re.compile(
-    r"(?<!whether or )(?P<cue>(?:\b(?:but\s+not|and\s+not|not|no|never|excluding|exclude|excludes"
-    r"|except(?:\s+for)?|other\s+than|rather\s+than|without|omitting|omit|ignoring|ignore"
-    r"|leaving\s+out|minus)\b(?!-)|n't\b))(?!\s+only\b)(?!\s+(?:necessarily|just|always)\b)\s*(?P<phrase>[^|,;.()!?]+?)"
-    r"(?=\s*(?:[|,;.()!?]|\bbut\b|\bwhile\b|\balthough\b|\bthough\b|\bwhereas\b|\bexcept\b|\bexcluding\b"
+    r"(?<!whether or )(?P<cue>(?:\b(?:but\s+not|and\s+not|not|no|never|nothing|excluding|exclude|excludes"
+    r"|except(?:\s+for)?|other\s+than|rather\s+than|without|omitting|omit|ignoring|ignore|outside(?:\s+of)?"
+    r"|leaving\s+out|minus)\b(?!-)|n't\b))(?!\s+only\b)(?!\s+(?:necessarily|just|always)\b)\s*(?P<phrase>[^|,;:.()!?]+?)"
+    r"(?=\s*(?:[|,;:.()!?]|\bbut\b|\bwhile\b|\balthough\b|\bthough\b|\bwhereas\b|\bexcept\b|\bexcluding\b"
+    r"|\band\s+not\b|\bnor\b"
     r"|\b(?:for|across|within|applied\s+to|(?:evaluated|tested|trained)\s+on)\b|$))",
     re.I)
+_EXCLUDED_AFTER = re.compile(r"(?:^|(?<=[|,;]))\s*(?P<phrase>[^|,;:.()!?]+?)\s+(?:excluded|not\s+included|left\s+out)\b"
+                             r"(?=\s*(?:$|[|,;.!]))", re.I)
+"""A clause that names what to leave out before the cue: "..., Twitter excluded"."""
 _EXCLUSION_LEAD = re.compile(
     r"^(?:(?:about|on|using|use|uses|used|involving|involve|include|including|related\s+to|concerning|regarding"
     r"|based\s+on|built\s+on|trained\s+on|that|which|rely\s+on|relies\s+on|employ|employs|require|requires"
@@ -201,7 +205,8 @@ def narrow_other_than(text: str) -> str:
 
 
 def extract_exclusions(ws: Workspace) -> list[tuple[str, list[str], int]]:
-    """Find content exclusions, consume them; return ``(phrase, terms, offset)`` each.
+    """Find content exclusions, consume them; return ``(phrase, terms, offset)`` each, in order.
+    A clause may name the excluded thing before its cue ("..., Twitter excluded").
     Verb negations ("does not affect X", "receive no treatment") are left to the content, and
     so is a title's own negation (:func:`_title_negation`)."""
     found = []
@@ -215,7 +220,12 @@ def extract_exclusions(ws: Workspace) -> list[tuple[str, list[str], int]]:
             continue
         ws.consume(m.start(), m.end())
         found.append((clean_phrase(phrase), terms, m.start()))
-    return found
+    for m in list(_EXCLUDED_AFTER.finditer(ws.text)):  # "..., Twitter excluded"
+        terms = key_terms(m.group("phrase"), "exclusion")
+        if terms:
+            ws.consume(m.start("phrase"), m.end())
+            found.append((clean_phrase(m.group("phrase")), terms, m.start("phrase")))
+    return sorted(found, key=lambda f: f[2])
 
 
 def _kind_of(m: re.Match[str]) -> str:

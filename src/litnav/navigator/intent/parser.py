@@ -88,17 +88,21 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
     ``venues`` is the corpus venue vocabulary (``Corpus.venues()``: normalised venue -> paper
     count); venue predicates then use its spellings. ``today`` anchors relative periods ("in
     the last five years"); default ``date.today()``. Deterministic for fixed arguments.
+    ``Checklist.intent`` is the intent as typed (whitespace collapsed only: the baseline searches,
+    ``planner.baseline_nodes``, must equal plain hybrid retrieval of it); the analysis reads its
+    normalised form (``text.normalise``: typographic dashes and quotes, "|").
 
     Raises ``ValueError`` when ``intent`` is not a string, is empty, or yields no checkpoint.
     """
     typed = normalise(intent)
+    as_typed = " ".join(intent.split())  # Checklist.intent: the baseline searches read it as the user typed it
     mode = reading(typed)
     if mode == "passage":
-        return _parse_passage(typed, phrases)
+        return _parse_passage(typed, phrases).model_copy(update={"intent": as_typed})
     text = narrow_other_than(typed)
     today = today or date.today()
     if mode == "claim":  # the checklist keeps the intent as typed (the planner's baseline searches read it)
-        return _parse_claim(text, today).model_copy(update={"intent": typed})
+        return _parse_claim(text, today).model_copy(update={"intent": as_typed})
     ws = Workspace(text)
     dates = extract_dates(ws, today)
     types = extract_types(ws)
@@ -163,7 +167,7 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
     if not checkpoints:
         raise ValueError(f"intent {intent!r} yields no checkpoint: it names no topic, method, "
                          "application, data set, venue, date, author or publication type")
-    return Checklist(intent=typed, checkpoints=checkpoints)
+    return Checklist(intent=as_typed, checkpoints=checkpoints)
 
 
 def reading(intent: str) -> Literal["passage", "claim", "request"]:

@@ -8,7 +8,8 @@ resource paper), ``theoretical`` (theoretical paper/analysis). A bare "review(s)
 after a cue ("no reviews", "only reviews") or beside another type, and never after a noun
 such as "product", "movie" or "peer" (those are data or topics).
 
-Without a negation or "only" cue, a type phrase that is the *subject matter* stays in the
+A cue may follow the phrase too ("surveys only on NMT", "..., reviews excluded"). Without a
+negation or "only" cue, a type phrase that is the *subject matter* stays in the
 topic (:func:`topic_use`): the object of a verb ("automating systematic reviews", "writing
 survey papers"), the purpose after "for" ("screening studies for systematic reviews"), or the
 modifier of a noun after it ("survey generation").
@@ -86,6 +87,11 @@ _FOR_BEFORE = re.compile(r"(?:^|([A-Za-z]+)\s+)for\s+(?:(?:a|an|the)\s+)?$", re.
 _NOUN_AFTER = re.compile(r"\s+([a-z][a-z-]+)\b")
 
 
+_CUE_AFTER = re.compile(r"\s+(?:(?P<only>only)|(?P<neg>excluded|not\s+included|left\s+out))\b(?=\s*(?:$|[,;.|)]|\b(?:on|about|of|in|from|for|since|published)\b))",
+                        re.I)
+"""A cue after a type phrase: "surveys only on X", "..., reviews excluded"."""
+
+
 def topic_use(text: str, start: int, end: int) -> bool:
     """True when the type phrase ``text[start:end]`` is what the intent is about rather than the
     kind of paper wanted (module docstring): after a verb or gerund that is not a request word
@@ -117,11 +123,14 @@ def extract_types(ws: Workspace) -> list[TypeMention]:
         items = [_value(im.group(0)) for im in re.finditer(rf"(?:{_ITEM})(?![\w-])", listed, re.I)]
         negated, only, cue_start = ws.cue_before(m.start())
         negated = negated or bool(m.group("non"))
+        end = m.end()
+        if after := _CUE_AFTER.match(ws.text, end):  # "surveys only", "reviews excluded"
+            negated, only, end = negated or bool(after.group("neg")), only or bool(after.group("only")), after.end()
         if not negated and not only and topic_use(ws.text, m.start(), m.end()):
             continue
         if not negated and not only and all(v == "survey?" for v in items):
             continue
         values = list(dict.fromkeys("survey" if v == "survey?" else v for v in items))
-        ws.consume(cue_start, m.end())
-        found.append(TypeMention(values, negated, only, cue_start, ws.original[cue_start:m.end()].strip()))
+        ws.consume(cue_start, end)
+        found.append(TypeMention(values, negated, only, cue_start, ws.original[cue_start:end].strip()))
     return found

@@ -20,12 +20,12 @@ _DASHES = dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"), 
 _QUOTES = {ord("\u2018"): "'", ord("\u2019"): "'", ord("\u201c"): '"', ord("\u201d"): '"'}
 
 NEGATION = (
-    r"(?:\b(?:not|no|never|excluding|exclude|excludes|except(?:\s+for)?|other\s+than|rather\s+than"
+    r"(?:\b(?:not|no|never|nothing|none|excluding|exclude|excludes|except(?:\s+for)?|other\s+than|rather\s+than"
     r"|without|omitting|omit|ignoring|ignore|avoid(?:ing)?|leaving\s+out|minus)\b|n't\b|\bnon-)"
 )
 # Words allowed between a negation cue and what it negates: "not published in", "no survey", ...
 _FILLER = (
-    r"(?:(?:published|appearing|appeared|presented|accepted|written|authored|any|the|a|an|in|at"
+    r"(?:(?:published|appearing|appeared|presented|accepted|written|authored|any|anything|everything|all|the|a|an|in|at"
     r"|from|by|about|on|papers?|articles?|ones|those|that|are|is|was|were|be|been|a|venues?"
     r"|journals?|conferences?)\s+){0,4}"
 )

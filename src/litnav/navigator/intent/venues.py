@@ -250,7 +250,8 @@ def _matcher(vocab_key: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[st
         exact_case = ((strict and alias not in any_case) or alias in upper_only
                       or (_MIXED_CASE.fullmatch(original) is not None and english_word(original)))
         parts.append(_alias_re(original) if exact_case else f"(?i:{_alias_re(original)})")
-    item = r"(?<![\w-])(?:" + "|".join(parts) + r")(?![\w])(?!-\d)(?!\s+Anthology\b)"  # the ACL Anthology is no venue
+    item = (r"(?<![\w-])(?:" + "|".join(parts) + r")(?![\w])(?!-\d)(?!-(?:style|like|based|type)\b)"
+            r"(?!\s+(?i:Anthology)\b)")  # the ACL Anthology is no venue; "EMNLP-style checklists" name none
     cue = (r"(?P<cue>(?i:(?:\b(?:" + _PUBLISHED + r"|papers?|articles?|work)\s+)?"
            r"(?:\b(?:in|at|from|to)\s+)(?:the\s+)?(?:(?:proceedings|journal)\s+(?:of\s+)?)?))?")
     suffix = (r"(?P<suffix>(?i:\s+(?:proceedings|papers|journals?|venues|workshops?|symposi(?:um|a)"
@@ -272,6 +273,15 @@ _WITH_FINDINGS = re.compile(
     r"\s*(?:,\s*|\(\s*)?(?:including|incl\.|plus|and\s+(?:its|their|the)|with(?:\s+the)?)\s+Findings"
     r"(?:\s+(?:papers|track|volumes?))?\s*\)?|\s*\(\s*(?:and\s+|\+\s*)?Findings(?:\s+included)?\s*\)", re.I)
 """After a venue list: its Findings too ("EMNLP, including Findings", "ACL (Findings included)")."""
+
+_DATA_BEFORE = re.compile(r"\b(?:on|using|with|over|of|via)\s+(?:the\s+)?$", re.I)
+"""Before a venue name without a venue cue: the name is a data set or a topic ("on CoNLL 2003")."""
+_DATA_AFTER = re.compile(r"(?:\s+(?:19|20)\d\d)?\s+(?:data(?:sets?)?|corpus|corpora|resources?|benchmarks?|treebanks?"
+                         r"|test\s+sets?|tasks?\s+\d+|annotations?|guidelines|checklists?)\b", re.I)
+"""After a venue name: a data set or resource named after the venue ("SemEval 2016 Task 4", "WMT data")."""
+_NOUN_AFTER = re.compile(r"\s+(?!(?:papers?|articles?|journals?|proceedings|venues?|or|and|nor|since|from|before|after"
+                         r"|until|between|in|on|of|for|with|about|only|published|that|which|who)\b)[a-z][a-z-]{2,}\b")
+"""A lower-case noun after an English-word venue name ("Cell biology"): a field, not the journal."""
 
 LOOSE, CUED, MADE = 0, 1, 2
 """How much context a venue alias needs: none; a venue cue ("in", "at", a venue word after it);
@@ -299,6 +309,11 @@ def extract_venues(ws: Workspace, vocab: dict[str, int] | None) -> list[VenueMen
         items = [(e, strict) for e, strict in items if strict < MADE or strong]
         if not items or (all(strict for _e, strict in items) and not (cue or strong)):
             continue
+        if not cue and not listed_on and _DATA_BEFORE.search(ws.text[:m.start()]):
+            continue  # "NER results on CoNLL 2003", "trained on WMT data", "the history of COLING": data or topic
+        if _DATA_AFTER.match(ws.text, m.end()) or (
+                all(strict for _e, strict in items) and _NOUN_AFTER.match(ws.text, m.end())):
+            continue  # "SemEval data", "LREC resources"; "Cell biology", "Science education"
         entries = list(dict.fromkeys(e for e, _s in items))
         end = m.end()
         if (findings := _WITH_FINDINGS.match(ws.text, end)) and not negated:
