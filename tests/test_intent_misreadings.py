@@ -258,3 +258,29 @@ def test_the_checklist_keeps_the_intent_as_typed_for_the_baseline_searches():
     "p(x|y)" or typographic dash would embed differently and lose hybrid's top results."""
     typed = "Segmentation models of p(class|pixel) \u2013 a \u201cgenerative\u201d view of dense classifiers."
     assert parse_intent(typed, today=TODAY).intent == typed
+
+
+@pytest.mark.parametrize("intent, venue", [
+    ("T cell exhaustion papers in Nature Immunology", ["Nature Immunology"]),
+    ("climate models in Nature Climate Change", ["Nature Climate Change"]),
+    ("topological insulators in PRL", ["PRL"]),
+    ("gravitational wave detection in PRL or PRD", ["PRL", "PRD"]),
+])
+def test_a_journal_the_vocabulary_lacks_is_reported_not_topic_text(intent, venue):
+    checklist = parse_intent(intent, {"Nature": 10, "Science": 5}, TODAY)
+    (cp,) = [c for c in checklist.checkpoints if c.predicate is not None and c.predicate.field == "venue"]
+    assert cp.predicate.values == venue and "not in the corpus venue list" in cp.text
+    assert not any(v.split()[-1] in checklist.checkpoints[0].text for v in venue)
+
+
+@pytest.mark.parametrize("intent, query", [
+    ("What datasets exist for multilingual question answering?", "datasets, multilingual question answering"),
+    ("Which corpora of learner writing exist?", "corpora of learner writing"),
+    ("the effect of remote work on productivity", "effect of remote work on productivity"),
+    ("qualitative studies of refugee integration", "qualitative studies of refugee integration"),
+    ("survey experiments on immigration attitudes", "survey experiments on immigration attitudes"),
+])
+def test_question_words_go_and_compounds_stay(intent, query):
+    checklist = parse_intent(intent, today=TODAY)
+    assert checklist.checkpoints[0].text == query
+    assert not [c for c in checklist.checkpoints if c.kind == "metadata"]

@@ -75,8 +75,13 @@ _REQUEST = re.compile(
     r"|(?:are|is)\s+there\s+(?:any\s+)?|what\s+are\s+(?:the\s+)?|which\s+papers|tell\s+me\s+about"
     r"|what\s+(?:is|was|has\s+been|do\s+we|does\s+the\s+literature)\s+(?:currently\s+)?(?:known|found|know|say|said)"
     r"(?:\s+(?:about|on|regarding|of))?|(?:the\s+)?(?:current\s+)?state\s+of\s+the\s+art\s+(?:in|on|of|for)"
-    r"|how\s+(?:do|does|can|could|should|did)\b|what\s+(?:is|are)\b)\b",
+    r"|how\s+(?:do|does|can|could|should|did)\b|what\s+(?:is|are)\b"
+    r"|where\s+(?:can|could|do|should)\s+(?:i|we|one)\s+(?:find|get|obtain))\b",
     re.I)
+_QUESTION = re.compile(
+    r"(?:^|(?<=[.?!]\s))\W*(?P<wh>what|which)\b(?P<object>[^.?!|]*?)\s(?P<verb>exists?|(?:are|is)\s+(?:there\s+)?available"
+    r"|(?:are|is)\s+(?:commonly\s+)?used(?:\s+(?:to|for|in))?)(?=\s|[?.!]|$)", re.I)
+"""A question for resources: "What datasets exist for X?", "Which benchmarks are used to evaluate Y?"."""
 _DOCS = r"(?:advances|progress|developments|trends|papers?|articles?|stud(?:y|ies)|works?|research|literature|publications?|preprints?|reports?|manuscripts?)"
 _QUALIFIERS = (r"(?:(?:some|any|all|the|a|an|relevant|good|key|important|seminal|influential|notable|major|main"
                r"|interesting|novel|new|related|various|top|best|more)\s+)*")
@@ -242,11 +247,30 @@ _VENUE_LIKE = re.compile(r"(?:\b(?:published|appearing|appeared|presented|accept
 _LIST_GAP = re.compile(r"^(?:\s|,|/|&|\band\b|\bor\b|\bas\s+well\s+as\b)*$", re.I)
 
 
+_COMPOUND_BEFORE = re.compile(r"\b(?!(?:on|of|in|about|the|a|an|and|or|recent|related|prior|previous|empirical|new|some"
+                              r"|any|all|more|existing|current|latest|seminal|key|relevant|good|their|our|this|that"
+                              r"|experimental|theoretical|other|such|these|those|for|with|by|to|find|show|want|need)\b)"
+                              r"[a-z][\w-]*\s+$")
+"""A lower-case modifier before "work" or "studies" that makes a compound ("remote work", "social
+work", "cohort studies", "qualitative studies"), unlike a request's "recent work on"."""
+
+
 def blank_framing(text: str) -> str:
     """``text`` with request words ("find me", "what is known about") and document links
-    ("papers on", "studies of") blanked to boundaries (same length)."""
+    ("papers on", "studies of") blanked to boundaries (same length), and so are the question
+    words of a question for resources (:data:`_QUESTION`: "What ... exist"); "work on" after a
+    modifier that makes a compound ("remote work on productivity") stays."""
     text = _REQUEST.sub(lambda m: BOUNDARY + " " * (len(m.group(0)) - 1), text)
-    return _DOC_LINK.sub(lambda m: BOUNDARY + " " * (len(m.group(0)) - 1), text)
+    for q in list(_QUESTION.finditer(text)):  # the question's words go, its object stays: "datasets"
+        for group in ("wh", "verb"):
+            text = text[:q.start(group)] + BOUNDARY + " " * (q.end(group) - q.start(group) - 1) + text[q.end(group):]
+
+    def link(m: re.Match[str]) -> str:
+        if re.match(r"(?:work|stud(?:y|ies))\b", m.group(0), re.I) and _COMPOUND_BEFORE.search(text[:m.start()]):
+            return m.group(0)  # "remote work on productivity", "cohort studies of ...": a compound, not a link
+        return BOUNDARY + " " * (len(m.group(0)) - 1)
+
+    return _DOC_LINK.sub(link, text)
 
 
 def _cue_kind(text: str, cue: re.Match[str], concept_text: str) -> str | None:
@@ -275,6 +299,7 @@ def extract_facets(ws: Workspace, phrases: PhraseTable | None = None, *, passage
     venue the venue vocabulary did not know, never a concept: it is consumed from ``ws``, unless
     the corpus's own titles and abstracts use it as a word (document fraction at least
     :data:`VENUE_LIKE_MAX_DOC_FRACTION` in ``phrases``): "bias in ASR", "hallucination in MT".
+    Such a venue is recorded in ``ws.unknown_venues`` for the plan to report.
     At most :data:`MAX_FACETS` facets are kept (highest salience). ``passage``: the text is running
     prose (a pasted abstract), so no verb is read as a compound noun's head (``concepts``)."""
     text = blank_framing(ws.text)
@@ -294,6 +319,7 @@ def extract_facets(ws: Workspace, phrases: PhraseTable | None = None, *, passage
             phrases is None or phrases.doc_fraction(c.text.lower()) < VENUE_LIKE_MAX_DOC_FRACTION)
         if venue_like and re.match(r"\s*(?:$|[|,;.]|\b(?:or|and|only|since|from|before|after|in\s+\d)\b)", text[c.end:]):
             ws.consume(c.start, c.end)
+            ws.unknown_venues.append((c.start, c.text))
             venue_list, prev_end = True, c.end
             continue
         venue_list = False

@@ -41,7 +41,7 @@ aspects factor factors application applications performance evaluation known new
 art overview review survey literature evidence data information
 """.split())
 
-GENERIC_HEADS = frozenset("methods method approaches approach techniques technique strategies frameworks "
+GENERIC_HEADS = frozenset("methods method approaches approach techniques technique strategies "
                           "studies works papers".split())
 """Head words dropped from the end of a multi-word concept ("sentiment analysis methods" ->
 "sentiment analysis"), so "X methods" and "methods for X" name the same concept."""

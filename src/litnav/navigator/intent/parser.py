@@ -56,7 +56,7 @@ from litnav.navigator.intent.facets import (
 from litnav.navigator.intent.passage import asks_for_papers, is_markup, is_passage, is_prose
 from litnav.navigator.intent.pubtypes import extract_types
 from litnav.navigator.intent.text import BOUNDARY, Workspace, normalise
-from litnav.navigator.intent.venues import VenueMention, extract_venues
+from litnav.navigator.intent.venues import VenueEntry, VenueMention, extract_venues
 
 EMPIRICAL_WEIGHT = 0.5
 FACET_WEIGHT = 0.5
@@ -111,6 +111,18 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
     exclusions = extract_exclusions(ws)
     facets = extract_facets(ws, phrases)
     whole = whole_intent(ws.text)
+    unknown: VenueMention | None = None
+    for start, name in sorted(ws.unknown_venues):  # "in PRL or PRD": venues the vocabulary does not know, reported
+        if unknown is not None and re.fullmatch(r"(?:\s|,|/|&|\band\b|\bor\b)*",
+                                                text[unknown.position + len(unknown.phrase):start]):
+            unknown.entries.append(VenueEntry(name))
+            unknown.values.append(name)
+            unknown.missing.append(name)
+            unknown.phrase = text[unknown.position:start + len(name)]
+            continue
+        negated, _only, _cue = ws.cue_before(start)
+        unknown = VenueMention([VenueEntry(name)], negated, start, name, values=[name], missing=[name], unrecognised=True)
+        venue_mentions.append(unknown)
 
     metadata: list[tuple[int, Checkpoint]] = []
     own, every = _venue_years(dates, venue_mentions, text)

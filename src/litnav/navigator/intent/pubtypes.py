@@ -40,7 +40,8 @@ _TYPES: list[tuple[str, str]] = [
     ("meta-analysis", r"meta[- ]?analy(?:sis|ses)" + _DOC),
     ("survey", r"(?:systematic|literature|scoping|narrative|critical|comprehensive)\s+reviews?" + _DOC),
     ("survey", r"(?:review|survey|overview)\s+(?:papers?|articles?)"),
-    ("survey", r"surveys?(?!\s+(?:data|responses?|respondents?|questions?|instruments?|items?|participants?|methods?))"),
+    ("survey", r"surveys?(?!\s+(?:data|responses?|respondents?|questions?|instruments?|items?|participants?|methods?"
+               r"|experiments?|research|designs?|weights?|samples?|waves?))"),
     ("survey", r"(?:shared[- ]tasks?\s+|task\s+)?overviews?(?:\s+papers?)?"),
     ("tutorial", r"tutorials?" + _DOC),
     ("empirical", r"(?:empirical|experimental|quantitative)\s+(?:stud(?:y|ies)|papers?|works?|evaluations?"

@@ -58,6 +58,10 @@ class Workspace:
     def __init__(self, original: str) -> None:
         self.original = original
         self.text = original
+        self.unknown_venues: list[tuple[int, str]] = []
+        """``(offset, name)`` of venue-like names an extractor consumed after the venue extractor
+        ran (a bare acronym after "in" at a clause end, ``facets.extract_facets``): reported as
+        venues the vocabulary does not know."""
 
     @cached_property
     def title_cased(self) -> bool:
@@ -134,7 +138,8 @@ _KEEP_BEFORE_STUDIES = {"case", "user", "ablation", "clinical", "cohort", "obser
 REQUEST_WORDS = {"find", "show", "want", "need", "looking", "search"}
 """Edge words only at the start ("search for X", "find me ..."): at the end a phrase's head ("beam search")."""
 
-_DOCUMENT_NOUNS = {"papers", "paper", "articles", "article", "publications", "publication", "literature", "studies"}
+_DOCUMENT_NOUNS = {"papers", "paper", "articles", "article", "publications", "publication", "literature", "studies",
+                   "work"}
 
 
 def _qualifies_documents(word: str) -> bool:

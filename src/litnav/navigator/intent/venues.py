@@ -283,6 +283,10 @@ _NOUN_AFTER = re.compile(r"\s+(?!(?:papers?|articles?|journals?|proceedings|venu
                          r"|until|between|in|on|of|for|with|about|only|published|that|which|who)\b)[a-z][a-z-]{2,}\b")
 """A lower-case noun after an English-word venue name ("Cell biology"): a field, not the journal."""
 
+_TITLE_TAIL = re.compile(r"\s+((?:[A-Z][a-z]+)(?:\s+(?:of\s+|and\s+|&\s+)?[A-Z][a-z]+)*)\b")
+"""Capitalised words after a one-word venue name ("Nature Immunology", "Science Advances"): one
+journal's name, not the venue plus a topic."""
+
 LOOSE, CUED, MADE = 0, 1, 2
 """How much context a venue alias needs: none; a venue cue ("in", "at", a venue word after it);
 a strong cue (an acronym made from the venue's words)."""
@@ -316,6 +320,8 @@ def extract_venues(ws: Workspace, vocab: dict[str, int] | None) -> list[VenueMen
             continue  # "SemEval data", "LREC resources"; "Cell biology", "Science education"
         entries = list(dict.fromkeys(e for e, _s in items))
         end = m.end()
+        if len(items) == 1 and items[0][1] and (tail := _TITLE_TAIL.match(ws.text, end)):
+            entries, end = [VenueEntry(f"{m.group('list').strip()} {tail.group(1)}")], tail.end()  # "Nature Immunology"
         if (findings := _WITH_FINDINGS.match(ws.text, end)) and not negated:
             entries += [VenueEntry(f"Findings of {e.name}") for e in entries]
             end = taken = findings.end()
