@@ -319,3 +319,28 @@ def test_findings_of_a_venue_is_that_venues_findings(intent, admitted):
     checklist = parse_intent(intent, VOCAB, TODAY)
     assert "Findings" not in checklist.checkpoints[0].text  # the track is no topic
     assert not any("not in the corpus venue list" in c.text for c in checklist.checkpoints)
+
+
+@pytest.mark.parametrize("intent, admitted", [
+    ("summarization in EMNLP 2020 including Findings papers", {"fe", "em"}),
+])
+def test_findings_after_a_venue_edition(intent, admitted):
+    assert {cid for cid, ok in _venue_verdicts(intent).items() if ok} == admitted
+
+
+@pytest.mark.parametrize("intent, negate", [("summarization not in ACL workshops", True),
+                                            ("summarization in ACL workshops", False)])
+def test_a_conferences_workshops_are_workshop_papers_not_the_conference(intent, negate):
+    """"not in ACL workshops" once excluded the ACL main conference and kept its workshops."""
+    checklist = parse_intent(intent, {"ACL": 500, "WS": 300}, TODAY)
+    (cp,) = [c for c in checklist.checkpoints if c.predicate is not None and c.predicate.field == "venue"]
+    main = Paper(corpus_id="m", title="t", venue="ACL", venue_raw="Proceedings of the 58th Annual Meeting of the ACL")
+    workshop = Paper(corpus_id="w", title="t", venue="WS", venue_raw="Proceedings of the Workshop on Summarization")
+    assert cp.predicate.negate is negate
+    assert evaluate(cp.predicate, workshop)[0] is not negate and evaluate(cp.predicate, main)[0] is negate
+
+
+def test_a_trailing_only_is_a_venue_cue():
+    checklist = parse_intent("topological insulators, Nature or Science only", {"Nature": 9, "Science": 8}, TODAY)
+    assert [c.predicate.values for c in checklist.checkpoints if c.predicate is not None] == [["Nature", "Science"]]
+    assert checklist.checkpoints[0].text == "topological insulators"

@@ -270,7 +270,7 @@ def _vocab_tuple(vocab: dict[str, int] | None) -> tuple[str, ...]:
 
 
 _WITH_FINDINGS = re.compile(
-    r"\s*(?:,\s*|\(\s*)?(?:including|incl\.|plus|and\s+(?:its|their|the)|with(?:\s+the)?)\s+Findings"
+    r"[\s|]*(?:,\s*|\(\s*)?(?:including|incl\.|plus|and\s+(?:its|their|the)|with(?:\s+the)?)\s+Findings"
     r"(?:\s+(?:papers|track|volumes?))?\s*\)?|\s*\(\s*(?:and\s+|\+\s*)?Findings(?:\s+included)?\s*\)", re.I)
 """After a venue list: its Findings too ("EMNLP, including Findings", "ACL (Findings included)")."""
 
@@ -309,17 +309,21 @@ def extract_venues(ws: Workspace, vocab: dict[str, int] | None) -> list[VenueMen
         negated, only, cue_start = ws.cue_before(m.start())
         listed_on = ws.continues_consumed(m.start())  # "at MT Summit or AMTA"
         cue = (m.group("cue") or "").strip()
-        strong = bool(_STRONG_CUE.search(cue) or m.group("suffix")) or negated or only or listed_on
+        only_after = re.match(r"\s+only\b", ws.text[m.end():], re.I)  # "Nature or Science only"
+        strong = bool(_STRONG_CUE.search(cue) or m.group("suffix")) or negated or only or listed_on or bool(only_after)
         items = [(e, strict) for e, strict in items if strict < MADE or strong]
         if not items or (all(strict for _e, strict in items) and not (cue or strong)):
             continue
+        end = m.end() + (only_after.end() if only_after else 0)
         if not cue and not listed_on and _DATA_BEFORE.search(ws.text[:m.start()]):
             continue  # "NER results on CoNLL 2003", "trained on WMT data", "the history of COLING": data or topic
         if _DATA_AFTER.match(ws.text, m.end()) or (
                 all(strict for _e, strict in items) and _NOUN_AFTER.match(ws.text, m.end())):
             continue  # "SemEval data", "LREC resources"; "Cell biology", "Science education"
         entries = list(dict.fromkeys(e for e, _s in items))
-        end = m.end()
+        if re.search(r"workshops?\b", m.group("suffix") or "", re.I) and not any(
+                "workshop" in n.lower() for e in entries for n in e.names):
+            entries = [e for e in load_table() if e.name == "Workshops"]  # "ACL workshops": workshop papers, not ACL
         if len(items) == 1 and items[0][1] and (tail := _TITLE_TAIL.match(ws.text, end)):
             entries, end = [VenueEntry(f"{m.group('list').strip()} {tail.group(1)}")], tail.end()  # "Nature Immunology"
         if (findings := _WITH_FINDINGS.match(ws.text, end)) and not negated:
