@@ -284,3 +284,28 @@ def test_question_words_go_and_compounds_stay(intent, query):
     checklist = parse_intent(intent, today=TODAY)
     assert checklist.checkpoints[0].text == query
     assert not [c for c in checklist.checkpoints if c.kind == "metadata"]
+
+
+@pytest.mark.parametrize("intent, value, negate", [
+    ("reviews of machine translation evaluation", "survey", False),
+    ("immigration attitudes in Europe: a review", "survey", False),
+    ("opinion pieces on the future of computational linguistics", "position", False),
+    ("parsing, no opinion pieces", "position", True),
+])
+def test_more_publication_type_phrasings(intent, value, negate):
+    (cp,) = [c for c in parse_intent(intent, today=TODAY).checkpoints
+             if c.predicate is not None and c.predicate.field == "publication_type"]
+    assert (cp.predicate.values, cp.predicate.negate) == ([value], negate)
+
+
+@pytest.mark.parametrize("intent", ["reviews on hotel booking sites", "sentiment analysis of product reviews"])
+def test_reviews_as_data_stay_the_topic(intent):
+    checklist = parse_intent(intent, today=TODAY)
+    assert "reviews" in checklist.checkpoints[0].text
+    assert not [c for c in checklist.checkpoints if c.kind == "metadata"]
+
+
+@pytest.mark.parametrize("intent, excluded", [("low-resource NLP with no parallel data", ["parallel data"]),
+                                              ("image captioning with no pretraining", ["pretraining"])])
+def test_with_no_is_without(intent, excluded):
+    assert [t for c in parse_intent(intent, today=TODAY).checkpoints if c.kind == "exclusion" for t in c.terms] == excluded

@@ -169,6 +169,8 @@ def _verb_negation(text: str, m: re.Match[str]) -> bool:
     if cue == "n't" or (cue in ("not", "never") and _AUX_BEFORE.search(before)):
         return True
     if cue == "no":
+        if re.search(r"\bwith\s+$", before, re.I):
+            return False  # "with no parallel data" = "without parallel data"
         return bool(re.match(r"\s*longer\b", text[m.end("cue"):], re.I)) or not _LIST_BOUNDARY.search(before)
     return False
 

@@ -5,7 +5,8 @@ paper, systematic/literature review, overview), ``meta-analysis``, ``tutorial``,
 ``empirical`` (empirical/experimental study, paper, evaluation, analysis; bare "empirical"),
 ``benchmark`` (benchmark paper/study), ``position`` (position paper), ``dataset`` (dataset or
 resource paper), ``theoretical`` (theoretical paper/analysis). A bare "review(s)" counts only
-after a cue ("no reviews", "only reviews") or beside another type, and never after a noun
+after a cue ("no reviews", "only reviews"), beside another type, or heading the intent ("Reviews
+of ...", "...: a review"), and never after a noun
 such as "product", "movie" or "peer" (those are data or topics).
 
 A cue may follow the phrase too ("surveys only on NMT", "..., reviews excluded"). Without a
@@ -48,7 +49,7 @@ _TYPES: list[tuple[str, str]] = [
                   r"|analys[ie]s|investigations?|research|comparisons?)"),
     ("empirical", r"empirical(?![\w-])"),
     ("benchmark", r"benchmark(?:ing)?\s+(?:papers?|stud(?:y|ies))"),
-    ("position", r"position\s+papers?"),
+    ("position", r"(?:position|opinion)\s+(?:papers?|pieces?|articles?)"),
     ("dataset", r"(?:dataset|data\s+set|resource|corpus)\s+papers?"),
     ("theoretical", r"theoretical\s+(?:papers?|works?|stud(?:y|ies)|analys[ie]s)"),
     ("survey?", r"(?<!product\s)(?<!movie\s)(?<!customer\s)(?<!user\s)(?<!peer\s)(?<!online\s)(?<!book\s)"
@@ -93,6 +94,11 @@ _CUE_AFTER = re.compile(r"\s+(?:(?P<only>only)|(?P<neg>excluded|not\s+included|l
 """A cue after a type phrase: "surveys only on X", "..., reviews excluded"."""
 
 
+_HEAD_REVIEW = re.compile(r"^\W*(?:(?:a|an|the)\s+)?reviews?\s+(?:of|about)\b|[:,;]\s*(?:a|an)\s+reviews?\W*$", re.I)
+"""A bare "review" that heads the intent ("Reviews of MT evaluation") or closes it as its kind
+(": a review"): the kind of paper wanted, not a product review."""
+
+
 def topic_use(text: str, start: int, end: int) -> bool:
     """True when the type phrase ``text[start:end]`` is what the intent is about rather than the
     kind of paper wanted (module docstring): after a verb or gerund that is not a request word
@@ -129,7 +135,7 @@ def extract_types(ws: Workspace) -> list[TypeMention]:
             negated, only, end = negated or bool(after.group("neg")), only or bool(after.group("only")), after.end()
         if not negated and not only and topic_use(ws.text, m.start(), m.end()):
             continue
-        if not negated and not only and all(v == "survey?" for v in items):
+        if not negated and not only and all(v == "survey?" for v in items) and not _HEAD_REVIEW.search(ws.text[:end + 12]):
             continue
         values = list(dict.fromkeys("survey" if v == "survey?" else v for v in items))
         ws.consume(cue_start, end)
