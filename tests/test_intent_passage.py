@@ -162,3 +162,12 @@ def test_sentences_of_a_paper_state_no_constraints(text):
 def test_requests_that_contain_a_clause_keep_their_constraints(text, kind):
     cl = parse_intent(text, today=TODAY)
     assert any(c.kind == kind for c in cl.checkpoints), [(c.kind, c.text) for c in cl.checkpoints]
+
+
+def test_a_passage_is_searched_as_typed():
+    """A passage's whole-text searches must be the hybrid's own: "|" and typographic characters
+    normalised away embed differently (one held-out query lost 0.04 nDCG@10 to plain hybrid)."""
+    typed = ("We establish an $\\mathcal{O}(n \\log |\\mathcal{V}| \\log T/T)$ approximation rate to coarse "
+             "correlated equilibrium in n\u2013player games, where |V| is the number of reduced normal-form strategies.")
+    cl = parse_intent(typed, today=TODAY)
+    assert cl.intent == typed and cl.checkpoints[0].text == typed and content_query(cl) == typed

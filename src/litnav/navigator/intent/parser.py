@@ -98,7 +98,7 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
     as_typed = " ".join(intent.split())  # Checklist.intent: the baseline searches read it as the user typed it
     mode = reading(typed)
     if mode == "passage":
-        return _parse_passage(typed, phrases).model_copy(update={"intent": as_typed})
+        return _parse_passage(typed, phrases, as_typed)
     text = narrow_other_than(typed)
     today = today or date.today()
     if mode == "claim":  # the checklist keeps the intent as typed (the planner's baseline searches read it)
@@ -203,12 +203,13 @@ def whole_intent(text: str) -> str:
     return re.sub(r"\s+", " ", ", ".join(p for p in pieces if p)).strip()
 
 
-def _parse_passage(text: str, phrases: PhraseTable | None) -> Checklist:
-    """Passage mode (:mod:`navigator.intent.passage`): ``c1`` is the whole text, its concepts the
-    facets beside it; no metadata and no exclusion checkpoint."""
+def _parse_passage(text: str, phrases: PhraseTable | None, as_typed: str) -> Checklist:
+    """Passage mode (:mod:`navigator.intent.passage`): ``c1`` is the whole text as typed (so its
+    searches are the hybrid's own), its concepts (read from the normalised ``text``) the facets
+    beside it; no metadata and no exclusion checkpoint."""
     facets = [f for f in extract_facets(Workspace(text), phrases, passage=True)
               if not any(is_markup(p) for p in (*f.phrases, *f.terms))]  # URLs and TeX are not concepts
-    return Checklist(intent=text, checkpoints=_content_checkpoints(text, facets))
+    return Checklist(intent=as_typed, checkpoints=_content_checkpoints(as_typed, facets))
 
 
 def _content_checkpoints(whole: str, facets: list[Facet]) -> list[Checkpoint]:
