@@ -151,3 +151,12 @@ def test_build_names_why_records_were_rejected(runner, tmp_path):
     summary = " ".join(res.output.split())
     assert "2 records rejected (" in summary
     assert "p9" not in summary and "p10" not in summary  # ids are masked: the reasons group
+
+
+def test_search_output_says_when_no_result_matches_and_when_a_filter_was_relaxed(runner, corpus, tmp_path):
+    res = runner.invoke(app, ["search", "protein folding since 2030", "--corpus", str(corpus), "--top", "3",
+                              "--json", str(tmp_path / "s.json")])
+    assert res.exit_code == 0, res.output
+    text = " ".join(res.output.split())
+    assert "matches no paper of this corpus, so the results are not filtered by it" in text
+    assert "0 of 3 results are judged to satisfy the whole intent (c1); the corpus may hold no paper that does." in text

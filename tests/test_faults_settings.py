@@ -152,3 +152,23 @@ def test_a_bad_settings_file_is_named_with_what_is_wrong(tmp_path, name, content
     assert message in str(err.value)
     with pytest.raises(SettingsError, match="cannot read"):
         load_settings(tmp_path / "missing.toml")
+
+
+@pytest.mark.parametrize(("override", "message"), [
+    ("navigator.roundz=3", "unknown setting navigator.roundz (navigator has: rounds,"),
+    ("navigatr.rounds=3", "unknown settings group navigatr (groups: corpus,"),
+    ("=3", "expected group.field=value"),
+])
+def test_a_misspelt_override_names_the_settings_that_exist(override, message):
+    from litnav.core.settings import SettingsError, load_settings
+
+    with pytest.raises(SettingsError) as err:
+        load_settings(None, [override])
+    assert message in str(err.value)
+
+
+def test_a_file_given_as_the_corpus_is_named_as_a_file(runner, tmp_path):
+    path = tmp_path / "queries.txt"
+    path.write_text("parsing\n")
+    res = runner.invoke(app, ["search", "parsing", "--corpus", str(path)])
+    assert res.exit_code != 0 and "is a file, not a corpus directory" in " ".join(res.output.split())

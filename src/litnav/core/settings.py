@@ -327,12 +327,25 @@ def load_settings(file: str | Path | None = None, overrides: list[str] | None = 
             raise SettingsError(f"{path}: the settings file must hold a table of groups, not {type(tree).__name__}")
     for item in overrides or []:
         key, sep, raw = item.partition("=")
-        if not sep:
+        if not sep or not key.strip():
             raise SettingsError(f"--set {item!r}: expected group.field=value")
         _set_path(tree, key.strip(), _parse_value(raw.strip()))
     try:
         return Settings.model_validate(tree)
     except ValidationError as exc:
         where = f"{file}" if file else "settings"
-        fields = "; ".join(".".join(map(str, e["loc"])) + f": {e['msg']}" for e in exc.errors())
+        fields = "; ".join(_describe(e) for e in exc.errors())
         raise SettingsError(f"{where}: {fields}") from exc
+
+
+def _describe(error: dict) -> str:
+    """One validation error as ``group.field: message``; an unknown name lists the known ones."""
+    loc = [str(x) for x in error["loc"]]
+    if error.get("type") != "extra_forbidden":
+        return ".".join(loc) + f": {error['msg']}"
+    model: Any = Settings
+    for part in loc[:-1]:
+        model = model.model_fields[part].annotation
+    if len(loc) == 1:
+        return f"unknown settings group {loc[0]} (groups: {', '.join(model.model_fields)})"
+    return f"unknown setting {'.'.join(loc)} ({loc[-2]} has: {', '.join(model.model_fields)})"

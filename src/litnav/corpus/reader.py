@@ -108,7 +108,8 @@ class Corpus:
         """
         directory = Path(path)
         if not directory.is_dir():
-            raise CorpusError(f"corpus directory {directory} does not exist")
+            raise CorpusError(f"{directory} is a file, not a corpus directory" if directory.exists()
+                              else f"corpus directory {directory} does not exist")
         corpus = cls(directory, connect(directory, read_only=True), encoder)
         try:
             if encoder is None and settings is not None:

@@ -70,6 +70,10 @@ def _unsatisfiable(predicate, corpus) -> bool:
     return False
 
 
+RELAXED_NOTE = "no paper of this corpus matches it: a preference, not a filter"
+"""Appended to the text of a constraint :func:`relax_unsatisfiable` turned into a preference."""
+
+
 def relax_unsatisfiable(checklist: Checklist, corpus) -> Checklist:
     """``checklist`` with every hard year, venue or author constraint that no paper of ``corpus``
     satisfies turned into a soft preference (weight :data:`UNSATISFIABLE_WEIGHT`, its text saying
@@ -84,8 +88,7 @@ def relax_unsatisfiable(checklist: Checklist, corpus) -> Checklist:
     changed = []
     for c in checklist.checkpoints:
         if c.id in hard and _unsatisfiable(c.predicate, corpus):
-            c = c.model_copy(update={"weight": UNSATISFIABLE_WEIGHT,
-                                     "text": f"{c.text} (no paper of this corpus matches it: a preference, not a filter)"})
+            c = c.model_copy(update={"weight": UNSATISFIABLE_WEIGHT, "text": f"{c.text} ({RELAXED_NOTE})"})
         changed.append(c)
     return checklist.model_copy(update={"checkpoints": changed})
 

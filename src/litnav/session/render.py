@@ -146,11 +146,34 @@ def _highlight(text: str, quote: str | None) -> Text:
     return out
 
 
+def result_notes(session: Session) -> list[str]:
+    """Warnings a reader of the results needs: constraints that matched no paper of the corpus
+    and were relaxed to preferences (``navigator.planner.RELAXED_NOTE``), and how many results
+    are judged to satisfy the whole intent (checkpoint ``c1``), so a list in which none does
+    (the corpus holds no such paper) does not read like a list of matches."""
+    from litnav.navigator.planner import RELAXED_NOTE
+
+    notes = []
+    checklist = session.rounds[-1].checklist if session.rounds else None
+    for c in checklist.checkpoints if checklist else []:
+        if RELAXED_NOTE in c.text:
+            notes.append(f"Note: {c.id} \"{c.text.replace(f' ({RELAXED_NOTE})', '')}\" matches no paper of this "
+                         "corpus, so the results are not filtered by it (it only re-weights them).")
+    judged = [j for r in session.results for j in r.checkpoints if j.checkpoint_id == "c1"]
+    if judged:
+        satisfied = sum(j.score >= 2.5 for j in judged)
+        notes.append(f"{satisfied} of {len(judged)} results are judged to satisfy the whole intent (c1)"
+                     + ("; the corpus may hold no paper that does." if satisfied == 0 else "."))
+    return notes
+
+
 def print_session(session: Session, console: Console | None = None, rationales: int = 3) -> None:
     """Print the checklist, the ranked table and the first rationales of each result."""
     console = console or Console()
     console.print(checklist_table(session))
     console.print(results_table(session))
+    for line in result_notes(session):
+        console.print(line, style="yellow", markup=False, highlight=False)
     for r in session.results[:rationales]:
         console.print(Text(f"#{r.rank} {r.title}", style="bold"))
         console.print(rationale_lines(r))
