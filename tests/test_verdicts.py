@@ -207,3 +207,18 @@ def test_a_negated_method_is_not_stated(sentence, stated):
     from litnav.scorer.quote import states
 
     assert states(sentence, checkpoint_terms(BERT.text, BERT.terms)[1]) is stated
+
+
+@pytest.mark.parametrize("sentence, stated", [
+    ("We first transform each ngram probability into a score.", False),  # a verb sharing the stem
+    ("HuggingFace Transformers were used to fine-tune the encoder.", True),
+    ("Our Transformer model reaches state-of-the-art results.", True),
+    ("We compare transformers with recurrent networks.", True),
+])
+def test_a_word_sharing_only_a_stem_does_not_state_an_agent_noun(sentence, stated):
+    """A fresh user saw "The paper studies transformers" satisfied by "We first transform ...":
+    Snowball stems both to "transform"; an agent noun keeps its "-er" (``core.text._stem_words``)."""
+    from litnav.scorer.quote import states
+
+    _terms, phrases = checkpoint_terms("The paper studies transformers", ["transformers"])
+    assert states(sentence, phrases) is stated

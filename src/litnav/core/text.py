@@ -156,15 +156,29 @@ def _stemmer():
     return Stemmer.Stemmer("english")
 
 
+_AGENT = re.compile(r"(?:er|or)s?$")
+
+
+def _stem_words(words: list[str]) -> list[str]:
+    """Snowball English stems, except that an agent noun keeps its "-er"/"-or" where Snowball strips
+    it: "transformers" -> "transformer", not "transform" (so "we transform the input" does not
+    state "transformers"), "encoder" -> "encoder", not "encod" ("encoding")."""
+    out = _stemmer().stemWords(words)
+    for i, (word, stem) in enumerate(zip(words, out)):
+        if (m := _AGENT.search(word)) and not stem.endswith(("er", "or")) and len(word) > 5:
+            out[i] = stem + m.group(0)[:2]
+    return out
+
+
 @lru_cache(maxsize=16384)
 def _stems(text: str) -> tuple[str, ...]:
     stop = stop_words()
-    return tuple(_stemmer().stemWords([t for t in tokens(text) if t not in stop]))
+    return tuple(_stem_words([t for t in tokens(text) if t not in stop]))
 
 
 def stems(text: str) -> list[str]:
     """Stemmed content tokens of ``text`` in order: :func:`tokens` minus :func:`stop_words`,
-    Snowball English stems (PyStemmer). The terms of the scorer and of evidence pre-selection;
+    Snowball English stems (PyStemmer) that keep an agent noun's "-er" (:func:`_stem_words`). The terms of the scorer and of evidence pre-selection;
     cached (LRU, 16k texts) by text, since the same chunks are read again in later rounds."""
     return list(_stems(text))
 
@@ -174,7 +188,7 @@ def stem_offsets(text: str) -> tuple[list[str], list[int]]:
     stop = stop_words()
     kept = [(m.group(0).lower(), m.start()) for m in _TOKEN.finditer(text)]
     kept = [(t, i) for t, i in kept if t not in stop]
-    return _stemmer().stemWords([t for t, _ in kept]), [i for _, i in kept]
+    return _stem_words([t for t, _ in kept]), [i for _, i in kept]
 
 
 def stem_set(text: str) -> frozenset[str]:
