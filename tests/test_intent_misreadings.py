@@ -309,3 +309,18 @@ def test_reviews_as_data_stay_the_topic(intent):
                                               ("image captioning with no pretraining", ["pretraining"])])
 def test_with_no_is_without(intent, excluded):
     assert [t for c in parse_intent(intent, today=TODAY).checkpoints if c.kind == "exclusion" for t in c.terms] == excluded
+
+
+def test_et_al_names_the_first_author():
+    """ "Smith et al." is a paper whose first author is Smith, not any paper Smith co-wrote."""
+    from litnav.corpus.predicates import evaluate
+    from litnav.corpus.records import Author, Paper
+
+    (cp,) = [c for c in parse_intent("papers by Smith et al. on parsing", today=TODAY).checkpoints
+             if c.predicate is not None]
+    first = Paper(corpus_id="1", title="t", authors=[Author(name="Noah Smith"), Author(name="Ann Lee")])
+    later = Paper(corpus_id="2", title="t", authors=[Author(name="Ann Lee"), Author(name="Noah Smith")])
+    assert cp.predicate.first_author and cp.text == "First-authored by Smith"
+    assert evaluate(cp.predicate, first)[0] is True and evaluate(cp.predicate, later)[0] is False
+    plain = [c for c in parse_intent("papers by Noah Smith on parsing", today=TODAY).checkpoints if c.predicate is not None]
+    assert not plain[0].predicate.first_author and evaluate(plain[0].predicate, later)[0] is True

@@ -29,6 +29,7 @@ class MetadataPredicate(_Record):
     - ``venue``: ``values`` are normalised venue names from the corpus vocabulary.
     - ``publication_type``: ``values`` such as ``"survey"``, ``"empirical"``.
     - ``author``: ``values`` are author names (matched case-insensitively on surname).
+    ``first_author`` (author only: "Smith et al.") requires the paper's first author to match.
     ``negate`` inverts the test ("not surveys", "excluding ACL"). ``main_track`` (venue only:
     "main ACL, EMNLP or NAACL") makes a paper of a satellite track of a matching venue fail: a
     raw venue naming system demonstrations, tutorials, a student research workshop, an industry
@@ -41,6 +42,7 @@ class MetadataPredicate(_Record):
     end: date | None = None
     negate: bool = False
     main_track: bool = False
+    first_author: bool = False
 
 
 class Checkpoint(_Record):

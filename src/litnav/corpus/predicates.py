@@ -214,12 +214,13 @@ def _publication_type(p: MetadataPredicate, paper: Paper) -> tuple[bool | None, 
 def _author(p: MetadataPredicate, paper: Paper) -> tuple[bool | None, str]:
     if not paper.authors:
         return None, "authors unknown"
-    have = {surname(a.name): a.name for a in paper.authors}
+    authors = paper.authors[:1] if p.first_author else paper.authors
+    have = {surname(a.name): a.name for a in authors}
     for v in p.values:
         s = surname(v)
         if s and s in have:
-            return True, f"author {have[s]!r} matches {v!r}"
-    return False, f"no author surname matches {p.values}"
+            return True, f"{'first ' if p.first_author else ''}author {have[s]!r} matches {v!r}"
+    return False, f"no {'first-author' if p.first_author else 'author'} surname matches {p.values}"
 
 
 _CHECKS = {"year": _year, "venue": _venue, "publication_type": _publication_type, "author": _author}

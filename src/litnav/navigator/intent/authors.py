@@ -43,12 +43,14 @@ _INSTITUTION = re.compile(r"\b(?:Institute|University|Universit\w+|College|Labs?
 
 @dataclass
 class AuthorMention:
-    """An author list: names, negation, offset and phrase."""
+    """An author list: names, negation, offset, phrase and whether they are first authors."""
 
     names: list[str]
     negated: bool
     position: int
     phrase: str
+    first_author: bool = False
+    """Every name was written "X et al.": X is the first author."""
 
 
 def _mostly_common_words(name: str) -> bool:
@@ -88,6 +90,12 @@ def _modifies_a_noun(after: str) -> bool:
     return bool(nxt) and nxt.group(1) not in stop_words()
 
 
+def _all_et_al(listed: str) -> bool:
+    """True when every name of the list is written "X et al." (X is then the first author)."""
+    names = split_list(listed)
+    return bool(names) and all(re.search(r"\bet\s+al\b\.?$", n) for n in names)
+
+
 def _surname_form(name: str) -> str:
     """A name without "et al." and a generational suffix ("Smith et al." -> "Smith", "Hal Daumé
     III" -> "Hal Daumé"): authors are matched on the surname."""
@@ -104,7 +112,8 @@ def extract_authors(ws: Workspace) -> list[AuthorMention]:
         if names:
             negated, _only, cue_start = ws.cue_before(m.start())
             ws.consume(cue_start, m.end())
-            found.append(AuthorMention(names, negated, cue_start, ws.original[cue_start:m.end()].strip()))
+            found.append(AuthorMention(names, negated, cue_start, ws.original[cue_start:m.end()].strip(),
+                                       _all_et_al(m.group("list"))))
     for m in list(_MENTION.finditer(ws.text)):
         names = [_surname_form(n) for n in split_list(m.group("list"))
                  if n.split()[0] not in _NOT_NAMES and not _INSTITUTION.search(n)]
@@ -116,5 +125,6 @@ def extract_authors(ws: Workspace) -> list[AuthorMention]:
             continue
         negated, _only, cue_start = ws.cue_before(m.start())
         ws.consume(cue_start, m.end())
-        found.append(AuthorMention(names, negated, cue_start, ws.original[cue_start:m.end()].strip()))
+        found.append(AuthorMention(names, negated, cue_start, ws.original[cue_start:m.end()].strip(),
+                                   _all_et_al(m.group("list"))))
     return sorted(found, key=lambda a: a.position)

@@ -13,7 +13,8 @@ def _predicate(p: MetadataPredicate) -> str:
         hi = p.end.isoformat() if p.end else "..."
         return f"{neg}year {lo} .. {hi}"
     main = "main track, " if p.main_track else ""
-    return f"{neg}{p.field} in [{main}{shown_values(p.values)}]"
+    field = "first author" if p.first_author else p.field
+    return f"{neg}{field} in [{main}{shown_values(p.values)}]"
 
 
 def describe_checkpoint(cp: Checkpoint) -> str:

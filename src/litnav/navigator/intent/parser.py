@@ -166,8 +166,10 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
         aus = [a for a in authors if a.negated == negated]
         if aus:
             names = list(dict.fromkeys(n for a in aus for n in a.names))
-            say = ("Not authored by " if negated else "Authored by ") + " or ".join(names)
-            metadata.append((aus[0].position, _meta(say, MetadataPredicate(field="author", values=names, negate=negated))))
+            first = all(a.first_author for a in aus)
+            say = ("Not " if negated else "") + ("first-authored by " if first else "authored by ") + " or ".join(names)
+            metadata.append((aus[0].position, _meta(say[0].upper() + say[1:], MetadataPredicate(
+                field="author", values=names, negate=negated, first_author=first))))
     metadata.sort(key=lambda pair: pair[0])
 
     checkpoints = _content_checkpoints(whole, facets)
