@@ -90,16 +90,16 @@ def asks_for_papers(text: str) -> bool:
 
 def is_prose(text: str) -> bool:
     """True when ``text`` reads as sentences of a paper (a CSFCube-style facet: one or two
-    sentences of an abstract) though too short for :func:`is_passage`: it ends with a full stop,
-    holds no request words (:data:`_REQUEST`) and no question (nor a question word first), and has
-    either research voice
-    ("we propose", "we equip X with Y": :data:`PROSE_VOICE_WORDS` words or more) or, with
-    :data:`PROSE_WORDS` words or more, no document word ("papers") and not title-cased, a sentence
-    whose main clause has a finite verb (``claims.main_verb``: "Graphons are a far richer class of
-    graph models ..."; not one after a relative word: "Work where LLMs are evaluated ..."), unless it ends in a short date or publication-type constraint after a
-    comma (", since 2019", ", not surveys"), which asks for papers. Its "recent progress", "in
-    2001", "without retraining" then describe the paper, not the search. The parser tries the
-    claim reading (``claims.is_claim``) first."""
+    sentences of an abstract) though too short for :func:`is_passage`. It must end with a full
+    stop, hold no request words (:data:`_REQUEST`), no question mark and no leading question word,
+    and have either research voice ("we propose", "we equip X with Y"; :data:`PROSE_VOICE_WORDS`
+    words or more) or, in :data:`PROSE_WORDS` words or more without a document word ("papers")
+    and not in title case, a sentence whose main clause has a finite verb (``claims.main_verb``:
+    "Graphons are a far richer class of graph models ..."; not a verb after a relative word:
+    "Work where LLMs are evaluated ..."), and not end in a short date or publication-type
+    constraint after a comma (", since 2019", ", not surveys"), which asks for papers. Its
+    "recent progress", "in 2001", "without retraining" then describe the paper, not the search.
+    The parser tries the claim reading (``claims.is_claim``) first."""
     from litnav.navigator.intent.claims import main_verb
     from litnav.navigator.intent.grammar import lexicon_verb
     from litnav.navigator.intent.text import title_cased

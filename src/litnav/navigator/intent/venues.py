@@ -17,6 +17,15 @@ shared tasks and workshops of those venues fail (``MetadataPredicate.main_track`
 matches nothing ("presented at the Foo Bar Workshop", "at IWSLT" in a corpus without IWSLT) is
 consumed and returned as a mention whose ``missing`` lists it (``unrecognised`` true), so the
 plan reports it instead of turning it into topic text.
+
+A venue name is no venue where it names data or a field: after "on", "using", "with", "over",
+"of" or "via" without a venue cue ("results on CoNLL 2003"), before a data word ("SemEval data",
+"SemEval 2016 Task 4", "LREC resources"), with "-style" ("EMNLP-style"), or, for an English-word
+name, before a lower-case noun ("Cell biology"). Capitalised words after a one-word name make one
+journal ("Nature Immunology"); "X workshops" means workshop papers ("not in ACL workshops");
+"including Findings" after a list adds each venue's Findings ("Findings of EMNLP": matched on the
+normalised venue "Findings" and the raw venue, ``corpus.predicates.TRACK_OF``); a trailing "only"
+is a venue cue ("Nature or Science only").
 """
 
 from __future__ import annotations
