@@ -50,19 +50,21 @@ def workflow_table(workflow: Workflow) -> Table:
 
 
 def results_table(session: Session, top: int | None = None) -> Table:
-    """Ranked results: rank, final score, p, year, venue, title, corpus_id, channels. The title names
-    the intent and, after a refinement, the latest turn and its feedback."""
+    """Ranked results: rank, final score, p, the whole intent's (c1) score ("+" when judged
+    satisfied), year, venue, title, corpus_id, channels. The title names the intent and, after a
+    refinement, the latest turn and its feedback."""
     title = f"Results for: {session.intent}"
     if session.turns and session.turns[-1].feedback:
         title += f" — turn {session.turns[-1].index}: {session.turns[-1].feedback}"
     table = Table(title=escape(title), show_lines=False)
-    for col, kw in (("#", {"justify": "right"}), ("final score", {}), ("p", {}), ("year", {}), ("venue", {}),
+    for col, kw in (("#", {"justify": "right"}), ("final score", {}), ("p", {}), ("c1", {}), ("year", {}), ("venue", {}),
                     ("title", {"overflow": "fold", "ratio": 3}), ("corpus_id", {"no_wrap": True, "min_width": 10}),
                     ("found by", {"overflow": "fold"})):
         table.add_column(col, **kw)
     order = session.engines.get("reranker") or "fused retrieval order"
-    table.caption = (f"final score = (weighted mean checkpoint score + p) / 6; order: {escape(str(order))}, so a "
-                     "lower score can rank higher; found by: each channel's best rank in any of its searches")
+    table.caption = (f"final score = (weighted mean checkpoint score + p) / 6; c1 = the whole intent's score "
+                     f"(0-5, + when judged satisfied); order: {escape(str(order))}, so a lower score can rank higher; "
+                     "found by: each channel's best rank in any of its searches")
     if str(session.engines.get("scorer", "")).startswith("none"):
         table.caption = "no scorer ran: the score is the fused retrieval score (best = 1) and the rank its order"
     if not session.results:
@@ -71,7 +73,9 @@ def results_table(session: Session, top: int | None = None) -> Table:
                                                                 if session.rounds else []))
                          else "no candidate was found")
     for r in session.results[:top]:
-        table.add_row(str(r.rank), f"{r.final_score:.3f}", f"{r.probability:.2f}", str(r.year or ""),
+        c1 = next((j.score for j in r.checkpoints if j.checkpoint_id == "c1"), None)
+        whole = "" if c1 is None else f"{c1:.1f}" + (" +" if c1 >= 2.5 else "")
+        table.add_row(str(r.rank), f"{r.final_score:.3f}", f"{r.probability:.2f}", whole, str(r.year or ""),
                       escape(r.venue or ""), escape(r.title), r.corpus_id, ", ".join(found_by_summary(r.found_by)))
     return table
 
