@@ -222,3 +222,14 @@ def test_a_word_sharing_only_a_stem_does_not_state_an_agent_noun(sentence, state
 
     _terms, phrases = checkpoint_terms("The paper studies transformers", ["transformers"])
     assert states(sentence, phrases) is stated
+
+
+@pytest.mark.parametrize("sentence", ["Machine translation, contrary to semantic parsing, has no logical forms.",
+                                      "In contrast to semantic parsing, we translate whole documents.",
+                                      "As opposed to semantic parsing, our task needs no grammar."])
+def test_a_contrast_does_not_state_the_contrasted_topic(sentence):
+    from litnav.scorer.quote import states
+
+    _terms, phrases = checkpoint_terms("The paper studies semantic parsing", ["semantic parsing"])
+    assert not states(sentence, phrases)
+    assert states("We study semantic parsing of questions.", phrases)

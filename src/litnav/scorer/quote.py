@@ -102,9 +102,11 @@ def mentions_other_work(sentence: str) -> bool:
 
 _NEGATED = re.compile(
     r"(?:\b(?:not|no|without|never|neither|nor|unlike|cannot|avoid(?:s|ed|ing)?|instead\s+of|rather\s+than"
-    r"|free\s+of)\b|n't\b)(?:[^\w,;:.!?]+\w+){0,3}[^\w,;:.!?]*$", re.IGNORECASE)
-"""A negation cue at most three words before a phrase, in the same clause (no comma, colon or
-semicolon between): "we do not use BERT", "without Twitter data", "unlike BERT"."""
+    r"|free\s+of|contrary\s+to|in\s+contrast\s+(?:to|with)|as\s+opposed\s+to)\b|n't\b)(?:[^\w,;:.!?]+\w+){0,3}[^\w,;:.!?]*$",
+    re.IGNORECASE)
+"""A negation or contrast cue at most three words before a phrase, in the same clause (no comma,
+colon or semicolon between): "we do not use BERT", "without Twitter data", "unlike BERT",
+"contrary to semantic parsing"."""
 _NEGATED_AFTER = re.compile(r"^[^\w,;:.!?]*(?:\w+[^\w,;:.!?]+){0,2}?(?:is|are|was|were|be|been)\s+(?:not|never)\b",
                             re.IGNORECASE)
 """A phrase the clause then negates: "BERT is not used", "Twitter data were never collected"."""
