@@ -324,3 +324,9 @@ def test_et_al_names_the_first_author():
     assert evaluate(cp.predicate, first)[0] is True and evaluate(cp.predicate, later)[0] is False
     plain = [c for c in parse_intent("papers by Noah Smith on parsing", today=TODAY).checkpoints if c.predicate is not None]
     assert not plain[0].predicate.first_author and evaluate(plain[0].predicate, later)[0] is True
+
+
+@pytest.mark.parametrize("intent", ["Is there evidence that probiotics help with IBS?",
+                                    "patients struggling with insomnia"])
+def test_with_after_help_or_struggle_introduces_no_method(intent):
+    assert not [c for c in parse_intent(intent, today=TODAY).checkpoints if c.kind == "method"]

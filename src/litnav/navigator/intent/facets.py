@@ -55,7 +55,8 @@ _CUES: list[tuple[str, str]] = [
     ("method", r"(?<!compared\s)(?<!along\s)(?<!deal\s)(?<!deals\s)(?<!dealing\s)(?<!cope\s)(?<!coping\s)"
                r"(?<!associated\s)(?<!together\s)(?<!patients\s)(?<!people\s)(?<!children\s)(?<!users\s)"
                r"(?<!adults\s)(?<!individuals\s)(?<!subjects\s)(?<!students\s)(?<!women\s)(?<!men\s)"
-               r"(?<!those\s)(?<!consistent\s)(?<!interaction\s)(?<!interacting\s)(?<!agree\s)with"),
+               r"(?<!those\s)(?<!consistent\s)(?<!interaction\s)(?<!interacting\s)(?<!agree\s)(?<!help\s)(?<!helps\s)"
+               r"(?<!helping\s)(?<!struggle\s)(?<!struggling\s)with"),
     ("application", r"applied\s+to|applications?\s+(?:to|in)|across|in\s+the\s+context\s+of"
                     r"|in\s+the\s+(?:domain|field|area)\s+of|within|targeting|aimed\s+at|tailored\s+(?:to|for)"
                     r"|for\s+use\s+in|(?<!looking\s)(?<!search\s)(?<!searching\s)for"),
