@@ -159,6 +159,7 @@ is the track ("Findings") and whose raw venue names the venue ("Findings of the 
 
 
 def _has_word(word: str, text: str) -> bool:
+    """True when the folded ``word`` (a word or phrase) occurs in the folded ``text`` as whole words."""
     return re.search(rf"(?<!\w){re.escape(_fold(word))}(?!\w)", _fold(text)) is not None
 
 
@@ -177,8 +178,7 @@ def _venue_name(p: MetadataPredicate, paper: Paper) -> tuple[bool | None, str]:
                 _fold(track.group(1)) == _fold(paper.venue) and _has_word(track.group(2), paper.venue_raw):
             return True, f"venue {paper.venue_raw!r} is {v!r}"
         searchable = not normalised or (generic and len(v.split()) >= 2)
-        if paper.venue_raw and searchable and _fold(v) and re.search(
-                rf"(?<!\w){re.escape(_fold(v))}(?!\w)", _fold(paper.venue_raw)):
+        if paper.venue_raw and searchable and _fold(v) and _has_word(v, paper.venue_raw):
             return True, f"venue {paper.venue_raw!r} contains {v!r}"
     shown = paper.venue or paper.venue_raw
     return False, f"venue {shown!r} is none of {p.values}"

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from litnav.core.text import stop_words
 from litnav.navigator.intent.grammar import english_word
 from litnav.navigator.intent.text import Workspace, list_pattern, split_list
 
@@ -84,8 +85,6 @@ def _modifies_a_noun(after: str) -> bool:
     """True when the capitalised words are followed by a lower-case content word, so they modify
     it ("by Hindi-English speakers", "by Amazon Mechanical Turk workers") rather than name a
     person; "by Smith on parsing" (a function word follows) still names one."""
-    from litnav.core.text import stop_words
-
     nxt = re.match(r"\s+([a-z][\w'-]*)", after)
     return bool(nxt) and nxt.group(1) not in stop_words()
 
@@ -102,29 +101,28 @@ def _surname_form(name: str) -> str:
     return re.sub(_SUFFIX + r"$", "", re.sub(r"\s+et\s+al\b\.?$", "", name)).strip()
 
 
+def _names(listed: str) -> list[str]:
+    """The author names of a matched list, surname form, without refused words and organisations."""
+    return [_surname_form(n) for n in split_list(listed) if n.split()[0] not in _NOT_NAMES and not _INSTITUTION.search(n)]
+
+
+def _take(ws: Workspace, m: re.Match[str], names: list[str]) -> AuthorMention:
+    """Consume the mention ``m`` with its negation cue and return it."""
+    negated, _only, cue_start = ws.cue_before(m.start())
+    ws.consume(cue_start, m.end())
+    return AuthorMention(names, negated, cue_start, ws.original[cue_start:m.end()].strip(), _all_et_al(m.group("list")))
+
+
 def extract_authors(ws: Workspace) -> list[AuthorMention]:
     """Find author phrases in ``ws`` ("by X", "papers from X", "X's papers"), consume them with
     their cue, return them. An organisation ("the Allen Institute") is no author."""
-    found: list[AuthorMention] = []
-    for m in list(_POSSESSIVE.finditer(ws.text)):
-        names = [_surname_form(n) for n in split_list(m.group("list"))
-                 if n.split()[0] not in _NOT_NAMES and not _INSTITUTION.search(n)]
-        if names:
-            negated, _only, cue_start = ws.cue_before(m.start())
-            ws.consume(cue_start, m.end())
-            found.append(AuthorMention(names, negated, cue_start, ws.original[cue_start:m.end()].strip(),
-                                       _all_et_al(m.group("list"))))
+    found = [_take(ws, m, names) for m in list(_POSSESSIVE.finditer(ws.text)) if (names := _names(m.group("list")))]
     for m in list(_MENTION.finditer(ws.text)):
-        names = [_surname_form(n) for n in split_list(m.group("list"))
-                 if n.split()[0] not in _NOT_NAMES and not _INSTITUTION.search(n)]
+        names = _names(m.group("list"))
         if _modifies_a_noun(ws.text[m.end():]):
             continue  # "by Hindi-English speakers", "by Amazon Mechanical Turk workers": not an author
         if _title_like_by(ws, m):
             names = [n for n in names if not _mostly_common_words(n)]
-        if not names:
-            continue
-        negated, _only, cue_start = ws.cue_before(m.start())
-        ws.consume(cue_start, m.end())
-        found.append(AuthorMention(names, negated, cue_start, ws.original[cue_start:m.end()].strip(),
-                                   _all_et_al(m.group("list"))))
+        if names:
+            found.append(_take(ws, m, names))
     return sorted(found, key=lambda a: a.position)

@@ -32,10 +32,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from litnav.core.text import stop_words
 from litnav.corpus.phrases import PhraseTable
 from litnav.navigator.intent.grammar import is_acronym
 from litnav.navigator.intent.keyphrases import concepts
-from litnav.navigator.intent.text import BOUNDARY, Workspace, clean_phrase, split_list  # noqa: F401
+from litnav.navigator.intent.text import BOUNDARY, Workspace, clean_phrase, edge_word, split_list  # noqa: F401
 
 DOMAIN_WORDS = (
     "healthcare", "health care", "medicine", "clinical practice", "clinical settings", "hospitals?",
@@ -250,12 +251,16 @@ _VENUE_LIKE = re.compile(r"(?:\b(?:published|appearing|appeared|presented|accept
 _LIST_GAP = re.compile(r"^(?:\s|,|/|&|\band\b|\bor\b|\bas\s+well\s+as\b)*$", re.I)
 
 
-_COMPOUND_BEFORE = re.compile(r"\b(?!(?:on|of|in|about|the|a|an|and|or|recent|related|prior|previous|empirical|new|some"
-                              r"|any|all|more|existing|current|latest|seminal|key|relevant|good|their|our|this|that"
-                              r"|experimental|theoretical|other|such|these|those|for|with|by|to|find|show|want|need)\b)"
-                              r"[a-z][\w-]*\s+$")
-"""A lower-case modifier before "work" or "studies" that makes a compound ("remote work", "social
-work", "cohort studies", "qualitative studies"), unlike a request's "recent work on"."""
+_QUALIFIER_WORDS = frozenset("prior previous existing current latest seminal key experimental theoretical".split())
+"""Qualifiers of a request's document word beyond the edge words ("prior work on", "seminal studies of")."""
+
+
+def _compound_before(text: str) -> bool:
+    """True when ``text`` ends with a lower-case modifier that makes a compound with the "work" or
+    "studies" after it ("remote work", "social work", "cohort studies", "qualitative studies"), not
+    a function, edge or qualifier word ("recent work on", "prior work on", "some studies of")."""
+    m = re.search(r"\b([a-z][\w-]*)\s+$", text)
+    return bool(m) and not edge_word(m.group(1)) and m.group(1) not in stop_words() and m.group(1) not in _QUALIFIER_WORDS
 
 
 def blank_framing(text: str) -> str:
@@ -269,7 +274,7 @@ def blank_framing(text: str) -> str:
             text = text[:q.start(group)] + BOUNDARY + " " * (q.end(group) - q.start(group) - 1) + text[q.end(group):]
 
     def link(m: re.Match[str]) -> str:
-        if re.match(r"(?:work|stud(?:y|ies))\b", m.group(0), re.I) and _COMPOUND_BEFORE.search(text[:m.start()]):
+        if re.match(r"(?:work|stud(?:y|ies))\b", m.group(0), re.I) and _compound_before(text[:m.start()]):
             return m.group(0)  # "remote work on productivity", "cohort studies of ...": a compound, not a link
         return BOUNDARY + " " * (len(m.group(0)) - 1)
 

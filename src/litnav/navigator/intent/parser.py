@@ -111,30 +111,13 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
     exclusions = extract_exclusions(ws)
     facets = extract_facets(ws, phrases)
     whole = whole_intent(ws.text)
-    unknown: VenueMention | None = None
-    for start, name in sorted(ws.unknown_venues):  # "in PRL or PRD": venues the vocabulary does not know, reported
-        if unknown is not None and re.fullmatch(r"(?:\s|,|/|&|\band\b|\bor\b)*",
-                                                text[unknown.position + len(unknown.phrase):start]):
-            unknown.entries.append(VenueEntry(name))
-            unknown.values.append(name)
-            unknown.missing.append(name)
-            unknown.phrase = text[unknown.position:start + len(name)]
-            continue
-        negated, _only, _cue = ws.cue_before(start)
-        unknown = VenueMention([VenueEntry(name)], negated, start, name, values=[name], missing=[name], unrecognised=True)
-        venue_mentions.append(unknown)
+    venue_mentions += _unknown_venue_mentions(ws)
 
     metadata: list[tuple[int, Checkpoint]] = []
     own, every = _venue_years(dates, venue_mentions, text)
     metadata += _year_checkpoints([d for d in dates if all(d is not o for o, _m in own)], text)
     if own:
-        starts, ends = [d.start for d, _m in own], [d.end for d, _m in own]
-        start = None if None in starts else min(s for s in starts if s)
-        end = None if None in ends else max(e for e in ends if e)
-        named = " or ".join(dict.fromkeys(e.name for _d, m in own for e in m.entries))
-        say = f"Published {_period(start, end)}" + ("" if every else f" (preference: stated for {named} only)")
-        metadata.append((min(d.position for d, _m in own), _meta(
-            say, MetadataPredicate(field="year", start=start, end=end), 1.0 if every else EMPIRICAL_WEIGHT)))
+        metadata.append(_venue_year_checkpoint(own, every))
     for negated in (False, True):
         vs = [v for v in venue_mentions if v.negated == negated]
         if vs:
@@ -288,6 +271,36 @@ def _venue_years(dates: list[DateConstraint], mentions: list[VenueMention],
            if m.position + len(m.phrase) <= d.position and not text[m.position + len(m.phrase):d.position].strip()]
     dated = {id(m) for _d, m in own}
     return own, all(id(m) in dated for m in venues)
+
+
+def _venue_year_checkpoint(own: list[tuple[DateConstraint, VenueMention]], every: bool) -> tuple[int, Checkpoint]:
+    """One year checkpoint for the dates stated per venue (:func:`_venue_years`): their union, an
+    exact filter when every venue has one, else a preference that says for which venues."""
+    starts, ends = [d.start for d, _m in own], [d.end for d, _m in own]
+    start = None if None in starts else min(s for s in starts if s)
+    end = None if None in ends else max(e for e in ends if e)
+    named = " or ".join(dict.fromkeys(e.name for _d, m in own for e in m.entries))
+    say = f"Published {_period(start, end)}" + ("" if every else f" (preference: stated for {named} only)")
+    return min(d.position for d, _m in own), _meta(say, MetadataPredicate(field="year", start=start, end=end),
+                                                   1.0 if every else EMPIRICAL_WEIGHT)
+
+
+def _unknown_venue_mentions(ws: Workspace) -> list[VenueMention]:
+    """Mentions for the venue-like names a later extractor consumed (``ws.unknown_venues``: "in
+    PRL or PRD"), unrecognised so the plan reports them; names joined by a list separator form one
+    mention."""
+    out: list[VenueMention] = []
+    for start, name in sorted(ws.unknown_venues):
+        last = out[-1] if out else None
+        if last is not None and re.fullmatch(r"(?:\s|,|/|&|\band\b|\bor\b)*", ws.original[last.position + len(last.phrase):start]):
+            last.entries.append(VenueEntry(name))
+            last.values.append(name)
+            last.missing.append(name)
+            last.phrase = ws.original[last.position:start + len(name)]
+            continue
+        negated, _only, _cue = ws.cue_before(start)
+        out.append(VenueMention([VenueEntry(name)], negated, start, name, values=[name], missing=[name], unrecognised=True))
+    return out
 
 
 def _year_checkpoints(dates: list[DateConstraint], text: str) -> list[tuple[int, Checkpoint]]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from litnav.core.text import stop_words
 from litnav.navigator.intent.grammar import AUXILIARIES, lexicon_verb, word_class
 from litnav.navigator.intent.text import REQUEST_WORDS, Workspace, list_pattern
 
@@ -115,8 +116,6 @@ def topic_use(text: str, start: int, end: int) -> bool:
     if m is None:
         return False
     word = m.group(1)
-    from litnav.core.text import stop_words
-
     return (word not in stop_words() and not word_class(word) and not re.search(r"(?:ing|ed)$", word)
             and not lexicon_verb(word))
 

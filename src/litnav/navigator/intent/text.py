@@ -13,8 +13,8 @@ from functools import cached_property
 
 BOUNDARY = "|"
 TITLE_SHARE = 0.8
-_CONTINUES_CONSUMED = re.compile(re.escape(BOUNDARY) + r" *(?:,\s*|\s+)(?:(?:and|or|nor)\s+)?(?:(?:in|at|of)\s+)?$")
 """Share of an intent's content words that must be capitalised for it to read as a title."""
+_CONTINUES_CONSUMED = re.compile(re.escape(BOUNDARY) + r" *(?:,\s*|\s+)(?:(?:and|or|nor)\s+)?(?:(?:in|at|of)\s+)?$")
 
 _DASHES = dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"), "-")
 _QUOTES = {ord("\u2018"): "'", ord("\u2019"): "'", ord("\u201c"): '"', ord("\u201d"): '"'}
@@ -140,6 +140,12 @@ REQUEST_WORDS = {"find", "show", "want", "need", "looking", "search"}
 
 _DOCUMENT_NOUNS = {"papers", "paper", "articles", "article", "publications", "publication", "literature", "studies",
                    "work"}
+
+
+def edge_word(word: str) -> bool:
+    """True for a word :func:`clean_phrase` strips from a phrase's edges: a function, request or
+    document word, or a generic qualifier ("recent", "relevant", "papers")."""
+    return word.lower().strip(".,:;!?'\"") in _EDGE_WORDS
 
 
 def _qualifies_documents(word: str) -> bool:
