@@ -17,6 +17,11 @@ the manner of CSFCube's facet queries, where position stands in for the backgrou
 result facet, with the paper's cited papers relevant to each); the corpus is built into
 ``--out/corpus`` (abstract vectors included: about 10 minutes on 2 cores).
 
+``--keep-query-papers`` keeps the query papers in the corpus, as CSFCube's candidate file holds its
+query papers: each facet or document query is then quoted from a corpus paper that is not in its
+gold (a query paper keeps its text and loses its reference list, so its citations cannot lead to
+the gold); default ``--out`` then ``.cache/bench/citations-self``.
+
     python bench/citations.py
     litnav eval --corpus .cache/bench/citations/corpus \\
         --queries .cache/bench/citations/heldout_queries.jsonl \\
@@ -71,7 +76,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--since", type=int, default=2018)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-build", action="store_true", help="write the files only")
+    ap.add_argument("--keep-query-papers", action="store_true",
+                    help="query papers stay in the corpus, without their references (module doc)")
     args = ap.parse_args(argv)
+    if args.keep_query_papers and args.out == ap.get_default("out"):
+        args.out = ROOT / ".cache" / "bench" / "citations-self"
     if not args.data.is_file():
         print(f"{args.data} is missing (see ../shared/data/README.md)", file=sys.stderr)
         return 2
@@ -84,12 +93,13 @@ def main(argv: list[str] | None = None) -> int:
     chosen = set(random.Random(args.seed).sample(eligible, min(args.queries, len(eligible))))
     out = args.out
     out.mkdir(parents=True, exist_ok=True)
-    corpus = [p for p in papers if p["id"] not in chosen]
+    corpus = [p for p in papers if args.keep_query_papers or p["id"] not in chosen]
     with open(out / "corpus.jsonl", "w", encoding="utf-8") as f:
         for p in corpus:
             f.write(json.dumps({"id": p["id"], "arxiv_id": p["arxiv_id"], "title": p["title"],
                                 "abstract": p["abstract"], "year": p["year"],
-                                "outbound_citations": [c for c in cited[p["id"]] if c not in chosen]}) + "\n")
+                                "outbound_citations": [c for c in cited[p["id"]] if c not in chosen]
+                                if p["id"] not in chosen else []}) + "\n")
     by_id = {p["id"]: p for p in papers}
     for split in ("dev", "heldout"):
         qids = [q for q in sorted(chosen) if split_of(q) == split]

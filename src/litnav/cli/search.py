@@ -115,15 +115,13 @@ def plan_cmd(
 ) -> None:
     """Show the checklist and the round-1 workflow that a search would run (a table; the JSON
     with --json or --out FILE)."""
-    from litnav.navigator.intent import describe, parse_intent
-    from litnav.navigator.planner import plan_workflow, relax_unsatisfiable
+    from litnav.navigator.intent import describe
+    from litnav.navigator.planner import plan_workflow, rule_checklist
 
     settings = settings_from(settings_file, overrides)
     c = open_corpus(corpus)
     with clean_errors(ValueError):
-        from litnav.corpus.phrases import corpus_phrases
-
-        checklist = relax_unsatisfiable(parse_intent(query, venues=c.venues(), phrases=corpus_phrases(c)), c)
+        checklist = rule_checklist(query, c, settings)
     from litnav.librarians import WorkflowError, validate_workflow
 
     workflow = plan_workflow(checklist, settings)

@@ -66,6 +66,9 @@ class Checklist(_Record):
 
     intent: str
     checkpoints: list[Checkpoint] = Field(default_factory=list)
+    source_ids: list[str] = Field(
+        default_factory=list, description="Corpus ids of the paper a pasted passage is quoted from "
+        "(``navigator.source``): the search's source, never one of its results.")
 
     def get(self, checkpoint_id: str) -> Checkpoint:
         """Return the checkpoint with that id; raises ``KeyError`` naming it."""

@@ -149,6 +149,10 @@ class NavigatorSettings(_Group):
         "-> 0.172, its title+abstract variant 0.225 -> 0.249, ACL, SciFact intents and claims dev unchanged."
     )
     interactive: bool = Field(False, description="Ask a clarifying question on ambiguous intents.")
+    exclude_source: bool = Field(
+        True, description="An intent quoted from a corpus paper (a pasted abstract or some of its sentences) never "
+        "returns that paper, its source (navigator.source)."
+    )
     grow_checklist: bool = Field(
         True, description="Reflection may add low-weight checkpoints that all best papers' evidence implies."
     )

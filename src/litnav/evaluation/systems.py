@@ -31,6 +31,7 @@ ABLATIONS: dict[str, dict[str, dict[str, Any]]] = {
     "litnav-score-order": {"reranker": {"order": "score"}},
     "litnav-fused-order": {"reranker": {"order": "fusion"}},
     "litnav-no-cross-encoder": {"reranker": {"cross_encoder_path": None}},
+    "litnav-keep-source": {"navigator": {"exclude_source": False}},
 }
 """litnav variants -> settings overrides; ``litnav-rounds-N`` sets ``navigator.rounds=N``."""
 DEFAULT_SYSTEMS = ("bm25", "dense", "hybrid", "litnav")

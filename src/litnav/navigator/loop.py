@@ -22,10 +22,11 @@ from litnav.core.records import Checklist, FoundBy, Round, ScoredPaper, Session,
 from litnav.core.settings import Settings
 from litnav.librarians import Pool, RunContext, ScoredPool, run_workflow, validate_workflow
 from litnav.librarians.operators import REGISTRY
-from litnav.navigator.planner import TAIL_OPS, plan_workflow, relax_unsatisfiable, whole_intent_checkpoint
+from litnav.navigator.planner import TAIL_OPS, plan_workflow, rule_checklist, whole_intent_checkpoint
 from litnav.navigator.reflect import ReflectionState, reflect
 from litnav.navigator.results import build_results
 from litnav.navigator.scoring import ScoringStage
+from litnav.navigator.source import with_source
 from litnav.reranker import cross_encoder_rerank, rank_scored
 from litnav.reranker.combine import Combination, combine, load_combination
 from litnav.scorer.cross_encoder import pair_scorer
@@ -126,13 +127,10 @@ class SearchRun:
                 checklist, workflow = self.given_checklist, None
             elif self.planner is not None:
                 checklist, workflow, engine = self.planner(self.intent, self.corpus, self.settings)
+                checklist = with_source(checklist, self.corpus, self.settings)
                 self.engines.setdefault("navigator", engine)
             else:
-                from litnav.corpus.phrases import corpus_phrases
-                from litnav.navigator.intent import parse_intent
-
-                checklist = relax_unsatisfiable(parse_intent(self.intent, venues=self.corpus.venues(), today=self.today,
-                                                             phrases=corpus_phrases(self.corpus)), self.corpus)
+                checklist = rule_checklist(self.intent, self.corpus, self.settings, today=self.today)
                 workflow = None
                 self.engines.setdefault("navigator", "rules")
             if self.user_workflow is not None:

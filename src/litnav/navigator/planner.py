@@ -93,6 +93,20 @@ def relax_unsatisfiable(checklist: Checklist, corpus) -> Checklist:
     return checklist.model_copy(update={"checkpoints": changed})
 
 
+def rule_checklist(intent: str, corpus, settings: Settings, today=None) -> Checklist:
+    """The no-LLM checklist of ``intent`` over ``corpus``: ``intent.parse_intent`` with the corpus's
+    venue vocabulary and phrase table, hard constraints no paper satisfies relaxed
+    (:func:`relax_unsatisfiable`), and the source of a pasted passage found
+    (``navigator.source.with_source``). ``today`` (a ``date``) anchors relative dates. Raises
+    ``ValueError`` for an empty intent."""
+    from litnav.corpus.phrases import corpus_phrases
+    from litnav.navigator.intent import parse_intent
+    from litnav.navigator.source import with_source
+
+    checklist = parse_intent(intent, venues=corpus.venues(), today=today, phrases=corpus_phrases(corpus))
+    return with_source(relax_unsatisfiable(checklist, corpus), corpus, settings)
+
+
 def content_terms(checklist: Checklist) -> list[str]:
     """Key phrases of the content checkpoints, in checklist order, deduplicated."""
     terms: list[str] = []
@@ -243,7 +257,8 @@ def _fusion_weight(node: Node, settings: Settings, query_weight: float | None = 
 
 def assemble(retrieval: list[Node], checklist: Checklist, settings: Settings, top_k: int,
              query_weight: float | None = None) -> Workflow:
-    """Wire retrieval nodes into fuse -> hard metadata filter -> evidence -> score -> rerank.
+    """Wire retrieval nodes into fuse -> (drop the passage's source, ``checklist.source_ids``) ->
+    hard metadata filter -> evidence -> score -> rerank.
 
     The fusion keeps every candidate (no cut: the tail below the scored top-N keeps its fused
     order in the final ranking). Weights: see ``_fusion_weight`` (``query_weight``: the weight of
@@ -262,8 +277,12 @@ def assemble(retrieval: list[Node], checklist: Checklist, settings: Settings, to
                       params={"method": "rrf", "k": lib.rrf_k, "weights": weights},
                       note="reciprocal rank fusion of every channel"))
     last = "fuse"
+    if checklist.source_ids:
+        nodes.append(Node(id="not_source", op="text_filter", inputs=[last], params={"ban_ids": list(checklist.source_ids)},
+                          note="never the paper the passage is quoted from (navigator.source)"))
+        last = "not_source"
     if hard:
-        nodes.append(Node(id="filter", op="filter", inputs=["fuse"],
+        nodes.append(Node(id="filter", op="filter", inputs=[last],
                           params={"checkpoint_ids": [c.id for c in hard]},
                           note="exact filter by the hard metadata constraints"))
         last = "filter"

@@ -152,7 +152,8 @@ def _highlight(text: str, quote: str | None) -> Text:
 
 def result_notes(session: Session) -> list[str]:
     """Warnings a reader of the results needs: constraints that matched no paper of the corpus
-    and were relaxed to preferences (``navigator.planner.RELAXED_NOTE``), and how many results
+    and were relaxed to preferences (``navigator.planner.RELAXED_NOTE``), the corpus paper a pasted
+    passage is quoted from (``Checklist.source_ids``), left out of the results, and how many results
     are judged to satisfy the whole intent (checkpoint ``c1``), so a list in which none does
     (the corpus holds no such paper) does not read like a list of matches."""
     from litnav.navigator.planner import RELAXED_NOTE
@@ -163,6 +164,9 @@ def result_notes(session: Session) -> list[str]:
         if RELAXED_NOTE in c.text:
             notes.append(f"Note: {c.id} \"{c.text.replace(f' ({RELAXED_NOTE})', '')}\" matches no paper of this "
                          "corpus, so the results are not filtered by it (it only re-weights them).")
+    if checklist is not None and checklist.source_ids:
+        notes.append(f"Note: the intent is quoted from {shown_values(checklist.source_ids)} (`litnav show` that id), "
+                     "so that paper, its source, is not among the results (navigator.exclude_source).")
     judged = [j for r in session.results for j in r.checkpoints if j.checkpoint_id == "c1"]
     if judged:
         satisfied = sum(j.score >= 2.5 for j in judged)

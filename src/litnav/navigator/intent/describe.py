@@ -30,9 +30,12 @@ def describe_checkpoint(cp: Checkpoint) -> str:
 
 
 def describe(checklist: Checklist) -> str:
-    """The intent on the first line, then one indented line per checkpoint."""
+    """The intent on the first line, then one indented line per checkpoint, then the passage's
+    source papers (``Checklist.source_ids``) when there are any."""
     lines = [f"Intent: {checklist.intent}"]
     lines += ["  " + describe_checkpoint(cp) for cp in checklist.checkpoints]
     if not checklist.checkpoints:
         lines.append("  (no checkpoints)")
+    if checklist.source_ids:
+        lines.append(f"  quoted from {shown_values(checklist.source_ids)}: its source, never a result")
     return "\n".join(lines)
