@@ -276,3 +276,28 @@ def test_a_plural_noun_after_a_preposition_is_not_a_claim_verb(intent):
     checklist = parse_intent(intent, today=TODAY)
     assert summary(checklist).get("publication_type") == [(["survey"], False)]
     assert not checklist.checkpoints[0].text.lower().startswith(("surveys", "overviews"))
+
+
+@pytest.mark.parametrize("intent", [
+    "neural machine translation, ACL 2019",
+    "neural machine translation, ACL'19",
+    "neural machine translation, ACL \u201919",
+])
+def test_a_year_written_onto_a_venue_is_a_year(intent):
+    # conference names carry their year ("ACL'19"); it is the venue and a year, not a topic "19"
+    s = summary(parse_intent(intent, None, TODAY))
+    assert s["venue"][0][0][:1] == ["ACL"] and s["year"] == [(["2019-01-01", "2019-12-31"], False)], s
+    assert "19" not in content_words(parse_intent(intent, None, TODAY))
+
+
+@pytest.mark.parametrize("intent", ["ResNet-50 features for image captioning", "GPT-3 prompting for parsing",
+                                    "named entity recognition on CoNLL-2003"])
+def test_a_model_number_or_dataset_name_is_not_a_year(intent):
+    assert "year" not in summary(parse_intent(intent, None, TODAY))
+
+
+@pytest.mark.parametrize("qualifier", ["prior", "previous", "existing", "earlier", "past", "current"])
+def test_a_qualified_request_for_work_adds_no_concept(qualifier):
+    # "prior work on X" asks for work on X: "prior" is not a topic of the papers
+    words = content_words(parse_intent(f"{qualifier} work on named entity recognition in clinical notes", None, TODAY))
+    assert qualifier not in words and {"named", "entity", "recognition", "clinical", "notes"} <= words

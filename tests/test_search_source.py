@@ -72,3 +72,13 @@ def test_exclude_source_off_keeps_it_first(corpus):
     assert session.results[0].corpus_id == "dpr"
     assert session.rounds[0].checklist.source_ids == []
     assert not any("quoted from" in note for note in result_notes(session))
+
+
+def test_a_refined_turn_keeps_the_source_out(corpus):
+    from litnav.navigator import refine
+    from litnav.navigator.refine import ensure_turns
+
+    session = ensure_turns(search(DPR_ABSTRACT, corpus, Settings(), top_k=10, rounds=1))
+    for feedback in ("follow the citing direction of the top paper", "only papers after 2015"):
+        session = refine(session, feedback, corpus, Settings())
+        assert "dpr" not in [r.corpus_id for r in session.results], feedback

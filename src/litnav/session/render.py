@@ -170,7 +170,8 @@ def result_notes(session: Session) -> list[str]:
     judged = [j for r in session.results for j in r.checkpoints if j.checkpoint_id == "c1"]
     if judged:
         satisfied = sum(j.score >= 2.5 for j in judged)
-        notes.append(f"{satisfied} of {len(judged)} results are judged to satisfy the whole intent (c1)"
+        notes.append(f"{satisfied} of {len(judged)} results {'is' if satisfied == 1 else 'are'} judged to satisfy "
+                     "the whole intent (c1)"
                      + ("; the corpus may hold no paper that does." if satisfied == 0 else "."))
     return notes
 

@@ -242,6 +242,21 @@ def _names_something(text: str, m: re.Match[str]) -> bool:
     return bool(_NAMED_AFTER.match(after))
 
 
+_GLUED_YEAR = re.compile(r"\b(?P<venue>[A-Z][A-Za-z]*[A-Z][A-Za-z]*)\s?['’](?P<yy>\d{2})\b")
+
+
+def unglue_years(text: str, today: date) -> str:
+    """A two-digit year written onto a venue acronym after an apostrophe, as conference names
+    are ("ACL'19", "EMNLP '20", "NAACL’22"), becomes a separate year ("ACL 2019"), so the venue and
+    its year are read as a venue and a year: the latest such year not after next year ("'99" ->
+    1999, "'20" -> 2020). A hyphenated four-digit year stays: "CoNLL-2003" and "SemEval-2016"
+    name datasets and tasks more often than venues."""
+    def sub(m: re.Match[str]) -> str:
+        yy = int(m.group("yy"))
+        return f"{m.group('venue')} {(2000 if 2000 + yy <= today.year + 1 else 1900) + yy}"
+    return _GLUED_YEAR.sub(sub, text)
+
+
 def extract_dates(ws: Workspace, today: date, explicit_only: bool = False) -> list[DateConstraint]:
     """Find every date phrase in ``ws``, consume it (with its negation cue) and return the
     constraints in order of appearance. A negated one-sided range becomes its positive

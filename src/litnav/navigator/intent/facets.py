@@ -86,7 +86,8 @@ _QUESTION = re.compile(
 """A question for resources: "What datasets exist for X?", "Which benchmarks are used to evaluate Y?"."""
 _DOCS = r"(?:advances|progress|developments|trends|papers?|articles?|stud(?:y|ies)|works?|research|literature|publications?|preprints?|reports?|manuscripts?)"
 _QUALIFIERS = (r"(?:(?:some|any|all|the|a|an|relevant|good|key|important|seminal|influential|notable|major|main"
-               r"|interesting|novel|new|related|various|top|best|more)\s+)*")
+               r"|interesting|novel|new|related|various|top|best|more|prior|previous|existing|earlier|past|current"
+               r"|foundational|classic)\s+)*")
 _LINK = (r"(?:on|about|of|regarding|concerning|into|in|that|which|dealing\s+with|addressing|investigating"
          r"|examining|exploring|studying|describing|proposing|related\s+to|focusing\s+on|focused\s+on"
          r"|looking\s+at|discussing|in\s+the\s+(?:area|field)\s+of|covering|analy[sz]ing|presenting|where|whose)")

@@ -44,7 +44,7 @@ from litnav.core.records import Checklist, Checkpoint, MetadataPredicate
 from litnav.corpus.phrases import PhraseTable
 from litnav.navigator.intent.authors import extract_authors
 from litnav.navigator.intent.claims import claim_terms, is_claim
-from litnav.navigator.intent.dates import DateConstraint, extract_dates
+from litnav.navigator.intent.dates import DateConstraint, extract_dates, unglue_years
 from litnav.navigator.intent.facets import (
     Facet,
     blank_framing,
@@ -99,8 +99,8 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
     mode = reading(typed)
     if mode == "passage":
         return _parse_passage(typed, phrases, as_typed)
-    text = narrow_other_than(typed)
     today = today or date.today()
+    text = unglue_years(narrow_other_than(typed), today)
     if mode == "claim":  # the checklist keeps the intent as typed (the planner's baseline searches read it)
         return _parse_claim(text, today).model_copy(update={"intent": as_typed})
     ws = Workspace(text)
