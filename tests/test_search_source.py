@@ -82,3 +82,11 @@ def test_a_refined_turn_keeps_the_source_out(corpus):
     for feedback in ("follow the citing direction of the top paper", "only papers after 2015"):
         session = refine(session, feedback, corpus, Settings())
         assert "dpr" not in [r.corpus_id for r in session.results], feedback
+
+
+def test_the_report_names_the_source(corpus):
+    from litnav.session.report import audit_view, render_report
+
+    session = search(DPR_ABSTRACT, corpus, Settings(), top_k=5, rounds=1)
+    assert any("quoted from dpr" in n for n in audit_view(session)["notes"])
+    assert "quoted from dpr" in render_report(session)

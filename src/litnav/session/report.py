@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from litnav.core.records import Checkpoint, Session
-from litnav.session.render import found_by_summary
+from litnav.session.render import found_by_summary, result_notes
 
 CONTEXT_CHARS = 240
 """Characters of surrounding text shown either side of an evidence chunk."""
@@ -57,7 +57,9 @@ def audit_view(session: Session, corpus=None) -> dict[str, Any]:
     the text at the stored offsets), ``rounds`` (plan notes, what changed and why, ``found`` = papers
     first seen in that round), ``clarifications`` and ``feedback`` (the user turns of a refined
     session: feedback, typed edits with the phrase that asked for them, results new/dropped/moved,
-    workflow nodes rerun or reused). ``corpus`` may be None: evidence is then shown alone.
+    workflow nodes rerun or reused), ``notes`` (``session.render.result_notes``: relaxed constraints, the
+    passage's source left out, how many results satisfy ``c1``). ``corpus`` may be None: evidence is
+    then shown alone.
     """
     checklist = session.rounds[-1].checklist.checkpoints if session.rounds else []
     fingerprint_ok = corpus is None or not session.corpus_fingerprint or corpus.fingerprint() == session.corpus_fingerprint
@@ -121,7 +123,7 @@ def audit_view(session: Session, corpus=None) -> dict[str, Any]:
         "timings": {k: round(v, 3) for k, v in session.timings.items()},
         "checklist": [{"id": c.id, "kind": c.kind, "weight": c.weight, "text": c.text, "terms": c.terms,
                        "predicate": predicate_text(c), "source": c.source} for c in checklist],
-        "results": results, "rounds": rounds,
+        "results": results, "rounds": rounds, "notes": result_notes(session),
         "clarifications": [c.model_dump(mode="json") for c in session.clarifications],
         "feedback": feedback,
     }
