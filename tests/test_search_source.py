@@ -24,6 +24,48 @@ def corpus(search_corpus_dir) -> Corpus:
     c.close()
 
 
+TEMPLATE = "This paper describes our submission to SemEval-2020 Task 12 on multilingual offensive language identification."
+SYSTEMS = ["fine-tune a multilingual transformer on tweets in five languages",
+           "train a character-level convolutional network with focal loss",
+           "combine support vector machines with gradient boosted trees over n-grams"]
+LM = ("We introduce a new language representation model which pre-trains deep bidirectional representations from "
+      "unlabeled text by jointly conditioning on both left and right context in all layers. The pre-trained model "
+      "can be fine-tuned with just one additional output layer to create state-of-the-art models for a wide range "
+      "of tasks. It obtains new state-of-the-art results on eleven natural language processing tasks, including "
+      "pushing the GLUE score to 80.5% and MultiNLI accuracy to 86.7%.")
+LM_STUDY = ("We introduce a new language representation model which pre-trains deep bidirectional representations "
+            "from unlabeled text by jointly conditioning on both left and right context in all layers. We probe what "
+            "its attention heads learn about syntax and coreference across twelve layers and find that middle "
+            "layers encode most of the dependency structure of English sentences.")
+
+
+@pytest.fixture(scope="module")
+def crowded(tmp_path_factory) -> Corpus:
+    """Papers that share sentences: SemEval system papers opening alike, Cochrane protocols, a
+    study reusing a model paper's first sentence."""
+    from litnav.corpus import CorpusWriter
+    from litnav.corpus.records import Document, Paper
+
+    def doc(cid, title, abstract):
+        return Document(paper=Paper(corpus_id=cid, title=title, year=2020, venue="SemEval"), abstract=abstract)
+
+    docs = [doc(f"sem{i}", f"Team {i} at SemEval-2020 Task 12", f"{TEMPLATE} We {m}. Our system ranks {i + 2}th among "
+                "85 teams.") for i, m in enumerate(SYSTEMS)]
+    docs += [doc(f"coch{i}", f"{x.capitalize()} for depression in adults", "This is a protocol for a Cochrane Review "
+                 f"(Intervention). The objectives are as follows: To assess the effects of {x} for depression in "
+                 "adults.") for i, x in enumerate(["exercise", "acupuncture", "yoga"])]
+    docs += [doc("lm", "Deep Bidirectional Transformers for Language Understanding", LM),
+             doc("lm_study", "What Bidirectional Transformers Learn about Syntax", LM_STUDY)]
+    path = tmp_path_factory.mktemp("crowded") / "corpus"
+    with CorpusWriter.open(path) as w:
+        with w.source("fixture:crowded", 1, "1" * 64) as tx:
+            tx.add_documents(docs)
+        w.finalize(progress=False)
+    c = Corpus.open(path)
+    yield c
+    c.close()
+
+
 @pytest.mark.parametrize("passage", [
     DPR_ABSTRACT,
     DPR_ABSTRACT.upper(),  # case
@@ -48,6 +90,56 @@ def test_a_quoted_passage_finds_its_source(corpus, passage):
     "questions, where we show that domain-adaptive pretraining of both encoders matters most.",
 ])
 def test_text_not_quoted_from_a_paper_has_no_source(corpus, text):
+    assert find_source(text, corpus) == []
+
+
+@pytest.mark.parametrize("passage", [
+    DPR_ABSTRACT.replace("dense", "sparse", 1),  # one changed word says something else
+    DPR_ABSTRACT.replace("outperform", "underperform"),
+    DPR_ABSTRACT.replace("dual encoder", "cross encoder"),
+])
+def test_a_changed_word_is_not_a_quotation(corpus, passage):
+    assert find_source(passage, corpus) == []
+
+
+@pytest.mark.parametrize("passage", [
+    f'"{DPR_ABSTRACT}"',  # in quotation marks
+    DPR_ABSTRACT.replace("retrieval.", "retrieval (Karpukhin et al., 2020; Lee et al., 2019)."),  # citations
+    DPR_ABSTRACT.replace("retrieval.", "retrieval [3, 4].").replace("BM25", "BM25~\\cite{robertson2009}"),
+    DPR_ABSTRACT.replace("efficient", "e\ufb03cient"),  # the PDF's ligature
+    DPR_ABSTRACT.replace("representations", "representa-\ntions"),  # hyphenated at a line break
+    "Dense Passage Retrieval for Open-Domain Question Answering\n\nAbstract\n\n" + DPR_ABSTRACT,  # a first page
+])
+def test_a_quotation_as_pasted_from_a_pdf_finds_its_source(corpus, passage):
+    assert find_source(passage, corpus) == ["dpr"]
+
+
+def test_a_sentence_many_papers_share_is_no_source(crowded):
+    # every system paper opens with the same sentence: only the paper whose own sentences are
+    # quoted is the source, and a new abstract opening with the template has none
+    assert find_source(crowded.abstract("sem0"), crowded) == ["sem0"]
+    assert find_source(f"{TEMPLATE} We use a rule-based classifier with hand-written patterns.", crowded) == []
+    tai_chi = ("This is a protocol for a Cochrane Review (Intervention). The objectives are as follows: To assess "
+               "the effects of tai chi for depression in adults.")
+    assert find_source(tai_chi, crowded) == []
+
+
+def test_a_paper_reusing_sentences_is_not_the_source_of_the_other(crowded):
+    assert find_source(LM_STUDY, crowded) == ["lm_study"]
+    assert find_source(LM, crowded) == ["lm"]
+
+
+def test_other_numbers_make_another_claim(crowded):
+    assert find_source(LM.replace("80.5%", "82.1%").replace("86.7%", "88.0%"), crowded) == []
+
+
+@pytest.mark.parametrize("wrapper", ["Find papers similar to this abstract: {}", "{} Only papers since 2019."])
+def test_a_request_around_a_pasted_abstract_still_leaves_it_out(crowded, wrapper):
+    assert find_source(wrapper.format(LM), crowded) == ["lm"]
+
+
+@pytest.mark.parametrize("text", ["", "   ", "...", "\x01\x02"])
+def test_blank_text_has_no_source(corpus, text):
     assert find_source(text, corpus) == []
 
 
@@ -82,6 +174,30 @@ def test_a_refined_turn_keeps_the_source_out(corpus):
     for feedback in ("follow the citing direction of the top paper", "only papers after 2015"):
         session = refine(session, feedback, corpus, Settings())
         assert "dpr" not in [r.corpus_id for r in session.results], feedback
+
+
+def test_a_workflow_without_the_filter_says_the_source_is_in_the_results(corpus):
+    from litnav.navigator.planner import plan_workflow, rule_checklist
+
+    settings = Settings()
+    wf = plan_workflow(rule_checklist(DPR_ABSTRACT, corpus, settings), settings)
+    wf.nodes = [n for n in wf.nodes if n.id != "not_source"]
+    for n in wf.nodes:
+        n.inputs = ["fuse" if i == "not_source" else i for i in n.inputs]
+    session = search(DPR_ABSTRACT, corpus, settings, workflow=wf, top_k=10, rounds=1)
+    rank = next(r.rank for r in session.results if r.corpus_id == "dpr")
+    assert any(f"dpr (#{rank})" in note for note in result_notes(session))
+    assert not any("not among the results" in note for note in result_notes(session))
+
+
+def test_pinning_the_source_brings_it_back(corpus):
+    from litnav.navigator import refine
+    from litnav.navigator.refine import ensure_turns
+
+    session = ensure_turns(search(DPR_ABSTRACT, corpus, Settings(), top_k=10, rounds=1))
+    session = refine(session, 'pin "Dense Passage Retrieval for Open-Domain Question Answering"', corpus, Settings())
+    assert session.results[0].corpus_id == "dpr"
+    assert "dpr" not in session.turns[-1].checklist.source_ids
 
 
 def test_the_report_names_the_source(corpus):

@@ -151,7 +151,7 @@ def audit_cmd(
 ) -> None:
     """The paper × checkpoint matrix and every judgement with its verbatim evidence (and the turns)."""
     from litnav.session.io import SessionFileError, read_session
-    from litnav.session.render import checklist_table, matrix_table, paper_panel
+    from litnav.session.render import checklist_table, matrix_table, paper_panel, result_notes
 
     with clean_errors(SessionFileError):
         session = read_session(session_file)
@@ -172,6 +172,8 @@ def audit_cmd(
 
         console.print(turns_table(session))
     console.print(checklist_table(session))
+    for line in result_notes(session):
+        console.print(line, style="yellow", markup=False, highlight=False)
     if paper is None:
         console.print(matrix_table(session))
     c = None

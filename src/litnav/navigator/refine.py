@@ -274,6 +274,18 @@ def _add_branch(workflow: Workflow, node: Node, weight: float) -> list[Edit]:
                           reason=f"fuse {node.id} with the other channels")]
 
 
+def _unban_source(workflow: Workflow, corpus_id: str, reason: str | None) -> list[Edit]:
+    """Let ``corpus_id``, a source of the passage (``Checklist.source_ids``) that the user pins,
+    through the workflow's ``not_source`` node; returns the edit made (none without the node)."""
+    node = next((n for n in workflow.nodes if n.id == "not_source"), None)
+    if node is None:
+        return []
+    old = list(node.params.get("ban_ids", []))
+    node.params = {**node.params, "ban_ids": [c for c in old if c != corpus_id]}
+    return [Edit(action="set_param", target=node.id, detail={"param": "ban_ids", "old": old,
+                                                            "new": node.params["ban_ids"]}, reason=reason)]
+
+
 def _unique_id(workflow: Workflow, base: str) -> str:
     ids = {n.id for n in workflow.nodes}
     if base not in ids:
@@ -408,6 +420,9 @@ def apply_edits(checklist: Checklist, workflow: Workflow, edits: list[Edit], set
         elif e.action == "pin":
             pins = [e.target] + [p for p in pins if p != e.target]
             bans = [b for b in bans if b != e.target]
+            if e.target in cl.source_ids:  # the passage's own paper, wanted after all
+                cl = cl.model_copy(update={"source_ids": [c for c in cl.source_ids if c != e.target]})
+                done += _unban_source(wf, e.target, e.reason)
             done.append(e)
         elif e.action == "ban":
             bans = bans + [e.target] if e.target not in bans else bans

@@ -8,85 +8,130 @@ search's source, not a result: :func:`find_source` finds it (and any duplicate r
 after the fusion (``navigator.planner.assemble``, node ``not_source``), as an anchor-paper search
 drops its anchor. ``navigator.exclude_source = false`` keeps it.
 
-A text read as a claim (``intent.claims``) has a source only from :data:`CLAIM_SOURCE_MIN_WORDS`
-words: a short claim stated verbatim in an abstract ("LDL cholesterol has a causal role in the
-development of cardiovascular disease.") is that paper's finding, the evidence a claim search is
-for (2 of SciFact's 564 training claim-evidence pairs; none of 20 words or more), while a long one
-is a facet of a pasted abstract (67 of the 353 held-out facet queries of ``bench/citations.py``
-read as claims).
+A paper is the source when (:func:`find_source`, over the passage's BM25 top :data:`CANDIDATES`):
 
-A paper is the source when the passage's sentences are found in its title + abstract almost
-verbatim, in any order (a CSFCube facet is the abstract's sentences of one kind, not always
-adjacent ones; a pasted query may put the title first): a sentence is found when
-``rapidfuzz.fuzz.partial_ratio`` (the best-aligned substring's similarity, 0-100) of the
-normalised words >= :data:`SOURCE_SIMILARITY`, and the sentences found must hold
->= :data:`SOURCE_SHARE` of the passage's words. The passage may be no longer than
-:data:`LENGTH_SLACK` times the paper's text (a short record quoted inside a long passage is cited
-by it, not its source). Candidates are the passage's BM25 top :data:`CANDIDATES`.
+- the passage's sentences (and paragraphs: a pasted first page puts title, authors and
+  "Abstract" in paragraphs of their own) are found in its title + abstract almost verbatim, in
+  any order (a CSFCube facet is the abstract's sentences of one kind, not always adjacent ones):
+  a sentence is found when ``rapidfuzz.fuzz.partial_ratio`` (the best-aligned substring's
+  similarity, 0-100) of the normalised words >= :data:`SOURCE_SIMILARITY` and every number and
+  content word it states is a word of the paper's text: a word may be lost in copying, none may
+  be changed ("sparse" for "dense", "tai chi" for "exercise", "82.1%" for "80.5%": a claim with
+  other numbers is refuted by the paper, not quoted from it); citation markers ("(Peters et al., 2018)", "[12]", TeX cite commands) are
+  dropped first, and so are quotation marks around the whole text;
+- the sentences found hold >= :data:`SOURCE_SHARE` of the passage's words (request words such
+  as "Find papers similar to this abstract:" count against it, so a typed title or a request is
+  never mistaken for a quotation);
+- the sentences found in this paper's *abstract* and in no other candidate (template sentences
+  such as "This paper describes our submission to SemEval-2020 Task 12" open many papers) hold
+  >= :data:`SOURCE_MIN_WORDS` words: a title typed as a query is a known-item search for that
+  paper, never its source. Only the best candidate can be the source, with any duplicate record of
+  it (``fuzz.ratio`` of the two texts >= :data:`DUPLICATE_SIMILARITY`);
+- a text read as a claim (``intent.claims``) has at least :data:`CLAIM_SOURCE_MIN_WORDS` words:
+  a short claim stated verbatim in an abstract ("LDL cholesterol has a causal role in the
+  development of cardiovascular disease.") is that paper's finding, the evidence a claim search
+  is for (2 of SciFact's 564 training claim-evidence pairs; none of 20 words or more), while a
+  long one is a facet of a pasted abstract (67 of the 353 held-out facet queries of
+  ``bench/citations.py`` read as claims). A whole abstract shorter than that, pasted alone, is
+  read as a claim and keeps its paper.
 """
 
 from __future__ import annotations
+
+import re
+import unicodedata
 
 from rapidfuzz import fuzz
 
 from litnav.core.records import Checklist
 from litnav.core.settings import Settings
-from litnav.core.text import split_sentences, tokens
+from litnav.core.text import split_sentences, stop_words, tokens
 
 SOURCE_SIMILARITY = 90.0
 """Least ``partial_ratio`` (0-100) of a passage's sentence against a paper's title + abstract."""
 SOURCE_SHARE = 0.8
 """Least share of the passage's words in sentences found in the paper's text."""
 SOURCE_MIN_WORDS = 12
-"""Words a passage needs before a paper can be its source: a shorter text may be a common phrase."""
+"""Words of sentences found in the source's abstract alone (in no other candidate) it needs."""
 CLAIM_SOURCE_MIN_WORDS = 20
 """Words a text read as a claim needs before a paper can be its source (module doc)."""
-LENGTH_SLACK = 1.1
-"""Most a passage may outgrow the source's text (in characters, normalised), for a title or
-punctuation the paper's record lacks."""
+DUPLICATE_SIMILARITY = 90.0
+"""Least ``fuzz.ratio`` of two candidates' texts for them to be one paper recorded twice."""
 CANDIDATES = 5
 """BM25 hits of the passage examined."""
 
+_CITATION = re.compile(
+    r"\s*(?:\((?=[^()]*\b(?:19|20)\d\d[a-z]?\b)[^()]*\)"  # (Peters et al., 2018a; Radford et al., 2018)
+    r"|\[\s*\d+(?:\s*[-–,]\s*\d+)*\s*\]"  # [12], [3, 4], [5-7]
+    r"|\\(?:cite[a-z]*|ref|eqref|footnote)\*?(?:\[[^\]]*\])*\{[^{}]*\})")  # \cite{x}, ~\citep[p.~2]{y}
+_QUOTES = "\"'“”‘’«»"
+_PARAGRAPH = re.compile(r"\n\s*\n")
+_LABEL = re.compile(r"(?<=:)\s+")
+_LINE_BREAK_HYPHEN = re.compile(r"(\w)-[ \t]*\r?\n[ \t]*(\w)")
+
 
 def _normalised(text: str) -> str:
-    return " ".join(tokens(text))
+    return " ".join(tokens(unicodedata.normalize("NFKC", text)))  # NFKC: "ﬁ" ligatures become "fi"
+
+
+def _pieces(text: str) -> list[str]:
+    """The passage's sentences, each paragraph apart (a pasted first page puts title, authors and
+    "Abstract" in paragraphs of their own) and cut after a colon ("Find papers like this abstract:
+    ..."), words hyphenated across a line break joined, citation markers dropped, normalised."""
+    text = _CITATION.sub("", _LINE_BREAK_HYPHEN.sub(r"\1\2", text))
+    return [n for paragraph in _PARAGRAPH.split(text) for sentence in split_sentences(" ".join(paragraph.split()))
+            for clause in _LABEL.split(sentence) if (n := _normalised(clause))]
+
+
+def _words(text: str) -> list[str]:
+    """The words of normalised ``text``, hyphenated ones split ("dual-encoder" is "dual encoder")."""
+    return text.replace("-", " ").split()
+
+
+def _found(piece: str, record: str, vocabulary: set[str]) -> bool:
+    """``piece`` is in ``record`` almost verbatim (module doc): every number and content word of
+    it is a word of the record (``vocabulary``), and their ``partial_ratio`` >= :data:`SOURCE_SIMILARITY`."""
+    stop = stop_words()
+    words = {w for w in _words(piece) if w.isdigit() or (len(w) > 2 and w not in stop)}
+    return (len(piece) <= len(record) and words <= vocabulary
+            and fuzz.partial_ratio(piece, record, score_cutoff=SOURCE_SIMILARITY) > 0)
 
 
 def find_source(text: str, corpus, k: int = CANDIDATES) -> list[str]:
-    """Corpus ids of the papers ``text`` is quoted from (module doc), best match first; ``[]`` when
-    ``text`` is a request (``intent.parser.reading``), a passage of fewer than
-    :data:`SOURCE_MIN_WORDS` words or a claim of fewer than :data:`CLAIM_SOURCE_MIN_WORDS`, or the corpus has no BM25 index yet
-    (``librarians.operators.base.missing_channels``). ``corpus`` needs ``lexical_search``,
-    ``papers`` and ``abstracts``."""
+    """Corpus ids of the paper ``text`` is quoted from and of its duplicate records (module doc),
+    the best match first; ``[]`` when there is none, for blank text, for a claim
+    (``intent.parser.reading``) under :data:`CLAIM_SOURCE_MIN_WORDS` words, and when the corpus
+    has no BM25 index yet (``librarians.operators.base.missing_channels``). ``corpus`` needs
+    ``lexical_search``, ``papers`` and ``abstracts``."""
     from litnav.librarians.operators.base import missing_channels
     from litnav.navigator.intent.parser import reading
 
-    passage = _normalised(text)
-    least = {"passage": SOURCE_MIN_WORDS, "claim": CLAIM_SOURCE_MIN_WORDS}.get(reading(text))
-    if least is None or len(passage.split()) < least or "lexical" in missing_channels(corpus):
+    text = text.strip().strip(_QUOTES).strip()
+    pieces = _pieces(text)
+    words = [len(p.split()) for p in pieces]
+    if sum(words) < SOURCE_MIN_WORDS or "lexical" in missing_channels(corpus):
         return []
-    sentences = [n for n in map(_normalised, split_sentences(" ".join(text.split()))) if n]
-    ids = [h.corpus_id for h in corpus.lexical_search(text, k)]
+    if sum(words) < CLAIM_SOURCE_MIN_WORDS and reading(text) == "claim":
+        return []
+    ids = [h.corpus_id for h in corpus.lexical_search(" ".join(text.split()), k)]
     papers, abstracts = corpus.papers(ids), corpus.abstracts(ids)
-    found = []
-    for cid in ids:
-        if cid not in papers:
-            continue
-        record = _normalised(f"{papers[cid].title}. {abstracts.get(cid) or ''}")
-        if len(passage) > LENGTH_SLACK * len(record):
-            continue
-        share = _share_found(sentences, record)
-        if share >= SOURCE_SHARE:
-            found.append((share, cid))
-    return [cid for _, cid in sorted(found, key=lambda x: -x[0])]
-
-
-def _share_found(sentences: list[str], record: str) -> float:
-    """Share of the words of ``sentences`` (normalised) in sentences found in ``record``."""
-    words = sum(len(s.split()) for s in sentences)
-    found = sum(len(s.split()) for s in sentences
-                if len(s) <= len(record) and fuzz.partial_ratio(s, record, score_cutoff=SOURCE_SIMILARITY))
-    return found / words if words else 0.0
+    records, found, in_abstract = {}, {}, {}
+    for cid in (c for c in ids if c in papers):
+        abstract = _normalised(abstracts.get(cid) or "")
+        records[cid] = f"{_normalised(papers[cid].title)} {abstract}"
+        vocabulary = set(_words(records[cid]))
+        found[cid] = {i for i, p in enumerate(pieces) if _found(p, records[cid], vocabulary)}
+        in_abstract[cid] = {i for i in found[cid] if _found(pieces[i], abstract, vocabulary)}
+    if not found:
+        return []
+    best = max(found, key=lambda c: sum(words[i] for i in found[c]))  # ties: BM25 order
+    if sum(words[i] for i in found[best]) < SOURCE_SHARE * sum(words):
+        return []
+    same = [c for c in found if c == best or fuzz.ratio(records[c], records[best]) >= DUPLICATE_SIMILARITY]
+    elsewhere = set().union(*(found[c] for c in found if c not in same))
+    if sum(words[i] for i in in_abstract[best] - elsewhere) < SOURCE_MIN_WORDS:
+        return []
+    return same
 
 
 def with_source(checklist: Checklist, corpus, settings: Settings) -> Checklist:

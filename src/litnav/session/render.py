@@ -165,8 +165,11 @@ def result_notes(session: Session) -> list[str]:
             notes.append(f"Note: {c.id} \"{c.text.replace(f' ({RELAXED_NOTE})', '')}\" matches no paper of this "
                          "corpus, so the results are not filtered by it (it only re-weights them).")
     if checklist is not None and checklist.source_ids:
-        notes.append(f"Note: the intent is quoted from {shown_values(checklist.source_ids)} (`litnav show` that id), "
-                     "so that paper, its source, is not among the results (navigator.exclude_source).")
+        ranks = {r.corpus_id: r.rank for r in session.results}
+        returned = [f"{c} (#{ranks[c]})" for c in checklist.source_ids if c in ranks]
+        notes.append(f"Note: the intent is quoted from {shown_values(checklist.source_ids)} (`litnav show ID`); "
+                     + (f"its workflow let it through: {', '.join(returned)}." if returned else
+                        "that paper, its source, is not among the results (navigator.exclude_source)."))
     judged = [j for r in session.results for j in r.checkpoints if j.checkpoint_id == "c1"]
     if judged:
         satisfied = sum(j.score >= 2.5 for j in judged)
