@@ -138,6 +138,17 @@ def test_a_request_around_a_pasted_abstract_still_leaves_it_out(crowded, wrapper
     assert find_source(wrapper.format(LM), crowded) == ["lm"]
 
 
+@pytest.mark.parametrize("request_", [
+    "find me papers: a late-interaction dense retrieval model for question answering that matches question and "
+    "passage token embeddings",
+    "papers on a late-interaction dense retrieval model for question answering that matches question and passage "
+    "token embeddings, since 2019",
+])
+def test_a_request_in_an_abstracts_words_keeps_that_paper(corpus, request_):
+    # every word of the request stands in colbert's abstract, but a typed request is not a quotation
+    assert find_source(request_, corpus) == []
+
+
 @pytest.mark.parametrize("text", ["", "   ", "...", "\x01\x02"])
 def test_blank_text_has_no_source(corpus, text):
     assert find_source(text, corpus) == []

@@ -20,8 +20,9 @@ A paper is the source when (:func:`find_source`, over the passage's BM25 top :da
   other numbers is refuted by the paper, not quoted from it); citation markers ("(Peters et al., 2018)", "[12]", TeX cite commands) are
   dropped first, and so are quotation marks around the whole text;
 - the sentences found hold >= :data:`SOURCE_SHARE` of the passage's words (request words such
-  as "Find papers similar to this abstract:" count against it, so a typed title or a request is
-  never mistaken for a quotation);
+  as "Find papers similar to this abstract:" count against it), and a text read as a request
+  quotes two sentences or more: a typed request is never mistaken for a quotation, though its
+  words may all stand in some abstract;
 - the sentences found in this paper's *abstract* and in no other candidate (template sentences
   such as "This paper describes our submission to SemEval-2020 Task 12" open many papers) hold
   >= :data:`SOURCE_MIN_WORDS` words: a title typed as a query is a known-item search for that
@@ -111,7 +112,8 @@ def find_source(text: str, corpus, k: int = CANDIDATES) -> list[str]:
     words = [len(p.split()) for p in pieces]
     if sum(words) < SOURCE_MIN_WORDS or "lexical" in missing_channels(corpus):
         return []
-    if sum(words) < CLAIM_SOURCE_MIN_WORDS and reading(text) == "claim":
+    mode = reading(text)
+    if sum(words) < CLAIM_SOURCE_MIN_WORDS and mode == "claim":
         return []
     ids = [h.corpus_id for h in corpus.lexical_search(" ".join(text.split()), k)]
     papers, abstracts = corpus.papers(ids), corpus.abstracts(ids)
@@ -125,7 +127,7 @@ def find_source(text: str, corpus, k: int = CANDIDATES) -> list[str]:
     if not found:
         return []
     best = max(found, key=lambda c: sum(words[i] for i in found[c]))  # ties: BM25 order
-    if sum(words[i] for i in found[best]) < SOURCE_SHARE * sum(words):
+    if sum(words[i] for i in found[best]) < SOURCE_SHARE * sum(words) or (mode == "request" and len(found[best]) < 2):
         return []
     same = [c for c in found if c == best or fuzz.ratio(records[c], records[best]) >= DUPLICATE_SIMILARITY]
     elsewhere = set().union(*(found[c] for c in found if c not in same))
