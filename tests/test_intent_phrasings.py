@@ -301,3 +301,24 @@ def test_a_qualified_request_for_work_adds_no_concept(qualifier):
     # "prior work on X" asks for work on X: "prior" is not a topic of the papers
     words = content_words(parse_intent(f"{qualifier} work on named entity recognition in clinical notes", None, TODAY))
     assert qualifier not in words and {"named", "entity", "recognition", "clinical", "notes"} <= words
+
+
+@pytest.mark.parametrize(("intent", "term"), [
+    ("dependency parsing, excluding neural network approaches", "neural network"),
+    ("sentiment analysis without deep learning methods", "deep learning"),
+    ("named entity recognition, not rule-based methods", "rule-based methods"),  # "rule-based" alone names nothing
+])
+def test_an_excluded_kind_of_approach_is_excluded_by_its_name(intent, term):
+    # "X approaches" and "X" are one concept: a paper on X is what the user excludes
+    assert summary(parse_intent(intent, None, TODAY))["exclusion"] == [[term]]
+
+
+def test_running_text_states_each_concept_once_and_no_manner_word():
+    passage = ("In this paper we show that existing approaches only capture shallow properties of online "
+               "communities. Working with graph "
+               "convolutional networks, we capture the structure of online communities, though these features "
+               "generalize poorly in a greedy parser.")
+    facets = [c for c in parse_intent(passage, None, TODAY).checkpoints if c.id != "c1"]
+    terms = [tuple(t.lower() for t in c.terms) for c in facets]
+    assert len(terms) == len(set(terms)) and ("online communities",) in terms
+    assert not {"poorly", "greedy"} & {t for ts in terms for t in ts}

@@ -167,6 +167,8 @@ def test_search_leaves_the_source_out_and_says_so(corpus):
     assert all(rnd.checklist.source_ids == ["dpr"] for rnd in session.rounds)  # every round keeps it out
     assert any("not_source" == n.id for rnd in session.rounds for n in rnd.workflow.nodes)
     assert any("quoted from dpr" in note for note in result_notes(session))
+    # no other paper states a pasted passage whole: no "0 of N results satisfy c1" warning
+    assert not any("satisfy the whole intent" in note for note in result_notes(session))
 
 
 def test_exclude_source_off_keeps_it_first(corpus):

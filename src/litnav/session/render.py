@@ -153,9 +153,11 @@ def _highlight(text: str, quote: str | None) -> Text:
 def result_notes(session: Session) -> list[str]:
     """Warnings a reader of the results needs: constraints that matched no paper of the corpus
     and were relaxed to preferences (``navigator.planner.RELAXED_NOTE``), the corpus paper a pasted
-    passage is quoted from (``Checklist.source_ids``), left out of the results, and how many results
+    passage is quoted from (``Checklist.source_ids``), left out of the results, and (unless the
+    intent is a pasted passage, which no other paper states whole) how many results
     are judged to satisfy the whole intent (checkpoint ``c1``), so a list in which none does
     (the corpus holds no such paper) does not read like a list of matches."""
+    from litnav.navigator.intent.parser import reading
     from litnav.navigator.planner import RELAXED_NOTE
 
     notes = []
@@ -171,7 +173,8 @@ def result_notes(session: Session) -> list[str]:
                      + (f"its workflow let it through: {', '.join(returned)}." if returned else
                         "that paper, its source, is not among the results (navigator.exclude_source)."))
     judged = [j for r in session.results for j in r.checkpoints if j.checkpoint_id == "c1"]
-    if judged:
+    quoted = reading(session.intent) == "passage" or bool(checklist and checklist.source_ids)
+    if judged and not quoted:  # no other paper states a pasted passage whole
         satisfied = sum(j.score >= 2.5 for j in judged)
         notes.append(f"{satisfied} of {len(judged)} results {'is' if satisfied == 1 else 'are'} judged to satisfy "
                      "the whole intent (c1)"

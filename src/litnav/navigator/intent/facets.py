@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from litnav.core.text import stop_words
 from litnav.corpus.phrases import PhraseTable
 from litnav.navigator.intent.grammar import is_acronym
-from litnav.navigator.intent.keyphrases import concepts
+from litnav.navigator.intent.keyphrases import concepts, without_generic_head
 from litnav.navigator.intent.text import BOUNDARY, Workspace, clean_phrase, edge_word, split_list  # noqa: F401
 
 DOMAIN_WORDS = (
@@ -131,12 +131,14 @@ class Facet:
 
 
 def key_terms(phrase: str, kind: str) -> list[str]:
-    """Key phrases of a facet phrase: split on lists, cleaned; for data facets a trailing
+    """Key phrases of a facet phrase: split on lists, cleaned, a generic head dropped
+    (``keyphrases.without_generic_head``: "neural network approaches" -> "neural network", so an
+    exclusion of "X approaches" catches papers on X); for data facets a trailing
     "dataset"/"benchmark"/"corpus" is dropped from a named resource ("CoNLL-2003 dataset" ->
     "CoNLL-2003"); for applications a trailing "domain(s)"/"setting(s)" is dropped."""
     terms = []
     for part in split_list(phrase):
-        term = clean_phrase(part)
+        term = without_generic_head(clean_phrase(part))
         if kind == "data":
             bare = re.sub(rf"\s+{_DATA_WORDS}$", "", term, flags=re.I)
             if bare != term and re.search(r"[A-Z0-9]", bare):

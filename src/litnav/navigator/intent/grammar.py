@@ -144,3 +144,19 @@ def adjective_only(word: str) -> bool:
     on its own."""
 
     return set(all_lemmas(word)) == {"ADJ"}
+
+
+@lru_cache(maxsize=8192)
+def ly_adverb(word: str) -> bool:
+    """True for an "-ly" word the lexicon knows as an adverb ("poorly", "significantly"; also
+    "poorly" the adjective): a manner word, no concept on its own."""
+
+    return word.endswith("ly") and (word_class(word) == "adverb" or "ADV" in all_lemmas(word))
+
+
+@lru_cache(maxsize=8192)
+def ed_participle(word: str) -> bool:
+    """True for an "-ed" word the lexicon knows as a verb form ("based", "adapted"): in running
+    text a participle of a clause, no concept on its own."""
+
+    return word.endswith("ed") and "VERB" in all_lemmas(word)

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from litnav.corpus.phrases import PhraseTable, segments
 from litnav.navigator.intent.grammar import adjective_only as _adjective_only
-from litnav.navigator.intent.grammar import ambiguous_is_verb, verb_class
+from litnav.navigator.intent.grammar import ambiguous_is_verb, ed_participle, ly_adverb, verb_class
 from litnav.navigator.intent.grammar import word_class as _word_class
 from litnav.navigator.intent.text import clean_phrase
 
@@ -38,7 +38,7 @@ effect effects impact impacts role use uses usage method methods approach approa
 model models system systems study studies analysis result results work works paper papers research problem
 problems task tasks issue issues question questions way ways type types kind kinds number level levels aspect
 aspects factor factors application applications performance evaluation known new novel recent current state
-art overview review survey literature evidence data information
+art overview review survey literature evidence data information existing previous prior
 """.split())
 
 GENERIC_HEADS = frozenset("methods method approaches approach techniques technique strategies "
@@ -150,6 +150,18 @@ def generic(word: str, table: PhraseTable | None) -> bool:
     return word in FALLBACK_GENERIC
 
 
+def without_generic_head(phrase: str) -> str:
+    """``phrase`` less trailing :data:`GENERIC_HEADS` ("sentiment analysis methods" -> "sentiment
+    analysis", "neural network approaches" -> "neural network"), unless what is left is one
+    adjective that names nothing alone ("neural approaches", "rule-based methods" stay)."""
+    while len(phrase.split()) > 1 and phrase.split()[-1].lower() in GENERIC_HEADS:
+        rest = clean_phrase(phrase.rsplit(" ", 1)[0])
+        if " " not in rest and rest.islower() and (_adjective_only(rest) or rest.endswith("-based")):
+            break
+        phrase = rest
+    return phrase
+
+
 def concepts(text: str, table: PhraseTable | None = None, *, compounds: bool = True) -> list[Concept]:
     """The concepts of ``text`` in order of appearance (module docstring); offsets index ``text``.
     ``compounds=False`` never reads a verb-only word as the head of a compound noun
@@ -162,20 +174,16 @@ def concepts(text: str, table: PhraseTable | None = None, *, compounds: bool = T
         for part in _split_run(run, text, table if compounds else None):
             for seg in _segment(part, table):
                 raw = text[seg[0][1]:seg[-1][2]]
-                phrase = clean_phrase(raw)
-                while len(phrase.split()) > 1 and phrase.split()[-1].lower() in GENERIC_HEADS:
-                    rest = clean_phrase(phrase.rsplit(" ", 1)[0])
-                    if " " not in rest and rest.islower() and _adjective_only(rest):
-                        break  # "neural approaches" stays: "neural" alone names nothing
-                    phrase = rest
+                phrase = without_generic_head(clean_phrase(raw))
                 if not phrase or not re.search(r"[A-Za-z]", phrase):
                     continue
                 start = seg[0][1] + raw.find(phrase)
                 words = [w.lower() for w in re.findall(r"[\w'.-]+", phrase)]
                 if len(words) == 1 and phrase.islower() and (
                         generic(words[0].strip(".'"), table)
-                        or (_adjective_only(words[0]) and _after_verb(text, seg[0][1]))):
-                    continue  # "effect"; "brittle" in "interfaces remain brittle"
+                        or (_adjective_only(words[0]) and (not compounds or _after_verb(text, seg[0][1])))
+                        or ly_adverb(words[0]) or (not compounds and ed_participle(words[0]))):
+                    continue  # "effect"; "brittle" in "interfaces remain brittle"; "poorly"; in running text "greedy", "based"
                 sal = sum(table.idf(w) for w in words) if table is not None else float(len(words))
                 out.append(Concept(text=phrase, start=start, end=start + len(phrase), words=words, salience=sal))
     return out

@@ -199,8 +199,11 @@ def _parse_passage(text: str, phrases: PhraseTable | None, as_typed: str) -> Che
 
 def _content_checkpoints(whole: str, facets: list[Facet]) -> list[Checkpoint]:
     """``c1`` = ``whole`` (when not empty; its terms are the facets' terms), then the facets as
-    ``c2, c3, ...`` of weight :data:`FACET_WEIGHT` — none when there is only one: c1 is it."""
+    ``c2, c3, ...`` of weight :data:`FACET_WEIGHT` (a facet with the terms of an earlier one is
+    dropped) — none when there is only one: c1 is it."""
     checkpoints = []
+    seen: set[tuple[str, ...]] = set()  # a concept stated twice is one facet
+    facets = [f for f in facets if (key := tuple(t.lower() for t in f.terms)) not in seen and not seen.add(key)]
     if whole:
         terms = list(dict.fromkeys(t for f in facets for t in f.terms)) or [whole]
         checkpoints.append(Checkpoint(id="c1", kind="topic", text=whole, terms=terms))
