@@ -27,7 +27,10 @@ A paper is the source when (:func:`find_source`, over the passage's BM25 top :da
   such as "This paper describes our submission to SemEval-2020 Task 12" open many papers) hold
   >= :data:`SOURCE_MIN_WORDS` words: a title typed as a query is a known-item search for that
   paper, never its source. Only the best candidate can be the source, with any duplicate record of
-  it (``fuzz.ratio`` of the two texts >= :data:`DUPLICATE_SIMILARITY`);
+  it (the same title of :data:`DUPLICATE_TITLE_WORDS` words or more, or the same text): papers
+  written from one template (Cochrane protocols) are each other's neighbours, not duplicates;
+- a question is never found, nor counted (a research question put in an abstract's words asks,
+  it does not quote; an abstract's rhetorical question leaves the rest a quotation);
 - a text read as a claim (``intent.claims``) has at least :data:`CLAIM_SOURCE_MIN_WORDS` words:
   a short claim stated verbatim in an abstract ("LDL cholesterol has a causal role in the
   development of cardiovascular disease.") is that paper's finding, the evidence a claim search
@@ -46,7 +49,7 @@ from rapidfuzz import fuzz
 
 from litnav.core.records import Checklist
 from litnav.core.settings import Settings
-from litnav.core.text import split_sentences, stop_words, tokens
+from litnav.core.text import normalise_title, split_sentences, stop_words, tokens
 
 SOURCE_SIMILARITY = 90.0
 """Least ``partial_ratio`` (0-100) of a passage's sentence against a paper's title + abstract."""
@@ -56,8 +59,9 @@ SOURCE_MIN_WORDS = 12
 """Words of sentences found in the source's abstract alone (in no other candidate) it needs."""
 CLAIM_SOURCE_MIN_WORDS = 20
 """Words a text read as a claim needs before a paper can be its source (module doc)."""
-DUPLICATE_SIMILARITY = 90.0
-"""Least ``fuzz.ratio`` of two candidates' texts for them to be one paper recorded twice."""
+DUPLICATE_TITLE_WORDS = 3
+"""Words a title needs before another candidate with the same (normalised) title is the same paper
+recorded twice (a preprint and its published version, a record without its abstract)."""
 CANDIDATES = 5
 """BM25 hits of the passage examined."""
 
@@ -69,18 +73,25 @@ _QUOTES = "\"'“”‘’«»"
 _PARAGRAPH = re.compile(r"\n\s*\n")
 _LABEL = re.compile(r"(?<=:)\s+")
 _LINE_BREAK_HYPHEN = re.compile(r"(\w)-[ \t]*\r?\n[ \t]*(\w)")
+_ELLIPSIS = re.compile(r"\s*(?:\u2026|\.\.\.+)\s*")
+_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"))
+_APOSTROPHES = str.maketrans("\u2019\u2018\u02bc", "'" * 3)
 
 
 def _normalised(text: str) -> str:
-    return " ".join(tokens(unicodedata.normalize("NFKC", text)))  # NFKC: "ﬁ" ligatures become "fi"
+    """Lower-case words of ``text`` (NFKC: "ﬁ" ligatures become "fi"; curly apostrophes straight;
+    zero-width characters and soft hyphens dropped)."""
+    return " ".join(tokens(unicodedata.normalize("NFKC", text).translate(_INVISIBLE).translate(_APOSTROPHES)))
 
 
-def _pieces(text: str) -> list[str]:
-    """The passage's sentences, each paragraph apart (a pasted first page puts title, authors and
-    "Abstract" in paragraphs of their own) and cut after a colon ("Find papers like this abstract:
-    ..."), words hyphenated across a line break joined, citation markers dropped, normalised."""
-    text = _CITATION.sub("", _LINE_BREAK_HYPHEN.sub(r"\1\2", text))
-    return [n for paragraph in _PARAGRAPH.split(text) for sentence in split_sentences(" ".join(paragraph.split()))
+def _pieces(text: str) -> list[tuple[str, bool]]:
+    """The passage's sentences, normalised, each with True when it is a question: each paragraph
+    apart (a pasted first page puts title, authors and "Abstract" in paragraphs of their own),
+    cut after a colon ("Find papers like this abstract: ...") and at an ellipsis (a search
+    engine's snippet), words hyphenated across a line break joined, citation markers dropped."""
+    text = _ELLIPSIS.sub("\n\n", _CITATION.sub("", _LINE_BREAK_HYPHEN.sub(r"\1\2", text)))
+    return [(n, clause.rstrip().endswith("?")) for paragraph in _PARAGRAPH.split(text)
+            for sentence in split_sentences(" ".join(paragraph.split()))
             for clause in _LABEL.split(sentence) if (n := _normalised(clause))]
 
 
@@ -109,7 +120,7 @@ def find_source(text: str, corpus, k: int = CANDIDATES) -> list[str]:
 
     text = text.strip().strip(_QUOTES).strip()
     pieces = _pieces(text)
-    words = [len(p.split()) for p in pieces]
+    words = [0 if question else len(p.split()) for p, question in pieces]  # a question quotes nothing
     if sum(words) < SOURCE_MIN_WORDS or "lexical" in missing_channels(corpus):
         return []
     mode = reading(text)
@@ -121,15 +132,19 @@ def find_source(text: str, corpus, k: int = CANDIDATES) -> list[str]:
     for cid in (c for c in ids if c in papers):
         abstract = _normalised(abstracts.get(cid) or "")
         records[cid] = f"{_normalised(papers[cid].title)} {abstract}"
-        vocabulary = set(_words(records[cid]))
-        found[cid] = {i for i, p in enumerate(pieces) if _found(p, records[cid], vocabulary)}
-        in_abstract[cid] = {i for i in found[cid] if _found(pieces[i], abstract, vocabulary)}
+        record_words = records[cid].split()  # hyphenated words both apart and joined ("cryo-electron")
+        vocabulary = set(_words(records[cid])) | {w.replace("-", "") for w in record_words if "-" in w}
+        found[cid] = {i for i, (p, question) in enumerate(pieces)
+                      if not question and _found(p, records[cid], vocabulary)}
+        in_abstract[cid] = {i for i in found[cid] if _found(pieces[i][0], abstract, vocabulary)}
     if not found:
         return []
     best = max(found, key=lambda c: sum(words[i] for i in found[c]))  # ties: BM25 order
     if sum(words[i] for i in found[best]) < SOURCE_SHARE * sum(words) or (mode == "request" and len(found[best]) < 2):
         return []
-    same = [c for c in found if c == best or fuzz.ratio(records[c], records[best]) >= DUPLICATE_SIMILARITY]
+    title = normalise_title(papers[best].title)
+    same = [c for c in found if c == best or records[c] == records[best]
+            or (len(title.split()) >= DUPLICATE_TITLE_WORDS and normalise_title(papers[c].title) == title)]
     elsewhere = set().union(*(found[c] for c in found if c not in same))
     if sum(words[i] for i in in_abstract[best] - elsewhere) < SOURCE_MIN_WORDS:
         return []
