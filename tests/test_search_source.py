@@ -3,6 +3,8 @@ document asks for papers like the text, and its own paper answers nothing."""
 
 from __future__ import annotations
 
+import textwrap
+
 import pytest
 
 from litnav import search
@@ -110,6 +112,9 @@ def test_a_changed_word_is_not_a_quotation(corpus, passage):
     DPR_ABSTRACT.replace("efficient", "e\ufb03cient"),  # the PDF's ligature
     DPR_ABSTRACT.replace("representations", "representa-\ntions"),  # hyphenated at a line break
     "Dense Passage Retrieval for Open-Domain Question Answering\n\nAbstract\n\n" + DPR_ABSTRACT,  # a first page
+    "Dense Passage Retrieval for Open-Domain Question Answering\nV. Karpukhin, B. Oguz, S. Min\nAbstract:"
+    + DPR_ABSTRACT,  # an abstract page: title, authors, "Abstract:" on single lines
+    "\n".join(textwrap.wrap(DPR_ABSTRACT, 38)),  # hard-wrapped as a PDF copies it
 ])
 def test_a_quotation_as_pasted_from_a_pdf_finds_its_source(corpus, passage):
     assert find_source(passage, corpus) == ["dpr"]

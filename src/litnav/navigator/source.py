@@ -10,8 +10,8 @@ drops its anchor. ``navigator.exclude_source = false`` keeps it.
 
 A paper is the source when (:func:`find_source`, over the passage's BM25 top :data:`CANDIDATES`):
 
-- the passage's sentences (and paragraphs: a pasted first page puts title, authors and
-  "Abstract" in paragraphs of their own) are found in its title + abstract almost verbatim, in
+- the passage's sentences (and lines: a pasted first page puts title, authors and "Abstract" on
+  lines of their own) are found in its title + abstract almost verbatim, in
   any order (a CSFCube facet is the abstract's sentences of one kind, not always adjacent ones):
   a sentence is found when ``rapidfuzz.fuzz.partial_ratio`` (the best-aligned substring's
   similarity, 0-100) of the normalised words >= :data:`SOURCE_SIMILARITY` and every number and
@@ -70,8 +70,8 @@ _CITATION = re.compile(
     r"|\[\s*\d+(?:\s*[-–,]\s*\d+)*\s*\]"  # [12], [3, 4], [5-7]
     r"|\\(?:cite[a-z]*|ref|eqref|footnote)\*?(?:\[[^\]]*\])*\{[^{}]*\})")  # \cite{x}, ~\citep[p.~2]{y}
 _QUOTES = "\"'“”‘’«»"
-_PARAGRAPH = re.compile(r"\n\s*\n")
-_LABEL = re.compile(r"(?<=:)\s+")
+_LINE = re.compile(r"\s*\n\s*")
+_LABEL = re.compile(r"(?<=:)\s+|(?<=[a-z]:)(?=[A-Z])")
 _LINE_BREAK_HYPHEN = re.compile(r"(\w)-[ \t]*\r?\n[ \t]*(\w)")
 _ELLIPSIS = re.compile(r"\s*(?:\u2026|\.\.\.+)\s*")
 _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"))
@@ -85,12 +85,13 @@ def _normalised(text: str) -> str:
 
 
 def _pieces(text: str) -> list[tuple[str, bool]]:
-    """The passage's sentences, normalised, each with True when it is a question: each paragraph
-    apart (a pasted first page puts title, authors and "Abstract" in paragraphs of their own),
-    cut after a colon ("Find papers like this abstract: ...") and at an ellipsis (a search
-    engine's snippet), words hyphenated across a line break joined, citation markers dropped."""
+    """The passage's sentences, normalised, each with True when it is a question: each line apart
+    (a pasted first page puts title, authors and "Abstract" on lines of their own; a hard-wrapped
+    sentence's lines are each still found in the paper), cut after a colon ("Find papers like
+    this abstract: ...", "Abstract:We") and at an ellipsis (a search engine's snippet), words
+    hyphenated across a line break joined, citation markers dropped."""
     text = _ELLIPSIS.sub("\n\n", _CITATION.sub("", _LINE_BREAK_HYPHEN.sub(r"\1\2", text)))
-    return [(n, clause.rstrip().endswith("?")) for paragraph in _PARAGRAPH.split(text)
+    return [(n, clause.rstrip().endswith("?")) for paragraph in _LINE.split(text)
             for sentence in split_sentences(" ".join(paragraph.split()))
             for clause in _LABEL.split(sentence) if (n := _normalised(clause))]
 
