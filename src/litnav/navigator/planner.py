@@ -36,6 +36,9 @@ BASELINE_NODES = ("lexical_verbatim", "semantic_verbatim")
 """The round-1 searches of the intent exactly as typed (:func:`baseline_nodes`): plain hybrid
 retrieval, whose top ``librarians.first_stage_guard`` the final ranking always holds."""
 
+SOURCE_NODE = "not_source"
+"""The node that drops a pasted passage's own paper (``Checklist.source_ids``) after the fusion."""
+
 BASELINE_FILTERED_DEPTH = 1000
 """Hits per baseline search when the intent states hard metadata constraints: the whole corpus is
 searched this deep and the exact filter applies after the fusion (the ``hybrid+filter`` baseline)."""
@@ -278,9 +281,9 @@ def assemble(retrieval: list[Node], checklist: Checklist, settings: Settings, to
                       note="reciprocal rank fusion of every channel"))
     last = "fuse"
     if checklist.source_ids:
-        nodes.append(Node(id="not_source", op="text_filter", inputs=[last], params={"ban_ids": list(checklist.source_ids)},
+        nodes.append(Node(id=SOURCE_NODE, op="text_filter", inputs=[last], params={"ban_ids": list(checklist.source_ids)},
                           note="never the paper the passage is quoted from (navigator.source)"))
-        last = "not_source"
+        last = SOURCE_NODE
     if hard:
         nodes.append(Node(id="filter", op="filter", inputs=[last],
                           params={"checkpoint_ids": [c.id for c in hard]},

@@ -47,7 +47,7 @@ from litnav.core.records import (
 from litnav.core.settings import Settings
 from litnav.librarians import Pool, validate_workflow
 from litnav.librarians.operators import REGISTRY
-from litnav.navigator.planner import BASELINE_NODES, FIRST_STAGE_NODES, TAIL_OPS
+from litnav.navigator.planner import BASELINE_NODES, FIRST_STAGE_NODES, SOURCE_NODE, TAIL_OPS
 
 log = logging.getLogger(__name__)
 
@@ -276,8 +276,8 @@ def _add_branch(workflow: Workflow, node: Node, weight: float) -> list[Edit]:
 
 def _unban_source(workflow: Workflow, corpus_id: str, reason: str | None) -> list[Edit]:
     """Let ``corpus_id``, a source of the passage (``Checklist.source_ids``) that the user pins,
-    through the workflow's ``not_source`` node; returns the edit made (none without the node)."""
-    node = next((n for n in workflow.nodes if n.id == "not_source"), None)
+    through the workflow's ``planner.SOURCE_NODE``; returns the edit made (none without the node)."""
+    node = next((n for n in workflow.nodes if n.id == SOURCE_NODE), None)
     if node is None:
         return []
     old = list(node.params.get("ban_ids", []))
