@@ -33,14 +33,47 @@ def search_corpus_dir(tmp_path_factory) -> Path:
         sys.path.insert(0, str(FIXTURES / "search"))
     from search_papers import documents
 
+    return write_corpus(tmp_path_factory.mktemp("search") / "corpus", "search", documents())
+
+
+def write_corpus(path: Path, name: str, documents) -> Path:
+    """Build a finalized corpus at ``path`` from ``documents`` (one source ``fixture:<name>``)."""
+    import hashlib
+
     from litnav.corpus import CorpusWriter
 
-    path = tmp_path_factory.mktemp("search") / "corpus"
     with CorpusWriter.open(path) as w:
-        with w.source("fixture:search", 1, "0" * 64) as tx:
-            tx.add_documents(documents())
+        with w.source(f"fixture:{name}", 1, hashlib.sha256(name.encode()).hexdigest()) as tx:
+            tx.add_documents(documents)
         w.finalize(progress=False)
     return path
+
+
+@pytest.fixture(scope="session")
+def open_corpus(tmp_path_factory):
+    """``make(name, documents) -> Corpus``: a small corpus built from hand-written documents and
+    opened; every one is closed at the end of the run."""
+    from litnav.corpus import Corpus
+
+    opened = []
+
+    def make(name: str, documents) -> Corpus:
+        opened.append(Corpus.open(write_corpus(tmp_path_factory.mktemp(name) / "corpus", name, documents)))
+        return opened[-1]
+
+    yield make
+    for c in opened:
+        c.close()
+
+
+@pytest.fixture(scope="session")
+def search_corpus(search_corpus_dir):
+    """The search fixture corpus (:func:`search_corpus_dir`), opened once per run."""
+    from litnav.corpus import Corpus
+
+    c = Corpus.open(search_corpus_dir)
+    yield c
+    c.close()
 
 
 @pytest.fixture(scope="session")

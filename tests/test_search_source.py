@@ -20,10 +20,8 @@ DPR_CLAIM = "Dense representations outperform BM25 for retrieving passages."
 
 
 @pytest.fixture(scope="module")
-def corpus(search_corpus_dir) -> Corpus:
-    c = Corpus.open(search_corpus_dir)
-    yield c
-    c.close()
+def corpus(search_corpus) -> Corpus:
+    return search_corpus
 
 
 TEMPLATE = "This paper describes our submission to SemEval-2020 Task 12 on multilingual offensive language identification."
@@ -42,10 +40,9 @@ LM_STUDY = ("We introduce a new language representation model which pre-trains d
 
 
 @pytest.fixture(scope="module")
-def crowded(tmp_path_factory) -> Corpus:
+def crowded(open_corpus) -> Corpus:
     """Papers that share sentences: SemEval system papers opening alike, Cochrane protocols, a
     study reusing a model paper's first sentence."""
-    from litnav.corpus import CorpusWriter
     from litnav.corpus.records import Document, Paper
 
     def doc(cid, title, abstract):
@@ -59,14 +56,7 @@ def crowded(tmp_path_factory) -> Corpus:
     docs += [doc("lm", "Deep Bidirectional Transformers for Language Understanding", LM),
              doc("lm_record", "Deep bidirectional transformers for language understanding.", ""),  # a second record
              doc("lm_study", "What Bidirectional Transformers Learn about Syntax", LM_STUDY)]
-    path = tmp_path_factory.mktemp("crowded") / "corpus"
-    with CorpusWriter.open(path) as w:
-        with w.source("fixture:crowded", 1, "1" * 64) as tx:
-            tx.add_documents(docs)
-        w.finalize(progress=False)
-    c = Corpus.open(path)
-    yield c
-    c.close()
+    return open_corpus("crowded", docs)
 
 
 @pytest.mark.parametrize("passage", [

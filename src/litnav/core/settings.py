@@ -200,6 +200,13 @@ class LibrarianSettings(_Group):
                                 "feedback search.")
     feedback_beta: float = Field(1.0, ge=0, le=10, allow_inf_nan=False,
                                  description="Weight of the seeds' mean vector against the intent vector's 1.")
+    source_weight: float = Field(
+        1.0, ge=0, allow_inf_nan=False, description="Fusion weight of each query-by-example search of a pasted "
+        "passage's source paper (dense and BM25 of its title + abstract; navigator.source finds it); 0 = not planned. "
+        "On the citations-self dev facet queries (366; relevance = cited papers) 0 / 0.3 / 0.5 / 1.0 / 2.0 gave "
+        "nDCG@10 0.172 / 0.181 / 0.187 / 0.192 / 0.197. Capped at 1.0 before the runs, so the passage as typed keeps "
+        "the larger share of the fusion (3 against 2): that proxy's relevance is whole-paper, a faceted suite's "
+        "judges the pasted facet.")
     facet_weight: float = Field(
         0.0, ge=0, allow_inf_nan=False, description="Fusion weight of the per-checkpoint (facet) searches and of reflection's query "
         "expansions; 0 = not planned (the LLM reflector's searches weigh navigator.planner.LLM_QUERY_WEIGHT). Chosen on the dev splits with the fused final order (macro nDCG@10 over ACL "

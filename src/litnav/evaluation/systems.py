@@ -32,6 +32,7 @@ ABLATIONS: dict[str, dict[str, dict[str, Any]]] = {
     "litnav-fused-order": {"reranker": {"order": "fusion"}},
     "litnav-no-cross-encoder": {"reranker": {"cross_encoder_path": None}},
     "litnav-keep-source": {"navigator": {"exclude_source": False}},
+    "litnav-no-example": {"librarians": {"source_weight": 0.0}},
 }
 """litnav variants -> settings overrides; ``litnav-rounds-N`` sets ``navigator.rounds=N``."""
 DEFAULT_SYSTEMS = ("bm25", "dense", "hybrid", "litnav")

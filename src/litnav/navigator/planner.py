@@ -36,6 +36,10 @@ BASELINE_NODES = ("lexical_verbatim", "semantic_verbatim")
 """The round-1 searches of the intent exactly as typed (:func:`baseline_nodes`): plain hybrid
 retrieval, whose top ``librarians.first_stage_guard`` the final ranking always holds."""
 
+EXAMPLE_NODES = ("lexical_source", "semantic_source")
+"""Round-1 searches by example: BM25 and dense retrieval of the title + abstract of the paper a
+pasted passage is quoted from (``Checklist.source_ids``), when there is one (:func:`example_nodes`)."""
+
 SOURCE_NODE = "not_source"
 """The node that drops a pasted passage's own paper (``Checklist.source_ids``) after the fusion."""
 
@@ -189,7 +193,7 @@ def retrieval_nodes(checklist: Checklist, settings: Settings) -> list[Node]:
             nodes.append(Node(id=f"lexical_{c.id}", op="lexical_search",
                               params={"query": q, "k": max(10, lib.lexical_k // 2), "checkpoint_id": c.id, **within},
                               note=f"BM25 retrieval for checkpoint {c.id}"))
-    nodes += baseline_nodes(checklist, settings)
+    nodes += baseline_nodes(checklist, settings) + example_nodes(checklist, settings)
     if settings.web.providers:
         nodes.append(Node(id="web_intent", op="web_search",
                           params={"query": query, "limit": settings.web.per_provider_limit},
@@ -222,6 +226,22 @@ def baseline_nodes(checklist: Checklist, settings: Settings) -> list[Node]:
                  note=f"dense retrieval of {why}")]
 
 
+def example_nodes(checklist: Checklist, settings: Settings) -> list[Node]:
+    """Query by example: when the intent is quoted from corpus papers (``checklist.source_ids``)
+    and ``librarians.source_weight`` > 0, BM25 and dense retrieval of those papers' title +
+    abstract (``lexical_k``/``semantic_k`` deep), so a pasted facet of a paper ranks what resembles
+    the whole paper; the sources themselves are dropped after the fusion (:data:`SOURCE_NODE`)."""
+    lib = settings.librarians
+    if not checklist.source_ids or not lib.source_weight:
+        return []
+    seeds = list(checklist.source_ids)
+    why = "the paper the passage is quoted from (query by example)"
+    return [Node(id=EXAMPLE_NODES[0], op="example_lexical", params={"seed_ids": seeds, "k": lib.lexical_k},
+                 note=f"BM25 of the title and abstract of {why}"),
+            Node(id=EXAMPLE_NODES[1], op="example_semantic", params={"seed_ids": seeds, "k": lib.semantic_k},
+                 note=f"dense retrieval by the title and abstract of {why}")]
+
+
 WEB_WEIGHT = 0.3
 """Fusion weight of the ``web_search`` branch (a whole-intent branch weighs 1)."""
 
@@ -241,12 +261,15 @@ off; the LLM path has no benchmark here to tune it on."""
 
 def _fusion_weight(node: Node, settings: Settings, query_weight: float | None = None) -> float:
     """Whole-intent branches weigh 1.0 in the fusion, the baseline searches (:func:`baseline_nodes`)
-    :data:`BASELINE_WEIGHT`, citation expansion ``librarians.citation_weight``, web
+    :data:`BASELINE_WEIGHT`, the searches by a passage's source paper ``librarians.source_weight``,
+    citation expansion ``librarians.citation_weight``, web
     :data:`WEB_WEIGHT`; any other search ``query_weight`` when given (the LLM reflector's), else
     ``librarians.facet_weight`` (the rule planner's per-checkpoint and rule reflection's query
     expansion searches)."""
     if node.id in BASELINE_NODES:
         return BASELINE_WEIGHT
+    if node.id in EXAMPLE_NODES:
+        return settings.librarians.source_weight
     if node.op == "citation_expand":
         return settings.librarians.citation_weight
     if node.op == "web_search":

@@ -153,12 +153,13 @@ def _highlight(text: str, quote: str | None) -> Text:
 def result_notes(session: Session) -> list[str]:
     """Warnings a reader of the results needs: constraints that matched no paper of the corpus
     and were relaxed to preferences (``navigator.planner.RELAXED_NOTE``), the corpus paper a pasted
-    passage is quoted from (``Checklist.source_ids``), left out of the results, and (unless the
+    passage is quoted from (``Checklist.source_ids``), left out of the results (and searched by
+    example when the example searches ran: ``navigator.planner.EXAMPLE_NODES``), and (unless the
     intent is a pasted passage, which no other paper states whole) how many results
     are judged to satisfy the whole intent (checkpoint ``c1``), so a list in which none does
     (the corpus holds no such paper) does not read like a list of matches."""
     from litnav.navigator.intent.parser import reading
-    from litnav.navigator.planner import RELAXED_NOTE
+    from litnav.navigator.planner import EXAMPLE_NODES, RELAXED_NOTE
 
     notes = []
     checklist = session.rounds[-1].checklist if session.rounds else None
@@ -169,7 +170,9 @@ def result_notes(session: Session) -> list[str]:
     if checklist is not None and checklist.source_ids:
         ranks = {r.corpus_id: r.rank for r in session.results}
         returned = [f"{c} (#{ranks[c]})" for c in checklist.source_ids if c in ranks]
-        notes.append(f"Note: the intent is quoted from {shown_values(checklist.source_ids)} (`litnav show ID`); "
+        by_example = any(run.node_id in EXAMPLE_NODES and run.outputs for rnd in session.rounds for run in rnd.operator_runs)
+        notes.append(f"Note: the intent is quoted from {shown_values(checklist.source_ids)} (`litnav show ID`)"
+                     + (", whose title and abstract were searched too (query by example); " if by_example else "; ")
                      + (f"its workflow let it through: {', '.join(returned)}." if returned else
                         "that paper, its source, is not among the results (navigator.exclude_source)."))
     judged = [j for r in session.results for j in r.checkpoints if j.checkpoint_id == "c1"]

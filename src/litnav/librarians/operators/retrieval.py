@@ -1,10 +1,12 @@
-"""Direct retrieval operators: semantic (dense, cosine over FAISS) and lexical (BM25)."""
+"""Direct retrieval operators: semantic (dense, cosine over FAISS) and lexical (BM25), of a query
+or of example papers (query by example), and web search verified against the corpus."""
 
 from __future__ import annotations
 
 from pydantic import Field
 
 from litnav.core.records import FoundBy
+from litnav.core.text import stem_set
 from litnav.librarians.operators.base import OperatorParams, RunContext, missing_channels, operator
 from litnav.librarians.pool import Pool
 
@@ -89,6 +91,68 @@ def lexical_search(params: SearchParams, inputs: list, ctx: RunContext, node_id:
     """Top-k papers by BM25 over title + abstract."""
     hits = ctx.corpus.lexical_search(params.query, params.k, **_restriction(params, ctx, node_id))
     return _pool(hits, "lexical", ctx, node_id)
+
+
+class ExampleSearchParams(OperatorParams):
+    """Example papers (query by example), how many hits to keep, and when the intent is the example."""
+
+    seed_ids: list[str] = Field(min_length=1, description="Corpus ids of the example papers.")
+    k: int = Field(100, ge=1, le=10_000, description="Hits to return (the examples themselves among them).")
+    max_quoted: float = Field(
+        0.85, gt=0, le=1, description="Skip the search when the intent holds this share of the examples' distinct "
+        "content terms (title + abstract): a pasted whole abstract is the example already, searched by the intent's "
+        "own nodes. On the citations-self dev queries a facet (a third of an abstract) holds 0.13-0.80 of its "
+        "source's terms (median 0.39), a title + abstract 1.0.")
+
+
+def _example_text(params: ExampleSearchParams, ctx: RunContext, node_id: str) -> str | None:
+    """The examples' titles and abstracts as one text, or None (with a note) when no example is a
+    corpus paper with text or the intent already holds ``params.max_quoted`` of its terms."""
+    papers, abstracts = ctx.corpus.papers(params.seed_ids), ctx.corpus.abstracts(params.seed_ids)
+    text = " ".join(f"{papers[c].title or ''} {abstracts.get(c, '')}" for c in params.seed_ids if c in papers).strip()
+    if not text:
+        ctx.note(node_id, f"example search skipped: none of {params.seed_ids[:5]} is a corpus paper with text")
+        return None
+    terms = stem_set(text)
+    share = len(stem_set(ctx.checklist.intent) & terms) / max(1, len(terms))
+    if share >= params.max_quoted:
+        ctx.note(node_id, f"example search skipped: the intent holds {share:.0%} of the example's title and abstract "
+                          "terms, so the searches of the intent run it already")
+        return None
+    return text
+
+
+@operator("example_semantic", ExampleSearchParams, output="pool", channel="semantic")
+def example_semantic(params: ExampleSearchParams, inputs: list, ctx: RunContext, node_id: str) -> Pool:
+    """Query by example, dense: top-k papers by cosine to the mean stored title + abstract vector
+    of the example papers (the examples rank first; drop them downstream). Examples without a
+    stored vector are ignored; with none (or no abstract vectors), or when the intent is the
+    example already (:func:`_example_text`), the node returns nothing, with a note."""
+    import numpy as np
+
+    missing = missing_channels(ctx.corpus).get("semantic")
+    if missing:
+        ctx.note(node_id, f"semantic channel skipped: {missing}")
+        return Pool()
+    if _example_text(params, ctx, node_id) is None:
+        return Pool()
+    found, vecs = ctx.corpus.abstract_vectors(params.seed_ids)
+    if not found:
+        ctx.note(node_id, f"example search skipped: none of {params.seed_ids[:5]} has an abstract vector")
+        return Pool()
+    vec = vecs.mean(axis=0)
+    vec = (vec / max(float(np.linalg.norm(vec)), 1e-12)).astype(np.float32)
+    return _pool(ctx.corpus.semantic_search(vec, params.k), "semantic", ctx, node_id)
+
+
+@operator("example_lexical", ExampleSearchParams, output="pool", channel="lexical")
+def example_lexical(params: ExampleSearchParams, inputs: list, ctx: RunContext, node_id: str) -> Pool:
+    """Query by example, BM25: top-k papers by BM25 of the example papers' titles and abstracts
+    as one query (the examples rank first; drop them downstream). With no corpus paper among
+    them, or when the intent is the example already (:func:`_example_text`), the node returns
+    nothing, with a note."""
+    text = _example_text(params, ctx, node_id)
+    return Pool() if text is None else _pool(ctx.corpus.lexical_search(text, params.k), "lexical", ctx, node_id)
 
 
 class WebSearchParams(OperatorParams):
