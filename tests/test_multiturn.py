@@ -149,6 +149,31 @@ def test_cli_refine_and_audit_history(scripted, corpus_dir, tmp_path):
     assert bad.exit_code != 0
 
 
+
+def test_cli_refine_top_sets_the_number_of_results(scripted, corpus_dir, tmp_path):
+    from litnav.cli import _register, app
+
+    _register()
+    path = write_session(scripted.model_copy(update={"corpus": str(corpus_dir)}), tmp_path / "s.json")
+    runner = CliRunner()
+    res = runner.invoke(app, ["refine", str(path), "--top", "3"])  # no feedback needed
+    assert res.exit_code == 0, res.output
+    again = read_session(path)
+    assert len(again.results) == 3 and again.turns[-1].feedback == "show 3 results"
+    third = again.results[2].corpus_id
+    res = runner.invoke(app, ["refine", str(path), "pin paper 3", "--top", "2"])
+    assert res.exit_code == 0, res.output
+    again = read_session(path)
+    assert [r.corpus_id for r in again.results][:1] == [third] and len(again.results) == 2
+    res = runner.invoke(app, ["search", "--continue", str(path), "--top", "4"])
+    assert res.exit_code == 0, res.output
+    assert len(read_session(path).results) == 4
+    again = read_session(path)
+    for argv in (["refine", str(path)], ["refine", str(path), "--top", "0"]):
+        bad = runner.invoke(app, argv)
+        assert bad.exit_code == 2, bad.output
+    assert len(read_session(path).turns) == len(again.turns)  # a refused call stores nothing
+
 def test_llm_navigator_reads_feedback_when_configured(scripted, corpus, tmp_path):
     sys.path.insert(0, str(Path(__file__).parent))
     from fake_openai import FakeOpenAI, json_reply

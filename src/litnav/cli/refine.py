@@ -12,8 +12,9 @@ from litnav.cli.common import SetOpt, SettingsOpt, clean_errors, fail, make_cons
 
 
 def continue_session(session_file: Path, feedback: str, corpus: Optional[Path], out: Optional[Path],
-                     settings) -> None:
-    """Refine the session in ``session_file`` with ``feedback``, write it (to ``out`` or in place),
+                     settings, top_k: Optional[int] = None) -> None:
+    """Refine the session in ``session_file`` with ``feedback`` (and ``top_k`` results when given),
+    write it (to ``out`` or in place),
     and print the turns and the new results. Refinements of one session file run one at a time
     (a lock file ``.NAME.lock`` beside it; a second one waits), so none is lost; where no lock
     file can be made (a read-only folder with ``--out`` elsewhere) it runs without."""
@@ -25,14 +26,14 @@ def continue_session(session_file: Path, feedback: str, corpus: Optional[Path], 
     except OSError:
         lock = None
     try:
-        _continue_session(session_file, feedback, corpus, out, settings)
+        _continue_session(session_file, feedback, corpus, out, settings, top_k)
     finally:
         if lock is not None:
             lock.release()
 
 
 def _continue_session(session_file: Path, feedback: str, corpus: Optional[Path], out: Optional[Path],
-                      settings) -> None:
+                      settings, top_k: Optional[int]) -> None:
     from litnav.librarians import WorkflowError
     from litnav.navigator import refine
     from litnav.navigator.feedback import FeedbackError
@@ -49,7 +50,7 @@ def _continue_session(session_file: Path, feedback: str, corpus: Optional[Path],
         make_console(stderr=True).print(f"[yellow]note: {path} changed since this session; cached operator "
                                         "outputs are reused as recorded[/yellow]")
     with clean_errors(FeedbackError, WorkflowError, ValueError):
-        session = refine(session, feedback, c, settings)
+        session = refine(session, feedback, c, settings, top_k=top_k)
     target = out or session_file
     with clean_errors(OSError):
         write_session(session, target)
@@ -62,15 +63,20 @@ def _continue_session(session_file: Path, feedback: str, corpus: Optional[Path],
 
 def refine_cmd(
     session_file: Path = typer.Argument(..., help="A session file written by `litnav search`."),
-    feedback: str = typer.Argument(..., help="What to change, e.g. 'only papers after 2019', 'follow the citing "
-                                   "direction of the top paper', 'drop anything about speech', 'pin paper 2'."),
+    feedback: str = typer.Argument("", help="What to change, e.g. 'only papers after 2019', 'follow the citing "
+                                   "direction of the top paper', 'drop anything about speech', 'pin paper 2' "
+                                   "(may be left out with --top)."),
     corpus: Optional[Path] = typer.Option(None, "--corpus", "-c", help="Corpus directory (default: the session's)."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write the refined session here (default: in place)."),
+    top: Optional[int] = typer.Option(None, "--top", "-k", min=1, help="Results this turn returns (as feedback "
+                                      "'show N results')."),
     settings_file: Optional[Path] = SettingsOpt,
     overrides: Optional[list[str]] = SetOpt,
 ) -> None:
     """Turn feedback into workflow edits, re-run only what changed, and append a turn to the session."""
-    continue_session(session_file, feedback, corpus, out, settings_from(settings_file, overrides))
+    if not feedback.strip() and top is None:
+        fail("give the feedback, e.g. `litnav refine s.json 'only papers after 2019'`, or --top N", code=2)
+    continue_session(session_file, feedback, corpus, out, settings_from(settings_file, overrides), top)
 
 
 def register(app: typer.Typer) -> None:

@@ -51,10 +51,10 @@ def search_cmd(
     if continue_from is not None:
         from litnav.cli.refine import continue_session
 
-        if not query:
+        if not query and top is None:
             fail("--continue needs the feedback as QUERY, e.g. `litnav search --continue s.json 'only after 2019'`",
                  code=2)
-        continue_session(continue_from, query, corpus, json_out, settings)
+        continue_session(continue_from, query or "", corpus, json_out, settings, top)
         return
     if corpus is None:
         fail("give the corpus with --corpus DIR", code=2)

@@ -112,6 +112,12 @@ def _same_predicate(a: Checkpoint, b: Checkpoint) -> bool:
     return a.predicate is not None and b.predicate is not None and a.predicate == b.predicate
 
 
+def top_k_edit(n: int, reason: str) -> Edit:
+    """The edit that makes a turn return ``n`` results ("show 20 results", ``litnav refine --top``)."""
+    return Edit(action="set_param", target="top_k", detail={"role": "top_k", "param": "top_k", "value": n},
+                reason=reason)
+
+
 def parse_feedback(
     feedback: str,
     checklist: Checklist,
@@ -175,8 +181,7 @@ def parse_feedback(
         n = int(m.group(group))
         if n < 1 or text[max(0, m.start(group) - 1)] == "-":
             raise FeedbackError(f"{m.group(0).strip()!r}: show at least one result")
-        edits.append(Edit(action="set_param", target="top_k", detail={"role": "top_k", "param": "top_k", "value": n},
-                          reason=take(m)))
+        edits.append(top_k_edit(n, take(m)))
     for m in _DROP_CP.finditer(text):
         ids = [m.group("cid")] if m.group("cid") else [
             c.id for c in checklist.checkpoints if c.kind == "metadata" and c.predicate is not None

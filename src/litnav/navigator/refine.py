@@ -566,9 +566,12 @@ def refine(
     *,
     today: date | None = None,
     parser: Callable[..., list[Edit]] | None = None,
+    top_k: int | None = None,
 ) -> Session:
     """Refine ``session`` with one line of user ``feedback`` and return it with a new turn
-    (``corpus``: an open ``Corpus`` or a corpus directory, opened and closed here).
+    (``corpus``: an open ``Corpus`` or a corpus directory, opened and closed here). ``top_k``
+    (>= 1) also sets how many results the turn returns (the edit "show N results" makes); with it
+    the feedback may be empty.
 
     The feedback is parsed by ``parser(feedback, checklist, workflow, ranking, corpus, today)``
     (default: ``navigator.llm_feedback.LLMFeedbackParser`` when ``llm.navigator`` is configured,
@@ -581,12 +584,15 @@ def refine(
     from litnav.corpus.reader import opened
 
     with opened(corpus, settings.corpus if settings else None) as c:
-        return _refine(session, feedback, c, settings, today=today, parser=parser)
+        return _refine(session, feedback, c, settings, today=today, parser=parser, top_k=top_k)
 
 
 def _refine(session: Session, feedback: str, corpus, settings: Settings | None, *, today: date | None,
-            parser: Callable[..., list[Edit]] | None) -> Session:
-    from litnav.navigator.feedback import parse_feedback
+            parser: Callable[..., list[Edit]] | None, top_k: int | None) -> Session:
+    from litnav.navigator.feedback import parse_feedback, top_k_edit
+
+    if top_k is not None and top_k < 1:
+        raise ValueError(f"top_k must be >= 1, got {top_k}")
 
     settings = settings or Settings()
     ensure_turns(session)
@@ -600,8 +606,11 @@ def _refine(session: Session, feedback: str, corpus, settings: Settings | None, 
         except LLMError:
             if not settings.llm.fallback:
                 raise
-    edits = (parser or parse_feedback)(feedback, prev.checklist, prev.workflow, [r.corpus_id for r in prev.results],
-                                       corpus, today)
+    edits = [] if top_k is not None and not feedback.strip() else (parser or parse_feedback)(
+        feedback, prev.checklist, prev.workflow, [r.corpus_id for r in prev.results], corpus, today)
+    if top_k is not None:
+        edits.append(top_k_edit(top_k, "--top"))
+        feedback = feedback.strip() or f"show {top_k} results"
     engine = "rules" if parser is None else getattr(parser, "engine", "custom")
     return run_turn(session, edits, corpus, settings, feedback=feedback, engine=engine, today=today)
 
