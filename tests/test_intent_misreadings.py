@@ -123,25 +123,35 @@ def test_a_question_keeps_no_pronoun_in_the_query():
                         today=TODAY).checkpoints[0].text == "reduce hallucination in abstractive summarization"
 
 
-def _year_checkpoints(intent: str) -> list[tuple[str | None, str | None, float]]:
-    return [(p.start and p.start.isoformat(), p.end and p.end.isoformat(), c.weight)
-            for c in parse_intent(intent, today=TODAY).checkpoints
-            if (p := c.predicate) is not None and p.field == "year"]
+def _admitted(intent: str) -> set[tuple[str, int]]:
+    """The (venue, year) pairs of a grid of papers that pass every hard metadata checkpoint."""
+    from litnav.corpus.predicates import check
+    from litnav.corpus.records import Paper
+
+    hard = [c.predicate for c in parse_intent(intent, today=TODAY).checkpoints
+            if c.predicate is not None and c.weight >= 1.0]
+    return {(v, y) for v in ("ACL", "EMNLP", "NAACL") for y in range(2015, 2023)
+            if all(check(p, Paper(corpus_id="x", title="t", venue=v, venue_raw=v, year=y))[0] for p in hard)}
+
+
+EVERY_YEAR = range(2015, 2023)
 
 
 @pytest.mark.parametrize("intent, expected", [
-    # a year stated for one venue only cannot filter the other's papers: a preference
-    ("dialogue act tagging in EMNLP 2019 or ACL", [("2019-01-01", "2019-12-31", 0.5)]),
-    ("ACL 2019 papers on parsing or EMNLP ones", [("2019-01-01", "2019-12-31", 0.5)]),
-    # a year per venue: alternatives, so their union (not their intersection) is the filter
-    ("dialogue act tagging in EMNLP 2019 or ACL 2020", [("2019-01-01", "2020-12-31", 1.0)]),
-    ("parsing in EMNLP 2019 or ACL since 2018", [("2018-01-01", None, 1.0)]),
+    # a year stated for one venue only binds that venue: the other keeps every year
+    ("dialogue act tagging in EMNLP 2019 or ACL", {("EMNLP", 2019)} | {("ACL", y) for y in EVERY_YEAR}),
+    ("ACL 2019 papers on parsing or EMNLP ones", {("ACL", 2019)} | {("EMNLP", y) for y in EVERY_YEAR}),
+    # a year per venue: each venue in its own year, not the other's
+    ("dialogue act tagging in EMNLP 2019 or ACL 2020", {("EMNLP", 2019), ("ACL", 2020)}),
+    ("dialogue state tracking papers at EMNLP 2020 or ACL 2021", {("EMNLP", 2020), ("ACL", 2021)}),
+    ("parsing in EMNLP 2019 or ACL since 2018", {("EMNLP", 2019)} | {("ACL", y) for y in range(2018, 2023)}),
     # a year after the whole list, or away from the venues, holds for all of them
-    ("dialogue act tagging in ACL or EMNLP 2019", [("2019-01-01", "2019-12-31", 1.0)]),
-    ("parsing papers from 2019 in ACL or EMNLP", [("2019-01-01", "2019-12-31", 1.0)]),
+    ("dialogue act tagging in ACL or EMNLP 2019", {("ACL", 2019), ("EMNLP", 2019)}),
+    ("parsing papers from 2019 in ACL or EMNLP", {("ACL", 2019), ("EMNLP", 2019)}),
+    ("parsing at ACL 2020 or EMNLP 2020", {("ACL", 2020), ("EMNLP", 2020)}),
 ])
 def test_a_year_stated_for_one_venue_of_a_list_binds_that_venue_only(intent, expected):
-    assert _year_checkpoints(intent) == expected
+    assert _admitted(intent) == expected
 
 
 ACL_PHRASES = PhraseTable(n_docs=10_000, df={"dialogue": 90, "act": 30, "speech": 70, "acts": 20, "tweets": 40},

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 CheckpointKind = Literal["topic", "method", "application", "data", "metadata", "exclusion"]
 CONTENT_KINDS: tuple[str, ...] = ("topic", "method", "application", "data")
-MetadataField = Literal["year", "venue", "publication_type", "author"]
+MetadataField = Literal["year", "venue", "venue_year", "publication_type", "author"]
 
 
 class _Record(BaseModel):
@@ -27,6 +27,9 @@ class MetadataPredicate(_Record):
     - ``year``: ``start``/``end`` are inclusive dates (``end=2025-10-31`` for "to Oct 2025");
       a paper with only a year passes when any day of that year lies in the range.
     - ``venue``: ``values`` are normalised venue names from the corpus vocabulary.
+    - ``venue_year``: ``values`` as for ``venue``, ``start``/``end`` as for ``year``: a paper of one
+      of those venues must lie in the period, a paper of another venue passes ("EMNLP 2019 or ACL
+      2020": venue EMNLP or ACL, EMNLP papers from 2019, ACL papers from 2020).
     - ``publication_type``: ``values`` such as ``"survey"``, ``"empirical"``.
     - ``author``: ``values`` are author names (matched case-insensitively on surname).
     ``first_author`` (author only: "Smith et al.") requires the paper's first author to match.

@@ -13,6 +13,8 @@ unknown metadata fails. Rules:
   equal to the raw string), or was normalised to a generic kind (``WS``) and the value has
   several words ("Workshop on Asian Translation"): a Findings paper is not EMNLP although its raw
   venue names EMNLP, and an ACL workshop paper is not ACL. Both missing: unknown, ``"venue unknown"``.
+- ``venue_year``: a paper of another venue passes; one of the venues (as ``venue`` decides) passes
+  when its date lies in the period (as ``year`` decides). Venue unknown: unknown.
 - ``publication_type``: ``survey``/``review``/``overview`` pass for a review: a
   ``publication_types`` entry containing "review" or "survey", or a title that marks one
   (:func:`review_cue`: "A Survey of ...", "...: A Review", not "Using survey data ..."), so a
@@ -223,7 +225,16 @@ def _author(p: MetadataPredicate, paper: Paper) -> tuple[bool | None, str]:
     return False, f"no {'first-author' if p.first_author else 'author'} surname matches {p.values}"
 
 
-_CHECKS = {"year": _year, "venue": _venue, "publication_type": _publication_type, "author": _author}
+def _venue_year(p: MetadataPredicate, paper: Paper) -> tuple[bool | None, str]:
+    at, why = _venue(p, paper)
+    if at is not True:  # another venue passes; an unknown one stays unknown
+        return (None if at is None else True), why
+    ok, when = _year(p, paper)
+    return ok, f"{why}; {when}"
+
+
+_CHECKS = {"year": _year, "venue": _venue, "venue_year": _venue_year, "publication_type": _publication_type,
+           "author": _author}
 
 
 def evaluate(predicate: MetadataPredicate, paper: Paper) -> tuple[bool | None, str]:

@@ -54,8 +54,9 @@ class PredicateDraft(BaseModel):
 
     field: MetadataField
     values: list[str]
-    start: str | None = Field(description="Inclusive ISO date YYYY-MM-DD, for field 'year'.")
-    end: str | None = Field(description="Inclusive ISO date YYYY-MM-DD, for field 'year'.")
+    start: str | None = Field(description="Inclusive ISO date YYYY-MM-DD, for fields 'year' and 'venue_year' (a "
+                              "paper of one of the venues in values must lie in start..end; other venues pass).")
+    end: str | None = Field(description="Inclusive ISO date YYYY-MM-DD, for fields 'year' and 'venue_year'.")
     negate: bool
 
 
@@ -191,6 +192,8 @@ Checklist rules:
 - Constraints on metadata have kind metadata, ids m1, ..., and a predicate (null for every other kind):
   field year: start/end inclusive ISO dates (today is {today.isoformat()}; "to Oct 2025" ends 2025-10-31), values [];
   field venue: values copied exactly from the venue vocabulary below;
+  field venue_year: venue values as for venue and start/end as for year: papers of those venues must
+  lie in that period ("EMNLP 2019 or ACL 2020": venue [EMNLP, ACL], venue_year EMNLP 2019, venue_year ACL 2020);
   field publication_type: values from {sorted(PUBLICATION_TYPES)};
   field author: values are author names. negate=true inverts ("not surveys").
 - weight in [0, 1]: 1.0 for what the user requires, lower (e.g. 0.5) for soft preferences.
@@ -246,11 +249,12 @@ def to_checklist(intent: str, drafts: list[CheckpointDraft], venues: dict[str, i
                 p = d.predicate
                 start, end = _date(p.start, f"{where} start", problems), _date(p.end, f"{where} end", problems)
                 values = list(p.values)
-                if p.field == "year" and start is None and end is None and p.start is None and p.end is None:
-                    problems.append(f"{where}: a year predicate needs start or end")
+                if p.field in ("year", "venue_year") and start is None and end is None and p.start is None \
+                        and p.end is None:
+                    problems.append(f"{where}: a {p.field} predicate needs start or end")
                 if p.field != "year" and not values:
                     problems.append(f"{where}: a {p.field} predicate needs values")
-                if p.field == "venue" and venues:
+                if p.field in ("venue", "venue_year") and venues:
                     unknown = [v for v in values if v.casefold() not in spelled]
                     if unknown:
                         problems.append(f"{where}: venues {unknown} are not in the venue vocabulary")

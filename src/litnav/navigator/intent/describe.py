@@ -8,10 +8,11 @@ from litnav.core.text import shown_values
 
 def _predicate(p: MetadataPredicate) -> str:
     neg = "NOT " if p.negate else ""
+    period = f"year {p.start.isoformat() if p.start else '...'} .. {p.end.isoformat() if p.end else '...'}"
     if p.field == "year":
-        lo = p.start.isoformat() if p.start else "..."
-        hi = p.end.isoformat() if p.end else "..."
-        return f"{neg}year {lo} .. {hi}"
+        return f"{neg}{period}"
+    if p.field == "venue_year":
+        return f"{neg}venue in [{shown_values(p.values)}] -> {period}"
     main = "main track, " if p.main_track else ""
     field = "first author" if p.first_author else p.field
     return f"{neg}{field} in [{main}{shown_values(p.values)}]"

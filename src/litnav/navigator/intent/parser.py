@@ -116,8 +116,7 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
     metadata: list[tuple[int, Checkpoint]] = []
     own, every = _venue_years(dates, venue_mentions, text)
     metadata += _year_checkpoints([d for d in dates if all(d is not o for o, _m in own)], text)
-    if own:
-        metadata.append(_venue_year_checkpoint(own, every))
+    metadata += _venue_year_checkpoints(own, every)
     for negated in (False, True):
         vs = [v for v in venue_mentions if v.negated == negated]
         if vs:
@@ -276,16 +275,31 @@ def _venue_years(dates: list[DateConstraint], mentions: list[VenueMention],
     return own, all(id(m) in dated for m in venues)
 
 
-def _venue_year_checkpoint(own: list[tuple[DateConstraint, VenueMention]], every: bool) -> tuple[int, Checkpoint]:
-    """One year checkpoint for the dates stated per venue (:func:`_venue_years`): their union, an
-    exact filter when every venue has one, else a preference that says for which venues."""
+def _venue_year_checkpoints(own: list[tuple[DateConstraint, VenueMention]], every: bool) -> list[tuple[int, Checkpoint]]:
+    """Checkpoints for the dates stated per venue (:func:`_venue_years`): when every venue has one,
+    their union as a year filter (it narrows the search; alone it would admit ACL 2019 for "EMNLP
+    2019 or ACL 2020"); and, unless all periods are one, a ``venue_year`` filter per venue ("ACL
+    papers published in 2020"), so each venue's papers keep to their own period and a venue
+    without a date ("EMNLP 2019 or ACL") keeps all its years."""
+    if not own:
+        return []
+    out = []
+    position = min(d.position for d, _m in own)
     starts, ends = [d.start for d, _m in own], [d.end for d, _m in own]
-    start = None if None in starts else min(s for s in starts if s)
-    end = None if None in ends else max(e for e in ends if e)
-    named = " or ".join(dict.fromkeys(e.name for _d, m in own for e in m.entries))
-    say = f"Published {_period(start, end)}" + ("" if every else f" (preference: stated for {named} only)")
-    return min(d.position for d, _m in own), _meta(say, MetadataPredicate(field="year", start=start, end=end),
-                                                   1.0 if every else EMPIRICAL_WEIGHT)
+    if every:
+        start = None if None in starts else min(s for s in starts if s)
+        end = None if None in ends else max(e for e in ends if e)
+        out.append((position, _meta(f"Published {_period(start, end)}", MetadataPredicate(field="year", start=start,
+                                                                                        end=end))))
+    if every and len(set(zip(starts, ends))) == 1:
+        return out
+    for d, m in own:
+        if m.values:
+            named = " or ".join(dict.fromkeys(e.name for e in m.entries))
+            out.append((d.position, _meta(f"{named} papers published {_period(d.start, d.end)}",
+                                          MetadataPredicate(field="venue_year", values=list(m.values), start=d.start,
+                                                            end=d.end))))
+    return out
 
 
 def _unknown_venue_mentions(ws: Workspace) -> list[VenueMention]:
