@@ -169,10 +169,21 @@ def test_cli_refine_top_sets_the_number_of_results(scripted, corpus_dir, tmp_pat
     assert res.exit_code == 0, res.output
     assert len(read_session(path).results) == 4
     again = read_session(path)
-    for argv in (["refine", str(path)], ["refine", str(path), "--top", "0"]):
+    for argv in (["refine", str(path)], ["refine", str(path), "--top", "0"],
+                 ["search", "--continue", str(path), "--top", "4", "--rounds", "5"]):
         bad = runner.invoke(app, argv)
         assert bad.exit_code == 2, bad.output
+    res = runner.invoke(app, ["refine", str(path), "show 5 results", "--top", "8"])
+    assert res.exit_code != 0 and "top_k" in res.output  # two different counts: refused, not one silently
     assert len(read_session(path).turns) == len(again.turns)  # a refused call stores nothing
+
+
+@pytest.mark.parametrize("top_k, feedback", [(True, ""), (2.7, ""), ("5", ""), (0, "show 3 results"), (None, None)])
+def test_refine_refuses_a_bad_top_k_or_feedback_by_name(scripted, corpus, top_k, feedback):
+    from litnav.navigator import refine
+
+    with pytest.raises(ValueError, match="top_k|feedback"):
+        refine(scripted.model_copy(deep=True), feedback, corpus, Settings(), top_k=top_k)
 
 def test_llm_navigator_reads_feedback_when_configured(scripted, corpus, tmp_path):
     sys.path.insert(0, str(Path(__file__).parent))

@@ -166,3 +166,29 @@ def test_a_pasted_whole_abstract_is_the_example_already(corpus):
                      top_k=10, rounds=1)
     assert [r.corpus_id for r in session.results] == [r.corpus_id for r in without.results]
     assert not any("query by example" in n for n in result_notes(session))
+
+
+def _facet_workflow(facets, edit):
+    settings = Settings()
+    wf = plan_workflow(rule_checklist(METHOD_FACET, facets, settings), settings)
+    edit({n.id: n for n in wf.nodes})
+    return search(METHOD_FACET, facets, settings, workflow=wf, top_k=4, rounds=1)
+
+
+def _unfuse(nodes):
+    fuse = nodes["fuse"]
+    keep = [i for i, n in enumerate(fuse.inputs) if n not in EXAMPLE_NODES]
+    fuse.inputs = [fuse.inputs[i] for i in keep]
+    fuse.params = {**fuse.params, "weights": [fuse.params["weights"][i] for i in keep]}
+
+
+def _other_seed(nodes):
+    for i in EXAMPLE_NODES:
+        nodes[i].params = {**nodes[i].params, "seed_ids": ["news"]}
+
+
+@pytest.mark.parametrize("edit", [_unfuse, _other_seed], ids=["not fused", "another paper"])
+def test_the_note_claims_only_example_searches_of_the_source_that_fed_the_results(facets, edit):
+    session = _facet_workflow(facets, edit)
+    notes = result_notes(session)
+    assert any("quoted from source" in n for n in notes) and not any("query by example" in n for n in notes)

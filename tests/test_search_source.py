@@ -128,6 +128,8 @@ def test_a_sentence_many_papers_share_is_no_source(crowded):
 def test_a_paper_reusing_sentences_is_not_the_source_of_the_other(crowded):
     assert find_source(LM_STUDY, crowded) == ["lm_study"]
     assert find_source(LM, crowded) == ["lm", "lm_record"]  # and the same paper's other record
+    # a record with the title only may rank below the passage's BM25 candidates: found by its title
+    assert find_source(LM, crowded, k=1) == ["lm", "lm_record"]
 
 
 def test_papers_from_one_template_are_not_duplicates_of_the_source(crowded):
@@ -186,8 +188,26 @@ def test_exclude_source_off_keeps_it_first(corpus):
     settings = Settings.model_validate({"navigator": {"exclude_source": False}})
     session = search(DPR_ABSTRACT, corpus, settings, top_k=10, rounds=1)
     assert session.results[0].corpus_id == "dpr"
-    assert session.rounds[0].checklist.source_ids == []
-    assert not any("quoted from" in note for note in result_notes(session))
+    assert session.rounds[0].checklist.source_ids == ["dpr"]  # still found: it is searched by example
+    assert any("quoted from dpr" in note and "dpr (#1)" in note for note in result_notes(session))
+
+
+def test_a_title_line_above_a_quoted_sentence_still_finds_the_source(corpus):
+    """Lines as pasted: the title line and the sentence are read apart, not joined into one piece."""
+    pasted = ("Dense Passage Retrieval for Open-Domain Question Answering\n"
+              "We show that dense representations learned by a dual encoder outperform BM25 for retrieving passages.")
+    session = search(pasted, corpus, Settings(), top_k=10, rounds=1)
+    assert session.rounds[0].checklist.source_ids == ["dpr"]
+    assert "dpr" not in [r.corpus_id for r in session.results]
+
+
+def test_an_anchor_search_never_returns_the_source_of_its_pasted_intent(corpus):
+    from litnav.navigator.anchor import anchor_search
+
+    session = anchor_search("bird", "successor", corpus, Settings(), intent=DPR_ABSTRACT, top_k=10)
+    assert "dpr" not in [r.corpus_id for r in session.results]
+    assert "colbert" in [r.corpus_id for r in session.results]  # the anchor's other citer
+    assert any("quoted from dpr" in note for note in result_notes(session))
 
 
 def test_a_refined_turn_keeps_the_source_out(corpus):

@@ -38,7 +38,7 @@ def _continue_session(session_file: Path, feedback: str, corpus: Optional[Path],
     from litnav.navigator import refine
     from litnav.navigator.feedback import FeedbackError
     from litnav.session.io import SessionFileError, read_session, write_session
-    from litnav.session.render import results_table, turns_table
+    from litnav.session.render import print_notes, results_table, turns_table
 
     with clean_errors(SessionFileError):
         session = read_session(session_file)
@@ -57,6 +57,7 @@ def _continue_session(session_file: Path, feedback: str, corpus: Optional[Path],
     console = make_console()
     console.print(turns_table(session))
     console.print(results_table(session))
+    print_notes(session, console)
     make_console(stderr=True).print(f"session written to {target} (turn {session.turns[-1].index}; "
                                     f"history: `litnav audit {target} --turns`)")
 

@@ -54,6 +54,10 @@ def search_cmd(
         if not query and top is None:
             fail("--continue needs the feedback as QUERY, e.g. `litnav search --continue s.json 'only after 2019'`",
                  code=2)
+        ignored = [flag for flag, given in (("--anchor", anchor), ("--workflow", workflow), ("--rounds", rounds),
+                                            ("--export", export)) if given is not None]
+        if ignored:
+            fail(f"--continue refines a session with feedback; {', '.join(ignored)} cannot apply to it", code=2)
         continue_session(continue_from, query or "", corpus, json_out, settings, top)
         return
     if corpus is None:

@@ -132,7 +132,8 @@ def anchor_search(
     from litnav.core.records import Node
     from litnav.navigator.intent import parse_intent
     from litnav.navigator.loop import SearchRun
-    from litnav.navigator.planner import hard_metadata
+    from litnav.navigator.planner import SOURCE_NODE, hard_metadata
+    from litnav.navigator.source import with_source
     from litnav.navigator.refine import _insert_before_evidence
     from litnav.navigator.search import _cached_student, student_path
 
@@ -153,6 +154,11 @@ def anchor_search(
     for n in wf.nodes:
         if n.op == "locate_evidence":
             n.params = {"k": lib.evidence_k, "limit": lib.pool_size, **n.params}
+    checklist = with_source(checklist, corpus, settings, text=query) if intent else checklist
+    if checklist.source_ids and settings.navigator.exclude_source:  # a pasted passage: never its own paper
+        _insert_before_evidence(wf, Node(id=SOURCE_NODE, op="text_filter", params={"ban_ids": checklist.source_ids},
+                                         note="never the paper the passage is quoted from (navigator.source)"))
+        validate_workflow(wf)
     hard = hard_metadata(checklist)
     if hard and not any(n.op == "filter" for n in wf.nodes):
         _insert_before_evidence(wf, Node(id="filter", op="filter", params={"checkpoint_ids": [c.id for c in hard]},

@@ -127,7 +127,7 @@ class SearchRun:
                 checklist, workflow = self.given_checklist, None
             elif self.planner is not None:
                 checklist, workflow, engine = self.planner(self.intent, self.corpus, self.settings)
-                checklist = with_source(checklist, self.corpus, self.settings)
+                checklist = with_source(checklist, self.corpus, self.settings, text=self.intent)
                 self.engines.setdefault("navigator", engine)
             else:
                 checklist = rule_checklist(self.intent, self.corpus, self.settings, today=self.today)

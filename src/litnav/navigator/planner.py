@@ -111,7 +111,7 @@ def rule_checklist(intent: str, corpus, settings: Settings, today=None) -> Check
     from litnav.navigator.source import with_source
 
     checklist = parse_intent(intent, venues=corpus.venues(), today=today, phrases=corpus_phrases(corpus))
-    return with_source(relax_unsatisfiable(checklist, corpus), corpus, settings)
+    return with_source(relax_unsatisfiable(checklist, corpus), corpus, settings, text=intent)
 
 
 def content_terms(checklist: Checklist) -> list[str]:
@@ -283,7 +283,8 @@ def _fusion_weight(node: Node, settings: Settings, query_weight: float | None = 
 
 def assemble(retrieval: list[Node], checklist: Checklist, settings: Settings, top_k: int,
              query_weight: float | None = None) -> Workflow:
-    """Wire retrieval nodes into fuse -> (drop the passage's source, ``checklist.source_ids``) ->
+    """Wire retrieval nodes into fuse -> (drop the passage's source, ``checklist.source_ids``, with
+    ``navigator.exclude_source``) ->
     hard metadata filter -> evidence -> score -> rerank.
 
     The fusion keeps every candidate (no cut: the tail below the scored top-N keeps its fused
@@ -303,7 +304,7 @@ def assemble(retrieval: list[Node], checklist: Checklist, settings: Settings, to
                       params={"method": "rrf", "k": lib.rrf_k, "weights": weights},
                       note="reciprocal rank fusion of every channel"))
     last = "fuse"
-    if checklist.source_ids:
+    if checklist.source_ids and settings.navigator.exclude_source:
         nodes.append(Node(id=SOURCE_NODE, op="text_filter", inputs=[last], params={"ban_ids": list(checklist.source_ids)},
                           note="never the paper the passage is quoted from (navigator.source)"))
         last = SOURCE_NODE

@@ -591,8 +591,10 @@ def _refine(session: Session, feedback: str, corpus, settings: Settings | None, 
             parser: Callable[..., list[Edit]] | None, top_k: int | None) -> Session:
     from litnav.navigator.feedback import parse_feedback, top_k_edit
 
-    if top_k is not None and top_k < 1:
-        raise ValueError(f"top_k must be >= 1, got {top_k}")
+    if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1):
+        raise ValueError(f"top_k must be an integer >= 1, got {top_k!r}")
+    if not isinstance(feedback, str):
+        raise ValueError(f"feedback must be a string, got {type(feedback).__name__}")
 
     settings = settings or Settings()
     ensure_turns(session)
@@ -609,8 +611,11 @@ def _refine(session: Session, feedback: str, corpus, settings: Settings | None, 
     edits = [] if top_k is not None and not feedback.strip() else (parser or parse_feedback)(
         feedback, prev.checklist, prev.workflow, [r.corpus_id for r in prev.results], corpus, today)
     if top_k is not None:
-        edits.append(top_k_edit(top_k, "--top"))
-        feedback = feedback.strip() or f"show {top_k} results"
+        said = [e.detail["value"] for e in edits if e.detail.get("role") == "top_k"]
+        if any(n != top_k for n in said):
+            raise ValueError(f"the feedback asks for {said[0]} results and top_k for {top_k}; give one")
+        edits = [e for e in edits if e.detail.get("role") != "top_k"] + [top_k_edit(top_k, "--top")]
+        feedback = "; ".join(x for x in (feedback.strip(), f"show {top_k} results") if x) if not said else feedback
     engine = "rules" if parser is None else getattr(parser, "engine", "custom")
     return run_turn(session, edits, corpus, settings, feedback=feedback, engine=engine, today=today)
 

@@ -149,13 +149,19 @@ def find_source(text: str, corpus, k: int = CANDIDATES) -> list[str]:
     elsewhere = set().union(*(found[c] for c in found if c not in same))
     if sum(words[i] for i in in_abstract[best] - elsewhere) < SOURCE_MIN_WORDS:
         return []
+    by_title = getattr(corpus, "find_by_title", None)  # records the BM25 top k missed (no abstract)
+    if by_title is not None and len(title.split()) >= DUPLICATE_TITLE_WORDS:
+        same += [c for c in by_title(papers[best].title) if c not in same]
     return same
 
 
-def with_source(checklist: Checklist, corpus, settings: Settings) -> Checklist:
-    """``checklist`` with ``source_ids`` set to :func:`find_source` of its intent when
-    ``navigator.exclude_source`` is on and none are set yet; else ``checklist`` unchanged."""
-    if not settings.navigator.exclude_source or checklist.source_ids:
+def with_source(checklist: Checklist, corpus, settings: Settings, text: str | None = None) -> Checklist:
+    """``checklist`` with ``source_ids`` set to :func:`find_source` of ``text`` (the intent as the
+    user gave it, line breaks kept; default ``checklist.intent``, whose whitespace is collapsed)
+    when none are set yet and the source is used: left out (``navigator.exclude_source``) or
+    searched by example (``librarians.source_weight`` > 0); else ``checklist`` unchanged."""
+    used = settings.navigator.exclude_source or settings.librarians.source_weight > 0
+    if not used or checklist.source_ids:
         return checklist
-    found = find_source(checklist.intent, corpus)
+    found = find_source(checklist.intent if text is None else text, corpus)
     return checklist.model_copy(update={"source_ids": found}) if found else checklist

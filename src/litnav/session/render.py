@@ -150,16 +150,27 @@ def _highlight(text: str, quote: str | None) -> Text:
     return out
 
 
+
+def _searched_by_example(rnd, source_ids: list[str]) -> bool:
+    """Whether a query-by-example search of the source papers found papers in this round and fed
+    the fusion (``union``) of its workflow."""
+    from litnav.librarians.operators.retrieval import EXAMPLE_OPS
+
+    fused = {i for n in rnd.workflow.nodes if n.op == "union" for i in n.inputs}
+    return any(run.op in EXAMPLE_OPS and run.outputs and run.node_id in fused
+               and set(run.params.get("seed_ids", [])) <= set(source_ids) for run in rnd.operator_runs)
+
+
 def result_notes(session: Session) -> list[str]:
     """Warnings a reader of the results needs: constraints that matched no paper of the corpus
     and were relaxed to preferences (``navigator.planner.RELAXED_NOTE``), the corpus paper a pasted
     passage is quoted from (``Checklist.source_ids``), left out of the results (and searched by
-    example when the example searches ran: ``navigator.planner.EXAMPLE_NODES``), and (unless the
+    example when such a search ran, :func:`_searched_by_example`), and (unless the
     intent is a pasted passage, which no other paper states whole) how many results
     are judged to satisfy the whole intent (checkpoint ``c1``), so a list in which none does
     (the corpus holds no such paper) does not read like a list of matches."""
     from litnav.navigator.intent.parser import reading
-    from litnav.navigator.planner import EXAMPLE_NODES, RELAXED_NOTE
+    from litnav.navigator.planner import RELAXED_NOTE
 
     notes = []
     checklist = session.rounds[-1].checklist if session.rounds else None
@@ -170,7 +181,7 @@ def result_notes(session: Session) -> list[str]:
     if checklist is not None and checklist.source_ids:
         ranks = {r.corpus_id: r.rank for r in session.results}
         returned = [f"{c} (#{ranks[c]})" for c in checklist.source_ids if c in ranks]
-        by_example = any(run.node_id in EXAMPLE_NODES and run.outputs for rnd in session.rounds for run in rnd.operator_runs)
+        by_example = any(_searched_by_example(rnd, checklist.source_ids) for rnd in session.rounds)
         notes.append(f"Note: the intent is quoted from {shown_values(checklist.source_ids)} (`litnav show ID`)"
                      + (", whose title and abstract were searched too (query by example); " if by_example else "; ")
                      + (f"its workflow let it through: {', '.join(returned)}." if returned else
@@ -185,13 +196,18 @@ def result_notes(session: Session) -> list[str]:
     return notes
 
 
+def print_notes(session: Session, console: Console) -> None:
+    """Print :func:`result_notes` as plain lines (no markup)."""
+    for line in result_notes(session):
+        console.print(line, style="yellow", markup=False, highlight=False)
+
+
 def print_session(session: Session, console: Console | None = None, rationales: int = 3) -> None:
     """Print the checklist, the ranked table and the first rationales of each result."""
     console = console or Console()
     console.print(checklist_table(session))
     console.print(results_table(session))
-    for line in result_notes(session):
-        console.print(line, style="yellow", markup=False, highlight=False)
+    print_notes(session, console)
     for r in session.results[:rationales]:
         console.print(Text(f"#{r.rank} {r.title}", style="bold"))
         console.print(rationale_lines(r))

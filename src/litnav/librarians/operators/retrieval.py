@@ -93,6 +93,10 @@ def lexical_search(params: SearchParams, inputs: list, ctx: RunContext, node_id:
     return _pool(hits, "lexical", ctx, node_id)
 
 
+EXAMPLE_OPS = ("example_lexical", "example_semantic")
+"""The query-by-example operators (below)."""
+
+
 class ExampleSearchParams(OperatorParams):
     """Example papers (query by example), how many hits to keep, and when the intent is the example."""
 
@@ -117,7 +121,7 @@ def _example_text(params: ExampleSearchParams, ctx: RunContext, node_id: str) ->
     share = len(stem_set(ctx.checklist.intent) & terms) / max(1, len(terms))
     if share >= params.max_quoted:
         ctx.note(node_id, f"example search skipped: the intent holds {share:.0%} of the example's title and abstract "
-                          "terms, so the searches of the intent run it already")
+                          f"terms (max_quoted {params.max_quoted:g}), so the searches of the intent run it already")
         return None
     return text
 
