@@ -133,9 +133,9 @@ def anchor_search(
     from litnav.navigator.intent import parse_intent
     from litnav.navigator.loop import SearchRun
     from litnav.navigator.planner import SOURCE_NODE, hard_metadata
-    from litnav.navigator.source import with_source
     from litnav.navigator.refine import _insert_before_evidence
     from litnav.navigator.search import _cached_student, student_path
+    from litnav.navigator.source import with_source
 
     settings = settings or Settings()
     top_k = top_k or settings.navigator.top_k
