@@ -85,9 +85,11 @@ def test_unknown_example_papers_give_nothing_and_say_why(corpus, op):
     assert "no-such-paper" in ctx.notes["n"]
 
 
-def test_example_params_need_a_paper():
-    with pytest.raises(ValueError, match="seed_ids"):
-        ExampleSearchParams(seed_ids=[], k=5)
+@pytest.mark.parametrize("params, field", [({"seed_ids": []}, "seed_ids"), ({"k": 0}, "k"),
+                                           ({"max_quoted": float("nan")}, "finite"), ({"max_quoted": 1.5}, "max_quoted")])
+def test_bad_example_params_are_refused_by_name(params, field):
+    with pytest.raises(ValueError, match=field):
+        ExampleSearchParams(**{"seed_ids": ["dpr"], **params})
 
 
 def test_a_quoted_passage_plans_searches_by_its_source(corpus):

@@ -103,7 +103,7 @@ class ExampleSearchParams(OperatorParams):
     seed_ids: list[str] = Field(min_length=1, description="Corpus ids of the example papers.")
     k: int = Field(100, ge=1, le=10_000, description="Hits to return (the examples themselves among them).")
     max_quoted: float = Field(
-        0.85, gt=0, le=1, description="Skip the search when the intent holds this share of the examples' distinct "
+        0.85, gt=0, le=1, allow_inf_nan=False, description="Skip the search when the intent holds this share of the examples' distinct "
         "content terms (title + abstract): a pasted whole abstract is the example already, searched by the intent's "
         "own nodes. On the citations-self dev queries a facet (a third of an abstract) holds 0.13-0.80 of its "
         "source's terms (median 0.39), a title + abstract 1.0.")
