@@ -129,6 +129,7 @@ def test_a_pasted_method_sentence_ranks_papers_like_its_whole_paper_first(facets
     ids = [r.corpus_id for r in session.results]
     assert "source" not in ids
     assert ids[0] == "like", ids
+    assert "example" in {f.channel for f in session.results[0].found_by}  # the audit shows why it rose
     without = search(METHOD_FACET, facets, Settings.model_validate({"librarians": {"source_weight": 0}}),
                      top_k=4, rounds=1)
     assert without.results[0].corpus_id != "like"  # on the sentence's own words the news classifier wins

@@ -109,7 +109,7 @@ class Workflow(_Record):
 
 
 class FoundBy(_Record):
-    """How a candidate was found: channel (semantic, lexical, citation, web), round, node,
+    """How a candidate was found: channel (semantic, lexical, example, citation, web), round, node,
     the channel's score and rank, and for web hits the provider."""
 
     channel: str

@@ -94,7 +94,7 @@ def lexical_search(params: SearchParams, inputs: list, ctx: RunContext, node_id:
 
 
 EXAMPLE_OPS = ("example_lexical", "example_semantic")
-"""The query-by-example operators (below)."""
+"""The query-by-example operators (below); their hits are found by channel ``example``."""
 
 
 class ExampleSearchParams(OperatorParams):
@@ -126,7 +126,7 @@ def _example_text(params: ExampleSearchParams, ctx: RunContext, node_id: str) ->
     return text
 
 
-@operator("example_semantic", ExampleSearchParams, output="pool", channel="semantic")
+@operator("example_semantic", ExampleSearchParams, output="pool", channel="example")
 def example_semantic(params: ExampleSearchParams, inputs: list, ctx: RunContext, node_id: str) -> Pool:
     """Query by example, dense: top-k papers by cosine to the mean stored title + abstract vector
     of the example papers (the examples rank first; drop them downstream). Examples without a
@@ -146,17 +146,17 @@ def example_semantic(params: ExampleSearchParams, inputs: list, ctx: RunContext,
         return Pool()
     vec = vecs.mean(axis=0)
     vec = (vec / max(float(np.linalg.norm(vec)), 1e-12)).astype(np.float32)
-    return _pool(ctx.corpus.semantic_search(vec, params.k), "semantic", ctx, node_id)
+    return _pool(ctx.corpus.semantic_search(vec, params.k), "example", ctx, node_id)
 
 
-@operator("example_lexical", ExampleSearchParams, output="pool", channel="lexical")
+@operator("example_lexical", ExampleSearchParams, output="pool", channel="example")
 def example_lexical(params: ExampleSearchParams, inputs: list, ctx: RunContext, node_id: str) -> Pool:
     """Query by example, BM25: top-k papers by BM25 of the example papers' titles and abstracts
     as one query (the examples rank first; drop them downstream). With no corpus paper among
     them, or when the intent is the example already (:func:`_example_text`), the node returns
     nothing, with a note."""
     text = _example_text(params, ctx, node_id)
-    return Pool() if text is None else _pool(ctx.corpus.lexical_search(text, params.k), "lexical", ctx, node_id)
+    return Pool() if text is None else _pool(ctx.corpus.lexical_search(text, params.k), "example", ctx, node_id)
 
 
 class WebSearchParams(OperatorParams):
