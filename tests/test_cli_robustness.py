@@ -136,3 +136,11 @@ def test_a_missing_cross_encoder_folder_fails_before_the_search_with_its_setting
                               "--set", f"reranker.cross_encoder_path={tmp_path / 'nope'}"])
     assert res.exit_code != 0 and "no such cross-encoder folder (reranker.cross_encoder_path)" in res.output
     assert "Traceback" not in res.output
+
+
+def test_stats_lists_the_venues_and_years_constraints_can_name(runner, search_corpus_dir):
+    res = runner.invoke(app, ["stats", "--corpus", str(search_corpus_dir), "--json", "--venues", "2"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    assert data["venues"] == {"ACL": 5, "EMNLP": 5}  # most papers first, ties by name
+    assert sum(data["papers_per_year"].values()) == data["papers"] == 14

@@ -179,7 +179,8 @@ def test_search_leaves_the_source_out_and_says_so(corpus):
     assert "dpr" not in ids and ids, ids
     assert all(rnd.checklist.source_ids == ["dpr"] for rnd in session.rounds)  # every round keeps it out
     assert any("not_source" == n.id for rnd in session.rounds for n in rnd.workflow.nodes)
-    assert any("quoted from dpr" in note for note in result_notes(session))
+    assert any("quoted from dpr" in note and "pin it" in note for note in result_notes(session))
+    assert any("c1 is the pasted text as a whole" in note for note in result_notes(session))
     # no other paper states a pasted passage whole: no "0 of N results satisfy c1" warning
     assert not any("satisfy the whole intent" in note for note in result_notes(session))
 
@@ -249,4 +250,7 @@ def test_the_report_names_the_source(corpus):
 
     session = search(DPR_ABSTRACT, corpus, Settings(), top_k=5, rounds=1)
     assert any("quoted from dpr" in n for n in audit_view(session)["notes"])
-    assert "quoted from dpr" in render_report(session)
+    html = render_report(session)
+    notes = [part.split("</p>")[0] for part in html.split('<p class="note muted">')[1:]]
+    assert any("quoted from dpr" in n and "<code>litnav show ID</code>" in n for n in notes)
+    assert not any("`" in n for n in notes)  # markdown code spans rendered, not shown raw

@@ -87,3 +87,14 @@ def test_within_a_content_checkpoint_is_an_error_naming_the_node(corpus):
             node["params"]["within"] = ["c1"]
     with pytest.raises(WorkflowError, match=r"lexical_intent.*within.*c1"):
         search(intent, corpus, Settings(), workflow=Workflow.model_validate(tree))
+
+
+def test_fewer_results_than_asked_say_the_constraints_decided(corpus):
+    from litnav.session.render import result_notes
+
+    session = search("dense retrieval for question answering in EMNLP 2021", corpus, Settings(), top_k=10, rounds=1)
+    assert 0 < len(session.results) < 10
+    assert all(r.venue == "EMNLP" and r.year == 2021 for r in session.results)
+    assert any(f"Only {len(session.results)} papers found pass the hard constraints" in n for n in result_notes(session))
+    full = search("dense retrieval for question answering", corpus, Settings(), top_k=3, rounds=1)
+    assert not any("hard constraints" in n for n in result_notes(full))

@@ -19,14 +19,22 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print a JSON object."),
         rejects: int = typer.Option(0, "--rejects", min=0,
                                     help="Also list up to N rejected input records (file, line, reason)."),
+        venues: int = typer.Option(0, "--venues", min=0,
+                                   help="Also list the N venues with the most papers (the names venue "
+                                   "constraints match) and the papers per year."),
     ) -> None:
         """Papers, abstracts, full texts, chunks, citations, rejects and model of a corpus."""
         c = open_corpus(corpus, require_indexes=False)
         try:
             stats = c.stats()
             rejected = c.rejects()[:rejects] if rejects else []
+            top = sorted(c.venues().items(), key=lambda kv: (-kv[1], kv[0]))[:venues] if venues else []
+            years = c.papers_per_year() if venues else {}
         finally:
             c.close()
+        if venues:
+            stats["venues"] = dict(top)
+            stats["papers_per_year"] = years
         if as_json:
             if rejects:
                 stats["rejected"] = [{"source_file": f, "line": line, "reason": r} for _, f, line, r in rejected]

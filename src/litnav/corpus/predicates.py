@@ -227,8 +227,10 @@ def _author(p: MetadataPredicate, paper: Paper) -> tuple[bool | None, str]:
 
 def _venue_year(p: MetadataPredicate, paper: Paper) -> tuple[bool | None, str]:
     at, why = _venue(p, paper)
-    if at is not True:  # another venue passes; an unknown one stays unknown
-        return (None if at is None else True), why
+    if at is None:
+        return None, why
+    if not at:
+        return True, f"{why}, so the period (only for {' or '.join(p.values[:3])} papers) does not apply"
     ok, when = _year(p, paper)
     return ok, f"{why}; {when}"
 

@@ -336,6 +336,11 @@ class Corpus:
                 (r[0], r[1]) for r in self._q("SELECT corpus_id, norm_title FROM papers ORDER BY corpus_id")]
         return list(self._shared.title_index)
 
+    def papers_per_year(self) -> dict[int, int]:
+        """Publication year -> number of papers, ascending (papers without a year are not counted)."""
+        return {int(y): int(n) for y, n in self._q(
+            "SELECT year, count(*) FROM papers WHERE year IS NOT NULL GROUP BY year ORDER BY year")}
+
     def venues(self) -> dict[str, int]:
         """The venue vocabulary: normalised venue -> number of papers (papers without a venue are
         not counted), plus, for papers whose normalised venue is a kind rather than a name

@@ -161,6 +161,14 @@ def _searched_by_example(rnd, source_ids: list[str]) -> bool:
                and set(run.params.get("seed_ids", [])) <= set(source_ids) for run in rnd.operator_runs)
 
 
+def _top_k(session: Session) -> int | None:
+    """The number of results the session's last workflow asked for (its ``rerank`` node's ``top_k``)."""
+    workflow = session.turns[-1].workflow if session.turns else (session.rounds[-1].workflow if session.rounds else None)
+    rank = next((n for n in workflow.nodes if n.op == "rerank"), None) if workflow else None
+    top = rank.params.get("top_k") if rank else None
+    return int(top) if isinstance(top, (int, str)) and str(top).isdigit() else None
+
+
 def result_notes(session: Session) -> list[str]:
     """Warnings a reader of the results needs: constraints that matched no paper of the corpus
     and were relaxed to preferences (``navigator.planner.RELAXED_NOTE``), the corpus paper a pasted
@@ -185,9 +193,19 @@ def result_notes(session: Session) -> list[str]:
         notes.append(f"Note: the intent is quoted from {shown_values(checklist.source_ids)} (`litnav show ID`)"
                      + (", whose title and abstract were searched too (query by example); " if by_example else "; ")
                      + (f"its workflow let it through: {', '.join(returned)}." if returned else
-                        "that paper, its source, is not among the results (navigator.exclude_source)."))
+                        "that paper, its source, is not among the results (navigator.exclude_source; pin it "
+                        "to bring it back)."))
     judged = [j for r in session.results for j in r.checkpoints if j.checkpoint_id == "c1"]
     quoted = reading(session.intent) == "passage" or bool(checklist and checklist.source_ids)
+    if judged and quoted:
+        notes.append("c1 is the pasted text as a whole, which no other paper states: read its score as how close "
+                     "a paper comes, not as a verdict; the order is the retrieval's.")
+    asked = _top_k(session)
+    hard = [c.id for c in checklist.checkpoints if c.kind == "metadata" and c.predicate is not None
+            and c.weight >= 1.0] if checklist else []
+    if hard and asked and len(session.results) < asked:
+        notes.append(f"Only {len(session.results)} papers found pass the hard constraints ({', '.join(hard)}); "
+                     f"{asked} were asked for.")
     if judged and not quoted:  # no other paper states a pasted passage whole
         satisfied = sum(j.score >= 2.5 for j in judged)
         notes.append(f"{satisfied} of {len(judged)} results {'is' if satisfied == 1 else 'are'} judged to satisfy "
@@ -230,9 +248,9 @@ def turns_table(session: Session) -> Table:
         nodes = f"{', '.join(t.rerun) or '-'}\n[dim]reused: {', '.join(t.reused) or '-'}[/dim]"
         diff = (f"{len(t.results)} results; +{len(t.diff.new)} -{len(t.diff.dropped)} moved {len(t.diff.moved)}"
                 if t.diff else f"{len(t.results)} results")
-        if t.diff and t.diff.new:
-            diff += "\nnew: " + ", ".join(escape(c) for c in t.diff.new[:8])
-        if t.diff and t.diff.dropped:
-            diff += "\ndropped: " + ", ".join(escape(c) for c in t.diff.dropped[:8])
+        for label, ids in (("new", t.diff.new if t.diff else []), ("dropped", t.diff.dropped if t.diff else [])):
+            if ids:
+                diff += f"\n{label}: " + ", ".join(escape(c) for c in ids[:8]) + (
+                    f" and {len(ids) - 8} more" if len(ids) > 8 else "")
         table.add_row(str(t.index), escape(said) if t.clarification is None else said, edits, nodes, diff)
     return table

@@ -137,7 +137,17 @@ def _environment():
                       trim_blocks=True, lstrip_blocks=True)
     env.filters["fmt"] = lambda v, spec: format(v, spec) if v is not None else ""
     env.filters["tojson_safe"] = lambda v: json.dumps(v, ensure_ascii=False).replace("</", "<\\/")
+    env.filters["code_spans"] = _code_spans
     return env
+
+
+def _code_spans(text: str):
+    """``text`` HTML-escaped, its `backquoted` spans (commands, settings) as ``<code>``."""
+    import re
+
+    from markupsafe import Markup, escape
+
+    return Markup(re.sub(r"`([^`]+)`", r"<code>\1</code>", str(escape(text))))
 
 
 def render_report(session: Session, corpus=None) -> str:
