@@ -104,6 +104,9 @@ def main(argv: list[str] | None = None) -> int:
     corpus = Corpus.open(args.corpus)
     if args.passages:
         intents = passages(corpus, args.passages)
+        if not intents:
+            print(f"{args.corpus}: no abstract of 4 sentences or more to quote", file=sys.stderr)
+            return 1
     t0 = time.perf_counter()
     search(intents[0], corpus, settings)
     warmup = time.perf_counter() - t0

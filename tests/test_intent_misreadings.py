@@ -340,3 +340,36 @@ def test_et_al_names_the_first_author():
                                     "patients struggling with insomnia"])
 def test_with_after_help_or_struggle_introduces_no_method(intent):
     assert not [c for c in parse_intent(intent, today=TODAY).checkpoints if c.kind == "method"]
+
+
+def _apply(checklist, edits):
+    """The checklist after the feedback's add/drop checkpoint edits."""
+    from litnav.core.records import Checkpoint
+
+    cps = [c for c in checklist.checkpoints if c.id not in {e.target for e in edits if e.action == "drop_checkpoint"}]
+    cps += [Checkpoint.model_validate(e.detail["checkpoint"]) for e in edits if e.action == "add_checkpoint"]
+    return checklist.model_copy(update={"checkpoints": cps})
+
+
+def _grid(checklist) -> set[tuple[str, int]]:
+    from litnav.corpus.predicates import check
+    from litnav.corpus.records import Paper
+
+    hard = [c.predicate for c in checklist.checkpoints if c.predicate is not None and c.weight >= 1.0]
+    return {(v, y) for v in ("ACL", "EMNLP", "NAACL") for y in range(2015, 2023)
+            if all(check(p, Paper(corpus_id="x", title="t", venue=v, venue_raw=v, year=y))[0] for p in hard)}
+
+
+def test_venue_years_given_as_feedback_bind_each_venue_and_are_ignored_together():
+    from litnav.core.records import Workflow
+    from litnav.navigator.feedback import parse_feedback
+
+    def feedback(checklist, text):
+        return _apply(checklist, parse_feedback(text, checklist, Workflow(nodes=[], output=""), [], None, TODAY))
+
+    start = parse_intent("dialogue act tagging", today=TODAY)
+    pairs = feedback(start, "only EMNLP 2019 or ACL 2020 papers")
+    assert _grid(pairs) == {("EMNLP", 2019), ("ACL", 2020)}
+    again = feedback(pairs, "only EMNLP 2021 or ACL 2018 papers")  # new pairs replace the old ones
+    assert _grid(again) == {("EMNLP", 2021), ("ACL", 2018)}
+    assert _grid(feedback(pairs, "ignore the year constraint")) == {(v, y) for v in ("EMNLP", "ACL") for y in EVERY_YEAR}

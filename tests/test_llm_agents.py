@@ -546,3 +546,23 @@ def test_teacher_without_scorer_endpoint_is_a_settings_error(corpus):
 
     with pytest.raises(ValueError, match="scorer.teacher is true but llm.scorer"):
         build_agents(Settings.model_validate({"scorer": {"teacher": True}}), corpus)
+
+
+def test_a_negated_or_undated_venue_year_is_sent_back(fake, tmp_path, corpus):
+    bad = json.loads(json.dumps(PLAN))
+    bad.update(ambiguous=False, question=None, options=[], default=None, workflow=None)
+    bad["checkpoints"][2]["predicate"] = {"field": "venue_year", "values": ["acl"], "start": "2019-01-01",
+                                          "end": "2019-12-31", "negate": True}
+    bad["checkpoints"].append({"id": "m2", "kind": "metadata", "text": "ACL papers of some year", "weight": 1.0,
+                               "terms": [], "predicate": {"field": "venue_year", "values": ["acl"], "start": None,
+                                                          "end": None, "negate": False}})
+    good = json.loads(json.dumps(bad))
+    good["checkpoints"][2]["predicate"]["negate"] = False
+    good["checkpoints"].pop()
+    fake.push(json_reply(bad), json_reply(good))
+    checklist, _, _ = LLMPlanner(engine(fake, tmp_path, "navigator"), today=TODAY)(
+        "machine translation in ACL 2019", corpus, Settings())
+    problems = fake.bodies[1]["messages"][-1]["content"]
+    assert "a venue_year predicate cannot be negated" in problems and "a venue_year predicate needs start or end" in problems
+    p = checklist.get("m1").predicate
+    assert p.field == "venue_year" and p.values == ["ACL"] and p.start.year == 2019

@@ -154,7 +154,7 @@ class _LexicalStage:
 def test_a_corpus_without_vectors_still_searches_its_source_by_bm25(facets):
     lexical_only = _LexicalStage(facets)
     pool, ctx = _run("example_semantic", lexical_only, ["source"])
-    assert pool.ids == [] and "semantic channel skipped" in ctx.notes["n"]
+    assert pool.ids == [] and "example search skipped: no abstract vectors" in ctx.notes["n"]
     pool, _ = _run("example_lexical", lexical_only, ["source"])
     assert pool.ids[:2] == ["source", "like"]
 

@@ -52,8 +52,8 @@ def search_cmd(
         from litnav.cli.refine import continue_session
 
         if not query and top is None:
-            fail("--continue needs the feedback as QUERY, e.g. `litnav search --continue s.json 'only after 2019'`",
-                 code=2)
+            fail("--continue needs the feedback as QUERY, e.g. `litnav search --continue s.json 'only after 2019'`, "
+                 "or --top N", code=2)
         ignored = [flag for flag, given in (("--anchor", anchor), ("--workflow", workflow), ("--rounds", rounds),
                                             ("--export", export)) if given is not None]
         if ignored:

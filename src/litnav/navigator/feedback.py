@@ -183,10 +183,12 @@ def parse_feedback(
             raise FeedbackError(f"{m.group(0).strip()!r}: show at least one result")
         edits.append(top_k_edit(n, take(m)))
     for m in _DROP_CP.finditer(text):
+        field = {"date": "year", "type": "publication_type"}.get(m.group("field").lower().split()[0],
+                                                                  m.group("field").lower().replace(" ", "_"))
+        fields = {field, "venue_year"} if field in ("year", "venue") else {field}  # "EMNLP 2019": venue and year
         ids = [m.group("cid")] if m.group("cid") else [
             c.id for c in checklist.checkpoints if c.kind == "metadata" and c.predicate is not None
-            and c.predicate.field == {"date": "year", "type": "publication_type"}.get(
-                m.group("field").lower().split()[0], m.group("field").lower().replace(" ", "_"))]
+            and c.predicate.field in fields]
         if not ids:
             raise FeedbackError(f"the search has no {m.group('field').lower()} constraint to ignore")
         reason = take(m)
@@ -225,8 +227,9 @@ def parse_feedback(
         if cp.kind == "metadata" and cp.predicate is not None:
             if any(_same_predicate(cp, c) for c in scratch.checkpoints):
                 continue
-            old = [c.id for c in scratch.checkpoints if c.kind == "metadata" and c.predicate is not None
-                   and c.predicate.field == cp.predicate.field and c.source == "user"]
+            old = [c.id for c in checklist.checkpoints if c.kind == "metadata" and c.predicate is not None
+                   and c.predicate.field == cp.predicate.field and c.source == "user"
+                   and (cp.predicate.field != "venue_year" or c.predicate.values == cp.predicate.values)]
             new = cp.model_copy(update={"id": _next_id("m", scratch), "source": "user"})
             scratch.checkpoints.append(new)
             for cid in old:  # a new year range from the user replaces their earlier one

@@ -252,6 +252,9 @@ def to_checklist(intent: str, drafts: list[CheckpointDraft], venues: dict[str, i
                 if p.field in ("year", "venue_year") and start is None and end is None and p.start is None \
                         and p.end is None:
                     problems.append(f"{where}: a {p.field} predicate needs start or end")
+                if p.field == "venue_year" and p.negate:
+                    problems.append(f"{where}: a venue_year predicate cannot be negated (exclude the venue or "
+                                    "the years instead)")
                 if p.field != "year" and not values:
                     problems.append(f"{where}: a {p.field} predicate needs values")
                 if p.field in ("venue", "venue_year") and venues:

@@ -11,6 +11,7 @@ from rich.text import Text
 
 from litnav.core.records import FoundBy, Result, Session, Workflow
 from litnav.core.text import shown_values
+from litnav.navigator.intent.describe import predicate_text
 
 CONTEXT_CHARS = 160
 
@@ -26,11 +27,7 @@ def checklist_table(session: Session) -> Table:
     for col in ("id", "kind", "weight", "checkpoint"):
         table.add_column(col)
     for c in checklist.checkpoints if checklist else []:
-        pred = ""
-        if c.predicate:
-            p = c.predicate
-            pred = " [dim](" + ("NOT " if p.negate else "") + p.field + ": " + (
-                f"{p.start or '…'} to {p.end or '…'}" if p.field == "year" else escape(shown_values(p.values))) + ")[/dim]"
+        pred = f" [dim]({escape(predicate_text(c.predicate))})[/dim]" if c.predicate else ""
         table.add_row(c.id, c.kind, f"{c.weight:g}", escape(c.text) + pred)
     return table
 
@@ -150,7 +147,6 @@ def _highlight(text: str, quote: str | None) -> Text:
     return out
 
 
-
 def _searched_by_example(rnd, source_ids: list[str]) -> bool:
     """Whether a query-by-example search of the source papers found papers in this round and fed
     the fusion (``union``) of its workflow."""
@@ -166,19 +162,20 @@ def _top_k(session: Session) -> int | None:
     workflow = session.turns[-1].workflow if session.turns else (session.rounds[-1].workflow if session.rounds else None)
     rank = next((n for n in workflow.nodes if n.op == "rerank"), None) if workflow else None
     top = rank.params.get("top_k") if rank else None
-    return int(top) if isinstance(top, (int, str)) and str(top).isdigit() else None
+    return top if isinstance(top, int) and not isinstance(top, bool) else None
 
 
 def result_notes(session: Session) -> list[str]:
     """Warnings a reader of the results needs: constraints that matched no paper of the corpus
     and were relaxed to preferences (``navigator.planner.RELAXED_NOTE``), the corpus paper a pasted
     passage is quoted from (``Checklist.source_ids``), left out of the results (and searched by
-    example when such a search ran, :func:`_searched_by_example`), and (unless the
+    example when such a search ran, :func:`_searched_by_example`), that a pasted passage's c1 reads as
+    closeness, fewer results than asked when the hard constraints' filter decided it, and (unless the
     intent is a pasted passage, which no other paper states whole) how many results
     are judged to satisfy the whole intent (checkpoint ``c1``), so a list in which none does
     (the corpus holds no such paper) does not read like a list of matches."""
     from litnav.navigator.intent.parser import reading
-    from litnav.navigator.planner import RELAXED_NOTE
+    from litnav.navigator.planner import RELAXED_NOTE, hard_metadata
 
     notes = []
     checklist = session.rounds[-1].checklist if session.rounds else None
@@ -199,11 +196,12 @@ def result_notes(session: Session) -> list[str]:
     quoted = reading(session.intent) == "passage" or bool(checklist and checklist.source_ids)
     if judged and quoted:
         notes.append("c1 is the pasted text as a whole, which no other paper states: read its score as how close "
-                     "a paper comes, not as a verdict; the order is the retrieval's.")
+                     "a paper comes, not as a verdict.")
     asked = _top_k(session)
-    hard = [c.id for c in checklist.checkpoints if c.kind == "metadata" and c.predicate is not None
-            and c.weight >= 1.0] if checklist else []
-    if hard and asked and len(session.results) < asked:
+    hard = [c.id for c in hard_metadata(checklist)] if checklist else []
+    filtered = bool(session.rounds) and any(n.op == "filter" for n in session.rounds[-1].workflow.nodes)
+    banned = bool(session.turns and session.turns[-1].bans)
+    if hard and filtered and not banned and asked and len(session.results) < asked:
         notes.append(f"Only {len(session.results)} papers found pass the hard constraints ({', '.join(hard)}); "
                      f"{asked} were asked for.")
     if judged and not quoted:  # no other paper states a pasted passage whole

@@ -11,20 +11,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from litnav.core.records import Checkpoint, Session
+from litnav.core.records import Session
+from litnav.navigator.intent.describe import predicate_text
 from litnav.session.render import found_by_summary, result_notes
 
 CONTEXT_CHARS = 240
 """Characters of surrounding text shown either side of an evidence chunk."""
-
-
-def predicate_text(c: Checkpoint) -> str:
-    """A metadata checkpoint's predicate in words (``NOT venue: ACL``, ``year: 2018-01-01 to …``); '' otherwise."""
-    if c.predicate is None:
-        return ""
-    p = c.predicate
-    body = f"{p.start or '…'} to {p.end or '…'}" if p.field == "year" else ", ".join(p.values)
-    return ("NOT " if p.negate else "") + f"{p.field}: {body}"
 
 
 def _score_class(score: float | None) -> str:
@@ -122,7 +114,7 @@ def audit_view(session: Session, corpus=None) -> dict[str, Any]:
         "stop_reason": session.stop_reason, "engines": session.engines, "usage": usage, "total_usage": total,
         "timings": {k: round(v, 3) for k, v in session.timings.items()},
         "checklist": [{"id": c.id, "kind": c.kind, "weight": c.weight, "text": c.text, "terms": c.terms,
-                       "predicate": predicate_text(c), "source": c.source} for c in checklist],
+                       "predicate": predicate_text(c.predicate) if c.predicate else "", "source": c.source} for c in checklist],
         "results": results, "rounds": rounds, "notes": result_notes(session),
         "clarifications": [c.model_dump(mode="json") for c in session.clarifications],
         "feedback": feedback,

@@ -61,6 +61,28 @@ class FeedbackSearchParams(SearchParams):
                         description="Weight of the seeds' mean vector against the query vector's 1.")
 
 
+def _mean_vector(ids: list[str], ctx: RunContext, node_id: str, what: str):
+    """The mean stored title + abstract vector (float32 ``[dim]``) of the papers ``ids`` that have
+    one, or None, with a note saying why ``what`` is skipped: no abstract vectors in the corpus
+    (build stage ``lexical``) or none of ``ids`` has one."""
+    missing = missing_channels(ctx.corpus).get("semantic")
+    if missing:
+        ctx.note(node_id, f"{what} skipped: {missing}")
+        return None
+    found, vecs = ctx.corpus.abstract_vectors(ids)
+    if not found:
+        ctx.note(node_id, f"{what} skipped: none of the seeds {ids[:5]} is a corpus paper with an abstract vector")
+        return None
+    return vecs.mean(axis=0)
+
+
+def _unit(vec):
+    """``vec`` scaled to unit L2 norm (a zero vector stays zero), float32."""
+    import numpy as np
+
+    return (vec / max(float(np.linalg.norm(vec)), 1e-12)).astype(np.float32)
+
+
 @operator("feedback_search", FeedbackSearchParams, output="pool", channel="semantic")
 def feedback_search(params: FeedbackSearchParams, inputs: list, ctx: RunContext, node_id: str) -> Pool:
     """Dense pseudo-relevance feedback: top-k papers (seeds included: the ranks of every round's
@@ -69,19 +91,10 @@ def feedback_search(params: FeedbackSearchParams, inputs: list, ctx: RunContext,
     Li et al., "Pseudo relevance feedback with deep language models and dense retrievers", 2021).
     Seeds without a stored vector are ignored; with none (or no abstract vectors) the node returns
     nothing, with a note."""
-    import numpy as np
-
-    missing = missing_channels(ctx.corpus).get("semantic")
-    if missing:
-        ctx.note(node_id, f"feedback search skipped: {missing}")
+    mean = _mean_vector(params.seed_ids, ctx, node_id, "feedback search")
+    if mean is None:
         return Pool()
-    found, vecs = ctx.corpus.abstract_vectors(params.seed_ids)
-    if not found:
-        ctx.note(node_id, f"feedback search skipped: none of the seeds {params.seed_ids[:5]} is a corpus paper "
-                          "with an abstract vector")
-        return Pool()
-    vec = ctx.query_vector(params.query) + params.beta * vecs.mean(axis=0)
-    vec = (vec / max(float(np.linalg.norm(vec)), 1e-12)).astype(np.float32)
+    vec = _unit(ctx.query_vector(params.query) + params.beta * mean)
     hits = ctx.corpus.semantic_search(vec, params.k, **_restriction(params, ctx, node_id))
     return _pool(hits, "semantic", ctx, node_id)
 
@@ -132,21 +145,11 @@ def example_semantic(params: ExampleSearchParams, inputs: list, ctx: RunContext,
     of the example papers (the examples rank first; drop them downstream). Examples without a
     stored vector are ignored; with none (or no abstract vectors), or when the intent is the
     example already (:func:`_example_text`), the node returns nothing, with a note."""
-    import numpy as np
-
-    missing = missing_channels(ctx.corpus).get("semantic")
-    if missing:
-        ctx.note(node_id, f"semantic channel skipped: {missing}")
+    if "semantic" not in missing_channels(ctx.corpus) and _example_text(params, ctx, node_id) is None:
         return Pool()
-    if _example_text(params, ctx, node_id) is None:
-        return Pool()
-    found, vecs = ctx.corpus.abstract_vectors(params.seed_ids)
-    if not found:
-        ctx.note(node_id, f"example search skipped: none of {params.seed_ids[:5]} has an abstract vector")
-        return Pool()
-    vec = vecs.mean(axis=0)
-    vec = (vec / max(float(np.linalg.norm(vec)), 1e-12)).astype(np.float32)
-    return _pool(ctx.corpus.semantic_search(vec, params.k), "example", ctx, node_id)
+    mean = _mean_vector(params.seed_ids, ctx, node_id, "example search")
+    return Pool() if mean is None else _pool(ctx.corpus.semantic_search(_unit(mean), params.k), "example", ctx,
+                                             node_id)
 
 
 @operator("example_lexical", ExampleSearchParams, output="pool", channel="example")

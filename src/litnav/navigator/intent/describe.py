@@ -6,7 +6,10 @@ from litnav.core.records import Checklist, Checkpoint, MetadataPredicate
 from litnav.core.text import shown_values
 
 
-def _predicate(p: MetadataPredicate) -> str:
+def predicate_text(p: MetadataPredicate) -> str:
+    """A predicate in words, the one rendering of the plan, the terminal and the report:
+    ``year 2019-01-01 .. ...``, ``NOT venue in [ACL]``, ``venue in [EMNLP] -> year 2020-01-01 ..
+    2020-12-31`` (``venue_year``), ``first author in [Smith]``."""
     neg = "NOT " if p.negate else ""
     period = f"year {p.start.isoformat() if p.start else '...'} .. {p.end.isoformat() if p.end else '...'}"
     if p.field == "year":
@@ -22,7 +25,7 @@ def describe_checkpoint(cp: Checkpoint) -> str:
     """One line: ``id [kind] text  {terms or predicate}  (w=weight when not 1)``."""
     line = f"{cp.id:<4}[{cp.kind}] {cp.text}"
     if cp.predicate is not None:
-        line += f"  {{{_predicate(cp.predicate)}}}"
+        line += f"  {{{predicate_text(cp.predicate)}}}"
     elif cp.terms:
         line += f"  {{terms: {'; '.join(cp.terms)}}}"
     if cp.weight != 1.0:

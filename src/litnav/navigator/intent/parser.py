@@ -261,9 +261,9 @@ def _venue_years(dates: list[DateConstraint], mentions: list[VenueMention],
                  text: str) -> tuple[list[tuple[DateConstraint, VenueMention]], bool]:
     """The dates stated for single venues of a venue list ("EMNLP 2019 or ACL 2020"), each with
     the venue mention it follows directly, and whether every positive venue mention has one.
-    Their periods are alternatives, so they join as a union, not an intersection. When some
-    venue has no date ("EMNLP 2019 or ACL") the union cannot be an exact filter on every paper
-    (it would drop ACL 2020) and becomes a preference. Empty with fewer than two venue mentions;
+    Their periods are alternatives, bound to their venues (:func:`_venue_year_checkpoints`): not
+    an intersection, and, when some venue has no date ("EMNLP 2019 or ACL"), no filter on that
+    venue's papers. Empty with fewer than two venue mentions;
     a date after the whole list ("ACL or EMNLP 2019") or away from any venue ("since 2019") is
     not one of them."""
     venues = sorted((m for m in mentions if not m.negated), key=lambda m: m.position)
