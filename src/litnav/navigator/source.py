@@ -36,8 +36,10 @@ A paper is the source when (:func:`find_source`, over the passage's BM25 top :da
   development of cardiovascular disease.") is that paper's finding, the evidence a claim search
   is for (2 of SciFact's 564 training claim-evidence pairs; none of 20 words or more), while a
   long one is a facet of a pasted abstract (67 of the 353 held-out facet queries of
-  ``bench/citations.py`` read as claims). A whole abstract shorter than that, pasted alone, is
-  read as a claim and keeps its paper.
+  ``bench/citations.py`` read as claims). A shorter one in the paper's own voice (:data:`OWN_VOICE`:
+  "Experiments show that our method outperforms ...") is quoted, never a claim to check (none of
+  SciFact's 505 training claims speaks so). A whole abstract shorter than that, pasted alone and
+  in no such voice, is read as a claim and keeps its paper.
 """
 
 from __future__ import annotations
@@ -58,7 +60,10 @@ SOURCE_SHARE = 0.8
 SOURCE_MIN_WORDS = 12
 """Words of sentences found in the source's abstract alone (in no other candidate) it needs."""
 CLAIM_SOURCE_MIN_WORDS = 20
-"""Words a text read as a claim needs before a paper can be its source (module doc)."""
+"""Words a text read as a claim needs before a paper can be its source, unless it speaks in a
+paper's own voice (:data:`OWN_VOICE`; module doc)."""
+OWN_VOICE = re.compile(r"\b(?:[Ww]e|[Oo]ur|[Tt]his (?:paper|work|study|article)|[Tt]he proposed)\b")
+"""A paper speaking of its own work ("we", "our", "this paper", "the proposed"; "US" is no "us")."""
 DUPLICATE_TITLE_WORDS = 3
 """Words a title needs before another candidate with the same (normalised) title is the same paper
 recorded twice (a preprint and its published version, a record without its abstract)."""
@@ -113,7 +118,8 @@ def _found(piece: str, record: str, vocabulary: set[str]) -> bool:
 def find_source(text: str, corpus, k: int = CANDIDATES) -> list[str]:
     """Corpus ids of the paper ``text`` is quoted from and of its duplicate records (module doc),
     the best match first; ``[]`` when there is none, for blank text, for a claim
-    (``intent.parser.reading``) under :data:`CLAIM_SOURCE_MIN_WORDS` words, and when the corpus
+    (``intent.parser.reading``) under :data:`CLAIM_SOURCE_MIN_WORDS` words not in a paper's own voice
+    (:data:`OWN_VOICE`), and when the corpus
     has no BM25 index yet (``librarians.operators.base.missing_channels``). ``corpus`` needs
     ``lexical_search``, ``papers`` and ``abstracts``."""
     from litnav.librarians.operators.base import missing_channels
@@ -125,7 +131,7 @@ def find_source(text: str, corpus, k: int = CANDIDATES) -> list[str]:
     if sum(words) < SOURCE_MIN_WORDS or "lexical" in missing_channels(corpus):
         return []
     mode = reading(text)
-    if sum(words) < CLAIM_SOURCE_MIN_WORDS and mode == "claim":
+    if sum(words) < CLAIM_SOURCE_MIN_WORDS and mode == "claim" and not OWN_VOICE.search(text):
         return []
     ids = [h.corpus_id for h in corpus.lexical_search(" ".join(text.split()), k)]
     papers, abstracts = corpus.papers(ids), corpus.abstracts(ids)
