@@ -173,6 +173,15 @@ def test_a_short_claim_keeps_the_paper_that_states_it(corpus):
     assert "dpr" in [r.corpus_id for r in session.results]
 
 
+def test_a_short_sentence_in_the_papers_own_voice_is_quoted(corpus):
+    """"We show ..." is a paper speaking, never a claim a user types: its paper is its source."""
+    from litnav.navigator.source import OWN_VOICE
+
+    assert find_source("We show that dense representations learned by a dual encoder outperform BM25 for "
+                       "retrieving passages.", corpus) == ["dpr"]
+    assert not OWN_VOICE.search("The US health care system can save up to $5 billion.")  # "US" is no "us"
+
+
 def test_search_leaves_the_source_out_and_says_so(corpus):
     session = search(DPR_ABSTRACT, corpus, Settings(), top_k=10, rounds=2)
     ids = [r.corpus_id for r in session.results]
