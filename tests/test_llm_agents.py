@@ -360,20 +360,27 @@ def test_invalid_workflow_is_repaired_after_the_validation_error(fake, tmp_path,
     assert [c.id for c in checklist.checkpoints] == ["c1", "c2", "m1"]
 
 
-def test_unknown_venue_and_missing_predicate_are_sent_back(fake, tmp_path, corpus):
+def _sent_back(fake, tmp_path, corpus, intent, m1, m2, fixed):
+    """Plan ``intent`` with a first reply whose m1 predicate is ``m1`` plus a checkpoint ``m2``,
+    then a repaired reply (m1 updated with ``fixed``, no m2): ``(checklist, workflow, problems sent back)``."""
     bad = json.loads(json.dumps(PLAN))
     bad.update(ambiguous=False, question=None, options=[], default=None, workflow=None)
-    bad["checkpoints"][2]["predicate"] = {"field": "venue", "values": ["Journal of Nowhere"], "start": None,
-                                          "end": None, "negate": False}
-    bad["checkpoints"].append({"id": "m2", "kind": "metadata", "text": "recent", "weight": 0.5, "terms": [],
-                               "predicate": None})
+    bad["checkpoints"][2]["predicate"] = m1
+    bad["checkpoints"].append({"id": "m2", "kind": "metadata", "text": "another constraint", "weight": 0.5,
+                               "terms": [], "predicate": m2})
     good = json.loads(json.dumps(bad))
-    good["checkpoints"][2]["predicate"]["values"] = ["acl"]
+    good["checkpoints"][2]["predicate"].update(fixed)
     good["checkpoints"].pop()
     fake.push(json_reply(bad), json_reply(good))
-    checklist, workflow, _ = LLMPlanner(engine(fake, tmp_path, "navigator"), today=TODAY)(
-        "machine translation in ACL", corpus, Settings())
-    problems = fake.bodies[1]["messages"][-1]["content"]
+    checklist, workflow, _ = LLMPlanner(engine(fake, tmp_path, "navigator"), today=TODAY)(intent, corpus, Settings())
+    return checklist, workflow, fake.bodies[1]["messages"][-1]["content"]
+
+
+def test_unknown_venue_and_missing_predicate_are_sent_back(fake, tmp_path, corpus):
+    checklist, workflow, problems = _sent_back(
+        fake, tmp_path, corpus, "machine translation in ACL",
+        {"field": "venue", "values": ["Journal of Nowhere"], "start": None, "end": None, "negate": False}, None,
+        {"values": ["acl"]})
     assert "'Journal of Nowhere'" in problems and "not in the venue vocabulary" in problems
     assert "checkpoint 'm2': kind metadata needs a predicate" in problems
     assert workflow is None and checklist.get("m1").predicate.values == ["ACL"]  # the corpus spelling
@@ -549,20 +556,11 @@ def test_teacher_without_scorer_endpoint_is_a_settings_error(corpus):
 
 
 def test_a_negated_or_undated_venue_year_is_sent_back(fake, tmp_path, corpus):
-    bad = json.loads(json.dumps(PLAN))
-    bad.update(ambiguous=False, question=None, options=[], default=None, workflow=None)
-    bad["checkpoints"][2]["predicate"] = {"field": "venue_year", "values": ["acl"], "start": "2019-01-01",
-                                          "end": "2019-12-31", "negate": True}
-    bad["checkpoints"].append({"id": "m2", "kind": "metadata", "text": "ACL papers of some year", "weight": 1.0,
-                               "terms": [], "predicate": {"field": "venue_year", "values": ["acl"], "start": None,
-                                                          "end": None, "negate": False}})
-    good = json.loads(json.dumps(bad))
-    good["checkpoints"][2]["predicate"]["negate"] = False
-    good["checkpoints"].pop()
-    fake.push(json_reply(bad), json_reply(good))
-    checklist, _, _ = LLMPlanner(engine(fake, tmp_path, "navigator"), today=TODAY)(
-        "machine translation in ACL 2019", corpus, Settings())
-    problems = fake.bodies[1]["messages"][-1]["content"]
+    checklist, _, problems = _sent_back(
+        fake, tmp_path, corpus, "machine translation in ACL 2019",
+        {"field": "venue_year", "values": ["acl"], "start": "2019-01-01", "end": "2019-12-31", "negate": True},
+        {"field": "venue_year", "values": ["acl"], "start": None, "end": None, "negate": False},
+        {"negate": False})
     assert "a venue_year predicate cannot be negated" in problems and "a venue_year predicate needs start or end" in problems
     p = checklist.get("m1").predicate
     assert p.field == "venue_year" and p.values == ["ACL"] and p.start.year == 2019

@@ -107,6 +107,13 @@ class Workflow(_Record):
                 return n
         raise KeyError(f"no node {node_id!r} in workflow")
 
+    def top_k(self) -> int | None:
+        """The number of results the workflow returns: its ``rerank`` node's integer ``top_k``, or
+        None (no such node, or no integer there)."""
+        rank = next((n for n in self.nodes if n.op == "rerank"), None)
+        top = rank.params.get("top_k") if rank else None
+        return top if isinstance(top, int) and not isinstance(top, bool) else None
+
 
 class FoundBy(_Record):
     """How a candidate was found: channel (semantic, lexical, example, citation, web), round, node,

@@ -132,7 +132,7 @@ def anchor_search(
     from litnav.core.records import Node
     from litnav.navigator.intent import parse_intent
     from litnav.navigator.loop import SearchRun
-    from litnav.navigator.planner import SOURCE_NODE, hard_metadata
+    from litnav.navigator.planner import hard_metadata, source_node
     from litnav.navigator.refine import _insert_before_evidence
     from litnav.navigator.search import _cached_student, student_path
     from litnav.navigator.source import with_source
@@ -156,8 +156,7 @@ def anchor_search(
             n.params = {"k": lib.evidence_k, "limit": lib.pool_size, **n.params}
     checklist = with_source(checklist, corpus, settings, text=query) if intent else checklist
     if checklist.source_ids and settings.navigator.exclude_source:  # a pasted passage: never its own paper
-        _insert_before_evidence(wf, Node(id=SOURCE_NODE, op="text_filter", params={"ban_ids": checklist.source_ids},
-                                         note="never the paper the passage is quoted from (navigator.source)"))
+        _insert_before_evidence(wf, source_node(checklist.source_ids, []))
         validate_workflow(wf)
     hard = hard_metadata(checklist)
     if hard and not any(n.op == "filter" for n in wf.nodes):

@@ -305,8 +305,7 @@ def assemble(retrieval: list[Node], checklist: Checklist, settings: Settings, to
                       note="reciprocal rank fusion of every channel"))
     last = "fuse"
     if checklist.source_ids and settings.navigator.exclude_source:
-        nodes.append(Node(id=SOURCE_NODE, op="text_filter", inputs=[last], params={"ban_ids": list(checklist.source_ids)},
-                          note="never the paper the passage is quoted from (navigator.source)"))
+        nodes.append(source_node(checklist.source_ids, [last]))
         last = SOURCE_NODE
     if hard:
         nodes.append(Node(id="filter", op="filter", inputs=[last],
@@ -320,6 +319,12 @@ def assemble(retrieval: list[Node], checklist: Checklist, settings: Settings, to
         Node(id="rank", op="rerank", inputs=["score"], params={"top_k": top_k}, note="final ordering"),
     ]
     return Workflow(nodes=nodes, output="rank")
+
+
+def source_node(source_ids: list[str], inputs: list[str]) -> Node:
+    """The :data:`SOURCE_NODE` filter that drops a pasted passage's own papers (``source_ids``)."""
+    return Node(id=SOURCE_NODE, op="text_filter", inputs=list(inputs), params={"ban_ids": list(source_ids)},
+                note="never the paper the passage is quoted from (navigator.source)")
 
 
 def plan_workflow(checklist: Checklist, settings: Settings, top_k: int | None = None) -> Workflow:

@@ -522,8 +522,7 @@ def run_turn(
                                                          prev.pins, prev.bans)
     keys = node_keys(workflow, checklist)
     cached = _cached_values(workflow, keys, operator_cache(session))
-    rank_node = next((n for n in workflow.nodes if n.op == "rerank"), None)
-    top_k = (rank_node.params.get("top_k") if rank_node else None) or settings.navigator.top_k
+    top_k = workflow.top_k() or settings.navigator.top_k
     student = (_cached_student(student_path(settings, corpus), settings.scorer.device)
                if settings.scorer.enabled else None)
     run = SearchRun(session.intent, corpus, settings, workflow=workflow, checklist=checklist, cached=cached,
@@ -615,7 +614,8 @@ def _refine(session: Session, feedback: str, corpus, settings: Settings | None, 
         if any(n != top_k for n in said):
             raise ValueError(f"the feedback asks for {said[0]} results and top_k for {top_k}; give one")
         edits = [e for e in edits if e.detail.get("role") != "top_k"] + [top_k_edit(top_k, "--top")]
-        feedback = "; ".join(x for x in (feedback.strip(), f"show {top_k} results") if x) if not said else feedback
+        if not said:  # the turn records what was applied
+            feedback = "; ".join(x for x in (feedback.strip(), f"show {top_k} results") if x)
     engine = "rules" if parser is None else getattr(parser, "engine", "custom")
     return run_turn(session, edits, corpus, settings, feedback=feedback, engine=engine, today=today)
 

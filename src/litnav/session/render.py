@@ -157,14 +157,6 @@ def _searched_by_example(rnd, source_ids: list[str]) -> bool:
                and set(run.params.get("seed_ids", [])) <= set(source_ids) for run in rnd.operator_runs)
 
 
-def _top_k(session: Session) -> int | None:
-    """The number of results the session's last workflow asked for (its ``rerank`` node's ``top_k``)."""
-    workflow = session.turns[-1].workflow if session.turns else (session.rounds[-1].workflow if session.rounds else None)
-    rank = next((n for n in workflow.nodes if n.op == "rerank"), None) if workflow else None
-    top = rank.params.get("top_k") if rank else None
-    return top if isinstance(top, int) and not isinstance(top, bool) else None
-
-
 def result_notes(session: Session) -> list[str]:
     """Warnings a reader of the results needs: constraints that matched no paper of the corpus
     and were relaxed to preferences (``navigator.planner.RELAXED_NOTE``), the corpus paper a pasted
@@ -197,7 +189,8 @@ def result_notes(session: Session) -> list[str]:
     if judged and quoted:
         notes.append("c1 is the pasted text as a whole, which no other paper states: read its score as how close "
                      "a paper comes, not as a verdict.")
-    asked = _top_k(session)
+    last = session.turns[-1].workflow if session.turns else (session.rounds[-1].workflow if session.rounds else None)
+    asked = last.top_k() if last else None
     hard = [c.id for c in hard_metadata(checklist)] if checklist else []
     filtered = bool(session.rounds) and any(n.op == "filter" for n in session.rounds[-1].workflow.nodes)
     banned = bool(session.turns and session.turns[-1].bans)
