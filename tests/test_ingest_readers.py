@@ -190,3 +190,27 @@ def test_a_footnote_marker_read_as_an_author_is_dropped_and_marks_are_stripped()
     assert author_name({"first": "Jingbo", "middle": [], "last": "Zhu†", "suffix": ""}) == "Jingbo Zhu"
     assert author_name({"first": "Derek", "middle": ["F"], "last": "Wong", "suffix": ""}) == "Derek F Wong"
     assert author_name("  Yoav   Goldberg* ") == "Yoav Goldberg"
+
+
+@pytest.mark.parametrize(("raw", "stored"), [
+    ("Deep Recurrent Generative Decoder for Abstractive Text Summarization *",
+     "Deep Recurrent Generative Decoder for Abstractive Text Summarization"),
+    ("HMM Specialization with Selective Lexicalization*", "HMM Specialization with Selective Lexicalization"),
+    ("Oxysterol Binding to the Gene 2 (GPR183)*", "Oxysterol Binding to the Gene 2 (GPR183)"),
+    ("Differentiation of effector CD4 T cell populations (*).", "Differentiation of effector CD4 T cell populations."),
+    ("Gender Bias Throughout the  Lifecycle†‡", "Gender Bias Throughout the Lifecycle"),
+    # marks that are part of a name stay
+    ("Fast Approximate String Matching with Suffix Arrays and A* Parsing", None),
+    ("Efficient Parsing with A*", None),
+    ("GLR*", None),
+    ("Which *BERT? A Survey Organizing Contextualized Encoders", None),
+    ("G*Power 3: a flexible statistical power analysis program", None),
+    ("*", None),
+])
+def test_a_title_footnote_mark_is_not_part_of_the_stored_title(tmp_path: Path, raw: str, stored: str | None) -> None:
+    import json
+
+    src = tmp_path / "x.jsonl"
+    src.write_text(json.dumps({"doc_id": "1", "name": raw, "abstract_sentences": ["A."]}) + "\n")
+    docs = docs_by_id(read_all([src], parse_mapping(["id=doc_id", "title=name"])))
+    assert docs["1"].paper.title == (stored or raw)

@@ -10,6 +10,7 @@ from typing import Any
 from litnav.core.ids import normalise_external_id
 from litnav.corpus.predicates import looks_like_review
 from litnav.corpus.records import Author, Paper
+from litnav.ingest.text import title_text
 from litnav.ingest.venues import clean, normalise_venue, parse_acl_id
 
 ID_ALIASES: dict[str, str] = {
@@ -67,6 +68,7 @@ def make_paper(
 
     - year: the given year, else the publication date's year, else the ACL id's year;
     - venue: ``normalise_venue(venue_raw, acl id)``;
+    - title: whitespace collapsed, a trailing footnote mark dropped (``text.title_text``);
     - publication_types: the given list, else ``["Review"]`` when ``looks_like_review(title)``.
 
     ``authors`` may be ``Author`` records or ``{"name", "author_id"}`` dicts (cheaper: pydantic
@@ -84,7 +86,7 @@ def make_paper(
         types = ["Review"]
     return Paper.model_validate(dict(
         corpus_id=corpus_id,
-        title=" ".join(title.split()),
+        title=title_text(title),
         authors=authors or [],
         year=year,
         publication_date=publication_date,

@@ -1,12 +1,17 @@
-"""Text helpers of the readers: author display names and order-keeping de-duplication.
+"""Text helpers of the readers: author display names, titles without footnote marks and
+order-keeping de-duplication.
 
 Sentences (citing sentences, i.e. citation contexts) come from ``core.text.sentence_spans``."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 _FOOTNOTE_MARKS = "†‡§¶*∗⋆♠♣♦♥"
+_TITLE_MARK = re.compile(
+    r"(?:\s+|(?<=[a-z]{2})|(?<=[)\].]))[" + _FOOTNOTE_MARKS + r"]+\s*$"
+    r"|\s*\(\s*[" + _FOOTNOTE_MARKS + r"]+\s*\)(?=\.?\s*$)")
 
 
 def author_name(author: dict | str) -> str:
@@ -26,6 +31,16 @@ def author_name(author: dict | str) -> str:
         parts.append(author["suffix"])
     parts = [p.strip(_FOOTNOTE_MARKS + " ") for p in parts]
     return " ".join(" ".join(p for p in parts if p).split())
+
+
+def title_text(title: str) -> str:
+    """``title`` with whitespace collapsed and a trailing footnote mark dropped: the "*" or "†" a
+    PDF's title line carries for its footnote ("... Summarization *", "... Lexicalization*",
+    "... (GPR183)*", "... populations (*)."). A mark that is part of a name stays: after a capital
+    or a digit ("A*", "GLR*"), or inside the title ("Which *BERT?", "G*Power"). A title that
+    is nothing but marks is kept as it is."""
+    text = " ".join(title.split())
+    return _TITLE_MARK.sub("", text).rstrip() or text
 
 
 def unique(items: Iterable[str]) -> list[str]:
