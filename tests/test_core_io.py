@@ -63,3 +63,46 @@ def test_a_write_follows_a_link_and_never_replaces_a_pipe_or_a_folder(tmp_path):
                 write_text(locked / "out.bib", "x")
     finally:
         locked.chmod(0o700)
+
+
+def test_json_lines_numbers_lines_skips_blanks_and_reads_gzip(tmp_path) -> None:
+    import gzip
+
+    from litnav.core.io import json_lines
+
+    text = '{"a": 1}\n\n  \n{"a": 2}\n'
+    (tmp_path / "x.jsonl").write_text(text)
+    with gzip.open(tmp_path / "x.jsonl.gz", "wt") as fh:
+        fh.write(text)
+    for name in ("x.jsonl", "x.jsonl.gz"):
+        assert list(json_lines(tmp_path / name)) == [(1, {"a": 1}), (4, {"a": 2})]
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ('{"a": 1}\n{"a": \n', r"x\.jsonl:2: invalid JSON"),
+    ('{"a": 1}\n[1, 2]\n', r"x\.jsonl:2: expected a JSON object, got list"),
+    (b'{"a": 1}\n{"a": "\xff"}\n', r"x\.jsonl:2: not UTF-8 text"),
+])
+def test_json_lines_names_the_file_and_line_of_a_bad_line(tmp_path, content, message) -> None:
+    from litnav.core.io import json_lines
+
+    class MyError(ValueError):
+        pass
+
+    path = tmp_path / "x.jsonl"
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    with pytest.raises(MyError, match=message):
+        list(json_lines(path, error=MyError))
+
+
+def test_json_lines_names_a_missing_or_truncated_file(tmp_path) -> None:
+    import gzip
+
+    from litnav.core.io import json_lines
+
+    with pytest.raises(ValueError, match=r"nope\.jsonl: No such file"):
+        list(json_lines(tmp_path / "nope.jsonl"))
+    data = gzip.compress(b"".join(b'{"id": %d, "text": "some words here"}\n' % i for i in range(2000)))
+    (tmp_path / "cut.jsonl.gz").write_bytes(data[: len(data) // 2])
+    with pytest.raises(ValueError, match=r"cut\.jsonl\.gz: unreadable after line \d+"):
+        list(json_lines(tmp_path / "cut.jsonl.gz"))

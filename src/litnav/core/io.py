@@ -1,4 +1,5 @@
-"""Atomic file writes: a reader sees the old file or the new one, never half of one.
+"""Atomic file writes (a reader sees the old file or the new one, never half of one) and the one
+JSON Lines reader of the package's own small files (:func:`json_lines`).
 
 Every write goes to a temporary file in the target's folder (same file system, so the final
 ``os.replace`` is atomic on POSIX and Windows) and is renamed into place; on any error the
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import gzip
 import json
 import os
 import tempfile
@@ -81,3 +83,35 @@ def write_json(path: str | Path, value: Any, *, indent: int | None = None) -> Pa
     """Write ``value`` as UTF-8 JSON (non-ASCII kept, a final newline when indented) atomically."""
     text = json.dumps(value, ensure_ascii=False, indent=indent)
     return write_text(path, text + "\n" if indent is not None else text)
+
+
+def json_lines(path: str | Path, *, error: type[Exception] = ValueError) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` for each non-blank line of the JSON Lines file ``path`` (gzip
+    when its name ends in ``.gz``), numbered from 1. Raises ``error`` (a ``ValueError`` subclass
+    by default) with a message naming the file, and the line where there is one, for a file that
+    cannot be read (missing, a truncated gzip), a line that is not UTF-8, not JSON or not a JSON
+    object."""
+    path = Path(path)
+    try:
+        handle = gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb")
+    except OSError as exc:
+        raise error(f"{path}: {exc.strerror or exc}") from exc
+    with handle:
+        lineno = 0
+        try:
+            for lineno, raw in enumerate(handle, 1):
+                try:
+                    line = raw.decode("utf-8-sig")  # a byte-order mark is no part of the JSON
+                except UnicodeDecodeError as exc:
+                    raise error(f"{path}:{lineno}: not UTF-8 text (byte {exc.start + 1} of the line)") from exc
+                if not line.strip():
+                    continue
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise error(f"{path}:{lineno}: invalid JSON ({exc.msg})") from exc
+                if not isinstance(obj, dict):
+                    raise error(f"{path}:{lineno}: expected a JSON object, got {type(obj).__name__}")
+                yield lineno, obj
+        except (OSError, EOFError) as exc:  # a truncated or corrupt gzip stream
+            raise error(f"{path}: unreadable after line {lineno} ({exc})") from exc

@@ -25,10 +25,12 @@ from __future__ import annotations
 import csv
 import json
 import math
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from litnav.core.io import json_lines
 
 
 class BenchmarkError(ValueError):
@@ -92,24 +94,6 @@ class Benchmark:
         return out
 
 
-def _json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    try:
-        handle = path.open(encoding="utf-8")
-    except OSError as exc:
-        raise BenchmarkError(f"{path}: {exc}") from exc
-    with handle:
-        for lineno, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise BenchmarkError(f"{path}:{lineno}: invalid JSON ({exc.msg})") from exc
-            if not isinstance(obj, dict):
-                raise BenchmarkError(f"{path}:{lineno}: expected a JSON object")
-            yield lineno, obj
-
-
 def _text_field(obj: dict[str, Any], key: str, where: str) -> str:
     value = obj.get(key)
     if isinstance(value, (int, float)) and not isinstance(value, bool) and key in ("qid", "_id"):
@@ -147,7 +131,7 @@ def load_tasks_jsonl(path: str | Path) -> Benchmark:
     path = Path(path)
     tasks: list[Task] = []
     seen: set[str] = set()
-    for lineno, obj in _json_lines(path):
+    for lineno, obj in json_lines(path, error=BenchmarkError):
         where = f"{path}:{lineno}"
         unknown = set(obj) - {"qid", "query", "gold", "checklist"}
         if unknown:
@@ -204,7 +188,7 @@ def load_beir(queries: str | Path, qrels: str | Path) -> Benchmark:
     queries, qrels = Path(queries), Path(qrels)
     judged = load_qrels_tsv(qrels)
     texts: dict[str, str] = {}
-    for lineno, obj in _json_lines(queries):
+    for lineno, obj in json_lines(queries, error=BenchmarkError):
         where = f"{queries}:{lineno}"
         qid = _text_field(obj, "_id", where)
         if qid in texts:
@@ -369,7 +353,7 @@ def read_judgements(path: str | Path) -> dict[str, dict[str, dict[str, int]]]:
     corpus_id, checkpoint, label 0/1/2, rationale). A repeated triple is an error."""
     path = Path(path)
     out: dict[str, dict[str, dict[str, int]]] = {}
-    for lineno, obj in _json_lines(path):
+    for lineno, obj in json_lines(path, error=BenchmarkError):
         where = f"{path}:{lineno}"
         qid, cid, cp = (_text_field(obj, k, where) if k != "corpus_id" else str(obj.get(k) or "")
                         for k in ("qid", "corpus_id", "checkpoint"))
@@ -389,7 +373,7 @@ def read_intents(folder: str | Path) -> list[dict[str, Any]]:
     """The validated intent records of ``folder/intents.jsonl`` in file order."""
     path = Path(folder) / "intents.jsonl"
     intents, seen = [], set()
-    for lineno, obj in _json_lines(path):
+    for lineno, obj in json_lines(path, error=BenchmarkError):
         where = f"{path}:{lineno}"
         qid = _text_field(obj, "qid", where)
         if qid in seen:

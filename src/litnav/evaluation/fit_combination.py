@@ -34,7 +34,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from litnav.core.io import atomic_path
+from litnav.core.io import atomic_path, json_lines
 from litnav.core.records import ScoredPaper
 from litnav.evaluation.metrics import per_query_metrics
 from litnav.reranker.combine import Combination, combine, default_combination_path
@@ -86,14 +86,11 @@ def collect(corpus, benchmark, settings, out: Path, depth: int = 100) -> int:
 def read_records(path: Path) -> list[dict[str, Any]]:
     """The records of one ``collect`` file; raises ``ValueError`` naming the file and line."""
     out = []
-    for i, line in enumerate(path.read_text().splitlines(), 1):
-        if not line.strip():
-            continue
+    for i, rec in json_lines(path):
         try:
-            rec = json.loads(line)
             rec["head"], rec["tail"], rec["gold"], rec["qid"]  # noqa: B018 (shape check)
-        except (json.JSONDecodeError, KeyError, TypeError) as exc:
-            raise ValueError(f"{path}:{i}: not a fit_combination record: {exc}") from exc
+        except KeyError as exc:
+            raise ValueError(f"{path}:{i}: not a fit_combination record: missing {exc}") from exc
         out.append(rec)
     if not out:
         raise ValueError(f"{path}: no fit_combination records")

@@ -18,13 +18,13 @@ evidence locator would pick them; ``group`` is ``"{query-id}:{corpus-id}"``.
 from __future__ import annotations
 
 import csv
-import json
 import random
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 
+from litnav.core.io import json_lines
 from litnav.core.text import sentence_spans
 from litnav.scorer.text import key_phrases
 from litnav.training.data import DataError, Encoder, RowCheckpoint, RowEvidence, RowPaper, TrainingRow, _embed
@@ -65,26 +65,18 @@ def load_beir(src: str | Path, *, queries: str | Path | None = None, qrels: str 
     rpath = _find(src, Path(qrels) if qrels else None, ["qrels.tsv", "qrels/train.tsv", "qrels/test.tsv"],
                   "qrels*.tsv", "qrels")
     docs: list[dict] = []
-    with cpath.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                d = json.loads(line)
-                doc_id = str(d["_id"] if "_id" in d else d["doc_id"])
-                docs.append({"doc_id": doc_id, "title": str(d.get("title") or ""), "sentences": _sentences(d)})
-            except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                raise DataError(f"{cpath}:{lineno}: {exc!r}") from exc
+    for lineno, d in json_lines(cpath, error=DataError):
+        try:
+            doc_id = str(d["_id"] if "_id" in d else d["doc_id"])
+            docs.append({"doc_id": doc_id, "title": str(d.get("title") or ""), "sentences": _sentences(d)})
+        except (KeyError, TypeError) as exc:
+            raise DataError(f"{cpath}:{lineno}: {exc!r}") from exc
     qs: dict[str, str] = {}
-    with qpath.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                d = json.loads(line)
-                qs[str(d["_id"])] = str(d["text"]).strip()
-            except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                raise DataError(f"{qpath}:{lineno}: {exc!r}") from exc
+    for lineno, d in json_lines(qpath, error=DataError):
+        try:
+            qs[str(d["_id"])] = str(d["text"]).strip()
+        except (KeyError, TypeError) as exc:
+            raise DataError(f"{qpath}:{lineno}: {exc!r}") from exc
     judged: dict[str, dict[str, int]] = {}
     with rpath.open(encoding="utf-8", newline="") as fh:
         for lineno, rec in enumerate(csv.reader(fh, delimiter="\t"), 1):

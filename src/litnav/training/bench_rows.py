@@ -13,13 +13,13 @@ train only on dev, and use held-out rows for reports only.
 
 from __future__ import annotations
 
-import gzip
 import json
 import re
 from pathlib import Path
 
 import numpy as np
 
+from litnav.core.io import json_lines
 from litnav.core.text import sentence_spans
 from litnav.training.data import Encoder, RowCheckpoint, RowEvidence, RowPaper, TrainingRow, default_encoder
 
@@ -33,19 +33,11 @@ def read_records(paths: list[Path], ids: set[str]) -> dict[str, tuple[str, str]]
     Raises ``ValueError`` naming ``path:line`` on a line that is not JSON."""
     out: dict[str, tuple[str, str]] = {}
     for path in paths:
-        opener = gzip.open if path.suffix == ".gz" else open
-        with opener(path, "rt", encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                try:
-                    d = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise ValueError(f"{path}:{lineno}: {exc}") from exc
-                pid = next((str(d[k]) for k in ("acl_id", "doc_id", "id", "corpus_id") if k in d), None)
-                if pid in ids:
-                    ab = d.get("abstract") or d.get("abstract_sentences") or ""
-                    out[pid] = (str(d.get("title") or ""), " ".join(ab) if isinstance(ab, list) else str(ab))
+        for _lineno, d in json_lines(path):
+            pid = next((str(d[k]) for k in ("acl_id", "doc_id", "id", "corpus_id") if k in d), None)
+            if pid in ids:
+                ab = d.get("abstract") or d.get("abstract_sentences") or ""
+                out[pid] = (str(d.get("title") or ""), " ".join(ab) if isinstance(ab, list) else str(ab))
     return out
 
 
@@ -58,18 +50,14 @@ def judged_rows(folder: str | Path, split: str, sources: list[Path], *, encoder:
     split_doc = json.loads((folder.parent / "split.json").read_text(encoding="utf-8"))
     qids = set(split_doc[split][folder.name])
     intents = {}
-    for line in (folder / "intents.jsonl").read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            d = json.loads(line)
-            if d["qid"] in qids:
-                intents[d["qid"]] = {c["id"]: c for c in d["checklist"]}
+    for _lineno, d in json_lines(folder / "intents.jsonl"):
+        if d["qid"] in qids:
+            intents[d["qid"]] = {c["id"]: c for c in d["checklist"]}
     judged = []
-    for line in (folder / "judgements.jsonl").read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            j = json.loads(line)
-            cp = intents.get(j["qid"], {}).get(j["checkpoint"])
-            if cp is not None and cp["kind"] in KIND_MAP:
-                judged.append((j, cp))
+    for _lineno, j in json_lines(folder / "judgements.jsonl"):
+        cp = intents.get(j["qid"], {}).get(j["checkpoint"])
+        if cp is not None and cp["kind"] in KIND_MAP:
+            judged.append((j, cp))
     records = read_records(sources, {j["corpus_id"] for j, _ in judged})
     judged = [(j, cp) for j, cp in judged if records.get(j["corpus_id"], ("", ""))[1]]
     if not judged:

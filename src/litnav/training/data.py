@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import json
 import random
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -34,7 +33,7 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from litnav.core.io import atomic_path
+from litnav.core.io import atomic_path, json_lines
 from litnav.scorer.text import key_phrases
 
 
@@ -191,14 +190,12 @@ def default_encoder(batch_size: int = 128, backend: str = "torch") -> Encoder:
 def _load_scifact(data_dir: Path) -> tuple[list[dict], list[dict]]:
     docs: list[dict] = []
     path = data_dir / "corpus.jsonl"
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            try:
-                d = json.loads(line)
-                docs.append({"doc_id": str(d["doc_id"]), "title": d["title"],
-                             "sentences": [s.strip() for s in d["abstract_sentences"]]})
-            except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                raise DataError(f"{path}:{lineno}: {exc!r}") from exc
+    for lineno, d in json_lines(path, error=DataError):
+        try:
+            docs.append({"doc_id": str(d["doc_id"]), "title": d["title"],
+                         "sentences": [s.strip() for s in d["abstract_sentences"]]})
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise DataError(f"{path}:{lineno}: {exc!r}") from exc
     claims: dict[tuple[str, str], dict] = {}
     path = data_dir / "claims_train.csv"
     with path.open(encoding="utf-8", newline="") as fh:

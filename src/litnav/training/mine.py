@@ -24,7 +24,6 @@ contexts; the corpora shipped with the project have none, so they are not mined 
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import logging
 import random
@@ -34,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
+from litnav.core.io import json_lines
 from litnav.core.text import sentence_spans
 from litnav.training.data import Encoder, RowCheckpoint, RowEvidence, RowPaper, TrainingRow, default_encoder, write_rows
 
@@ -47,28 +47,22 @@ def read_papers(path: str | Path, *, id_field: str = "", limit: int | None = Non
     ``doc_id``, ``corpus_id``); papers with fewer than ``min_sentences`` abstract sentences are
     skipped; ``limit`` draws a seeded sample. Raises ``ValueError`` naming ``path:line`` on a
     line that is not a JSON object with a title and an abstract."""
-    path = Path(path)
-    opener = gzip.open if path.suffix == ".gz" else open
     out: list[dict] = []
-    with opener(path, "rt", encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                d = json.loads(line)
-                abstract = d.get("abstract")
-                if isinstance(abstract, list):
-                    abstract = " ".join(abstract)
-                title = d["title"]
-                pid = str(d[id_field] if id_field else next(d[k] for k in ("id", "acl_id", "doc_id", "corpus_id") if k in d))
-            except (json.JSONDecodeError, KeyError, StopIteration, TypeError) as exc:
-                raise ValueError(f"{path}:{lineno}: not a paper with an id, title and abstract ({exc!r})") from exc
-            if not title or not abstract:
-                continue
-            sents = [abstract[a:b].strip() for a, b in sentence_spans(abstract)]
-            sents = [s for s in sents if len(s) > 20]
-            if len(sents) >= min_sentences:
-                out.append({"id": pid, "title": str(title).strip(), "sentences": sents})
+    for lineno, d in json_lines(path):
+        try:
+            abstract = d.get("abstract")
+            if isinstance(abstract, list):
+                abstract = " ".join(abstract)
+            title = d["title"]
+            pid = str(d[id_field] if id_field else next(d[k] for k in ("id", "acl_id", "doc_id", "corpus_id") if k in d))
+        except (KeyError, StopIteration, TypeError) as exc:
+            raise ValueError(f"{path}:{lineno}: not a paper with an id, title and abstract ({exc!r})") from exc
+        if not title or not abstract:
+            continue
+        sents = [abstract[a:b].strip() for a, b in sentence_spans(abstract)]
+        sents = [s for s in sents if len(s) > 20]
+        if len(sents) >= min_sentences:
+            out.append({"id": pid, "title": str(title).strip(), "sentences": sents})
     if limit is not None and limit < len(out):
         out = random.Random(seed).sample(out, limit)
     return out
