@@ -16,8 +16,9 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
+from litnav.core.io import json_lines
 from litnav.core.settings import Settings
-from litnav.evaluation.benchmark import BenchmarkError, _json_lines
+from litnav.evaluation.benchmark import BenchmarkError
 from litnav.evaluation.metrics import per_query_metrics
 from litnav.evaluation.workflow_metrics import workflow_edit_metrics
 
@@ -36,7 +37,7 @@ def load_cases(path: str | Path) -> list[dict[str, Any]]:
     line and field."""
     path = Path(path)
     cases = []
-    for n, case in _json_lines(path):
+    for n, case in json_lines(path, error=MultiTurnError):
         for field in REQUIRED:
             if field not in case:
                 raise MultiTurnError(f"{path}:{n}: missing field {field!r}")

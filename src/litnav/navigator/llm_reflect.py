@@ -27,7 +27,7 @@ from litnav.llm import LLMError
 from litnav.llm.checked import structured_checked
 from litnav.llm.fallback import FallbackRecorder
 from litnav.navigator.planner import LLM_QUERY_WEIGHT, assemble, content_query
-from litnav.navigator.reflect import SATISFIED, Reflection, ReflectionState, no_new_paper, reflect
+from litnav.navigator.reflect import SATISFIED, Reflection, ReflectionState, reflect, stopping
 
 TOP_N = 10
 NEAR_MISSES = 5
@@ -267,13 +267,9 @@ class LLMReflector(FallbackRecorder):
 
     def __call__(self, checklist: Checklist, ranked: list[ScoredPaper], round_index: int, new_above: list[str],
                  state: ReflectionState, settings: Settings, top_k: int, max_rounds: int) -> Reflection:
-        if round_index >= max_rounds:
-            return Reflection(None, checklist, [Change(target="stop", action="stop", detail=f"round {round_index}",
-                                                       reason=f"reached the round limit ({max_rounds})")],
-                              f"round limit {max_rounds}")
-        if round_index > 1 and not new_above:
-            reason = no_new_paper(round_index, settings.navigator.new_paper_threshold)
-            return Reflection(None, checklist, [Change(target="stop", action="stop", detail="", reason=reason)], reason)
+        stop = stopping(checklist, round_index, new_above, settings, max_rounds)
+        if stop is not None:
+            return stop
         try:
             return self.reflect(checklist, ranked, round_index, new_above, state, settings, top_k, max_rounds)
         except LLMError as exc:

@@ -94,6 +94,22 @@ def salient_terms(papers: list[ScoredPaper], known: set[str], min_papers: int = 
     return out
 
 
+def stopping(checklist: Checklist, round_index: int, new_above: list[str], settings: Settings,
+             max_rounds: int) -> Reflection | None:
+    """The stopping rule every reflector applies before it plans a next round: a ``Reflection``
+    that stops the search after round ``round_index`` (1-based) when it reached ``max_rounds`` or,
+    after round 1, when the round added no paper above the threshold (``new_above`` empty:
+    :func:`no_new_paper`); None to go on."""
+    if round_index >= max_rounds:
+        return Reflection(None, checklist, [Change(target="stop", action="stop", detail=f"round {round_index}",
+                                                   reason=f"reached the round limit ({max_rounds})")],
+                          f"round limit {max_rounds}")
+    if round_index > 1 and not new_above:
+        reason = no_new_paper(round_index, settings.navigator.new_paper_threshold)
+        return Reflection(None, checklist, [Change(target="stop", action="stop", detail="", reason=reason)], reason)
+    return None
+
+
 def reflect(
     checklist: Checklist,
     ranked: list[ScoredPaper],
@@ -106,13 +122,9 @@ def reflect(
 ) -> Reflection:
     """Decide the next round from the ranked, scored papers of this round (best first)."""
     changes: list[Change] = []
-    if round_index >= max_rounds:
-        return Reflection(None, checklist, [Change(target="stop", action="stop", detail=f"round {round_index}",
-                                                   reason=f"reached the round limit ({max_rounds})")],
-                          f"round limit {max_rounds}")
-    if round_index > 1 and not new_above:
-        reason = no_new_paper(round_index, settings.navigator.new_paper_threshold)
-        return Reflection(None, checklist, [Change(target="stop", action="stop", detail="", reason=reason)], reason)
+    stop = stopping(checklist, round_index, new_above, settings, max_rounds)
+    if stop is not None:
+        return stop
 
     lib = settings.librarians
     top = ranked[:TOP_N]
