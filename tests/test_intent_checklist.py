@@ -74,6 +74,21 @@ def test_recent_is_soft_and_yields_to_explicit_dates() -> None:
     assert (m.predicate.start, m.predicate.end, m.weight) == (date(2021, 1, 1), None, 1.0)
 
 
+def test_recent_counts_back_from_the_corpus_newest_paper_when_it_is_older_than_today() -> None:
+    old = parse_intent("recent work on prompt tuning", today=TODAY, newest=date(2022, 5, 31))
+    (m,) = [c for c in old.checkpoints if c.kind == "metadata"]
+    assert (m.predicate.start, m.predicate.end, m.weight) == (date(2019, 6, 1), date(2022, 5, 31), 0.5)
+    assert "newest papers are from 2022" in m.text
+    for newest in (None, TODAY, date(2030, 1, 1)):  # a corpus as new as today: today's window
+        (m,) = [c for c in parse_intent("recent work on prompt tuning", today=TODAY, newest=newest).checkpoints
+                if c.kind == "metadata"]
+        assert (m.predicate.start, m.predicate.end) == (date(2022, 11, 15), TODAY) and "newest" not in m.text
+    # an explicit span counts from today whatever the corpus holds
+    (m,) = [c for c in parse_intent("prompt tuning in the last 2 years", today=TODAY,
+                                    newest=date(2022, 5, 31)).checkpoints if c.kind == "metadata"]
+    assert (m.predicate.start, m.predicate.end) == (date(2024, 1, 1), TODAY)
+
+
 def test_relative_dates_follow_today() -> None:
     cl = parse_intent("graph transformers in the last 2 years", today=date(2024, 2, 29))
     (m,) = [c for c in cl.checkpoints if c.kind == "metadata"]

@@ -337,3 +337,23 @@ def test_the_results_table_names_the_latest_turn_and_its_feedback(scripted):
     text = console.export_text()
     last = scripted.turns[-1]
     assert f"turn {last.index}: {last.feedback}" in text and "final score" in text
+
+
+def test_more_recent_counts_back_from_the_corpus_newest_paper(corpus):
+    # a corpus that ends years before today: "more recent" means its own newest papers, not the
+    # three years before today (which no paper of it could satisfy)
+    from datetime import date
+
+    from litnav.navigator.feedback import FeedbackError
+
+    newest = corpus.newest_date()
+    assert newest == date(max(corpus.papers_per_year()), 12, 31)  # the fixture has years, no dates
+    later = date(newest.year + 4, 6, 1)
+    session = refine(ensure_turns(search(INTENT, corpus, Settings(), top_k=10)), "more recent", corpus,
+                     Settings(), today=later)
+    [m] = [c for c in session.turns[-1].checklist.checkpoints if c.kind == "metadata"]
+    assert (m.predicate.start, m.predicate.end, m.weight) == (date(newest.year - 2, 1, 1), newest, 0.5)
+    assert f"newest papers are from {newest.year}" in m.text
+    assert session.results[0].year >= newest.year - 2  # the preference re-weights towards them
+    with pytest.raises(FeedbackError, match="already in the checklist"):
+        refine(session, "more recent", corpus, Settings(), today=later)

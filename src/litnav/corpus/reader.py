@@ -341,6 +341,15 @@ class Corpus:
         return {int(y): int(n) for y, n in self._q(
             "SELECT year, count(*) FROM papers WHERE year IS NOT NULL GROUP BY year ORDER BY year")}
 
+    def newest_date(self) -> date | None:
+        """The newest publication date of the corpus: its latest ``publication_date``, or 31
+        December of its latest ``year`` when that year is later than every known date; None when
+        no paper has a year or a date."""
+        (latest, year), = self._q("SELECT max(publication_date), max(year) FROM papers")
+        if year is not None and (latest is None or int(year) > latest.year):
+            return date(int(year), 12, 31)
+        return latest
+
     def venues(self) -> dict[str, int]:
         """The venue vocabulary: normalised venue -> number of papers (papers without a venue are
         not counted), plus, for papers whose normalised venue is a kind rather than a name

@@ -167,7 +167,7 @@ def parse_feedback(
         if not what or what.lower() in ("paper", "papers", "results"):
             continue
         if _excluded(scratch, [what]):
-            already.append(what)
+            already.append(f"{what!r} is already excluded")
             take(m)  # no second checkpoint for the same exclusion
             continue
         cp = Checkpoint(id=_next_id("x", scratch), kind="exclusion", text=f"The paper is not about {what}",
@@ -219,13 +219,17 @@ def parse_feedback(
     for s, e in sorted(consumed, reverse=True):
         rest = rest[:s] + " " + rest[e:]
     venues = corpus.venues() if corpus is not None else None
+    newest = corpus.newest_date() if hasattr(corpus, "newest_date") else None
     try:
-        parsed = parse_intent(rest, venues=venues, today=today) if rest.strip(" ,.;and") else Checklist(intent="")
+        parsed = (parse_intent(rest, venues=venues, today=today, newest=newest) if rest.strip(" ,.;and")
+                  else Checklist(intent=""))
     except ValueError:  # nothing left that the intent parser reads
         parsed = Checklist(intent="")
     for cp in parsed.checkpoints:
         if cp.kind == "metadata" and cp.predicate is not None:
-            if any(_same_predicate(cp, c) for c in scratch.checkpoints):
+            same = next((c for c in scratch.checkpoints if _same_predicate(cp, c)), None)
+            if same is not None:
+                already.append(f"{same.id} {same.text!r} is already in the checklist")
                 continue
             old = [c.id for c in checklist.checkpoints if c.kind == "metadata" and c.predicate is not None
                    and c.predicate.field == cp.predicate.field and c.source == "user"
@@ -239,7 +243,7 @@ def parse_feedback(
                 reason=new.text))
         elif cp.kind == "exclusion" and not any(e.detail.get("role") == "exclude" for e in edits):
             if _excluded(scratch, cp.terms):
-                already.append(" ".join(cp.terms))
+                already.append(f"{' '.join(cp.terms)!r} is already excluded")
                 continue
             new = cp.model_copy(update={"id": _next_id("x", scratch), "source": "user"})
             scratch.checkpoints.append(new)
@@ -247,7 +251,8 @@ def parse_feedback(
                 "checkpoint": new.model_dump(mode="json"), "role": "exclude", "terms": list(new.terms)},
                 reason=new.text))
     if not edits and already:
-        raise FeedbackError(f"nothing to change: {', '.join(map(repr, dict.fromkeys(already)))} is already excluded")
+        hint = " (for a narrower period say e.g. 'only papers after 2021')" if any(" in the checklist" in a for a in already) else ""
+        raise FeedbackError(f"nothing to change: {'; '.join(dict.fromkeys(already))}{hint}")
     if not edits:
         raise ValueError(f"could not turn the feedback {feedback!r} into an edit; try e.g. 'only papers after "
                          "2019', 'follow the citing direction of the top paper', 'drop anything about speech', "

@@ -104,13 +104,15 @@ def rule_checklist(intent: str, corpus, settings: Settings, today=None) -> Check
     """The no-LLM checklist of ``intent`` over ``corpus``: ``intent.parse_intent`` with the corpus's
     venue vocabulary and phrase table, hard constraints no paper satisfies relaxed
     (:func:`relax_unsatisfiable`), and the source of a pasted passage found
-    (``navigator.source.with_source``). ``today`` (a ``date``) anchors relative dates. Raises
+    (``navigator.source.with_source``). ``today`` (a ``date``) anchors relative dates, and
+    "recent" counts back from the corpus's newest paper when that is older. Raises
     ``ValueError`` for an empty intent."""
     from litnav.corpus.phrases import corpus_phrases
     from litnav.navigator.intent import parse_intent
     from litnav.navigator.source import with_source
 
-    checklist = parse_intent(intent, venues=corpus.venues(), today=today, phrases=corpus_phrases(corpus))
+    newest = corpus.newest_date() if hasattr(corpus, "newest_date") else None
+    checklist = parse_intent(intent, venues=corpus.venues(), today=today, phrases=corpus_phrases(corpus), newest=newest)
     return with_source(relax_unsatisfiable(checklist, corpus), corpus, settings, text=intent)
 
 

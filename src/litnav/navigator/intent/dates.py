@@ -13,7 +13,9 @@ years", "no older than 5 years", "past decade", "last year", "this year", "recen
 Relative periods: "last/past N years|months" is the exact span ``[today - N, today]``; "last
 year" without an article is the previous calendar year. "recent", "recently", "latest",
 "newest" and "recent years" mean the last :data:`RECENT_YEARS` years, as a *soft* constraint
-(weight :data:`RECENT_WEIGHT`) that is dropped when the intent also gives explicit dates.
+(weight :data:`RECENT_WEIGHT`) that is dropped when the intent also gives explicit dates; they
+count back from the searched corpus's newest paper when that is older than ``today`` (a corpus
+that ends in 2022 has its recent papers in 2019-2022, none in the three years before today).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from __future__ import annotations
 import calendar
 import re
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 
 from litnav.navigator.intent.text import Workspace
 
@@ -145,7 +147,14 @@ def _shift(day: date, days: int) -> date:
     return date.fromordinal(day.toordinal() + days)
 
 
-def _resolve(kind: str, m: re.Match[str], today: date) -> tuple[date | None, date | None, float] | None:
+def _recent(today: date, end: date) -> tuple[date, date, float]:
+    """The soft "recent" window: the :data:`RECENT_YEARS` years up to ``today``, or up to and
+    including the corpus's newest date ``end`` when that is earlier."""
+    start = _minus_months(end, 12 * RECENT_YEARS)
+    return (start if end == today else start + timedelta(days=1)), end, RECENT_WEIGHT
+
+
+def _resolve(kind: str, m: re.Match[str], today: date, recent_end: date) -> tuple[date | None, date | None, float] | None:
     """Turn one match into ``(start, end, weight)``; None when the match is not a date."""
     if kind == "range":
         a, b = _token_range(m.group("a")), _token_range(m.group("b"))
@@ -187,7 +196,7 @@ def _resolve(kind: str, m: re.Match[str], today: date) -> tuple[date | None, dat
         unit = m.group("unit").lower().rstrip("s")
         raw_n = (m.group("n") or "").lower()
         if m.group("which").lower() == "recent" and not raw_n:
-            return _minus_months(today, 12 * RECENT_YEARS), today, RECENT_WEIGHT
+            return _recent(today, recent_end)
         n = int(raw_n) if raw_n.isdigit() else NUMBER_WORDS.get(raw_n, 1)
         if n <= 0:
             return None
@@ -210,7 +219,7 @@ def _resolve(kind: str, m: re.Match[str], today: date) -> tuple[date | None, dat
     if kind == "this_year":
         return date(today.year, 1, 1), today, 1.0
     if kind == "recent":
-        return _minus_months(today, 12 * RECENT_YEARS), today, RECENT_WEIGHT
+        return _recent(today, recent_end)
     if kind == "single":
         a = _token_range(m.group("a"))
         return a[0], a[1], 1.0
@@ -257,7 +266,8 @@ def unglue_years(text: str, today: date) -> str:
     return _GLUED_YEAR.sub(sub, text)
 
 
-def extract_dates(ws: Workspace, today: date, explicit_only: bool = False) -> list[DateConstraint]:
+def extract_dates(ws: Workspace, today: date, explicit_only: bool = False,
+                  newest: date | None = None) -> list[DateConstraint]:
     """Find every date phrase in ``ws``, consume it (with its negation cue) and return the
     constraints in order of appearance. A negated one-sided range becomes its positive
     complement ("not before 2015" = since 2015); a negated bounded range stays negated.
@@ -265,7 +275,9 @@ def extract_dates(ws: Workspace, today: date, explicit_only: bool = False) -> li
     ``explicit_only`` (claim mode): keep only ranges ("between 2019 and 2021", "2019-2021"),
     open starts/ends ("since 2019", "from 2020 onwards", "before 2015") and phrases led by a
     publication word ("published in 2020"); a bare "in 2001", a decade or "recent" describes
-    the claim's study, not the publication date, and is left in the text."""
+    the claim's study, not the publication date, and is left in the text. ``newest`` is the
+    searched corpus's newest publication date ("recent" counts back from it when it is before
+    ``today``; explicit spans such as "the last five years" keep counting from ``today``)."""
     found: list[DateConstraint] = []
     for kind, pattern in _PATTERNS:
         for m in list(pattern.finditer(ws.text)):
@@ -275,7 +287,7 @@ def extract_dates(ws: Workspace, today: date, explicit_only: bool = False) -> li
                 continue  # overlaps something consumed by an earlier pattern in this loop
             if kind == "single" and _names_something(ws.text, m):
                 continue
-            resolved = _resolve(kind, m, today)
+            resolved = _resolve(kind, m, today, min(today, newest or today))
             if resolved is None:
                 continue
             start, end, weight = resolved

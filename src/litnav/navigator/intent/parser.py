@@ -75,7 +75,7 @@ as the user did ("Published in IWSLT (14 venue spellings of the corpus)")."""
 
 
 def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date | None = None,
-                 phrases: PhraseTable | None = None) -> Checklist:
+                 phrases: PhraseTable | None = None, newest: date | None = None) -> Checklist:
     """Turn ``intent`` into a checklist of typed checkpoints.
 
     ``c1`` is always the whole intent less its consumed metadata and exclusion spans and its
@@ -87,7 +87,9 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
 
     ``venues`` is the corpus venue vocabulary (``Corpus.venues()``: normalised venue -> paper
     count); venue predicates then use its spellings. ``today`` anchors relative periods ("in
-    the last five years"); default ``date.today()``. Deterministic for fixed arguments.
+    the last five years"); default ``date.today()``. ``newest`` is the corpus's newest publication
+    date (``Corpus.newest_date``): "recent" counts back from it when it is before ``today``
+    (``dates.extract_dates``). Deterministic for fixed arguments.
     ``Checklist.intent`` is the intent as typed (whitespace collapsed only: the baseline searches,
     ``planner.baseline_nodes``, must equal plain hybrid retrieval of it); the analysis reads its
     normalised form (``text.normalise``: typographic dashes and quotes, "|").
@@ -104,7 +106,7 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
     if mode == "claim":  # the checklist keeps the intent as typed (the planner's baseline searches read it)
         return _parse_claim(text, today).model_copy(update={"intent": as_typed})
     ws = Workspace(text)
-    dates = extract_dates(ws, today)
+    dates = extract_dates(ws, today, newest=newest)
     types = extract_types(ws)
     venue_mentions = extract_venues(ws, venues)
     authors = extract_authors(ws)
@@ -115,7 +117,8 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
 
     metadata: list[tuple[int, Checkpoint]] = []
     own, every = _venue_years(dates, venue_mentions, text)
-    metadata += _year_checkpoints([d for d in dates if all(d is not o for o, _m in own)], text)
+    metadata += _year_checkpoints([d for d in dates if all(d is not o for o, _m in own)], text,
+                                  newest if newest is not None and newest < today else None)
     metadata += _venue_year_checkpoints(own, every)
     for negated in (False, True):
         vs = [v for v in venue_mentions if v.negated == negated]
@@ -320,7 +323,7 @@ def _unknown_venue_mentions(ws: Workspace) -> list[VenueMention]:
     return out
 
 
-def _year_checkpoints(dates: list[DateConstraint], text: str) -> list[tuple[int, Checkpoint]]:
+def _year_checkpoints(dates: list[DateConstraint], text: str, newest: date | None = None) -> list[tuple[int, Checkpoint]]:
     out: list[tuple[int, Checkpoint]] = []
     positive = [d for d in dates if not d.negated]
     hard = [d for d in positive if d.weight >= 1.0]
@@ -341,7 +344,10 @@ def _year_checkpoints(dates: list[DateConstraint], text: str) -> list[tuple[int,
             raise ValueError(f"contradictory date constraints: {late.phrase!r} and {early.phrase!r} "
                              "admit no publication date; drop or correct one of them")
         weight = min(d.weight for d in chosen)
-        say = f"Published {_period(start, end)}" + (" (soft: 'recent')" if weight < 1.0 else "")
+        say = f"Published {_period(start, end)}"
+        if weight < 1.0:
+            say += (" (soft: 'recent')" if newest is None or end != newest
+                    else f" (soft: 'recent' for this corpus, whose newest papers are from {newest.year})")
         out.append((chosen[0].position, _meta(say, MetadataPredicate(field="year", start=start, end=end), weight)))
     for d in dates:
         if d.negated:
