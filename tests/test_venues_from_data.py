@@ -22,6 +22,8 @@ VOCAB = {
     "Proceedings of the 11th Global WordNet Conference": 20,
     "Proceedings of the 13th International Workshop on Spoken Language Translation: Papers": 12,
     "Proceedings of the International Conference on Recent Advances in Natural Language Processing (RANLP 2021)": 9,
+    "Proceedings of the International Conference Recent Advances in Natural Language Processing, RANLP 2017": 7,
+    "Proceedings of the Student Research Workshop Associated with RANLP 2017": 3,
 }
 
 
@@ -31,6 +33,8 @@ VOCAB = {
     ("Proceedings of the International Conference on Recent Advances in Natural Language Processing (RANLP 2021)",
      "RANLP"),
     ("Proceedings of the 15th International Workshop on Semantic Evaluation (SemEval-2021)", "SemEval"),
+    ("Proceedings of the International Conference Recent Advances in Natural Language Processing, RANLP 2017",
+     "RANLP"),
 ])
 def test_acronyms_are_derived_from_venue_names(venue, acronym):
     assert acronym in derived_acronyms(venue)
@@ -47,6 +51,13 @@ def test_corpus_venues_match_by_name_or_derived_acronym(intent, spelling):
     (mention,) = extract_venues(ws, VOCAB)
     assert spelling in mention.values and not mention.missing and not mention.unrecognised
     assert "|" in ws.text  # consumed: not left for the topic
+
+
+def test_every_edition_spelling_of_an_acronym_is_one_venue():
+    # the 2017 proceedings spell the name differently and put the acronym after a comma; a
+    # workshop "associated with RANLP 2017" is not the conference
+    (mention,) = extract_venues(Workspace("hate speech detection at RANLP 2017"), VOCAB)
+    assert sorted(mention.values) == sorted(v for v in VOCAB if v.startswith("Proceedings of the International Conf"))
 
 
 def test_unrecognised_venue_phrases_are_reported_not_topic_text():

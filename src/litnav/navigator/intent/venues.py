@@ -116,6 +116,7 @@ def _alias_re(alias: str) -> str:
 _MIXED_CASE = re.compile(r"[A-Za-z][a-z0-9]*[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*|[A-Z][a-z]+[A-Z][A-Za-z0-9]*")
 _ACRONYM = re.compile(r"[A-Z][A-Za-z0-9&]*[A-Z][A-Za-z0-9&]*")
 _PAREN_ACRONYM = re.compile(r"\((\*?[A-Z][A-Za-z*]*[A-Z][A-Za-z]*)(?:[\s'-]*\d{2,4})?\)")
+_TRAILING_ACRONYM = re.compile(r",\s*([A-Z][A-Za-z]*[A-Z][A-Za-z]*)(?:[\s'-]*\d{2,4})?\s*$")
 _MINOR = {"of", "the", "on", "and", "for", "in", "at", "to", "a", "an", "&", "its", "with"}
 _ORDINAL = re.compile(r"^(\d+(st|nd|rd|th)?|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
                       r"eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|"
@@ -124,10 +125,11 @@ _ORDINAL = re.compile(r"^(\d+(st|nd|rd|th)?|first|second|third|fourth|fifth|sixt
 
 def derived_acronyms(venue: str) -> list[str]:
     """Acronyms a venue spelling answers to: parenthesised ones ("... (RANLP 2021)" -> "RANLP",
-    "(SemEval-2021)" -> "SemEval") and the initials of its capitalised words after dropping
+    "(SemEval-2021)" -> "SemEval"), one after a last comma ("... Processing, RANLP 2017" ->
+    "RANLP") and the initials of its capitalised words after dropping
     "Proceedings", ordinals, years and minor words ("Proceedings of the 11th Global WordNet
     Conference" -> "GWC"); initials only when there are 3 to 8 of them and no word is lower-case."""
-    out = [m.group(1) for m in _PAREN_ACRONYM.finditer(venue)]
+    out = [m.group(1) for m in _PAREN_ACRONYM.finditer(venue)] + [m.group(1) for m in _TRAILING_ACRONYM.finditer(venue)]
     head = re.split(r"[(:,]", venue, maxsplit=1)[0]
     words = [w for w in re.findall(r"[\w'-]+", head) if w.lower() not in _MINOR and not _ORDINAL.match(w)]
     if 3 <= len(words) <= 8 and all(w[0].isupper() for w in words):
