@@ -233,3 +233,21 @@ def test_a_contrast_does_not_state_the_contrasted_topic(sentence):
     _terms, phrases = checkpoint_terms("The paper studies semantic parsing", ["semantic parsing"])
     assert not states(sentence, phrases)
     assert states("We study semantic parsing of questions.", phrases)
+
+
+@pytest.mark.parametrize("checkpoint, sentence", [
+    ("The paper is not about randomized smoothing",
+     "Invariance to all norm-bounded attacks is achieved through randomised smoothing of network inputs."),
+    ("The paper studies haemoglobin levels in paediatric tumours",
+     "We measured hemoglobin levels in pediatric tumors of 40 patients."),
+    ("The paper studies self-organising maps", "We train self-organizing maps on the spectra."),
+])
+def test_british_and_american_spellings_state_the_same_checkpoint(checkpoint, sentence):
+    """A fresh user saw an exclusion of "randomized smoothing" judged respected beside a quote on
+    "randomised smoothing": Snowball stems the two differently, so terms are stemmed in American
+    spelling (``core.text.american_spelling``)."""
+    from litnav.scorer.quote import states
+
+    phrase = checkpoint.split(" about ")[-1].split(" studies ")[-1]
+    _terms, phrases = checkpoint_terms(checkpoint, [phrase])
+    assert states(sentence, phrases)

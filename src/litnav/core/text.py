@@ -159,10 +159,30 @@ def _stemmer():
 _AGENT = re.compile(r"(?:er|or)s?$")
 
 
+@lru_cache(maxsize=1)
+def _american() -> dict[str, str]:
+    from breame.data.spelling_constants import BRITISH_ENGLISH_SPELLINGS
+
+    return BRITISH_ENGLISH_SPELLINGS
+
+
+def american_spelling(word: str) -> str:
+    """The American spelling of a lower-case British word ("randomised" -> "randomized",
+    "haemoglobin" -> "hemoglobin", "colour" -> "color"; each part of a hyphenated word), from the
+    1,730 pairs of the ``breame`` package; any other word as it is."""
+    table = _american()
+    if "-" in word:
+        return "-".join(table.get(part, part) for part in word.split("-"))
+    return table.get(word, word)
+
+
 def _stem_words(words: list[str]) -> list[str]:
-    """Snowball English stems, except that an agent noun keeps its "-er"/"-or" where Snowball strips
-    it: "transformers" -> "transformer", not "transform" (so "we transform the input" does not
-    state "transformers"), "encoder" -> "encoder", not "encod" ("encoding")."""
+    """Snowball English stems of the words in American spelling (:func:`american_spelling`: Snowball
+    stems "randomized" to "random" but "randomised" to "randomis"), except that an agent noun keeps
+    its "-er"/"-or" where Snowball strips it: "transformers" -> "transformer", not "transform" (so
+    "we transform the input" does not state "transformers"), "encoder" -> "encoder", not "encod"
+    ("encoding")."""
+    words = [american_spelling(w) for w in words]
     out = _stemmer().stemWords(words)
     for i, (word, stem) in enumerate(zip(words, out)):
         if (m := _AGENT.search(word)) and not stem.endswith(("er", "or")) and len(word) > 5:
@@ -177,8 +197,9 @@ def _stems(text: str) -> tuple[str, ...]:
 
 
 def stems(text: str) -> list[str]:
-    """Stemmed content tokens of ``text`` in order: :func:`tokens` minus :func:`stop_words`,
-    Snowball English stems (PyStemmer) that keep an agent noun's "-er" (:func:`_stem_words`). The terms of the scorer and of evidence pre-selection;
+    """Stemmed content tokens of ``text`` in order: :func:`tokens` minus :func:`stop_words`, in
+    American spelling, Snowball English stems (PyStemmer) that keep an agent noun's "-er"
+    (:func:`_stem_words`). The terms of the scorer and of evidence pre-selection;
     cached (LRU, 16k texts) by text, since the same chunks are read again in later rounds."""
     return list(_stems(text))
 
