@@ -20,6 +20,7 @@ from litnav.session.export import (
     export_session,
     format_for_path,
     query_id,
+    ris_name,
     unique_keys,
 )
 from litnav.session.io import read_session
@@ -121,7 +122,8 @@ def test_ris_round_trip(session, corpus, records):
     for cid, paper in records.items():
         e = by_id[cid]
         assert e["title"] == paper.title
-        assert e["authors"] == [a.name for a in paper.authors]
+        assert e["authors"] == [ris_name(a.name) for a in paper.authors]
+        assert all(", " in a for a in e["authors"] if " " in a)  # RIS's "Family, Given"
         assert e["year"] == str(paper.year)
     assert by_id[SPECIAL_ID]["doi"] == "10.18653/v1/2020.emnlp-main.550"
     assert by_id[SPECIAL_ID]["secondary_title"] == records[SPECIAL_ID].venue_raw
@@ -253,6 +255,27 @@ def test_a_lone_brace_never_unbalances_a_bibtex_field():
         if line.strip().startswith(("title", "author")):
             assert line.count("{") == line.count("}"), line
     assert r"$\lbrace$" in text and r"$\rbrace$" in text
+
+
+@pytest.mark.parametrize(("title", "kept"), [
+    ("On the Optimal Weighted $\\ell_2$ Regularization in Linear Regression", "$\\ell_2$"),
+    ("$k$-means++: Few More Steps Yield Constant Approximation", "$k$-means++"),
+    ("Sorting in $O(n \\log n)$ Time", "$O(n \\log n)$"),
+])
+def test_the_math_of_an_arxiv_title_stays_math_in_bibtex(title, kept):
+    from litnav.core.records import Result
+    from litnav.corpus.records import Paper
+    from litnav.session.export import ExportRow, to_bibtex
+
+    paper = Paper(corpus_id="m1", title=title, year=2022)
+    result = Result(rank=1, corpus_id="m1", title=title, final_score=0.5, probability=0.5, checkpoints=[])
+    text = to_bibtex([ExportRow(result=result, paper=paper)])
+    assert kept in text and "textbackslash" not in text and "\\$" not in text
+    assert text.count("{") == text.count("}")
+    # money is no math: "$5 and $10" stays escaped
+    paper = Paper(corpus_id="m2", title="Earn $5 and $10: Pricing with top_k Offers", year=2022)
+    text = to_bibtex([ExportRow(result=result.model_copy(update={"corpus_id": "m2"}), paper=paper)])
+    assert r"\$5 and \$10" in text and r"top\_k" in text
 
 
 def test_a_trec_run_refuses_an_id_with_whitespace():

@@ -188,6 +188,28 @@ _LATIN = re.compile("[\u0000-\u036f\u1e00-\u1eff\u2000-\u206f]+")
 Additional) and general punctuation: what the LaTeX encoder escapes in BibTeX fields."""
 
 
+_MATH = re.compile(r"\$(?:[^$\s]{1,3}|[^$\n]{0,80}?[\\^_][^$\n]{0,80}?)\$")
+"""An inline math span of an arXiv title ("$\\ell_2$", "$k$-means++", "$O(n \\log n)$"): a token of
+at most three characters, or a span holding a backslash, "^" or "_"; "$5 and $10" is money."""
+
+
+def _escape_text(enc, value: str) -> str:
+    """``value`` LaTeX-escaped for a BibTeX text field: Latin-script runs through ``enc``, other
+    scripts (Greek, Cyrillic, CJK, ...) kept as UTF-8 text, which biber and UTF-8 LaTeX read, and
+    the inline math spans of a title (:data:`_MATH`, when the "$" signs pair up) kept as written."""
+    def text(part: str) -> str:
+        return _LATIN.sub(lambda m: enc.unicode_to_latex(m.group(0)), part)
+
+    spans = [m for m in _MATH.finditer(value) if m.group(0).count("{") == m.group(0).count("}")]
+    if not spans or value.count("$") % 2:
+        return text(value)
+    out, at = [], 0
+    for m in spans:
+        out += [text(value[at:m.start()]), m.group(0)]
+        at = m.end()
+    return "".join(out) + text(value[at:])
+
+
 def _latex_encoder():
     from pylatexenc.latexencode import UnicodeToLatexEncoder
 
@@ -244,9 +266,7 @@ def to_bibtex(rows: list[ExportRow]) -> str:
         out = []
         for name, value in fields:
             if name in TEXT_FIELDS:
-                # Latin-script runs are escaped; other scripts (Greek, Cyrillic, CJK, ...) stay UTF-8
-                # text, which biber and UTF-8 LaTeX read, rather than math symbols or font macros
-                value = _LATIN.sub(lambda m: enc.unicode_to_latex(m.group(0)), value)
+                value = _escape_text(enc, value)
                 if value.count("{") != value.count("}"):
                     # BibTeX counts braces even after a backslash: a lone \{ would end the field
                     value = value.replace("\\{", "$\\lbrace$").replace("\\}", "$\\rbrace$")
@@ -260,7 +280,7 @@ def to_bibtex(rows: list[ExportRow]) -> str:
 # -- RIS ------------------------------------------------------------------------------------------
 
 def to_ris(rows: list[ExportRow]) -> str:
-    """RIS records (``JOUR``/``CPAPER``/``GEN``): TI, AU, PY, JO or T2, DO, UR (every landing
+    """RIS records (``JOUR``/``CPAPER``/``GEN``): TI, AU (``Family, Given``: :func:`ris_name`), PY, JO or T2, DO, UR (every landing
     page), ID (the citation key), C1 (corpus id), C2 (arXiv id), C3 (ACL id), C4 (PubMed id)."""
     import rispy
 
@@ -272,7 +292,7 @@ def to_ris(rows: list[ExportRow]) -> str:
         e: dict = {"type_of_reference": {"article": "JOUR", "inproceedings": "CPAPER"}.get(etype, "GEN"),
                    "id": key, "title": p.title}
         if p.authors:
-            e["authors"] = [a.name for a in p.authors]
+            e["authors"] = [ris_name(a.name) for a in p.authors]
         if p.year:
             e["year"] = str(p.year)
         venue = p.venue_raw or p.venue
@@ -288,6 +308,13 @@ def to_ris(rows: list[ExportRow]) -> str:
                 e[tag] = ids[kind]
         entries.append(e)
     return rispy.dumps(entries, implementation=_ris_writer())
+
+
+def ris_name(name: str) -> str:
+    """An author as RIS writes one, ``Family, Given`` ("Ashish Vaswani" -> "Vaswani, Ashish"; the
+    split of :func:`csl_name`); a one-word name as it is."""
+    parts = csl_name(name)
+    return f"{parts['family']}, {parts['given']}" if "family" in parts else parts["literal"]
 
 
 def _ris_writer():
