@@ -306,3 +306,29 @@ def test_non_latin_names_stay_text_in_bibtex_and_read_back_exactly():
     assert "ensuremath" not in text and "\\cyr" not in text
     [entry] = bibtexparser.parse_string(text, append_middleware=[LatexDecodingMiddleware()]).entries
     assert entry["author"].split(" and ") == names and entry["title"] == paper.title
+
+
+@pytest.mark.parametrize("fmt", ["bibtex", "ris", "csljson"])
+def test_litnav_verify_finds_every_exported_record_in_the_corpus_it_came_from(session, corpus, tmp_path, fmt):
+    # a fresh user's export of a title with "Doesn't" read back as "Doesn{\textquoteright}t" and
+    # "not in corpus": the reader decodes LaTeX and uses the exported ids (corpus id, ACL, arXiv)
+    from litnav.core.settings import WebSettings
+    from litnav.corpus.records import Author, Paper
+    from litnav.web import verify_references
+
+    path = tmp_path / f"refs.{ {'bibtex': 'bib', 'ris': 'ris', 'csljson': 'json'}[fmt] }"
+    path.write_text(export_session(session, corpus, fmt), encoding="utf-8")
+    report = verify_references(path, corpus, WebSettings())
+    assert report.totals["verified"] == report.totals["references"] == len(session.results), report.references
+    assert {r.corpus_id for r in report.references} == {r.corpus_id for r in session.results}
+    # a corpus id of another corpus does not override the title
+    other = Paper(corpus_id=SPECIAL_ID, title="A Completely Different Study of Coral Reefs", year=2020,
+                  authors=[Author(name="Ann Other")])
+    from litnav.core.records import Result
+    from litnav.session.export import ExportRow, to_bibtex
+
+    row = ExportRow(result=Result(rank=1, corpus_id=SPECIAL_ID, title=other.title, final_score=0.5,
+                                  probability=0.5, checkpoints=[]), paper=other)
+    path.with_suffix(".bib").write_text(to_bibtex([row]), encoding="utf-8")
+    [ref] = verify_references(path.with_suffix(".bib"), corpus, WebSettings()).references
+    assert ref.status == "not_found"

@@ -271,18 +271,23 @@ class Matcher:
         return verdicts[0]
 
     def _match_by_id(self, record: ExternalRecord) -> Match | None:
-        for kind in ID_KINDS:
+        """The verdict by an identifier: the record's own ``corpus_id`` (litnav's exports write
+        it), then each of :data:`ID_KINDS`; None when no id leads to a corpus paper. A title far
+        from the corpus title makes it a ``metadata_mismatch``."""
+        for kind in ("corpus_id", *ID_KINDS):
             raw = record.external_ids.get(kind)
-            value = find_external_id(kind, raw) if raw is not None else None
+            value = raw if kind == "corpus_id" else find_external_id(kind, raw) if raw is not None else None
             if not value:
                 continue
-            cid = self.corpus.find_by_external_id(kind, value)
+            cid = value if kind == "corpus_id" else self.corpus.find_by_external_id(kind, value)
             if cid is None:
                 continue
             paper = self.corpus.papers([cid]).get(cid)
             if paper is None:
                 continue
             sim = self._id_title_similarity(record.title, paper.title) if record.title else 1.0
+            if kind == "corpus_id" and sim * 100 < self.config.match_threshold - 30:
+                continue  # the id of another corpus: the other ids and the title decide
             mismatches = self._disagreements(record, paper)[0]
             if record.title and sim * 100 < self.config.match_threshold - 30:
                 mismatches.insert(0, f"title: {record.title!r} vs corpus {paper.title!r}")

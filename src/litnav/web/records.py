@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-MatchMethod = Literal["doi", "arxiv", "s2", "acl", "pubmed", "title_exact", "title_fuzzy", "title_main"]
+MatchMethod = Literal["corpus_id", "doi", "arxiv", "s2", "acl", "pubmed", "title_exact", "title_fuzzy", "title_main"]
 """How a record was mapped: an exact external id kind, or a title rule
 (``title_main``: one title is the other with its subtitle dropped)."""
 

@@ -75,8 +75,13 @@ def detect_format(path: Path, text: str) -> RefFormat:
 
 
 def _bibtex(path: Path, text: str) -> list[Reference]:
+    """Entries with their LaTeX decoded (``Doesn{\\textquoteright}t`` -> "Doesn’t", ``Z\\"urich``
+    -> "Zürich"; math such as ``$\\ell_2$`` kept); ids from ``doi``, ``eprint``, ``pmid``, ``acl``
+    and litnav's own ``corpusid``."""
     import bibtexparser
-    lib = bibtexparser.parse_string(text)
+    from bibtexparser.middlewares import LatexDecodingMiddleware
+
+    lib = bibtexparser.parse_string(text, append_middleware=[LatexDecodingMiddleware()])
     if lib.failed_blocks:
         b = lib.failed_blocks[0]
         err = getattr(b, "error", None)
@@ -102,6 +107,9 @@ def _bibtex(path: Path, text: str) -> list[Reference]:
             ids["arxiv"] = m.group(1)
         if f.get("pmid"):
             ids["pubmed"] = f["pmid"]
+        for field, kind in (("acl", "acl"), ("corpusid", "corpus_id")):
+            if f.get(field):
+                ids[kind] = f[field].strip()
         venue = f.get("journal") or f.get("booktitle")
         refs.append(Reference(key=e.key, line=e.start_line + 1,
                               record=_record(f["title"], authors, _year(f.get("year")), venue, ids, e.key)))
@@ -147,6 +155,10 @@ def _ris(path: Path, text: str) -> list[Reference]:
         m = _ARXIV_IN_TEXT.search(" ".join(e.get("urls") or []) + " " + str(e.get("url", "")))
         if m:
             ids["arxiv"] = m.group(1)
+        # litnav's own RIS: C1 corpus id, C2 arXiv, C3 ACL, C4 PubMed (checked, never trusted alone)
+        for tag, kind in (("custom1", "corpus_id"), ("custom2", "arxiv"), ("custom3", "acl"), ("custom4", "pubmed")):
+            if isinstance(e.get(tag), str) and e[tag].strip() and kind not in ids:
+                ids[kind] = e[tag].strip()
         venue = e.get("journal_name") or e.get("secondary_title")
         key = e.get("id") or f"entry {i + 1}"
         refs.append(Reference(key=str(key), line=line, record=_record(title, authors, year, venue, ids, str(key))))
@@ -186,6 +198,10 @@ def _csl(path: Path, text: str) -> list[Reference]:
             year = _year((item.get("issued") or {}).get("raw") if isinstance(item.get("issued"), dict) else None)
         authors = [_csl_name(a) for a in item.get("author") or [] if isinstance(a, dict)]
         ids = {"doi": item.get("DOI", ""), "pubmed": str(item.get("PMID", ""))}
+        custom = item.get("custom") if isinstance(item.get("custom"), dict) else {}  # litnav's own CSL-JSON
+        for kind in ("corpus_id", "acl", "arxiv"):
+            if isinstance(custom.get(kind), str) and custom[kind].strip():
+                ids.setdefault(kind, custom[kind].strip())
         m = _ARXIV_IN_TEXT.search(str(item.get("URL", "")) + " " + str(item.get("number", "")))
         if m:
             ids["arxiv"] = m.group(1)
