@@ -144,3 +144,57 @@ def test_stats_lists_the_venues_and_years_constraints_can_name(runner, search_co
     data = json.loads(res.output)
     assert data["venues"] == {"ACL": 5, "EMNLP": 5}  # most papers first, ties by name
     assert sum(data["papers_per_year"].values()) == data["papers"] == 14
+
+
+def test_outputs_never_destroy_a_corpus_an_input_or_a_session(runner, search_corpus_dir, tmp_path):
+    """A tester's `refine ... --out CORPUS/corpus.duckdb` destroyed the corpus and `search --json
+    papers.jsonl` an input file; both are refused before any work, and nothing is changed."""
+    import shutil
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(search_corpus_dir, corpus)
+    db = corpus / "corpus.duckdb"
+    before = db.read_bytes()
+    data = tmp_path / "papers.jsonl"
+    data.write_text(json.dumps(RECORDS[0]) + "\n")
+    session = tmp_path / "s.json"
+    res = runner.invoke(app, ["search", "dense retrieval", "--corpus", str(corpus), "--json", str(session),
+                              "--no-interactive"])
+    assert res.exit_code == 0, res.output
+    for args, why in [
+        (["search", "dense retrieval", "--corpus", str(corpus), "--json", str(data)], "not a litnav session"),
+        (["search", "dense retrieval", "--corpus", str(corpus), "--json", str(corpus / "s.json")], "inside the corpus"),
+        (["refine", str(session), "show 3 results", "--out", str(db)], "inside the corpus"),
+        (["export", str(session), "--format", "csv", "--out", str(session)], "is a litnav session file"),
+        (["report", str(session), "--out", str(session)], "is a litnav session file"),
+    ]:
+        res = runner.invoke(app, args)
+        assert res.exit_code != 0 and why in res.output, (args, res.output)
+    assert db.read_bytes() == before and json.loads(data.read_text()) == RECORDS[0]
+    assert json.loads(session.read_text())["intent"] == "dense retrieval"
+    assert not (corpus / "s.json").exists()
+    # a session may replace a session, an export any other file
+    res = runner.invoke(app, ["refine", str(session), "show 3 results"])
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(app, ["export", str(session), "--format", "csv", "--out", str(data)])
+    assert res.exit_code == 0 and data.read_text().startswith("rank,"), res.output
+
+
+def test_refining_on_another_corpus_is_refused(runner, search_corpus_dir, tmp_path):
+    other = tmp_path / "other"
+    res = runner.invoke(app, ["build", *_records_file(tmp_path), "--corpus", str(other)])
+    assert res.exit_code == 0, res.output
+    session = tmp_path / "s.json"
+    res = runner.invoke(app, ["search", "dense retrieval", "--corpus", str(search_corpus_dir), "--json",
+                              str(session), "--no-interactive"])
+    assert res.exit_code == 0, res.output
+    before = session.read_text()
+    res = runner.invoke(app, ["refine", str(session), "show 3 results", "--corpus", str(other)])
+    assert res.exit_code != 0 and "is not the corpus this session searched" in res.output, res.output
+    assert session.read_text() == before
+
+
+def _records_file(tmp_path) -> list[str]:
+    path = tmp_path / "records.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in RECORDS))
+    return [str(path)]

@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 from rich.rule import Rule
 
-from litnav.cli.common import SetOpt, SettingsOpt, make_console, open_corpus, settings_from
+from litnav.cli.common import SetOpt, SettingsOpt, clean_errors, make_console, open_corpus, settings_from
 
 
 def demo_cmd(
@@ -33,7 +33,13 @@ def demo_cmd(
     fresh = not corpus.exists()
     if fresh:
         console.print(Rule(f"building the demo corpus in {corpus} (once: 250 abstracts are embedded; evidence chunks are embedded when a search reads them)"))
-    build_demo_corpus(corpus, settings=settings.corpus, progress=fresh)
+    from litnav.corpus import CorpusError
+
+    with clean_errors(CorpusError):  # e.g. a damaged demo-corpus: say so, and how to start again
+        try:
+            build_demo_corpus(corpus, settings=settings.corpus, progress=fresh)
+        except CorpusError as exc:
+            raise CorpusError(f"{exc} (remove {corpus} to build the demo corpus again)") from exc
     c = open_corpus(corpus, settings)
     stats = c.stats()
     console.print(f"demo corpus {corpus}: {stats['papers']} papers, {stats['chunks']} evidence chunks, "

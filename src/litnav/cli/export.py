@@ -41,7 +41,7 @@ def export_cmd(
     if out is None:
         typer.echo(text, nl=False)
         return
-    with clean_errors(OSError):
+    with clean_errors(OSError, ValueError):
         write_text_atomic(text, out)
     err_console.print(f"{fmt} written to {out}")
 
@@ -65,7 +65,7 @@ def report_cmd(
     finally:
         if c is not None:
             c.close()
-    with clean_errors(OSError):
+    with clean_errors(OSError, ValueError):
         write_text_atomic(html, out)
     err_console.print(f"report written to {out}")
 

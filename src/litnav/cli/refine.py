@@ -37,11 +37,12 @@ def _continue_session(session_file: Path, feedback: str, corpus: Optional[Path],
     from litnav.librarians import WorkflowError
     from litnav.navigator import refine
     from litnav.navigator.feedback import FeedbackError
-    from litnav.session.io import SessionFileError, read_session, write_session
+    from litnav.session.io import SessionFileError, check_output, read_session, write_session
     from litnav.session.render import print_notes, results_table, turns_table
 
-    with clean_errors(SessionFileError):
+    with clean_errors(SessionFileError, ValueError):
         session = read_session(session_file)
+        check_output(out or session_file, "session")
     path = corpus or (Path(session.corpus) if session.corpus else None)
     if path is None:
         fail(f"{session_file}: the session names no corpus; give --corpus")
@@ -52,7 +53,7 @@ def _continue_session(session_file: Path, feedback: str, corpus: Optional[Path],
     with clean_errors(FeedbackError, WorkflowError, ValueError):
         session = refine(session, feedback, c, settings, top_k=top_k)
     target = out or session_file
-    with clean_errors(OSError):
+    with clean_errors(OSError, ValueError):
         write_session(session, target)
     console = make_console()
     console.print(turns_table(session))

@@ -48,6 +48,12 @@ def search_cmd(
         except ExportError as exc:
             fail(str(exc), code=2)
     settings = settings_from(settings_file, overrides)
+    from litnav.session.io import check_output
+
+    with clean_errors(ValueError):  # a bad --json or --export fails before the search, not after
+        for path, kind in ((json_out, "session"), (export, "export")):
+            if path is not None:
+                check_output(path, kind)
     if continue_from is not None:
         from litnav.cli.refine import continue_session
 
@@ -90,14 +96,14 @@ def search_cmd(
             session, _ = clarify(session, c, settings, ask=terminal_ask if ask else None)
     out = json_out or _free_session_path(Path("litnav-session.json"))
     # written before anything is printed: a closed pipe (`litnav search ... | head`) keeps the session
-    with clean_errors(OSError):
+    with clean_errors(OSError, ValueError):
         write_session(session, out)
     make_console(stderr=True).print(f"session written to {out} (audit it with `litnav audit {out}`)")
     if export is not None:
         from litnav.session.export import export_session
         from litnav.session.io import write_text_atomic
 
-        with clean_errors(OSError):
+        with clean_errors(OSError, ValueError):
             write_text_atomic(export_session(session, c, export_format), export)
         make_console(stderr=True).print(f"{export_format} export written to {export}")
     try:
@@ -141,7 +147,10 @@ def plan_cmd(
     else:
         console.print(workflow_table(workflow))
     if out:
-        out.write_text(text)
+        from litnav.session.io import write_text_atomic
+
+        with clean_errors(OSError, ValueError):
+            write_text_atomic(text, out)
         console.print(f"workflow written to {out}")
 
 

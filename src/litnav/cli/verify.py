@@ -58,7 +58,8 @@ def register(app: typer.Typer) -> None:
         console.print(f"{t['references']} references: {t['verified']} verified, "
                       f"{t['metadata_mismatch']} metadata mismatch, {t['not_found']} not in corpus")
         if json_out is not None:
-            with clean_errors(OSError):
-                json_out.parent.mkdir(parents=True, exist_ok=True)
-                json_out.write_text(report.model_dump_json(indent=2))
+            from litnav.session.io import write_text_atomic
+
+            with clean_errors(OSError, ValueError):
+                write_text_atomic(report.model_dump_json(indent=2), json_out)
             console.print(f"wrote {json_out}")

@@ -29,6 +29,7 @@ import json
 import logging
 from collections.abc import Callable
 from datetime import date
+from pathlib import Path
 from typing import Any
 
 from litnav.core.records import (
@@ -576,7 +577,9 @@ def refine(
     (default: ``navigator.llm_feedback.LLMFeedbackParser`` when ``llm.navigator`` is configured,
     else the rule-based ``navigator.feedback.parse_feedback``); the edits are applied and
     the workflow re-run with cached operator outputs (:func:`run_turn`). ``session`` is changed
-    in place and returned. Raises ``ValueError`` when the feedback yields no edit,
+    in place and returned. Raises ``ValueError`` when the feedback yields no edit, or when
+    ``corpus`` is another corpus than the session's (another directory *and* other contents: the
+    recorded searches name papers of the session's corpus; a moved or grown corpus is fine),
     ``FeedbackError`` when it names a missing result or checkpoint, ``WorkflowError`` when the
     edited workflow is invalid.
     """
@@ -584,6 +587,22 @@ def refine(
 
     with opened(corpus, settings.corpus if settings else None) as c:
         return _refine(session, feedback, c, settings, today=today, parser=parser, top_k=top_k)
+
+
+def _check_same_corpus(session: Session, corpus) -> None:
+    """Raise ``ValueError`` when ``corpus`` lies in another directory than ``session.corpus`` and
+    has other contents (fingerprint) than the session recorded."""
+    where = getattr(corpus, "directory", None)
+    if not session.corpus or where is None or not session.corpus_fingerprint:
+        return
+    try:
+        same_place = Path(session.corpus).resolve() == Path(where).resolve()
+    except OSError:
+        same_place = False
+    if not same_place and corpus.fingerprint() != session.corpus_fingerprint:
+        raise ValueError(f"{where} is not the corpus this session searched ({session.corpus}): a refinement "
+                         "re-runs the session's recorded searches, whose papers belong to that corpus; start a "
+                         f"new search on {where} instead")
 
 
 def _refine(session: Session, feedback: str, corpus, settings: Settings | None, *, today: date | None,
@@ -596,6 +615,7 @@ def _refine(session: Session, feedback: str, corpus, settings: Settings | None, 
         raise ValueError(f"feedback must be a string, got {type(feedback).__name__}")
 
     settings = settings or Settings()
+    _check_same_corpus(session, corpus)
     ensure_turns(session)
     prev = session.turns[-1]
     if parser is None and settings.llm.navigator:  # the LLM navigator reads the feedback when configured

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
+from typing import Literal
 
 from pydantic import ValidationError
 
@@ -18,15 +20,60 @@ class SessionFileError(ValueError):
     """A session file cannot be read; the message names the file and the field."""
 
 
+class OutputPathError(ValueError):
+    """An output path would destroy stored data; the message names the path and why."""
+
+
+CORPUS_DB = "corpus.duckdb"
+"""The file that marks a corpus directory (``corpus.store``): nothing else is written inside one."""
+_SESSION_HEAD = re.compile(rb'^\s*\{\s*"version"\s*:\s*\d+\s*,\s*"intent"\s*:')
+
+
+def is_session_file(path: str | Path) -> bool:
+    """True when ``path`` is a file that begins as a litnav session file does (``{"version": N,
+    "intent": ...``, the order ``write_session`` writes)."""
+    try:
+        with Path(path).open("rb") as fh:
+            return bool(_SESSION_HEAD.match(fh.read(256)))
+    except OSError:
+        return False
+
+
+def check_output(path: str | Path, kind: Literal["session", "export"]) -> Path:
+    """``path`` if litnav may write a ``kind`` output there, else ``OutputPathError``: nothing is
+    written inside a corpus directory (a folder holding ``corpus.duckdb``, at any level above
+    the file); a session file may replace only a session file (or an empty one), and an export,
+    report or other output never replaces a session file. Call it before long work so a bad
+    ``--json``/``--out`` fails at once."""
+    path = Path(path)
+    for folder in path.resolve().parents:
+        if (folder / CORPUS_DB).is_file():
+            raise OutputPathError(f"{path}: inside the corpus directory {folder}; litnav writes nothing there "
+                                  "(choose a path outside it)")
+    if path.is_dir():
+        raise OutputPathError(f"{path}: is a directory; give a file name")
+    if path.is_file() and path.stat().st_size > 0:
+        session = is_session_file(path)
+        if kind == "session" and not session:
+            raise OutputPathError(f"{path}: exists and is not a litnav session file; a session replaces only a "
+                                  "session (choose another path or remove the file)")
+        if kind == "export" and session:
+            raise OutputPathError(f"{path}: is a litnav session file; an export or report does not replace it "
+                                  "(choose another path)")
+    return path
+
+
 def write_text_atomic(text: str, path: str | Path) -> Path:
     """Write ``text`` (UTF-8) to ``path`` atomically with ordinary permissions
-    (``core.io.write_text``); returns the path."""
-    return write_text(path, text)
+    (``core.io.write_text``); returns the path. An output other than a session: refused by
+    :func:`check_output` inside a corpus directory or over a session file."""
+    return write_text(check_output(path, "export"), text)
 
 
 def write_session(session: Session, path: str | Path) -> Path:
-    """Write ``session`` as indented JSON to ``path`` via a temporary file and rename."""
-    return write_text_atomic(session.model_dump_json(indent=1), path)
+    """Write ``session`` as indented JSON to ``path`` via a temporary file and rename; refused by
+    :func:`check_output` inside a corpus directory or over a file that is not a session."""
+    return write_text(check_output(path, "session"), session.model_dump_json(indent=1))
 
 
 def read_session(path: str | Path) -> Session:
