@@ -82,12 +82,27 @@ def test_cite_span_outside_the_text_is_rejected_with_a_reason(tmp_path):
 def test_numbers_too_large_for_their_column_reject_only_their_record(tmp_path):
     src = _jsonl(tmp_path / "a.jsonl", [{"id": "g1", "title": "Good", "abstract": "Parsing.", "year": 2010},
                                         {"id": "y1", "title": "Bad year", "year": 3000000000},
-                                        {"id": "y2", "title": "Bad year", "year": 10**20}])
+                                        {"id": "y2", "title": "Bad year", "year": 10**20},
+                                        {"id": "y3", "title": "Year zero", "year": 0},
+                                        {"id": "y4", "title": "Year zero", "year": "0000-05"}])
     build([src], tmp_path / "c", fmt="jsonl", progress=False, finalize=False)
     with Corpus.open(tmp_path / "c") as c:
         assert c.all_ids() == ["g1"]
         reasons = {row[2]: row[3] for row in c.rejects()}
-        assert set(reasons) == {2, 3} and all("'year'" in r and "not a year" in r for r in reasons.values())
+        assert set(reasons) == {2, 3, 4, 5} and all("'year'" in r and "not a year" in r for r in reasons.values())
+
+
+def test_a_year_no_date_can_have_is_unknown_to_a_date_predicate():
+    # corpora built before year 0 was refused: "since 2018" must not fail on such a record
+    from datetime import date
+
+    from litnav.core.records import MetadataPredicate
+    from litnav.corpus.predicates import evaluate
+    from litnav.corpus.records import Paper
+
+    since = MetadataPredicate(field="year", start=date(2018, 1, 1))
+    assert evaluate(since, Paper.model_construct(corpus_id="z", title="Z", year=0, publication_date=None,
+                                                 venue=None, venue_raw=None, publication_types=[]))[0] is None
 
 
 def test_s2_rows_with_out_of_range_counts_or_bad_offsets_are_rejected_with_the_field():

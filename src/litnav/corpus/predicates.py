@@ -130,7 +130,7 @@ def _year(p: MetadataPredicate, paper: Paper) -> tuple[bool | None, str]:
         d = paper.publication_date
         ok = lo <= d <= hi
         return ok, f"publication date {d.isoformat()} is {'within' if ok else 'outside'} {_range(p)}"
-    if paper.year is not None:
+    if paper.year is not None and date.min.year <= paper.year <= date.max.year:  # a corpus built before year 0 was refused
         ok = date(paper.year, 1, 1) <= hi and date(paper.year, 12, 31) >= lo
         return ok, f"year {paper.year} is {'within' if ok else 'outside'} {_range(p)}"
     return None, "year unknown"

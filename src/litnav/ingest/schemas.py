@@ -36,18 +36,18 @@ def _year(value: Any) -> Any:
         return None
     if isinstance(value, str):
         m = _YEAR.match(value)
-        if not m:
+        if not m or int(m.group(1)) == 0:
             raise ValueError(f"not a year: {value!r}")
         return int(m.group(1))
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and not 0 <= value <= 9999:
-        raise ValueError(f"not a year: {value!r}")  # a year column is int32; no calendar year is outside this
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and not 1 <= value <= 9999:
+        raise ValueError(f"not a year: {value!r}")  # the years a calendar date can have (1-9999)
     return value
 
 
 def parse_year(value: Any) -> int | None:
     """A year from an int, an integral float or a string starting with four digits
     (``"2011"``, ``"2011-11"``); None/``""`` give None. Raises ``ValueError("not a year: ...")``
-    for anything else (booleans and numbers outside 0-9999 included)."""
+    for anything else (booleans and numbers outside 1-9999 included: year 0 has no date)."""
     value = _year(value)
     if isinstance(value, float) and value.is_integer():
         value = int(value)
