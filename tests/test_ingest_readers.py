@@ -214,3 +214,17 @@ def test_a_title_footnote_mark_is_not_part_of_the_stored_title(tmp_path: Path, r
     src.write_text(json.dumps({"doc_id": "1", "name": raw, "abstract_sentences": ["A."]}) + "\n")
     docs = docs_by_id(read_all([src], parse_mapping(["id=doc_id", "title=name"])))
     assert docs["1"].paper.title == (stored or raw)
+
+
+def test_an_id_with_whitespace_rejects_its_record_with_the_field(tmp_path: Path) -> None:
+    import json
+
+    src = tmp_path / "x.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in [
+        {"id": "ok-1", "title": "Kept"}, {"id": "id with space", "title": "Rejected"},
+        {"id": "new\nline", "title": "Rejected"}, {"id": "  padded  ", "title": "Kept, stripped"}]))
+    items = read_all([src], parse_mapping(["id=id"]))
+    assert set(docs_by_id(items)) == {"ok-1", "padded"}
+    rejects = [r for r in items if isinstance(r, Reject)]
+    assert [r.line for r in rejects] == [2, 3] and all("'id'" in r.reason and "whitespace" in r.reason
+                                                        for r in rejects)

@@ -332,3 +332,19 @@ def test_litnav_verify_finds_every_exported_record_in_the_corpus_it_came_from(se
     path.with_suffix(".bib").write_text(to_bibtex([row]), encoding="utf-8")
     [ref] = verify_references(path.with_suffix(".bib"), corpus, WebSettings()).references
     assert ref.status == "not_found"
+
+
+def test_an_author_named_with_and_stays_one_bibtex_author():
+    import bibtexparser
+    from bibtexparser.middlewares import SeparateCoAuthors
+
+    from litnav.core.records import Result
+    from litnav.corpus.records import Author, Paper
+    from litnav.session.export import ExportRow, to_bibtex
+
+    names = ["Others and Co", "and", "Ann Smith", "AND Partners", "José Núñez & Sons"]
+    paper = Paper(corpus_id="a1", title="T", year=2020, authors=[Author(name=n) for n in names])
+    row = ExportRow(result=Result(rank=1, corpus_id="a1", title="T", final_score=0.5, probability=0.5,
+                                  checkpoints=[]), paper=paper)
+    [entry] = bibtexparser.parse_string(to_bibtex([row]), append_middleware=[SeparateCoAuthors()]).entries
+    assert len(entry["author"]) == len(names) and entry["author"][0] == "{Others and Co}"

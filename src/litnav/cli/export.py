@@ -35,7 +35,8 @@ def export_cmd(
         why = f" with final score >= {min_score}" if min_score is not None and session.results else ""
         err_console.print(f"note: {session_file} has no results{why}: the {fmt} export is empty", highlight=False)
     try:
-        text = export_session(session, c, fmt, top=top, min_score=min_score)  # type: ignore[arg-type]
+        with clean_errors(ExportError):
+            text = export_session(session, c, fmt, top=top, min_score=min_score)  # type: ignore[arg-type]
     finally:
         c.close()
     if out is None:

@@ -258,7 +258,7 @@ def _write(tx: Any, items: Iterator[Item], stats: ReadStats, batch_size: int) ->
 
 
 def build(
-    sources: list[str | Path],
+    sources: list[str | Path] | str | Path,
     corpus_dir: str | Path,
     fmt: str | None = None,
     settings: Any = None,
@@ -271,7 +271,8 @@ def build(
     on_stage: Callable[[str, float], None] | None = None,
     ingest_units: Callable[..., None] | None = None,
 ) -> BuildReport:
-    """Ingest ``sources`` (files, directories, globs; plain/.gz/.zst) into ``corpus_dir``.
+    """Ingest ``sources`` (files, directories, globs; plain/.gz/.zst; one path or a list) into
+    ``corpus_dir``.
 
     ``fmt`` forces one format for every file (else detected per file; a ``mapping`` implies
     the generic ``jsonl`` format); ``settings`` is a
@@ -285,7 +286,8 @@ def build(
     settings). ``ingest_units`` ingests the units the manifest lacks in place of this process's
     loop, called as ``ingest_units(writer, units, todo, report, mapping=, batch_size=, progress=)``
     (a distributed engine: :func:`litnav.ingest.ray_build.build_on_ray`). Raises
-    ``SourceError``/``FormatError`` for bad sources.
+    ``SourceError``/``FormatError`` for bad sources, ``MappingError`` for a ``mapping`` target the
+    generic reader does not know.
 
     Finalize publishes the corpus searchable with BM25 before it embeds the abstracts (see
     ``CorpusWriter.finalize``): ``on_stage(name, seconds)`` is called with ``"lexical"`` at that
@@ -296,7 +298,13 @@ def build(
     from tqdm.auto import tqdm
 
     from litnav.corpus import CorpusWriter
+    from litnav.ingest.readers.generic import MAPPABLE, MappingError
 
+    if isinstance(sources, (str, Path)):
+        sources = [sources]
+    for target in mapping or {}:
+        if target not in MAPPABLE:
+            raise MappingError(f"mapping: unknown target {target!r} (known: {', '.join(MAPPABLE)})")
     corpus_settings = getattr(settings, "corpus", settings)
     report = BuildReport()
     t0 = started = time.perf_counter()

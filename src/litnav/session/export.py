@@ -227,9 +227,12 @@ def _entry_type(paper: Paper) -> str:
     return "misc"
 
 
-def _bib_name(name: str) -> str:
-    # a name containing the word "and" must not split into two authors
-    return "{" + name + "}" if re.search(r"\sand\s", name) else name
+def _bib_name(enc, name: str) -> str:
+    """One author of a BibTeX ``author`` field, escaped; braced when it holds the word "and"
+    (BibTeX splits the field on "and" at brace level 0, in any case), braces added after the
+    escaping so they stay braces."""
+    text = _escape_text(enc, name)
+    return "{" + text + "}" if re.search(r"(?:^|\s)and(?:\s|$)", name, re.I) else text
 
 
 def to_bibtex(rows: list[ExportRow]) -> str:
@@ -249,7 +252,7 @@ def to_bibtex(rows: list[ExportRow]) -> str:
         etype = _entry_type(p)
         fields: list[tuple[str, str]] = [("title", p.title)]
         if p.authors:
-            fields.append(("author", " and ".join(_bib_name(a.name) for a in p.authors)))
+            fields.append(("author", " and ".join(_bib_name(enc, a.name) for a in p.authors)))
         if p.year:
             fields.append(("year", str(p.year)))
         venue = p.venue_raw or p.venue
@@ -266,7 +269,8 @@ def to_bibtex(rows: list[ExportRow]) -> str:
         out = []
         for name, value in fields:
             if name in TEXT_FIELDS:
-                value = _escape_text(enc, value)
+                if name != "author":  # escaped name by name (_bib_name)
+                    value = _escape_text(enc, value)
                 if value.count("{") != value.count("}"):
                     # BibTeX counts braces even after a backslash: a lone \{ would end the field
                     value = value.replace("\\{", "$\\lbrace$").replace("\\}", "$\\rbrace$")

@@ -219,6 +219,8 @@ def generic_document(record: Any, mapping: dict[str, str], source_file: str, lin
     corpus_id = _id(values["id"], fields["id"])
     if not corpus_id:
         raise ValueError(f"field {fields['id']!r}: empty")
+    if any(ch.isspace() for ch in corpus_id):  # a corpus id is one token in run files, RIS and URLs
+        raise ValueError(f"field {fields['id']!r}: an id may not contain whitespace ({corpus_id!r})")
     title = values.get("title")
     title_field = fields.get("title", mapping.get("title", "title"))
     if title is None:
