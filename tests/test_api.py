@@ -51,3 +51,22 @@ def test_search_and_refine_take_a_corpus_directory(search_corpus_dir):
     assert len(refined.turns) == 2
     with pytest.raises(Exception, match="nowhere"):
         litnav.search("graph neural networks", "/nowhere/corpus")
+
+
+@pytest.mark.parametrize(("call", "error", "message"), [
+    (lambda c: litnav.search(5, c), TypeError, "intent must be a string"),
+    (lambda c: litnav.search("x", None), TypeError, "corpus must be an open Corpus or a corpus directory"),
+    (lambda c: litnav.search("x", c, {}), TypeError, "Settings.model_validate"),
+    (lambda c: litnav.search("x", c, workflow="wf.json"), TypeError, "load_workflow"),
+    (lambda c: litnav.search("x", c, top_k=0), ValueError, "top_k must be an integer >= 1, got 0"),
+    (lambda c: litnav.search("x", c, rounds=-2), ValueError, "rounds must be an integer >= 1"),
+    (lambda c: litnav.search("x", c, rounds=True), ValueError, "rounds must be an integer >= 1"),
+    (lambda c: litnav.refine("s.json", "more", c), TypeError, "read_session"),
+    (lambda c: litnav.write_session({}, "s.json"), TypeError, "session must be a Session"),
+    (lambda c: litnav.build([], c, mapping={"bogus": "x"}), ValueError, "unknown target 'bogus'"),
+])
+def test_a_wrong_argument_is_named_before_any_work(search_corpus_dir, tmp_path, monkeypatch, call, error, message):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(error, match=message):
+        call(str(search_corpus_dir))
+    assert not (tmp_path / "s.json").exists()

@@ -952,7 +952,10 @@ class Corpus:
 def opened(corpus: Corpus | str | Path, settings: CorpusSettings | None = None) -> Iterator[Corpus]:
     """``corpus`` itself when it is an open corpus (left open; :class:`ModelMismatchError` when
     ``settings`` ask for an encoder other than its model), else ``Corpus.open(corpus,
-    settings=settings)`` for a path, closed on exit. Errors as :meth:`Corpus.open`."""
+    settings=settings)`` for a path, closed on exit. Errors as :meth:`Corpus.open`; ``TypeError``
+    for None or another type."""
+    if corpus is None or isinstance(corpus, (bytes, int, float, dict, list)):
+        raise TypeError(f"corpus must be an open Corpus or a corpus directory, got {type(corpus).__name__}")
     if isinstance(corpus, (str, Path)):
         with Corpus.open(corpus, settings=settings) as c:
             yield c

@@ -134,9 +134,12 @@ def anchor_search(
     from litnav.navigator.loop import SearchRun
     from litnav.navigator.planner import hard_metadata, source_node
     from litnav.navigator.refine import _insert_before_evidence
-    from litnav.navigator.search import _cached_student, student_path
+    from litnav.navigator.search import _cached_student, check_arguments, student_path
     from litnav.navigator.source import with_source
 
+    check_arguments(intent=intent or "", settings=settings, top_k=top_k)
+    if not isinstance(anchor, str):
+        raise TypeError(f"anchor must be a string (corpus id, DOI, arXiv id or title), got {type(anchor).__name__}")
     settings = settings or Settings()
     top_k = top_k or settings.navigator.top_k
     cid = resolve_anchor(corpus, anchor)

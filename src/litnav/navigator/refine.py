@@ -584,7 +584,12 @@ def refine(
     edited workflow is invalid.
     """
     from litnav.corpus.reader import opened
+    from litnav.navigator.search import check_arguments
 
+    if not isinstance(session, Session):
+        raise TypeError(f"session must be a Session, got {type(session).__name__} "
+                        "(litnav.read_session(path) reads a session file)")
+    check_arguments(settings=settings, top_k=top_k)
     with opened(corpus, settings.corpus if settings else None) as c:
         return _refine(session, feedback, c, settings, today=today, parser=parser, top_k=top_k)
 

@@ -78,13 +78,33 @@ def search(
     answers land in ``session.clarifications``. Raises ``WorkflowError`` for an invalid
     workflow, ``ValueError`` for an empty intent, and ``LLMError`` when a configured LLM role
     fails without an explicit fallback (``llm.fallback``); ``StudentError`` (a ``ValueError``)
-    names a missing or malformed ``scorer.student`` or ``reranker.cross_encoder_path``.
+    names a missing or malformed ``scorer.student`` or ``reranker.cross_encoder_path``; a wrong
+    argument type or a count below 1 raises as :func:`check_arguments` says.
     """
     from litnav.corpus.reader import opened
 
+    check_arguments(intent=intent, settings=settings, workflow=workflow, rounds=rounds, top_k=top_k)
     with opened(corpus, settings.corpus if settings else None) as c:
         return _search(intent, c, settings, workflow=workflow, rounds=rounds, top_k=top_k, meter=meter,
                        progress=progress, today=today, ask=ask)
+
+
+def check_arguments(*, intent: object = "", settings: object = None, workflow: object = None,
+                    rounds: object = None, top_k: object = None) -> None:
+    """Check the arguments of the public search calls: ``intent`` a string (``TypeError``),
+    ``settings`` a ``Settings`` or None and ``workflow`` a ``Workflow`` or None (``TypeError``
+    saying how to make one), ``rounds`` and ``top_k`` None or an integer >= 1 (``ValueError``)."""
+    if not isinstance(intent, str):
+        raise TypeError(f"intent must be a string, got {type(intent).__name__}")
+    if settings is not None and not isinstance(settings, Settings):
+        raise TypeError(f"settings must be a litnav Settings, got {type(settings).__name__} "
+                        "(Settings.model_validate(a_dict) or litnav.core.settings.load_settings(path) makes one)")
+    if workflow is not None and not isinstance(workflow, Workflow):
+        raise TypeError(f"workflow must be a Workflow, got {type(workflow).__name__} "
+                        "(litnav.librarians.load_workflow(path) reads a workflow file)")
+    for name, value in (("rounds", rounds), ("top_k", top_k)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+            raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
 
 
 def _search(intent, corpus, settings, *, workflow, rounds, top_k, meter, progress, today, ask) -> Session:

@@ -72,7 +72,10 @@ def write_text_atomic(text: str, path: str | Path) -> Path:
 
 def write_session(session: Session, path: str | Path) -> Path:
     """Write ``session`` as indented JSON to ``path`` via a temporary file and rename; refused by
-    :func:`check_output` inside a corpus directory or over a file that is not a session."""
+    :func:`check_output` inside a corpus directory or over a file that is not a session;
+    ``TypeError`` when ``session`` is not a ``Session``."""
+    if not isinstance(session, Session):
+        raise TypeError(f"session must be a Session, got {type(session).__name__}")
     return write_text(check_output(path, "session"), session.model_dump_json(indent=1))
 
 
