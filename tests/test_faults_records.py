@@ -118,3 +118,27 @@ def test_s2_rows_with_out_of_range_counts_or_bad_offsets_are_rejected_with_the_f
         S2PaperIn.model_validate({"corpusid": 1, "title": "T", "year": 3_000_000_000})
     with pytest.raises(AnnotationError, match="paragraph.*not an integer"):
         annotations({"paragraph": '[{"start": "a", "end": "b"}]'})
+
+
+def test_a_corrected_mapping_re_reads_the_file(tmp_path):
+    # a tester mapped venue=title by mistake; the corrected build skipped the file as "already
+    # ingested" and the wrong venues stayed
+    rows = [{"acl_id": f"P{i}", "title": f"Title {i}", "booktitle": "ACL", "abstract": "We parse."} for i in range(3)]
+    src = _jsonl(tmp_path / "k.jsonl", rows)
+    build([src], tmp_path / "c", mapping={"id": "acl_id", "venue": "title"}, progress=False, finalize=False)
+    again = build([src], tmp_path / "c", mapping={"id": "acl_id", "venue": "booktitle"}, progress=False,
+                  finalize=False)
+    assert again.ingested_files == [str(src.resolve())] and not again.skipped_files
+    with Corpus.open(tmp_path / "c") as c:
+        assert c.all_ids() == ["P0", "P1", "P2"] and {c.paper(i).venue_raw for i in c.all_ids()} == {"ACL"}
+    same = build([src], tmp_path / "c", mapping={"venue": "booktitle", "id": "acl_id"}, progress=False,
+                 finalize=False)
+    assert same.skipped_files and not same.ingested_files  # the same mapping in another order
+
+
+def test_building_a_folder_never_reads_a_corpus_inside_it(tmp_path):
+    (tmp_path / "data").mkdir()
+    src = _jsonl(tmp_path / "data" / "k.jsonl", [{"id": "a", "title": "Parsing", "abstract": "We parse."}])
+    build([src.parent], src.parent / "corpus", progress=False)  # the corpus lands inside the source folder
+    again = build([src.parent], src.parent / "corpus", progress=False)  # its index files are not inputs
+    assert again.files == 1 and again.skipped_files == [str(src.resolve())] and not again.read.rejects

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import hashlib
+import json
 import logging
 import queue
 import threading
@@ -28,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from litnav.corpus.records import Citation, Document, Reject
-from litnav.ingest.io import TruncatedSourceError, expand_sources
+from litnav.ingest.io import Fingerprint, TruncatedSourceError, combine, expand_sources
 from litnav.ingest.join import ContentStore
 from litnav.ingest.plan import Unit, fingerprint_units, plan
 from litnav.ingest.readers import CONTENT_FORMATS, PRIMARY_FOR, FormatError, Item, ReadContext, Skipped
@@ -278,7 +280,8 @@ def build(
     the generic ``jsonl`` format); ``settings`` is a
     ``CorpusSettings`` or a root ``Settings`` (its ``corpus`` group is used); ``mapping`` is the
     generic reader's ``target -> source field``. Units already in the manifest (same key, size
-    and sha256) are skipped; each other unit is written in one transaction, so an interrupted
+    and sha256) are skipped (a ``mapping`` is part of a file's fingerprint, so a changed mapping re-reads it);
+    each other unit is written in one transaction, so an interrupted
     build leaves whole units only and a re-run completes it. ``finalize=False`` stops before
     finalize (benchmarks time it apart). Explicit ``settings`` fields override the corpus's stored
     settings; one that changes the model or the chunk size raises ``SettingsChangeError`` before
@@ -323,6 +326,10 @@ def build(
 
     t0 = time.perf_counter()
     fingerprint_units(units)
+    if mapping:  # a file read with another mapping is another input: a corrected --map re-reads it
+        how = Fingerprint(0, hashlib.sha256(json.dumps(mapping, sort_keys=True).encode()).hexdigest())
+        for u in units:
+            u.print = combine([u.print, how])
     report.seconds["fingerprint"] = time.perf_counter() - t0
 
     from litnav.corpus.storage import storage_errors

@@ -110,7 +110,8 @@ def _is_data_file(path: Path) -> bool:
 
 
 def expand_sources(sources: list[str | Path]) -> list[Path]:
-    """Expand files, directories (recursively, data files only) and glob patterns.
+    """Expand files, directories (recursively, data files only, none inside a corpus directory:
+    a build of "." never reads a corpus's own indexes) and glob patterns.
 
     Returns absolute paths, de-duplicated, sorted within each source so a build is
     deterministic. Raises ``SourceError`` naming a source that matches nothing.
@@ -122,7 +123,9 @@ def expand_sources(sources: list[str | Path]) -> list[Path]:
         if path.is_file():
             found = [path]
         elif path.is_dir():
-            found = sorted(p for p in path.rglob("*") if p.is_file() and _is_data_file(p))
+            corpora = {p.parent for p in path.rglob("corpus.duckdb")}
+            found = sorted(p for p in path.rglob("*") if p.is_file() and _is_data_file(p)
+                           and not corpora.intersection(p.parents))
         else:
             found = sorted(Path(p) for p in glob.glob(text, recursive=True) if Path(p).is_file())
         if not found:
