@@ -357,3 +357,15 @@ def test_more_recent_counts_back_from_the_corpus_newest_paper(corpus):
     assert session.results[0].year >= newest.year - 2  # the preference re-weights towards them
     with pytest.raises(FeedbackError, match="already in the checklist"):
         refine(session, "more recent", corpus, Settings(), today=later)
+
+
+def test_feedback_contradicting_a_date_of_the_intent_is_refused_and_an_impossible_one_relaxed(corpus):
+    from litnav.navigator.feedback import FeedbackError
+
+    session = ensure_turns(search(INTENT + " since 2019", corpus, Settings(), top_k=10))
+    with pytest.raises(FeedbackError, match="contradicts m1.*ignore the year constraint"):
+        refine(session, "only papers before 1900", corpus, Settings())
+    # a venue no paper has: a preference (as a search makes it), not a filter that empties the results
+    session = refine(session, "only papers published at the Foo Bar Conference", corpus, Settings())
+    [venue] = [c for c in session.turns[-1].checklist.checkpoints if c.predicate and c.predicate.field == "venue"]
+    assert venue.weight < 1 and "no paper of this corpus matches it" in venue.text and session.results

@@ -26,6 +26,7 @@ from datetime import date
 
 from litnav.core.records import Checklist, Checkpoint, Edit, Workflow
 from litnav.navigator.intent import parse_intent
+from litnav.navigator.planner import relax_unsatisfiable
 
 _ORDINALS = {"top": 1, "first": 1, "best": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5,
              "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10, "last": -1}
@@ -110,6 +111,24 @@ def _next_id(prefix: str, checklist: Checklist) -> str:
 
 def _same_predicate(a: Checkpoint, b: Checkpoint) -> bool:
     return a.predicate is not None and b.predicate is not None and a.predicate == b.predicate
+
+
+def _refuse_contradiction(new: Checkpoint, kept: list[Checkpoint]) -> None:
+    """Raise ``FeedbackError`` when the hard year range ``new`` and a hard year range in ``kept``
+    admit no common date (the intent's "since 2015" and the feedback "only papers before 1900"),
+    as the intent parser refuses contradictory dates."""
+    p = new.predicate
+    if p is None or p.field != "year" or p.negate or new.weight < 1.0:
+        return
+    for c in kept:
+        q = c.predicate
+        if c.kind != "metadata" or q is None or q.field != "year" or q.negate or c.weight < 1.0:
+            continue
+        lo = max((d for d in (p.start, q.start) if d), default=None)
+        hi = min((d for d in (p.end, q.end) if d), default=None)
+        if lo and hi and lo > hi:
+            raise FeedbackError(f"{new.text!r} contradicts {c.id} {c.text!r}: no paper can satisfy both; say "
+                                "'ignore the year constraint' first, or give a period that overlaps it")
 
 
 def top_k_edit(n: int, reason: str) -> Edit:
@@ -234,6 +253,9 @@ def parse_feedback(
             old = [c.id for c in checklist.checkpoints if c.kind == "metadata" and c.predicate is not None
                    and c.predicate.field == cp.predicate.field and c.source == "user"
                    and (cp.predicate.field != "venue_year" or c.predicate.values == cp.predicate.values)]
+            _refuse_contradiction(cp, [c for c in scratch.checkpoints if c.id not in old])
+            if corpus is not None and hasattr(corpus, "ids_matching"):  # as a search does: a filter
+                cp = relax_unsatisfiable(Checklist(intent="", checkpoints=[cp]), corpus).checkpoints[0]  # nothing passes
             new = cp.model_copy(update={"id": _next_id("m", scratch), "source": "user"})
             scratch.checkpoints.append(new)
             for cid in old:  # a new year range from the user replaces their earlier one
