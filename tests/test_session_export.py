@@ -348,3 +348,20 @@ def test_an_author_named_with_and_stays_one_bibtex_author():
                                   checkpoints=[]), paper=paper)
     [entry] = bibtexparser.parse_string(to_bibtex([row]), append_middleware=[SeparateCoAuthors()]).entries
     assert len(entry["author"]) == len(names) and entry["author"][0] == "{Others and Co}"
+
+
+def test_a_csv_cell_never_runs_as_a_spreadsheet_formula():
+    import csv
+    import io
+
+    from litnav.core.records import Result, Session
+    from litnav.corpus.records import Author, Paper
+    from litnav.session.export import ExportRow, to_csv
+
+    paper = Paper(corpus_id="f1", title='=HYPERLINK("http://x","click")', year=2020,
+                  authors=[Author(name="@SUM(A1)")], venue_raw="-cmd|' /C calc'!A0")
+    row = ExportRow(result=Result(rank=1, corpus_id="f1", title=paper.title, final_score=0.5, probability=0.5,
+                                  checkpoints=[]), paper=paper)
+    [head, line] = list(csv.reader(io.StringIO(to_csv([row], Session(intent="x", corpus="", rounds=[], results=[])))))
+    cells = dict(zip(head, line))
+    assert cells["title"] == "'" + paper.title and cells["authors"] == "'@SUM(A1)" and cells["venue"].startswith("'-")

@@ -425,7 +425,9 @@ def to_csv(rows: list[ExportRow], session: Session) -> str:
     """A spreadsheet: rank, corpus_id, title, authors (``; ``-joined), year, venue, doi, arxiv,
     acl, pubmed, url, s2_url, final_score, probability (4 decimals), then ``<id> score`` (0-5, 2
     decimals) and ``<id> quote`` per checkpoint of the final checklist (empty where the paper has
-    no judgement; the JSONL export keeps full precision and each checkpoint's text)."""
+    no judgement; the JSONL export keeps full precision and each checkpoint's text). A text cell
+    that a spreadsheet would run as a formula (it begins with ``=``, ``+``, ``-``, ``@``, a tab or a
+    carriage return) starts with an apostrophe (:func:`_cell`, OWASP's CSV-injection advice)."""
     cids = _checkpoint_ids(session)
     head = ["rank", "corpus_id", "title", "authors", "year", "venue", "doi", "arxiv", "acl", "pubmed", "url",
             "s2_url", "final_score", "probability"]
@@ -437,15 +439,20 @@ def to_csv(rows: list[ExportRow], session: Session) -> str:
     for row in rows:
         p, r, ids = row.paper, row.result, row.ids
         by_id = {j.checkpoint_id: j for j in r.checkpoints}
-        line = [r.rank, p.corpus_id, p.title, "; ".join(a.name for a in p.authors), p.year or "",
-                p.venue_raw or p.venue or "", ids.get("doi", ""), ids.get("arxiv", ""), ids.get("acl", ""),
-                ids.get("pubmed", ""), row.urls[0] if row.urls else "", row.s2_url or "", round(r.final_score, 4),
-                round(r.probability, 4)]
+        line = [r.rank, _cell(p.corpus_id), _cell(p.title), _cell("; ".join(a.name for a in p.authors)),
+                p.year or "", _cell(p.venue_raw or p.venue or ""), ids.get("doi", ""), ids.get("arxiv", ""),
+                ids.get("acl", ""), ids.get("pubmed", ""), row.urls[0] if row.urls else "", row.s2_url or "",
+                round(r.final_score, 4), round(r.probability, 4)]
         for c in cids:
             j = by_id.get(c)
-            line += [round(j.score, 2) if j else "", (j.quote or "") if j else ""]
+            line += [round(j.score, 2) if j else "", _cell(j.quote or "") if j else ""]
         w.writerow(line)
     return buf.getvalue()
+
+
+def _cell(text: str) -> str:
+    """``text`` safe for a spreadsheet: an apostrophe before a leading ``= + - @``, tab or CR."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def query_id(session: Session) -> str:
