@@ -140,6 +140,17 @@ def bm25s_stop_list(name: str) -> tuple[str, ...]:
     return tuple(getattr(module, name))
 
 
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|[@-Z\\-_])")
+_INVISIBLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def visible_text(text: str) -> str:
+    """``text`` without terminal escape sequences (ANSI colours, cursor moves), control characters
+    or bidirectional overrides, each replaced by a space (tabs and newlines are kept): what a user
+    typed or pasted may be echoed to a terminal and into checkpoints, never run there."""
+    return _INVISIBLE.sub(" ", _ANSI.sub(" ", text))
+
+
 _TOKEN = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")  # letters and digits of any script, inner - and '
 
 

@@ -28,6 +28,7 @@ from typing import Any
 
 from litnav.core.records import Checklist, Checkpoint, Session, Turn, Workflow
 from litnav.core.settings import Settings
+from litnav.core.text import visible_text
 from litnav.librarians import WorkflowError, validate_workflow
 
 DIRECTIONS = ("successor", "predecessor", "sibling", "benchmark", "survey")
@@ -144,7 +145,7 @@ def anchor_search(
     top_k = top_k or settings.navigator.top_k
     cid = resolve_anchor(corpus, anchor)
     paper = corpus.paper(cid)
-    query = (intent or "").strip() or paper.title
+    query = visible_text(intent or "").strip() or paper.title
     try:
         checklist = parse_intent(query, venues=corpus.venues(), today=today)
     except ValueError:

@@ -46,6 +46,7 @@ from litnav.core.records import (
     Workflow,
 )
 from litnav.core.settings import Settings
+from litnav.core.text import visible_text
 from litnav.librarians import Pool, validate_workflow
 from litnav.librarians.operators import REGISTRY
 from litnav.navigator.planner import BASELINE_NODES, FIRST_STAGE_NODES, SOURCE_NODE, TAIL_OPS
@@ -590,6 +591,8 @@ def refine(
         raise TypeError(f"session must be a Session, got {type(session).__name__} "
                         "(litnav.read_session(path) reads a session file)")
     check_arguments(settings=settings, top_k=top_k)
+    if isinstance(feedback, str):
+        feedback = visible_text(feedback)
     with opened(corpus, settings.corpus if settings else None) as c:
         return _refine(session, feedback, c, settings, today=today, parser=parser, top_k=top_k)
 

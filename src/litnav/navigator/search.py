@@ -8,6 +8,7 @@ from pathlib import Path
 
 from litnav.core.records import Session, Workflow
 from litnav.core.settings import Settings
+from litnav.core.text import visible_text
 from litnav.navigator.loop import SearchRun
 
 CORPUS_STUDENT = ("scorer/student.json", "scorer/student")
@@ -84,6 +85,7 @@ def search(
     from litnav.corpus.reader import opened
 
     check_arguments(intent=intent, settings=settings, workflow=workflow, rounds=rounds, top_k=top_k)
+    intent = visible_text(intent)
     with opened(corpus, settings.corpus if settings else None) as c:
         return _search(intent, c, settings, workflow=workflow, rounds=rounds, top_k=top_k, meter=meter,
                        progress=progress, today=today, ask=ask)
