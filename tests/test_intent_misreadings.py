@@ -373,3 +373,19 @@ def test_venue_years_given_as_feedback_bind_each_venue_and_are_ignored_together(
     again = feedback(pairs, "only EMNLP 2021 or ACL 2018 papers")  # new pairs replace the old ones
     assert _grid(again) == {("EMNLP", 2021), ("ACL", 2018)}
     assert _grid(feedback(pairs, "ignore the year constraint")) == {(v, y) for v in ("EMNLP", "ACL") for y in EVERY_YEAR}
+
+
+@pytest.mark.parametrize(("intent", "whole"), [
+    ("follow-up work on retrieval-augmented generation", "retrieval-augmented generation"),
+    ("recent follow-ups to BERT pretraining", "BERT pretraining"),
+    ("methods for reducing hallucination in LLMs; what approaches exist?", "methods for reducing hallucination in LLMs"),
+    ("I want to predict the quality of machine translation output. What approaches exist?",
+     "predict the quality of machine translation output"),
+])
+def test_request_words_of_a_fresh_users_intents_are_no_checkpoint(intent, whole):
+    """A fresh user saw "The paper studies follow-up" (0 for every paper) and c1 ending in
+    ", approaches" / "; what approaches exist"."""
+    cl = parse_intent(intent)
+    texts = [c.text for c in cl.checkpoints]
+    assert cl.checkpoints[0].text == whole
+    assert not any(w in t.lower() for t in texts for w in ("follow-up", "follow-ups", "approaches", "exist"))

@@ -81,14 +81,18 @@ _REQUEST = re.compile(
     r"|where\s+(?:can|could|do|should)\s+(?:i|we|one)\s+(?:find|get|obtain))\b",
     re.I)
 _QUESTION = re.compile(
-    r"(?:^|(?<=[.?!]\s))\W*(?P<wh>what|which)\b(?P<object>[^.?!|]*?)\s(?P<verb>exists?|(?:are|is)\s+(?:there\s+)?available"
+    r"(?:^|(?<=[.?!;]\s)|(?<=;))\W*(?P<wh>what|which)\b(?P<object>[^.?!|]*?)\s(?P<verb>exists?|(?:are|is)\s+(?:there\s+)?available"
     r"|(?:are|is)\s+(?:commonly\s+)?used(?:\s+(?:to|for|in))?)(?=\s|[?.!]|$)", re.I)
 """A question for resources: "What datasets exist for X?", "Which benchmarks are used to evaluate Y?"."""
-_DOCS = r"(?:advances|progress|developments|trends|papers?|articles?|stud(?:y|ies)|works?|research|literature|publications?|preprints?|reports?|manuscripts?)"
+_GENERIC_OBJECT = re.compile(r"\s*(?:the\s+)?(?:(?:main|existing|possible|current|known|other)\s+)?(?:approaches|methods"
+                             r"|techniques|solutions|options|strategies|ways|work|papers|studies)\s*", re.I)
+"""The object of a question that asks for papers themselves ("What approaches exist?"): a request
+word, blanked with the question, unlike a resource ("What datasets exist")."""
+_DOCS = r"(?:advances|progress|developments|trends|papers?|articles?|stud(?:y|ies)|works?|research|literature|publications?|preprints?|reports?|manuscripts?|follow-?ups?)"
 _QUALIFIERS = (r"(?:(?:some|any|all|the|a|an|relevant|good|key|important|seminal|influential|notable|major|main"
                r"|interesting|novel|new|related|various|top|best|more|prior|previous|existing|earlier|past|current"
-               r"|foundational|classic)\s+)*")
-_LINK = (r"(?:on|about|of|regarding|concerning|into|in|that|which|dealing\s+with|addressing|investigating"
+               r"|foundational|classic|follow-?up)\s+)*")
+_LINK = (r"(?:on|about|of|to|regarding|concerning|into|in|that|which|dealing\s+with|addressing|investigating"
          r"|examining|exploring|studying|describing|proposing|related\s+to|focusing\s+on|focused\s+on"
          r"|looking\s+at|discussing|in\s+the\s+(?:area|field)\s+of|covering|analy[sz]ing|presenting|where|whose)")
 _DOC_LINK = re.compile(rf"\b{_QUALIFIERS}(?:{_DOCS})\s+(?:{_LINK}"
@@ -273,7 +277,8 @@ def blank_framing(text: str) -> str:
     modifier that makes a compound ("remote work on productivity") stays."""
     text = _REQUEST.sub(lambda m: BOUNDARY + " " * (len(m.group(0)) - 1), text)
     for q in list(_QUESTION.finditer(text)):  # the question's words go, its object stays: "datasets"
-        for group in ("wh", "verb"):
+        generic = _GENERIC_OBJECT.fullmatch(q.group("object")) is not None  # "What approaches exist?": all go
+        for group in ("wh", "object", "verb") if generic else ("wh", "verb"):
             text = text[:q.start(group)] + BOUNDARY + " " * (q.end(group) - q.start(group) - 1) + text[q.end(group):]
 
     def link(m: re.Match[str]) -> str:
