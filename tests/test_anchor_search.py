@@ -77,3 +77,17 @@ def test_anchor_session_refines(sessions, corpus):
     citers = {e.citing_id for e in corpus.citations("simclr")}
     assert s.results and all(r.year >= 2021 and r.corpus_id in citers for r in s.results)
     assert len(s.turns) == 2 and s.turns[1].reused == ["citing", "not_anchor"]
+
+
+def test_the_notes_name_the_anchor_and_read_c1_as_its_title_without_an_intent(corpus):
+    from litnav.session.render import result_notes
+
+    bare = anchor_search("simclr", "successor", corpus, top_k=5)
+    title = corpus.paper("simclr").title
+    notes = result_notes(bare)
+    assert notes[0] == f"Anchor: successor of simclr ({title!r})."
+    assert any(n.startswith("c1 is the anchor's title") for n in notes)
+    assert not any("judged to satisfy the whole intent" in n for n in notes)
+    with_intent = result_notes(anchor_search("simclr", "successor", corpus, intent="contrastive learning", top_k=5))
+    assert with_intent[0].startswith("Anchor: successor of simclr")
+    assert not any(n.startswith("c1 is the anchor's title") for n in with_intent)

@@ -301,6 +301,9 @@ class Turn(_Record):
     feedback: str | None = None
     anchor: str | None = Field(None, description="Anchor paper corpus_id of an anchor search.")
     direction: str | None = Field(None, description="Anchor direction (successor, predecessor ...).")
+    anchor_title: str | None = Field(None, description="The anchor paper's title, as the corpus holds it.")
+    intent_given: bool = Field(True, description="False for an anchor search without an intent: c1 is then "
+                                                 "the anchor's title.")
     edits: list[Edit] = Field(default_factory=list)
     checklist: Checklist
     workflow: Workflow

@@ -173,7 +173,8 @@ def anchor_search(
                     student=student, today=today)
     session = run.run()
     session.engines["navigator"] = f"anchor:{direction}" if template is None else f"anchor:{direction} ({template})"
-    session.turns = [Turn(index=1, anchor=cid, direction=direction, checklist=checklist, workflow=wf,
+    session.turns = [Turn(index=1, anchor=cid, direction=direction, anchor_title=paper.title,
+                          intent_given=bool((intent or "").strip()), checklist=checklist, workflow=wf,
                           rounds=[r.index for r in session.rounds],
                           rerun=[op.node_id for r in session.rounds for op in r.operator_runs],
                           results=list(session.results))]

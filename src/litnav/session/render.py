@@ -185,6 +185,14 @@ def result_notes(session: Session) -> list[str]:
                         "that paper, its source, is not among the results (navigator.exclude_source; pin it "
                         "to bring it back)."))
     judged = [j for r in session.results for j in r.checkpoints if j.checkpoint_id == "c1"]
+    first = session.turns[0] if session.turns else None
+    if first is not None and first.anchor:
+        notes.insert(0, f"Anchor: {first.direction} of {first.anchor}"
+                        + (f" ({first.anchor_title!r})" if first.anchor_title else "") + ".")
+        if not first.intent_given and judged:
+            notes.append("c1 is the anchor's title (no intent was given): its score says how close a paper's topic "
+                         f"is to the anchor, not whether the paper is a {first.direction}.")
+            judged = []
     quoted = reading(session.intent) == "passage" or bool(checklist and checklist.source_ids)
     if judged and quoted:
         notes.append("c1 is the pasted text as a whole, which no other paper states: read its score as how close "
