@@ -86,6 +86,22 @@ def test_show_lists_references_that_matched_no_corpus_paper(corpus: Path) -> Non
     assert len(view["references"]) + len(unresolved) == 2
     assert all(set(r) == {"title", "year", "authors", "contexts"} for r in unresolved)
     plain = runner.invoke(app, ["show", "2020.acl-main.999", "--corpus", str(corpus)])
-    assert f"{len(view['references'])} corpus papers" in plain.output
+    held = [r for r in view["references"] if r["in_corpus"]]
+    assert all(r["title"] for r in held) and all(r["title"] is None for r in view["references"] if not r["in_corpus"])
+    assert f"{len(held)} corpus papers" in plain.output
     for r in unresolved:
         assert f"(not in the corpus) {r['title']}" in plain.output
+
+
+def test_show_counts_citation_edges_to_papers_the_corpus_lacks_apart(tmp_path: Path) -> None:
+    # a citation graph names cited papers by id; a slice of it lacks some: they are no "corpus papers"
+    src = tmp_path / "g.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in [
+        {"id": "a", "title": "Meta-learning for fast adaptation", "abstract": "We learn.", "outbound_citations": ["b", "zz"]},
+        {"id": "b", "title": "Trust region policy optimization", "abstract": "We optimise."}]))
+    assert runner.invoke(app, ["build", str(src), "--corpus", str(tmp_path / "c")]).exit_code == 0
+    view = json.loads(runner.invoke(app, ["show", "a", "--corpus", str(tmp_path / "c"), "--json"]).output)
+    assert {r["cited_id"]: r["in_corpus"] for r in view["references"]} == {"b": True, "zz": False}
+    plain = " ".join(runner.invoke(app, ["show", "a", "--corpus", str(tmp_path / "c")]).output.split())
+    assert "Cites 1 corpus papers, 1 papers by an id the corpus does not hold" in plain
+    assert "zz (not in this corpus)" in plain

@@ -44,13 +44,20 @@ def register(app: typer.Typer) -> None:
         for ch in view["chunks"][:5]:
             con.print(f"  [{ch['chunk_id']}] {ch['section']}: {ch['text'][:120]}")
         unresolved = view["unresolved_references"]
-        con.print(f"\n[bold]Cites[/bold] {len(view['references'])} corpus papers"
-                  + (f", and {len(unresolved)} references not in the corpus" if unresolved else ""))
-        for r in view["references"][:20]:
-            con.print(f"  -> {r['cited_id']} {r['title'] or ''}  {('| ' + r['contexts'][0][:100]) if r['contexts'] else ''}")
+        refs, cites = view["references"], view["citations"]
+        held = sum(r["in_corpus"] for r in refs)
+        con.print(f"\n[bold]Cites[/bold] {held} corpus papers"
+                  + (f", {len(refs) - held} papers by an id the corpus does not hold" if held < len(refs) else "")
+                  + (f", and {len(unresolved)} references that matched no corpus paper" if unresolved else ""))
+        for r in sorted(refs, key=lambda r: not r["in_corpus"])[:20]:
+            con.print(f"  -> {r['cited_id']} {r['title'] or '(not in this corpus)'}  "
+                      f"{('| ' + r['contexts'][0][:100]) if r['contexts'] else ''}", markup=False)
         for r in unresolved[:10]:
             year = f" ({r['year']})" if r["year"] else ""
-            con.print(f"  -> (not in the corpus) {r['title'] or '(no title)'}{year}")
-        con.print(f"\n[bold]Cited by[/bold] {len(view['citations'])}")
-        for x in view["citations"][:20]:
-            con.print(f"  <- {x['citing_id']} {x['title'] or ''}  {('| ' + x['contexts'][0][:100]) if x['contexts'] else ''}")
+            con.print(f"  -> (not in the corpus) {r['title'] or '(no title)'}{year}", markup=False)
+        held = sum(x["in_corpus"] for x in cites)
+        con.print(f"\n[bold]Cited by[/bold] {held} corpus papers"
+                  + (f", {len(cites) - held} papers by an id the corpus does not hold" if held < len(cites) else ""))
+        for x in sorted(cites, key=lambda x: not x["in_corpus"])[:20]:
+            con.print(f"  <- {x['citing_id']} {x['title'] or '(not in this corpus)'}  "
+                      f"{('| ' + x['contexts'][0][:100]) if x['contexts'] else ''}", markup=False)

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 def paper_view(c, corpus_id: str) -> dict | None:
     """JSON-ready view of one paper: metadata, abstract, sections, chunks, references and
-    citations (with contexts and the other paper's title), and the bibliography entries that
-    matched no corpus paper (``unresolved_references``); None when absent."""
+    citations (with contexts, the other paper's title and ``in_corpus``: an edge of a citation
+    graph may name a paper the corpus does not hold), and the bibliography entries that matched
+    no corpus paper (``unresolved_references``); None when absent."""
     paper = c.paper(corpus_id)
     if paper is None:
         return None
@@ -20,7 +21,9 @@ def paper_view(c, corpus_id: str) -> dict | None:
         "abstract": c.abstract(corpus_id),
         "sections": sections,
         "chunks": [ch.model_dump(mode="json") for ch in chunks],
-        "references": [r.model_dump(mode="json") | {"title": titles.get(r.cited_id)} for r in refs],
-        "citations": [x.model_dump(mode="json") | {"title": titles.get(x.citing_id)} for x in cites],
+        "references": [r.model_dump(mode="json") | {"title": titles.get(r.cited_id), "in_corpus": r.cited_id in titles}
+                       for r in refs],
+        "citations": [x.model_dump(mode="json") | {"title": titles.get(x.citing_id), "in_corpus": x.citing_id in titles}
+                      for x in cites],
         "unresolved_references": c.unresolved_references(corpus_id),
     }
