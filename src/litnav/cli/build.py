@@ -16,7 +16,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command("build")
     def build_command(
-        sources: list[str] = typer.Argument(..., help="Files, directories or globs (plain, .gz, .zst)."),
+        sources: list[str] = typer.Argument(..., help="Files, directories or globs (plain, .gz, .zst, .bz2, .xz)."),
         corpus: Path = typer.Option(..., "--corpus", help="Corpus directory (created if absent)."),
         fmt: Optional[str] = typer.Option(None, "--format", help="Force a format (default: detect per file)."),
         map_: list[str] = typer.Option([], "--map", help="Generic JSONL field mapping target=source (repeatable)."),

@@ -52,7 +52,18 @@ def register(app: typer.Typer) -> None:
 
         table = Table(title=str(corpus))
         table.add_column("what")
-        table.add_column("value", justify="right")
+        table.add_column("value", overflow="fold")
         for k, v in stats.items():
-            table.add_row(k, json.dumps(v, default=str) if isinstance(v, (dict, list)) else str(v))
+            table.add_row(k, _shown(v))
         make_console().print(table)
+
+
+def _shown(value) -> str:
+    """A stats value as a table cell: a mapping as "key: value" pairs (venues, papers per year,
+    the model), a list comma-joined, anything else as text."""
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {json.dumps(v, default=str) if isinstance(v, (dict, list)) else v}"
+                         for k, v in value.items())
+    if isinstance(value, list):
+        return ", ".join(map(str, value))
+    return str(value)

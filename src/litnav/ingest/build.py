@@ -273,7 +273,7 @@ def build(
     on_stage: Callable[[str, float], None] | None = None,
     ingest_units: Callable[..., None] | None = None,
 ) -> BuildReport:
-    """Ingest ``sources`` (files, directories, globs; plain/.gz/.zst; one path or a list) into
+    """Ingest ``sources`` (files, directories, globs; plain, .gz, .zst, .bz2, .xz; one path or a list) into
     ``corpus_dir``.
 
     ``fmt`` forces one format for every file (else detected per file; a ``mapping`` implies
