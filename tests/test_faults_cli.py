@@ -159,5 +159,5 @@ def test_search_output_says_when_no_result_matches_and_when_a_filter_was_relaxed
     assert res.exit_code == 0, res.output
     text = " ".join(res.output.split())
     assert "matches no paper of this corpus, so the results are not filtered by it" in text
-    assert "0 of 3 results are judged to satisfy the whole intent (c1); the corpus may hold no paper that does." in text
+    assert "0 of 3 results are judged to satisfy the whole intent (c1); the scorer judges strictly" in text
     assert "c1 = the whole intent's score" in text  # the results table shows it beside the final score

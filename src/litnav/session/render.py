@@ -209,7 +209,8 @@ def result_notes(session: Session) -> list[str]:
         satisfied = sum(j.score >= 2.5 for j in judged)
         notes.append(f"{satisfied} of {len(judged)} results {'is' if satisfied == 1 else 'are'} judged to satisfy "
                      "the whole intent (c1)"
-                     + ("; the corpus may hold no paper that does." if satisfied == 0 else "."))
+                     + ("; the scorer judges strictly (a paper on the topic can miss one phrase of it), so read the "
+                        "top results before concluding that the corpus holds none." if satisfied == 0 else "."))
     return notes
 
 
