@@ -142,3 +142,15 @@ def test_building_a_folder_never_reads_a_corpus_inside_it(tmp_path):
     build([src.parent], src.parent / "corpus", progress=False)  # the corpus lands inside the source folder
     again = build([src.parent], src.parent / "corpus", progress=False)  # its index files are not inputs
     assert again.files == 1 and again.skipped_files == [str(src.resolve())] and not again.read.rejects
+
+
+def test_a_publication_date_that_contradicts_the_year_does_not_decide_date_constraints(tmp_path):
+    from datetime import date
+
+    src = _jsonl(tmp_path / "d.jsonl", [
+        {"id": "p", "title": "Placeholder date", "year": 2019, "publication_date": "0001-01-01"},
+        {"id": "o", "title": "Online first", "year": 2019, "publication_date": "2018-12-20"}])
+    build([src], tmp_path / "c", fmt="jsonl", progress=False, finalize=False)
+    with Corpus.open(tmp_path / "c") as c:
+        assert c.paper("p").publication_date is None and c.paper("p").year == 2019
+        assert c.paper("o").publication_date == date(2018, 12, 20)  # a year apart: kept

@@ -67,6 +67,8 @@ def make_paper(
     """A ``Paper`` with the derivations of the ingest contract applied.
 
     - year: the given year, else the publication date's year, else the ACL id's year;
+    - publication_date: dropped when it lies more than a year from the given year (a placeholder
+      such as ``0001-01-01`` would otherwise decide every date constraint against the year);
     - venue: ``normalise_venue(venue_raw, acl id)``;
     - title: whitespace collapsed, a trailing footnote mark dropped (``text.title_text``);
     - publication_types: the given list, else ``["Review"]`` when ``looks_like_review(title)``.
@@ -77,6 +79,8 @@ def make_paper(
     ``model_construct``) that raises ``pydantic.ValidationError`` only on a reader bug.
     """
     ids = dict(ids or {})
+    if year is not None and publication_date is not None and abs(publication_date.year - year) > 1:
+        publication_date = None
     if year is None and publication_date is not None:
         year = publication_date.year
     if year is None:
