@@ -199,7 +199,7 @@ def parse_feedback(
         group = next(g for g in ("n", "m", "o") if m.group(g))
         n = int(m.group(group))
         if n < 1 or text[max(0, m.start(group) - 1)] == "-":
-            raise FeedbackError(f"{m.group(0).strip()!r}: show at least one result")
+            raise FeedbackError(f"{feedback.strip()!r}: show at least one result")
         edits.append(top_k_edit(n, take(m)))
     for m in _DROP_CP.finditer(text):
         field = {"date": "year", "type": "publication_type"}.get(m.group("field").lower().split()[0],
