@@ -389,3 +389,8 @@ def test_request_words_of_a_fresh_users_intents_are_no_checkpoint(intent, whole)
     texts = [c.text for c in cl.checkpoints]
     assert cl.checkpoints[0].text == whole
     assert not any(w in t.lower() for t in texts for w in ("follow-up", "follow-ups", "approaches", "exist"))
+
+
+@pytest.mark.parametrize("intent", ["translating research papers to slides", "converting scanned articles to text"])
+def test_a_document_word_before_to_is_content(intent):
+    assert parse_intent(intent).checkpoints[0].text == intent

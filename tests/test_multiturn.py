@@ -365,6 +365,11 @@ def test_feedback_contradicting_a_date_of_the_intent_is_refused_and_an_impossibl
     session = ensure_turns(search(INTENT + " since 2019", corpus, Settings(), top_k=10))
     with pytest.raises(FeedbackError, match="contradicts m1.*ignore the year constraint"):
         refine(session, "only papers before 1900", corpus, Settings())
+    # the same feedback after dropping the intent's date is no contradiction
+    dropped = refine(session.model_copy(deep=True), "ignore the year constraint and only papers before 2016", corpus,
+                     Settings())
+    [m] = [c for c in dropped.turns[-1].checklist.checkpoints if c.kind == "metadata"]
+    assert m.predicate.end.year == 2015 and m.predicate.start is None
     # a venue no paper has: a preference (as a search makes it), not a filter that empties the results
     session = refine(session, "only papers published at the Foo Bar Conference", corpus, Settings())
     [venue] = [c for c in session.turns[-1].checklist.checkpoints if c.predicate and c.predicate.field == "venue"]

@@ -272,10 +272,13 @@ def test_the_math_of_an_arxiv_title_stays_math_in_bibtex(title, kept):
     text = to_bibtex([ExportRow(result=result, paper=paper)])
     assert kept in text and "textbackslash" not in text and "\\$" not in text
     assert text.count("{") == text.count("}")
-    # money is no math: "$5 and $10" stays escaped
-    paper = Paper(corpus_id="m2", title="Earn $5 and $10: Pricing with top_k Offers", year=2022)
-    text = to_bibtex([ExportRow(result=result.model_copy(update={"corpus_id": "m2"}), paper=paper)])
-    assert r"\$5 and \$10" in text and r"top\_k" in text
+    # money is no math, and a TeX command outside math's vocabulary is escaped, never run
+    for title, escaped in [("Earn $5 and $10: Pricing with top_k Offers", r"\$5 and \$10"),
+                           ("Prices of $5,$10 items", r"\$5,\$10"), ("Save $3 per user_id, not $4", r"user\_id"),
+                           (r"Trojan $\input{/etc/passwd}$ Titles", r"{\textbackslash}input")]:
+        paper = Paper(corpus_id="m2", title=title, year=2022)
+        text = to_bibtex([ExportRow(result=result.model_copy(update={"corpus_id": "m2"}), paper=paper)])
+        assert escaped in text, (title, text)
 
 
 def test_a_trec_run_refuses_an_id_with_whitespace():
@@ -365,3 +368,9 @@ def test_a_csv_cell_never_runs_as_a_spreadsheet_formula():
     [head, line] = list(csv.reader(io.StringIO(to_csv([row], Session(intent="x", corpus="", rounds=[], results=[])))))
     cells = dict(zip(head, line))
     assert cells["title"] == "'" + paper.title and cells["authors"] == "'@SUM(A1)" and cells["venue"].startswith("'-")
+
+
+@pytest.mark.parametrize(("name", "ris"), [("Ashish Vaswani", "Vaswani, Ashish"), ("Robert L. Logan IV", "Logan, Robert L., IV"),
+                                         ("Martin Luther King Jr.", "King, Martin Luther, Jr."), ("Plato", "Plato")])
+def test_ris_names_are_family_given_suffix(name, ris):
+    assert ris_name(name) == ris

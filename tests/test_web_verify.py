@@ -107,3 +107,23 @@ def test_cli_verify_end_to_end_on_a_real_corpus(tmp_path):
     bad.write_text("@article{broken,\n title = {x\n")
     res = CliRunner().invoke(app, ["verify", str(bad), "--corpus", str(cdir)])
     assert res.exit_code == 1 and "bad.bib:1" in res.output
+
+
+def test_litnav_ids_and_latex_in_a_bibliography_decide_only_with_their_titles(tmp_path):
+    """An entry with nothing but litnav's corpus id and a LaTeX-escaped title is verified; a corpus
+    id beside another title is not trusted (corpus ids belong to one corpus); a foreign RIS C4
+    that is no PubMed id is ignored."""
+    from litnav.corpus.records import Paper
+
+    corpus = MemoryCorpus([Paper(corpus_id="1", title="Neural Machine Translation Doesn't Translate Gender", year=2020),
+                           Paper(corpus_id="2", title="Dense Passage Retrieval for Open-Domain QA", year=2020)])
+    bib = tmp_path / "r.bib"
+    bib.write_text("@misc{a, title = {{Neural Machine Translation Doesn{\\textquoteright}t Translate Gender}}, "
+                   "corpusid = {1}}\n@misc{b, title = {{Sparse Lexical Matching for Biomedical Claims}}, corpusid = {2}}\n")
+    a, b = verify_references(bib, corpus).references
+    assert (a.status, a.corpus_id, a.method) == ("verified", "1", "corpus_id")
+    assert b.status == "not_found" and b.corpus_id is None
+    ris = tmp_path / "r.ris"
+    ris.write_text("TY  - JOUR\nTI  - Unrelated Work on Coral Reefs\nC4  - Legal note 12\nER  - \n")
+    [ref] = read_references(ris)[1]
+    assert "pubmed" not in ref.record.external_ids

@@ -51,9 +51,13 @@ def search_cmd(
     from litnav.session.io import check_output
 
     with clean_errors(ValueError):  # a bad --json or --export fails before the search, not after
+        if continue_from is None:
+            json_out = json_out or _free_session_path(Path("litnav-session.json"))
         for path, kind in ((json_out, "session"), (export, "export")):
             if path is not None:
                 check_output(path, kind)
+        if json_out is not None and export is not None and Path(json_out).resolve() == Path(export).resolve():
+            raise ValueError(f"--json and --export name the same file {export}; give two paths")
     if continue_from is not None:
         from litnav.cli.refine import continue_session
 

@@ -19,6 +19,7 @@ import gzip
 import json
 import os
 import tempfile
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -113,5 +114,5 @@ def json_lines(path: str | Path, *, error: type[Exception] = ValueError) -> Iter
                 if not isinstance(obj, dict):
                     raise error(f"{path}:{lineno}: expected a JSON object, got {type(obj).__name__}")
                 yield lineno, obj
-        except (OSError, EOFError) as exc:  # a truncated or corrupt gzip stream
+        except (OSError, EOFError, zlib.error) as exc:  # a truncated or corrupt gzip stream
             raise error(f"{path}: unreadable after line {lineno} ({exc})") from exc

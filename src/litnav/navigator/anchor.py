@@ -147,7 +147,8 @@ def anchor_search(
     paper = corpus.paper(cid)
     query = visible_text(intent or "").strip() or paper.title
     try:
-        checklist = parse_intent(query, venues=corpus.venues(), today=today)
+        checklist = parse_intent(query, venues=corpus.venues(), today=today,
+                                 newest=corpus.newest_date() if hasattr(corpus, "newest_date") else None)
     except ValueError:
         checklist = Checklist(intent=query, checkpoints=[Checkpoint(id="c1", kind="topic", text=query,
                                                                      terms=[query])])

@@ -253,7 +253,8 @@ def parse_feedback(
             old = [c.id for c in checklist.checkpoints if c.kind == "metadata" and c.predicate is not None
                    and c.predicate.field == cp.predicate.field and c.source == "user"
                    and (cp.predicate.field != "venue_year" or c.predicate.values == cp.predicate.values)]
-            _refuse_contradiction(cp, [c for c in scratch.checkpoints if c.id not in old])
+            dropped = {e.target for e in edits if e.action == "drop_checkpoint"}  # "ignore the year constraint and ..."
+            _refuse_contradiction(cp, [c for c in scratch.checkpoints if c.id not in old and c.id not in dropped])
             if corpus is not None and hasattr(corpus, "ids_matching"):  # as a search does: a filter
                 cp = relax_unsatisfiable(Checklist(intent="", checkpoints=[cp]), corpus).checkpoints[0]  # nothing passes
             new = cp.model_copy(update={"id": _next_id("m", scratch), "source": "user"})
@@ -273,7 +274,9 @@ def parse_feedback(
                 "checkpoint": new.model_dump(mode="json"), "role": "exclude", "terms": list(new.terms)},
                 reason=new.text))
     if not edits and already:
-        hint = " (for a narrower period say e.g. 'only papers after 2021')" if any(" in the checklist" in a for a in already) else ""
+        hint = " (for a narrower period say e.g. 'only papers after 2021')" if any(
+            a.startswith(f"{c.id} ") and c.predicate is not None and c.predicate.field == "year"
+            for a in already for c in scratch.checkpoints) else ""
         raise FeedbackError(f"nothing to change: {'; '.join(dict.fromkeys(already))}{hint}")
     if not edits:
         raise ValueError(f"could not turn the feedback {feedback!r} into an edit; try e.g. 'only papers after "

@@ -188,9 +188,28 @@ _LATIN = re.compile("[\u0000-\u036f\u1e00-\u1eff\u2000-\u206f]+")
 Additional) and general punctuation: what the LaTeX encoder escapes in BibTeX fields."""
 
 
-_MATH = re.compile(r"\$(?:[^$\s]{1,3}|[^$\n]{0,80}?[\\^_][^$\n]{0,80}?)\$")
-"""An inline math span of an arXiv title ("$\\ell_2$", "$k$-means++", "$O(n \\log n)$"): a token of
-at most three characters, or a span holding a backslash, "^" or "_"; "$5 and $10" is money."""
+_MATH = re.compile(r"\$(?:[^$\s]{1,12}|[^$\n]{0,80}?\\[A-Za-z]+[^$\n]{0,80}?)\$")
+"""A candidate inline math span of an arXiv title ("$\\ell_2$", "$k$-means++", "$O(n \\log n)$"):
+a token without spaces, or a span holding a TeX command; :func:`_is_math` decides."""
+_MATH_COMMANDS = frozenset("""
+alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu xi pi rho sigma tau
+upsilon phi varphi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma Phi Psi Omega ell log ln exp sqrt frac
+cdot times leq geq le ge neq approx sim infty sum prod int partial nabla mathcal mathbb mathbf mathrm mathit
+boldsymbol bm text tilde hat bar widetilde widehat overline left right mid in notin subset subseteq cup cap
+to rightarrow leftarrow min max arg sup inf lim star ast circ dots ldots cdots pm mp top perp prime
+""".split())
+"""TeX commands an inline math span of a title may hold and stay unescaped: math only (a title from
+someone's data is no place for ``\\input`` or ``\\write``)."""
+
+
+def _is_math(span: str) -> bool:
+    """A candidate :data:`_MATH` span that is math: it holds a letter or a TeX command (``$5,$``
+    from "$5,$10" holds neither), every command it holds is in :data:`_MATH_COMMANDS`, and its
+    braces balance."""
+    body = span[1:-1]
+    commands = re.findall(r"\\([A-Za-z]+)", body)
+    return (bool(re.search(r"[A-Za-z]", body)) and all(c in _MATH_COMMANDS for c in commands)
+            and body.count("{") == body.count("}") and (commands or " " not in body))
 
 
 def _escape_text(enc, value: str) -> str:
@@ -200,7 +219,7 @@ def _escape_text(enc, value: str) -> str:
     def text(part: str) -> str:
         return _LATIN.sub(lambda m: enc.unicode_to_latex(m.group(0)), part)
 
-    spans = [m for m in _MATH.finditer(value) if m.group(0).count("{") == m.group(0).count("}")]
+    spans = [m for m in _MATH.finditer(value) if _is_math(m.group(0))]
     if not spans or value.count("$") % 2:
         return text(value)
     out, at = [], 0
@@ -314,11 +333,19 @@ def to_ris(rows: list[ExportRow]) -> str:
     return rispy.dumps(entries, implementation=_ris_writer())
 
 
+_NAME_SUFFIX = re.compile(r",?\s+(Jr\.?|Sr\.?|II|III|IV|V)$")
+
+
 def ris_name(name: str) -> str:
-    """An author as RIS writes one, ``Family, Given`` ("Ashish Vaswani" -> "Vaswani, Ashish"; the
-    split of :func:`csl_name`); a one-word name as it is."""
+    """An author as RIS writes one, ``Family, Given[, Suffix]`` ("Ashish Vaswani" -> "Vaswani,
+    Ashish"; "Robert L. Logan IV" -> "Logan, Robert L., IV"; the split of :func:`csl_name`); a
+    one-word name as it is."""
+    name = " ".join(name.split())
+    m = _NAME_SUFFIX.search(name)
+    suffix, name = (m.group(1), name[:m.start()]) if m and " " in name[:m.start()] else ("", name)
     parts = csl_name(name)
-    return f"{parts['family']}, {parts['given']}" if "family" in parts else parts["literal"]
+    out = f"{parts['family']}, {parts['given']}" if "family" in parts else parts["literal"]
+    return f"{out}, {suffix}" if suffix else out
 
 
 def _ris_writer():

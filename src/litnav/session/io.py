@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Literal
 
@@ -26,17 +25,25 @@ class OutputPathError(ValueError):
 
 CORPUS_DB = "corpus.duckdb"
 """The file that marks a corpus directory (``corpus.store``): nothing else is written inside one."""
-_SESSION_HEAD = re.compile(rb'^\s*\{\s*"version"\s*:\s*\d+\s*,\s*"intent"\s*:')
+_MAX_SESSION_BYTES = 1 << 29
+"""No session file is this large (512 MiB): a bigger file is data, never parsed whole to check."""
 
 
 def is_session_file(path: str | Path) -> bool:
-    """True when ``path`` is a file that begins as a litnav session file does (``{"version": N,
-    "intent": ...``, the order ``write_session`` writes)."""
+    """True when ``path`` is a file :func:`read_session` would take for a session: a JSON object
+    with ``intent`` and ``rounds`` (in any key order). Files that do not start with ``{`` or are
+    larger than any session are decided without reading them whole."""
+    path = Path(path)
     try:
-        with Path(path).open("rb") as fh:
-            return bool(_SESSION_HEAD.match(fh.read(256)))
-    except OSError:
+        if path.stat().st_size > _MAX_SESSION_BYTES:
+            return False
+        with path.open("rb") as fh:
+            if not fh.read(64).lstrip().startswith(b"{"):
+                return False
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError):
         return False
+    return isinstance(data, dict) and "intent" in data and "rounds" in data
 
 
 def check_output(path: str | Path, kind: Literal["session", "export"]) -> Path:

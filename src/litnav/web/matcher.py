@@ -272,8 +272,9 @@ class Matcher:
 
     def _match_by_id(self, record: ExternalRecord) -> Match | None:
         """The verdict by an identifier: the record's own ``corpus_id`` (litnav's exports write
-        it), then each of :data:`ID_KINDS`; None when no id leads to a corpus paper. A title far
-        from the corpus title makes it a ``metadata_mismatch``."""
+        it; trusted only when the titles match as well as a title match must, since corpus ids
+        belong to one corpus), then each of :data:`ID_KINDS`; None when no id leads to a corpus
+        paper. A title far from the corpus title makes an id match a ``metadata_mismatch``."""
         for kind in ("corpus_id", *ID_KINDS):
             raw = record.external_ids.get(kind)
             value = raw if kind == "corpus_id" else find_external_id(kind, raw) if raw is not None else None
@@ -286,8 +287,8 @@ class Matcher:
             if paper is None:
                 continue
             sim = self._id_title_similarity(record.title, paper.title) if record.title else 1.0
-            if kind == "corpus_id" and sim * 100 < self.config.match_threshold - 30:
-                continue  # the id of another corpus: the other ids and the title decide
+            if kind == "corpus_id" and sim * 100 < self.config.match_threshold:
+                continue  # a corpus id is this corpus's only if the titles agree: else the other ids and the title decide
             mismatches = self._disagreements(record, paper)[0]
             if record.title and sim * 100 < self.config.match_threshold - 30:
                 mismatches.insert(0, f"title: {record.title!r} vs corpus {paper.title!r}")

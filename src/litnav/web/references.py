@@ -36,6 +36,10 @@ class Reference(BaseModel):
 
 
 _YEAR = re.compile(r"(1[5-9]\d\d|20\d\d)")
+_ANY_ID = re.compile(r"\S{1,64}")
+_ARXIV_ID = re.compile(r"(?:\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?")
+_ACL_ID = re.compile(r"[A-Z]\d{2}-\d{4}|\d{4}\.[a-z][\w-]*\.\d+")
+_PUBMED_ID = re.compile(r"\d{1,9}")
 _ARXIV_IN_TEXT = re.compile(r"arxiv[:\s/]+(?:abs/)?(\d{4}\.\d{4,5}|[a-z\-]+/\d{7})", re.I)
 
 
@@ -155,10 +159,13 @@ def _ris(path: Path, text: str) -> list[Reference]:
         m = _ARXIV_IN_TEXT.search(" ".join(e.get("urls") or []) + " " + str(e.get("url", "")))
         if m:
             ids["arxiv"] = m.group(1)
-        # litnav's own RIS: C1 corpus id, C2 arXiv, C3 ACL, C4 PubMed (checked, never trusted alone)
-        for tag, kind in (("custom1", "corpus_id"), ("custom2", "arxiv"), ("custom3", "acl"), ("custom4", "pubmed")):
-            if isinstance(e.get(tag), str) and e[tag].strip() and kind not in ids:
-                ids[kind] = e[tag].strip()
+        # litnav's own RIS: C1 corpus id, C2 arXiv, C3 ACL, C4 PubMed; another tool's C1-C4 hold other
+        # things, so each counts only in its id's own shape (and a corpus id only beside its title)
+        for tag, kind, shape in (("custom1", "corpus_id", _ANY_ID), ("custom2", "arxiv", _ARXIV_ID),
+                                 ("custom3", "acl", _ACL_ID), ("custom4", "pubmed", _PUBMED_ID)):
+            value = e.get(tag).strip() if isinstance(e.get(tag), str) else ""
+            if value and shape.fullmatch(value) and kind not in ids:
+                ids[kind] = value
         venue = e.get("journal_name") or e.get("secondary_title")
         key = e.get("id") or f"entry {i + 1}"
         refs.append(Reference(key=str(key), line=line, record=_record(title, authors, year, venue, ids, str(key))))

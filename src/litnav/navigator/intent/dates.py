@@ -15,7 +15,7 @@ year" without an article is the previous calendar year. "recent", "recently", "l
 "newest" and "recent years" mean the last :data:`RECENT_YEARS` years, as a *soft* constraint
 (weight :data:`RECENT_WEIGHT`) that is dropped when the intent also gives explicit dates; they
 count back from the searched corpus's newest paper when that is older than ``today`` (a corpus
-that ends in 2022 has its recent papers in 2019-2022, none in the three years before today).
+that ends in 2022 has its recent papers in 2020-2022, none in the three years before today).
 """
 
 from __future__ import annotations

@@ -92,7 +92,7 @@ _DOCS = r"(?:advances|progress|developments|trends|papers?|articles?|stud(?:y|ie
 _QUALIFIERS = (r"(?:(?:some|any|all|the|a|an|relevant|good|key|important|seminal|influential|notable|major|main"
                r"|interesting|novel|new|related|various|top|best|more|prior|previous|existing|earlier|past|current"
                r"|foundational|classic|follow-?up)\s+)*")
-_LINK = (r"(?:on|about|of|to|regarding|concerning|into|in|that|which|dealing\s+with|addressing|investigating"
+_LINK = (r"(?:on|about|of|(?<=follow-ups )to|(?<=follow-up )to|(?<=followups )to|regarding|concerning|into|in|that|which|dealing\s+with|addressing|investigating"
          r"|examining|exploring|studying|describing|proposing|related\s+to|focusing\s+on|focused\s+on"
          r"|looking\s+at|discussing|in\s+the\s+(?:area|field)\s+of|covering|analy[sz]ing|presenting|where|whose)")
 _DOC_LINK = re.compile(rf"\b{_QUALIFIERS}(?:{_DOCS})\s+(?:{_LINK}"
