@@ -241,6 +241,7 @@ def test_a_contrast_does_not_state_the_contrasted_topic(sentence):
     ("The paper studies haemoglobin levels in paediatric tumours",
      "We measured hemoglobin levels in pediatric tumors of 40 patients."),
     ("The paper studies self-organising maps", "We train self-organizing maps on the spectra."),
+    ("The paper studies abstractive summarisation", "We propose a model for abstractive summarization."),
 ])
 def test_british_and_american_spellings_state_the_same_checkpoint(checkpoint, sentence):
     """A fresh user saw an exclusion of "randomized smoothing" judged respected beside a quote on

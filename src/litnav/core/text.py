@@ -177,14 +177,24 @@ def _american() -> dict[str, str]:
     return BRITISH_ENGLISH_SPELLINGS
 
 
+_BRITISH_IS = re.compile(r"([a-z]{3,})is(e|es|ed|ing|er|ers|ation|ations|able)")
+"""The British "-ise" family the table lacks ("summarisation", "tokeniser", "randomisation"): a
+rewrite to "-ize" is harmless where both spellings use "-ise" ("advertise"), since every text
+is rewritten alike."""
+
+
 def american_spelling(word: str) -> str:
     """The American spelling of a lower-case British word ("randomised" -> "randomized",
     "haemoglobin" -> "hemoglobin", "colour" -> "color"; each part of a hyphenated word), from the
-    1,730 pairs of the ``breame`` package; any other word as it is."""
-    table = _american()
+    1,730 pairs of the ``breame`` package, else "-is(e|ation|er...)" -> "-iz..."
+    (:data:`_BRITISH_IS`); any other word as it is."""
     if "-" in word:
-        return "-".join(table.get(part, part) for part in word.split("-"))
-    return table.get(word, word)
+        return "-".join(map(american_spelling, word.split("-")))
+    table = _american()
+    if word in table:
+        return table[word]
+    m = _BRITISH_IS.fullmatch(word)
+    return f"{m.group(1)}iz{m.group(2)}" if m else word
 
 
 def _stem_words(words: list[str]) -> list[str]:
