@@ -58,6 +58,11 @@ def test_anchor_resolves_from_title_and_errors_clearly(corpus):
     assert resolve_anchor(corpus, "A simple framework for contrastive learning of visual representations") == "simclr"
     with pytest.raises(AnchorError, match="no paper"):
         resolve_anchor(corpus, "A paper that does not exist anywhere")
+    # a title cited loosely resolves when the reference matcher verifies it, else the error names
+    # the closest title and its id
+    assert resolve_anchor(corpus, "A Simple Framework for Contrastive Learning of Visual Representation") == "simclr"
+    with pytest.raises(AnchorError, match="closest corpus title 'Momentum Contrast.*corpus id moco"):
+        resolve_anchor(corpus, "Momentum Contrast for Unsupervised Visual Learning")
     with pytest.raises(AnchorError, match="unknown direction"):
         anchor_search("simclr", "sideways", corpus, FAST)
 

@@ -198,3 +198,16 @@ def _records_file(tmp_path) -> list[str]:
     path = tmp_path / "records.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in RECORDS))
     return [str(path)]
+
+
+def test_a_date_refinement_on_a_corpus_without_years_says_it_cannot_apply(runner, tmp_path):
+    # a fresh user's "more recent" on the SciFact corpus (no years) changed nothing, silently
+    res = runner.invoke(app, ["build", *_records_file(tmp_path), "--corpus", str(tmp_path / "c")])
+    assert res.exit_code == 0, res.output
+    session = tmp_path / "s.json"
+    res = runner.invoke(app, ["search", "dense retrieval", "--corpus", str(tmp_path / "c"), "--json", str(session),
+                              "--no-interactive"])
+    assert res.exit_code == 0, res.output
+    for feedback in ("more recent", "only papers after 2019"):
+        res = runner.invoke(app, ["refine", str(session), feedback])
+        assert res.exit_code != 0 and "no paper of this corpus has a publication year" in " ".join(res.output.split())

@@ -109,6 +109,8 @@ def test_unique_keys_suffixes():
     p = Paper(corpus_id="x", title="Attention", year=2017)
     assert unique_keys([p, p, p]) == ["2017attention", "2017attentiona", "2017attentionb"]
     assert bibtex_key(Paper(corpus_id="a:b", title="")) == "litnavab"
+    # no author, no year (SciFact records): the title word alone would repeat ("long", "longa")
+    assert bibtex_key(Paper(corpus_id="13716045", title="Long-term effects of statins")) == "long13716045"
 
 
 def test_ris_round_trip(session, corpus, records):

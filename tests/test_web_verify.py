@@ -127,3 +127,17 @@ def test_litnav_ids_and_latex_in_a_bibliography_decide_only_with_their_titles(tm
     ris.write_text("TY  - JOUR\nTI  - Unrelated Work on Coral Reefs\nC4  - Legal note 12\nER  - \n")
     [ref] = read_references(ris)[1]
     assert "pubmed" not in ref.record.external_ids
+
+
+@pytest.mark.parametrize(("title", "main"), [
+    ("Prevention of coronary heart disease with pravastatin in men with hypercholesterolemia. "
+     "West of Scotland Coronary Prevention Study Group.",
+     "Prevention of coronary heart disease with pravastatin in men with hypercholesterolemia"),
+    ("BERT: Pre-training of Deep Bidirectional Transformers", "BERT"),
+    ("The U.S. Army and Language Technology", None),
+    ("Attention Is All You Need", None),
+])
+def test_the_main_title_drops_a_subtitle_or_a_group_author_sentence(title, main):
+    from litnav.web.normalise import main_title
+
+    assert main_title(title) == main

@@ -44,8 +44,10 @@ class AnchorError(ValueError):
 
 def resolve_anchor(corpus, ref: str) -> str:
     """The corpus id of the paper ``ref`` names: a corpus id, a DOI, an arXiv id (with or
-    without version), or an exact (normalised) title. Raises ``AnchorError`` when none matches
-    or a title matches several papers (listing them)."""
+    without version), an exact (normalised) title, or a title close enough for the reference
+    matcher (``web.matcher.Matcher``, as ``litnav verify`` uses it) to verify. Raises
+    ``AnchorError`` when none matches (naming the closest title the matcher found) or an exact
+    title matches several papers (listing them)."""
     ref = ref.strip()
     if not ref:
         raise AnchorError("the anchor is empty")
@@ -64,7 +66,16 @@ def resolve_anchor(corpus, ref: str) -> str:
         return ids[0]
     if len(ids) > 1:
         raise AnchorError(f"the title {ref!r} matches {len(ids)} papers ({', '.join(ids[:5])}); give a corpus id")
-    raise AnchorError(f"no paper {ref!r} in the corpus (tried corpus id, DOI, arXiv id and exact title)")
+    from litnav.web.matcher import Matcher
+    from litnav.web.records import ExternalRecord
+
+    # a title cited loosely ("... Unsupervised MT", without its subtitle): the reference matcher's
+    # fuzzy title match decides, as `litnav verify` does; the note under the results names the paper
+    match = Matcher.for_corpus(corpus).match(ExternalRecord(title=ref, provider="bibliography"))
+    if match.status == "verified" and match.corpus_id:
+        return match.corpus_id
+    hint = (f"; {match.reason}: corpus id {match.corpus_id}" if match.corpus_id and match.reason else "")
+    raise AnchorError(f"no paper {ref!r} in the corpus (tried corpus id, DOI, arXiv id and title){hint}")
 
 
 def template_path(direction: str) -> Path:

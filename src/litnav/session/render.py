@@ -68,7 +68,7 @@ def results_table(session: Session, top: int | None = None) -> Table:
         table.caption = ("no paper satisfied the checklist's exact metadata constraints"
                          if any(c.kind == "metadata" for c in (session.rounds[-1].checklist.checkpoints
                                                                 if session.rounds else []))
-                         else "no candidate was found")
+                         else "no candidate was found" + _anchor_hint(session))
     for r in session.results[:top]:
         c1 = next((j.score for j in r.checkpoints if j.checkpoint_id == "c1"), None)
         whole = "" if c1 is None else f"{c1:.1f}" + (" +" if c1 >= 2.5 else "")
@@ -212,6 +212,16 @@ def result_notes(session: Session) -> list[str]:
                      + ("; the scorer judges strictly (a paper on the topic can miss one phrase of it), so read the "
                         "top results before concluding that the corpus holds none." if satisfied == 0 else "."))
     return notes
+
+
+def _anchor_hint(session: Session) -> str:
+    """Why an anchor search along citations can find nothing, and what to try."""
+    first = session.turns[0] if session.turns else None
+    if first is None or first.direction not in ("successor", "predecessor"):
+        return ""
+    edge = "cite" if first.direction == "successor" else "are cited by"
+    return (f": a {first.direction} search reads the papers that {edge} the anchor in this corpus's citation "
+            "edges (`litnav stats` counts them); `--direction sibling` finds similar papers without them")
 
 
 def print_notes(session: Session, console: Console) -> None:

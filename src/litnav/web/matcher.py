@@ -252,7 +252,7 @@ class Matcher:
         if not candidates:
             return Match(status="not_found", reason="no corpus title is similar")
         papers = self.corpus.papers(list(candidates))
-        verdicts = []
+        verdicts, extended = [], []
         for cid, (sim, method) in candidates.items():
             paper = papers.get(cid)
             if paper is None:
@@ -261,11 +261,14 @@ class Matcher:
                 # only a real subtitle: the corpus title's part before ":" is the reference title
                 corpus_main = main_title(paper.title)
                 if corpus_main is None or normalise_title(corpus_main) != norm:
+                    extended.append(f"{paper.title!r} ({cid})")
                     continue
                 method = "title_main"
             verdicts.append(self._judge(record, paper, sim, method))
         if not verdicts:
-            return Match(status="not_found", reason="candidate ids missing from corpus")
+            return Match(status="not_found", reason=(
+                "no corpus title matches it whole" + (f"; corpus titles that begin with it: {', '.join(extended[:3])}"
+                                                      if extended else "")))
         order = {"verified": 0, "metadata_mismatch": 1, "not_found": 2}
         verdicts.sort(key=lambda m: (order[m.status], -m.confidence, -m.title_score))
         return verdicts[0]
