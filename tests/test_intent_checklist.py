@@ -287,3 +287,32 @@ def test_the_session_checklist_table_counts_long_venue_lists_too():
     console.print(checklist_table(session))
     text = console.export_text()
     assert "Workshop 7" in text and "Workshop 8," not in text and "and 12 more" in text
+
+
+@pytest.mark.parametrize(("intent", "negate"), [("only randomised trials of statins", False), ("statin RCTs only", False),
+                                                ("only randomized controlled trials of aspirin", False),
+                                                ("statins for prevention, not clinical trials", True)])
+def test_a_trial_with_a_cue_is_a_publication_type(intent, negate):
+    (m,) = [c for c in parse_intent(intent, today=TODAY).checkpoints if c.kind == "metadata"]
+    assert m.predicate.values == ["trial"] and m.predicate.negate is negate and m.weight == 1.0
+
+
+@pytest.mark.parametrize("intent", ["automating the screening of randomized controlled trials for systematic reviews",
+                                    "information extraction from clinical trial reports", "clinical trials of statins"])
+def test_trials_without_a_cue_stay_the_topic(intent):
+    cl = parse_intent(intent, today=TODAY)
+    assert not [c for c in cl.checkpoints if c.kind == "metadata"] and cl.checkpoints[0].text == intent
+
+
+@pytest.mark.parametrize(("title", "types", "expected"), [
+    ("A randomised controlled trial of pravastatin in older adults", [], True),
+    ("Aspirin and colorectal adenomas: results of a phase III clinical trial", [], True),
+    ("Statin use and fracture risk", ["ClinicalTrial"], True),
+    ("Statin use and fracture risk in a cohort of older adults", ["JournalArticle"], False),
+])
+def test_the_trial_type_is_decided_from_the_title_or_the_s2_type(title, types, expected):
+    from litnav.corpus.predicates import evaluate
+    from litnav.corpus.records import Paper
+
+    paper = Paper(corpus_id="t", title=title, publication_types=types)
+    assert evaluate(MetadataPredicate(field="publication_type", values=["trial"]), paper)[0] is expected

@@ -19,7 +19,7 @@ unknown metadata fails. Rules:
   ``publication_types`` entry containing "review" or "survey", or a title that marks one
   (:func:`review_cue`: "A Survey of ...", "...: A Review", not "Using survey data ..."), so a
   survey counts even when the source has no type. ``empirical`` passes for a paper that is not a review. ``meta-analysis``,
-  ``tutorial``, ``benchmark``, ``dataset``, ``position`` and ``theoretical`` pass when the
+  ``tutorial``, ``benchmark``, ``dataset``, ``position``, ``theoretical`` and ``trial`` pass when the
   publication types list the matching Semantic Scholar type or the title carries the cue word
   (``TYPE_TITLE_CUES``). Any other value is compared to the ``publication_types`` entries.
 - ``author``: passes when a value's surname (``core.text.surname``: the part before a comma,
@@ -47,6 +47,8 @@ TYPE_TITLE_CUES: dict[str, tuple[re.Pattern[str], tuple[str, ...]]] = {
     "dataset": (re.compile(r"\b(dataset|data set|corpus|treebank|resource)s?\b", re.I), ("dataset",)),
     "position": (re.compile(r"\b(position paper|perspective|opinion|commentary)\b", re.I), ("editorial",)),
     "theoretical": (re.compile(r"\b(theory|theoretical|theorem|bounds?)\b", re.I), ()),
+    "trial": (re.compile(r"\b(randomi[sz]ed|controlled|clinical)\s+(\w+\s+){0,2}trials?\b|\bRCTs?\b"
+                         r"|\bphase\s+(I{1,3}V?|[1-4])[ab]?\s+(\w+\s+)?trials?\b", re.I), ("clinicaltrial",)),
 }
 """Publication-type value -> (title cue, Semantic Scholar publication types that evidence it)."""
 

@@ -65,7 +65,7 @@ FACET_WEIGHT = 0.5
 _TYPE_NAMES = {
     "survey": "a survey or review", "meta-analysis": "a meta-analysis", "tutorial": "a tutorial",
     "empirical": "an empirical study", "benchmark": "a benchmark paper", "position": "a position paper",
-    "dataset": "a dataset or resource paper", "theoretical": "a theoretical paper",
+    "dataset": "a dataset or resource paper", "theoretical": "a theoretical paper", "trial": "a clinical trial",
 }
 
 

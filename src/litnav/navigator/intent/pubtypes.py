@@ -4,7 +4,8 @@ Values (our own small vocabulary, see :data:`PUBLICATION_TYPES`): ``survey`` (su
 paper, systematic/literature review, overview), ``meta-analysis``, ``tutorial``,
 ``empirical`` (empirical/experimental study, paper, evaluation, analysis; bare "empirical"),
 ``benchmark`` (benchmark paper/study), ``position`` (position paper), ``dataset`` (dataset or
-resource paper), ``theoretical`` (theoretical paper/analysis). A bare "review(s)" counts only
+resource paper), ``theoretical`` (theoretical paper/analysis), ``trial`` (randomised/controlled/
+clinical trials, RCTs; only with a cue: "only RCTs", "not clinical trials"). A bare "review(s)" counts only
 after a cue ("no reviews", "only reviews"), beside another type, or heading the intent ("Reviews
 of ...", "...: a review"), and never after a noun
 such as "product", "movie" or "peer" (those are data or topics).
@@ -34,12 +35,15 @@ PUBLICATION_TYPES: dict[str, tuple[str, ...]] = {
     "position": (),
     "dataset": ("Dataset",),
     "theoretical": (),
+    "trial": ("ClinicalTrial",),
 }
 """Each value -> the Semantic Scholar ``publicationTypes`` that evidence it (may be empty)."""
 
 _DOC = r"(?:\s+(?:papers?|articles?|works?|publications?))?"
 _TYPES: list[tuple[str, str]] = [
     ("meta-analysis", r"meta[- ]?analy(?:sis|ses)" + _DOC),
+    ("trial", r"(?:randomi[sz]ed\s+(?:controlled\s+)?(?:clinical\s+)?|controlled\s+(?:clinical\s+)?|clinical\s+)trials?"
+              r"|RCTs?"),
     ("survey", r"(?:systematic|literature|scoping|narrative|critical|comprehensive)\s+reviews?" + _DOC),
     ("survey", r"(?:review|survey|overview)\s+(?:papers?|articles?)"),
     ("survey", r"surveys?(?!\s+(?:data|responses?|respondents?|questions?|instruments?|items?|participants?|methods?"
@@ -136,6 +140,8 @@ def extract_types(ws: Workspace) -> list[TypeMention]:
             continue
         if not negated and not only and all(v == "survey?" for v in items) and not _HEAD_REVIEW.search(ws.text[:end + 12]):
             continue
+        if not negated and not only and "trial" in items:
+            continue  # "screening of randomized trials", "clinical trial reports": a topic unless "only"/"not" says a kind
         values = list(dict.fromkeys("survey" if v == "survey?" else v for v in items))
         ws.consume(cue_start, end)
         found.append(TypeMention(values, negated, only, cue_start, ws.original[cue_start:end].strip()))
