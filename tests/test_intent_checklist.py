@@ -316,3 +316,15 @@ def test_the_trial_type_is_decided_from_the_title_or_the_s2_type(title, types, e
 
     paper = Paper(corpus_id="t", title=title, publication_types=types)
     assert evaluate(MetadataPredicate(field="publication_type", values=["trial"]), paper)[0] is expected
+
+
+def test_not_reviews_leaves_out_a_meta_analysis():
+    # a biomedical user's "not reviews" kept "...: a meta-analysis of randomised controlled trials"
+    from litnav.corpus.predicates import evaluate
+    from litnav.corpus.records import Paper
+
+    not_reviews = MetadataPredicate(field="publication_type", values=["survey"], negate=True)
+    meta = Paper(corpus_id="m", title="Statins for primary prevention: a meta-analysis of randomised controlled trials")
+    typed = Paper(corpus_id="t", title="Statins and strokes", publication_types=["MetaAnalysis"])
+    trial = Paper(corpus_id="r", title="A randomised trial of pravastatin in older adults")
+    assert [evaluate(not_reviews, p)[0] for p in (meta, typed, trial)] == [False, False, True]

@@ -112,14 +112,17 @@ def looks_like_review(title: str | None) -> bool:
 
 def is_review(paper: Paper) -> tuple[bool, str]:
     """Whether the paper is a survey/review, and why: a ``publication_types`` entry containing
-    "review" or "survey", else the title rule :func:`review_cue`."""
+    "review" or "survey", else the title rule :func:`review_cue`, else a meta-analysis (S2 type
+    ``MetaAnalysis`` or the title word: a review of studies, so "not reviews" leaves it out)."""
     for t in paper.publication_types:
         if "review" in t.lower() or "survey" in t.lower():
             return True, f"publication type {t!r}"
     cue = review_cue(paper.title)
     if cue:
         return True, f"title says {cue!r}"
-    return False, "no review/survey publication type or title word"
+    if (meta := _cued_type("meta-analysis", paper, {t.lower() for t in paper.publication_types})):
+        return True, f"a meta-analysis, a review of studies ({meta})"
+    return False, "no review/survey/meta-analysis publication type or title word"
 
 
 def _range(p: MetadataPredicate) -> str:
