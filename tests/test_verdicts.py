@@ -252,3 +252,18 @@ def test_british_and_american_spellings_state_the_same_checkpoint(checkpoint, se
     phrase = checkpoint.split(" about ")[-1].split(" studies ")[-1]
     _terms, phrases = checkpoint_terms(checkpoint, [phrase])
     assert states(sentence, phrases)
+
+
+@pytest.mark.parametrize(("sentence", "stated"), [
+    ("Risk of colorectal cancer was estimated with models adjusted for age, sex, smoking, aspirin use, and diet.", False),
+    ("Aspirin use was associated with a lower risk of colorectal cancer.", True),
+    ("After adjustment for BMI, aspirin reduced colorectal cancer incidence.", True),
+    ("Adjusted for age, aspirin use lowered colorectal cancer risk by 20%.", True),
+])
+def test_a_confounder_in_a_covariate_list_does_not_state_the_checkpoint(sentence, stated):
+    """A biomedical user saw "Aspirin reduces the risk of colorectal cancer" raised to satisfied by
+    a vitamin D paper whose only aspirin was a covariate ("adjusted for ... aspirin use")."""
+    from litnav.scorer.quote import states
+
+    _terms, phrases = checkpoint_terms("Aspirin reduces the risk of colorectal cancer", ["aspirin", "colorectal cancer"])
+    assert states(sentence, phrases) is stated

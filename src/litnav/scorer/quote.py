@@ -111,13 +111,31 @@ _NEGATED_AFTER = re.compile(r"^[^\w,;:.!?]*(?:\w+[^\w,;:.!?]+){0,2}?(?:is|are|wa
                             re.IGNORECASE)
 """A phrase the clause then negates: "BERT is not used", "Twitter data were never collected"."""
 _NOT_ONLY = re.compile(r"\bnot\s+(?:only|just|merely)\b", re.IGNORECASE)
+_COVARIATE = re.compile(r"\b(?:adjust(?:ed|ing)?|adjustment|controll?(?:ed|ing)?|stratif(?:ied|ying)|matched)\s+(?:\w+\s+)?"
+                        r"(?:for|on|by)\b", re.IGNORECASE)
+"""The cue of a covariate list ("... adjusted for age, smoking, aspirin use and diet"): what it
+names is a confounder the study controls for, not what it studies (:func:`_in_covariates`)."""
+
+
+def _in_covariates(text: str, at: int) -> bool:
+    """True when offset ``at`` of ``text`` lies in a covariate list: after a :data:`_COVARIATE` cue
+    in the same clause, up to the clause's end (". ", ";") or, for a cue that opens the sentence
+    ("After adjustment for BMI, aspirin ..."), up to the first comma."""
+    for m in _COVARIATE.finditer(text, 0, at):
+        opening = not re.search(r"\w+\W+\w+\W+\w+\W+\w", text[:m.start()])  # within its first three words
+        stop = re.compile(r"[,;.]" if opening else r"[;]|\.(?:\s|$)")
+        end = stop.search(text, m.end())
+        if at < (end.start() if end else len(text)):
+            return True
+    return False
 _WORD = re.compile(r"[\w'-]+")
 
 
 def _affirmed(phrase: str, st: list[str], starts: list[int], sentence: str) -> bool:
     """True when the stemmed ``phrase`` key occurs in ``st`` (``stem_offsets(sentence)``) at least
     once not negated: no negation cue (:data:`_NEGATED`; "not only" is none) just before it in
-    its clause, and no "is not"/"were never" (:data:`_NEGATED_AFTER`) right after it."""
+    its clause, no "is not"/"were never" (:data:`_NEGATED_AFTER`) right after it, and not in a
+    covariate list ("adjusted for ... aspirin use": :data:`_COVARIATE`)."""
     key = phrase.split()
     if not key:
         return False
@@ -129,7 +147,8 @@ def _affirmed(phrase: str, st: list[str], starts: list[int], sentence: str) -> b
             end = last.end() if last else starts[i + len(key) - 1]
             after = text[end:end + 40]
             negated_before = _NEGATED.search(before) and not _NOT_ONLY.search(before)
-            if not negated_before and not _NEGATED_AFTER.search(after):
+            covariate = _in_covariates(text, starts[i])
+            if not negated_before and not covariate and not _NEGATED_AFTER.search(after):
                 return True
     return False
 
