@@ -96,3 +96,9 @@ def test_the_notes_name_the_anchor_and_read_c1_as_its_title_without_an_intent(co
     with_intent = result_notes(anchor_search("simclr", "successor", corpus, intent="contrastive learning", top_k=5))
     assert with_intent[0].startswith("Anchor: successor of simclr")
     assert not any(n.startswith("c1 is the anchor's title") for n in with_intent)
+
+
+def test_an_impossible_year_in_an_anchor_intent_is_a_preference_as_in_a_search(corpus):
+    session = anchor_search("simclr", "sibling", corpus, FAST, intent="contrastive learning since 2030", top_k=5)
+    [m] = [c for c in session.turns[0].checklist.checkpoints if c.kind == "metadata"]
+    assert m.weight < 1 and "no paper of this corpus matches it" in m.text and session.results

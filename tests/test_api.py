@@ -73,7 +73,9 @@ def test_a_wrong_argument_is_named_before_any_work(search_corpus_dir, tmp_path, 
 
 
 def test_terminal_escapes_in_an_intent_never_reach_the_session(search_corpus_dir):
-    session = litnav.search("\x1b[31mgraph neural networks\x1b[0m for molecules\x07", str(search_corpus_dir), top_k=3)
+    session = litnav.search("\x1b]0;pwned\x07\x1b[31mgraph neural networks\x1b[0m for \udc9bmolecules\x07",
+                            str(search_corpus_dir), top_k=3)
     texts = [session.intent, *(c.text for c in session.rounds[0].checklist.checkpoints)]
-    assert not any(ch in t for t in texts for ch in "\x1b\x07") and not any("31m" in t for t in texts)
+    assert not any(ch in t for t in texts for ch in "\x1b\x07\udc9b")
+    assert not any("31m" in t or "pwned" in t for t in texts)
     assert session.results

@@ -170,6 +170,27 @@ def test_outputs_never_destroy_a_corpus_an_input_or_a_session(runner, search_cor
     ]:
         res = runner.invoke(app, args)
         assert res.exit_code != 0 and why in res.output, (args, res.output)
+    # nor over the input it reads, a file the corpus was built from, or through a file posing as a folder
+    bib = tmp_path / "refs.bib"
+    assert runner.invoke(app, ["export", str(session), "--format", "bibtex", "--out", str(bib)]).exit_code == 0
+    bib_before = bib.read_text()
+    built = tmp_path / "built.jsonl"
+    built.write_text(json.dumps(RECORDS[1]) + "\n")
+    small = tmp_path / "small"
+    assert runner.invoke(app, ["build", str(built), "--corpus", str(small)]).exit_code == 0
+    small_session = tmp_path / "small.json"
+    assert runner.invoke(app, ["search", "sentiment", "--corpus", str(small), "--json", str(small_session),
+                               "--no-interactive"]).exit_code == 0
+    for args, why in [
+        (["verify", str(bib), "--corpus", str(corpus), "--json", str(bib)], "is an input of this command"),
+        (["export", str(small_session), "--format", "csv", "--out", str(built)], "the corpus was built from"),
+        (["report", str(small_session), "--out", str(built)], "the corpus was built from"),
+        (["search", "dense retrieval", "--corpus", str(corpus), "--json", str(data / "x.json")], "is a file, not a folder"),
+    ]:
+        res = runner.invoke(app, args)
+        assert res.exit_code != 0 and why in " ".join(res.output.split()), (args, res.output)
+        assert "references:" not in res.output  # refused before the work
+    assert bib.read_text() == bib_before and json.loads(built.read_text()) == RECORDS[1]
     assert db.read_bytes() == before and json.loads(data.read_text()) == RECORDS[0]
     assert json.loads(session.read_text())["intent"] == "dense retrieval"
     assert not (corpus / "s.json").exists()

@@ -24,13 +24,16 @@ def export_cmd(
 ) -> None:
     """Export a session's results; every bibliographic field is re-read from the corpus record."""
     from litnav.session.export import FORMATS, ExportError, export_session, open_session_corpus, select_results
-    from litnav.session.io import SessionFileError, read_session, write_text_atomic
+    from litnav.session.io import SessionFileError, check_output, read_session, write_text_atomic
 
     if fmt not in FORMATS:
         fail(f"unknown --format {fmt!r}; use one of {', '.join(FORMATS)}", code=2)
     with clean_errors(SessionFileError, ExportError):
         session = read_session(session_file)
         c = open_session_corpus(session, corpus)
+    if out is not None:
+        with clean_errors(ValueError):
+            check_output(out, "export", inputs=[session_file], corpus=c)
     if not select_results(session, top, min_score):
         why = f" with final score >= {min_score}" if min_score is not None and session.results else ""
         err_console.print(f"note: {session_file} has no results{why}: the {fmt} export is empty", highlight=False)
@@ -55,12 +58,14 @@ def report_cmd(
 ) -> None:
     """Write one self-contained HTML audit report (no network): checklist, score matrix,
     evidence in context, round history, clarifications, cost and timing."""
-    from litnav.session.io import SessionFileError, read_session, write_text_atomic
+    from litnav.session.io import SessionFileError, check_output, read_session, write_text_atomic
     from litnav.session.report import render_report
 
     with clean_errors(SessionFileError):
         session = read_session(session_file)
     c = _optional_corpus(session, corpus)
+    with clean_errors(ValueError):
+        check_output(out, "export", inputs=[session_file], corpus=c)
     try:
         html = render_report(session, c)
     finally:

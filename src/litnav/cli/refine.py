@@ -47,7 +47,10 @@ def _continue_session(session_file: Path, feedback: str, corpus: Optional[Path],
     if path is None:
         fail(f"{session_file}: the session names no corpus; give --corpus")
     c = open_corpus(path, settings)
-    if session.corpus_fingerprint and c.fingerprint() != session.corpus_fingerprint:
+    with clean_errors(ValueError):
+        check_output(out or session_file, "session", corpus=c)
+    same_place = corpus is None or Path(corpus).resolve() == Path(session.corpus or corpus).resolve()
+    if same_place and session.corpus_fingerprint and c.fingerprint() != session.corpus_fingerprint:
         make_console(stderr=True).print(f"[yellow]note: {path} changed since this session; cached operator "
                                         "outputs are reused as recorded[/yellow]")
     with clean_errors(FeedbackError, WorkflowError, ValueError):

@@ -79,6 +79,10 @@ def search_cmd(
     from litnav.corpus import CorpusError
 
     c = open_corpus(corpus, settings)
+    with clean_errors(ValueError):  # nor over a file the corpus was built from
+        for path, kind in ((json_out, "session"), (export, "export")):
+            if path is not None:
+                check_output(path, kind, corpus=c)
     c.warm_encoder()  # the query encoder loads while the navigator is imported
     from litnav import search, write_session
     from litnav.librarians import WorkflowError, load_workflow
@@ -135,6 +139,10 @@ def plan_cmd(
     settings = settings_from(settings_file, overrides)
     c = open_corpus(corpus)
     with clean_errors(ValueError):
+        if out:
+            from litnav.session.io import check_output
+
+            check_output(out, "export", corpus=c)
         checklist = rule_checklist(query, c, settings)
     from litnav.librarians import WorkflowError, validate_workflow
 

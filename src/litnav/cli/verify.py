@@ -32,6 +32,11 @@ def register(app: typer.Typer) -> None:
 
         settings = settings_from(settings_file, set_)
         c = open_corpus(corpus, settings)
+        if json_out is not None:
+            from litnav.session.io import check_output
+
+            with clean_errors(ValueError):  # before the matching, not after it
+                check_output(json_out, "export", inputs=[refs], corpus=c)
         try:
             with clean_errors(ReferenceParseError):
                 report = verify_references(refs, c, settings.web)

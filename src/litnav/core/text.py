@@ -140,14 +140,16 @@ def bm25s_stop_list(name: str) -> tuple[str, ...]:
     return tuple(getattr(module, name))
 
 
-_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|[@-Z\\-_])")
-_INVISIBLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])|\x9b[0-?]*[ -/]*[@-~]")
+_INVISIBLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 def visible_text(text: str) -> str:
-    """``text`` without terminal escape sequences (ANSI colours, cursor moves), control characters
-    or bidirectional overrides, each replaced by a space (tabs and newlines are kept): what a user
-    typed or pasted may be echoed to a terminal and into checkpoints, never run there."""
+    """``text`` without terminal escape sequences (ANSI colours, cursor moves, window-title (OSC)
+    commands with their payload), control characters, bidirectional overrides or bytes that were no
+    UTF-8 (lone surrogates from the command line), each replaced by
+    a space (tabs and newlines are kept): what a user typed or pasted may be echoed to a terminal
+    and into checkpoints, never run there."""
     return _INVISIBLE.sub(" ", _ANSI.sub(" ", text))
 
 

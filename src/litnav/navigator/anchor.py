@@ -144,7 +144,7 @@ def anchor_search(
     from litnav.core.records import Node
     from litnav.navigator.intent import parse_intent
     from litnav.navigator.loop import SearchRun
-    from litnav.navigator.planner import hard_metadata, source_node
+    from litnav.navigator.planner import hard_metadata, relax_unsatisfiable, source_node
     from litnav.navigator.refine import _insert_before_evidence
     from litnav.navigator.search import _cached_student, check_arguments, student_path
     from litnav.navigator.source import with_source
@@ -170,6 +170,7 @@ def anchor_search(
     for n in wf.nodes:
         if n.op == "locate_evidence":
             n.params = {"k": lib.evidence_k, "limit": lib.pool_size, **n.params}
+    checklist = relax_unsatisfiable(checklist, corpus)  # "since 2030": a preference, as in a search
     checklist = with_source(checklist, corpus, settings, text=query) if intent else checklist
     if checklist.source_ids and settings.navigator.exclude_source:  # a pasted passage: never its own paper
         _insert_before_evidence(wf, source_node(checklist.source_ids, []))

@@ -46,19 +46,27 @@ def is_session_file(path: str | Path) -> bool:
     return isinstance(data, dict) and "intent" in data and "rounds" in data
 
 
-def check_output(path: str | Path, kind: Literal["session", "export"]) -> Path:
+def check_output(path: str | Path, kind: Literal["session", "export"], *, inputs=(), corpus=None) -> Path:
     """``path`` if litnav may write a ``kind`` output there, else ``OutputPathError``: nothing is
     written inside a corpus directory (a folder holding ``corpus.duckdb``, at any level above
-    the file); a session file may replace only a session file (or an empty one), and an export,
-    report or other output never replaces a session file. Call it before long work so a bad
-    ``--json``/``--out`` fails at once."""
+    the file, or a file of that name), over one of ``inputs`` (the files the command reads) or
+    over a file ``corpus`` was built from (its manifest); a session file may replace only a session
+    file (or an empty one), and an export, report or other output never replaces a session file;
+    a path whose folder cannot be made (a file on the way) is refused too. Call it before long
+    work so a bad ``--json``/``--out`` fails at once."""
     path = Path(path)
-    for folder in path.resolve().parents:
+    target = path.resolve()
+    for folder in target.parents:
         if (folder / CORPUS_DB).is_file():
             raise OutputPathError(f"{path}: inside the corpus directory {folder}; litnav writes nothing there "
                                   "(choose a path outside it)")
+    if target.name == CORPUS_DB:
+        raise OutputPathError(f"{path}: a corpus database name; litnav writes no output there")
     if path.is_dir():
         raise OutputPathError(f"{path}: is a directory; give a file name")
+    blocking = next((f for f in reversed(target.parents) if f.exists() and not f.is_dir()), None)
+    if blocking is not None:
+        raise OutputPathError(f"{path}: {blocking} is a file, not a folder")
     if path.is_file() and path.stat().st_size > 0:
         session = is_session_file(path)
         if kind == "session" and not session:
@@ -67,6 +75,12 @@ def check_output(path: str | Path, kind: Literal["session", "export"]) -> Path:
         if kind == "export" and session:
             raise OutputPathError(f"{path}: is a litnav session file; an export or report does not replace it "
                                   "(choose another path)")
+    sources = {Path(str(x)).resolve() for x in inputs}
+    if corpus is not None and hasattr(corpus, "manifest"):
+        sources |= {Path(str(m["source_key"])).resolve() for m in corpus.manifest() if m.get("source_key")}
+    if target in sources:
+        raise OutputPathError(f"{path}: is an input of this command or a file the corpus was built from; "
+                              "choose another path")
     return path
 
 

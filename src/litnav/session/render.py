@@ -68,7 +68,7 @@ def results_table(session: Session, top: int | None = None) -> Table:
         table.caption = ("no paper satisfied the checklist's exact metadata constraints"
                          if any(c.kind == "metadata" for c in (session.rounds[-1].checklist.checkpoints
                                                                 if session.rounds else []))
-                         else "no candidate was found" + _anchor_hint(session))
+                         else "no candidate was found") + _anchor_hint(session)
     for r in session.results[:top]:
         c1 = next((j.score for j in r.checkpoints if j.checkpoint_id == "c1"), None)
         whole = "" if c1 is None else f"{c1:.1f}" + (" +" if c1 >= 2.5 else "")
