@@ -40,9 +40,8 @@ def _continue_session(session_file: Path, feedback: str, corpus: Optional[Path],
     from litnav.session.io import SessionFileError, check_output, read_session, write_session
     from litnav.session.render import print_notes, results_table, turns_table
 
-    with clean_errors(SessionFileError, ValueError):
+    with clean_errors(SessionFileError):
         session = read_session(session_file)
-        check_output(out or session_file, "session")
     path = corpus or (Path(session.corpus) if session.corpus else None)
     if path is None:
         fail(f"{session_file}: the session names no corpus; give --corpus")

@@ -48,16 +48,10 @@ def search_cmd(
         except ExportError as exc:
             fail(str(exc), code=2)
     settings = settings_from(settings_file, overrides)
-    from litnav.session.io import check_output
-
-    with clean_errors(ValueError):  # a bad --json or --export fails before the search, not after
-        if continue_from is None:
-            json_out = json_out or _free_session_path(Path("litnav-session.json"))
-        for path, kind in ((json_out, "session"), (export, "export")):
-            if path is not None:
-                check_output(path, kind)
-        if json_out is not None and export is not None and Path(json_out).resolve() == Path(export).resolve():
-            raise ValueError(f"--json and --export name the same file {export}; give two paths")
+    if continue_from is None:
+        json_out = json_out or _free_session_path(Path("litnav-session.json"))
+        if export is not None and json_out.resolve() == Path(export).resolve():
+            fail(f"--json and --export name the same file {export}; give two paths", code=2)
     if continue_from is not None:
         from litnav.cli.refine import continue_session
 
@@ -79,7 +73,9 @@ def search_cmd(
     from litnav.corpus import CorpusError
 
     c = open_corpus(corpus, settings)
-    with clean_errors(ValueError):  # nor over a file the corpus was built from
+    from litnav.session.io import check_output
+
+    with clean_errors(ValueError):  # a bad --json or --export fails before the search, not after
         for path, kind in ((json_out, "session"), (export, "export")):
             if path is not None:
                 check_output(path, kind, corpus=c)
@@ -102,11 +98,10 @@ def search_cmd(
 
             # when the top results split into distinct groups: ask which to follow (default: all)
             session, _ = clarify(session, c, settings, ask=terminal_ask if ask else None)
-    out = json_out or _free_session_path(Path("litnav-session.json"))
     # written before anything is printed: a closed pipe (`litnav search ... | head`) keeps the session
     with clean_errors(OSError, ValueError):
-        write_session(session, out)
-    make_console(stderr=True).print(f"session written to {out} (audit it with `litnav audit {out}`)")
+        write_session(session, json_out)
+    make_console(stderr=True).print(f"session written to {json_out} (audit it with `litnav audit {json_out}`)")
     if export is not None:
         from litnav.session.export import export_session
         from litnav.session.io import write_text_atomic

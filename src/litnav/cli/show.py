@@ -44,20 +44,22 @@ def register(app: typer.Typer) -> None:
         for ch in view["chunks"][:5]:
             con.print(f"  [{ch['chunk_id']}] {ch['section']}: {ch['text'][:120]}")
         unresolved = view["unresolved_references"]
-        refs, cites = view["references"], view["citations"]
-        held = sum(r["in_corpus"] for r in refs)
-        con.print(f"\n[bold]Cites[/bold] {held} corpus papers"
-                  + (f", {len(refs) - held} papers by an id the corpus does not hold" if held < len(refs) else "")
-                  + (f", and {len(unresolved)} references that matched no corpus paper" if unresolved else ""))
-        for r in sorted(refs, key=lambda r: not r["in_corpus"])[:20]:
-            con.print(f"  -> {r['cited_id']} {r['title'] or '(not in this corpus)'}  "
-                      f"{('| ' + r['contexts'][0][:100]) if r['contexts'] else ''}", markup=False)
+        _edges(con, "Cites", view["references"], "cited_id", "->",
+               f", and {len(unresolved)} references that matched no corpus paper" if unresolved else "")
         for r in unresolved[:10]:
             year = f" ({r['year']})" if r["year"] else ""
             con.print(f"  -> (not in the corpus) {r['title'] or '(no title)'}{year}", markup=False)
-        held = sum(x["in_corpus"] for x in cites)
-        con.print(f"\n[bold]Cited by[/bold] {held} corpus papers"
-                  + (f", {len(cites) - held} papers by an id the corpus does not hold" if held < len(cites) else ""))
-        for x in sorted(cites, key=lambda x: not x["in_corpus"])[:20]:
-            con.print(f"  <- {x['citing_id']} {x['title'] or '(not in this corpus)'}  "
-                      f"{('| ' + x['contexts'][0][:100]) if x['contexts'] else ''}", markup=False)
+        _edges(con, "Cited by", view["citations"], "citing_id", "<-")
+
+
+def _edges(con, label: str, edges: list[dict], other: str, arrow: str, extra: str = "") -> None:
+    """One direction of a paper's citation edges (``paper_view``'s ``references`` or
+    ``citations``): a count of the corpus papers, the edges to ids the corpus does not hold
+    counted apart, then up to 20 edges, corpus papers first, with their first context."""
+    held = sum(e["in_corpus"] for e in edges)
+    con.print(f"\n[bold]{label}[/bold] {held} corpus papers"
+              + (f", {len(edges) - held} papers by an id the corpus does not hold" if held < len(edges) else "")
+              + extra)
+    for e in sorted(edges, key=lambda e: not e["in_corpus"])[:20]:
+        con.print(f"  {arrow} {e[other]} {e['title'] or '(not in this corpus)'}  "
+                  f"{('| ' + e['contexts'][0][:100]) if e['contexts'] else ''}", markup=False)

@@ -27,6 +27,8 @@ from typing import Any, BinaryIO, TextIO
 
 import orjson
 
+from litnav.corpus.schema import DB_NAME
+
 COMPRESSIONS = (".gz", ".zst", ".bz2", ".xz")
 """Compressed suffixes read transparently."""
 DATA_SUFFIXES = tuple(base + c for base in (".jsonl", ".json") for c in ("",) + COMPRESSIONS)
@@ -123,7 +125,7 @@ def expand_sources(sources: list[str | Path]) -> list[Path]:
         if path.is_file():
             found = [path]
         elif path.is_dir():
-            corpora = {p.parent for p in path.rglob("corpus.duckdb")}
+            corpora = {p.parent for p in path.rglob(DB_NAME)}
             found = sorted(p for p in path.rglob("*") if p.is_file() and _is_data_file(p)
                            and not corpora.intersection(p.parents))
         else:

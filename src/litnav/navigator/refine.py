@@ -617,8 +617,6 @@ def _refine(session: Session, feedback: str, corpus, settings: Settings | None, 
             parser: Callable[..., list[Edit]] | None, top_k: int | None) -> Session:
     from litnav.navigator.feedback import parse_feedback, top_k_edit
 
-    if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1):
-        raise ValueError(f"top_k must be an integer >= 1, got {top_k!r}")
     if not isinstance(feedback, str):
         raise ValueError(f"feedback must be a string, got {type(feedback).__name__}")
 

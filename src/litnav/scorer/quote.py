@@ -117,17 +117,23 @@ _COVARIATE = re.compile(r"\b(?:adjust(?:ed|ing)?|adjustment|controll?(?:ed|ing)?
 names is a confounder the study controls for, not what it studies (:func:`_in_covariates`)."""
 
 
+_CLAUSE_END = re.compile(r";|\.(?:\s|$)")
+_PHRASE_END = re.compile(r"[,;.]")
+_FOURTH_WORD = re.compile(r"\w+\W+\w+\W+\w+\W+\w")
+
+
 def _in_covariates(text: str, at: int) -> bool:
     """True when offset ``at`` of ``text`` lies in a covariate list: after a :data:`_COVARIATE` cue
-    in the same clause, up to the clause's end (". ", ";") or, for a cue that opens the sentence
-    ("After adjustment for BMI, aspirin ..."), up to the first comma."""
+    in the same clause, up to the clause's end (". ", ";") or, for a cue within the sentence's
+    first three words ("After adjustment for BMI, aspirin ..."), up to the first comma."""
     for m in _COVARIATE.finditer(text, 0, at):
-        opening = not re.search(r"\w+\W+\w+\W+\w+\W+\w", text[:m.start()])  # within its first three words
-        stop = re.compile(r"[,;.]" if opening else r"[;]|\.(?:\s|$)")
+        stop = _CLAUSE_END if _FOURTH_WORD.search(text, 0, m.start()) else _PHRASE_END
         end = stop.search(text, m.end())
         if at < (end.start() if end else len(text)):
             return True
     return False
+
+
 _WORD = re.compile(r"[\w'-]+")
 
 
@@ -147,8 +153,7 @@ def _affirmed(phrase: str, st: list[str], starts: list[int], sentence: str) -> b
             end = last.end() if last else starts[i + len(key) - 1]
             after = text[end:end + 40]
             negated_before = _NEGATED.search(before) and not _NOT_ONLY.search(before)
-            covariate = _in_covariates(text, starts[i])
-            if not negated_before and not covariate and not _NEGATED_AFTER.search(after):
+            if not negated_before and not _NEGATED_AFTER.search(after) and not _in_covariates(text, starts[i]):
                 return True
     return False
 

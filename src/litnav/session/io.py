@@ -10,6 +10,7 @@ from pydantic import ValidationError
 
 from litnav.core.io import write_text
 from litnav.core.records import Session
+from litnav.corpus.schema import DB_NAME as CORPUS_DB
 
 SESSION_VERSION = 1
 """The session file format this code writes and reads (``Session.version``)."""
@@ -23,8 +24,6 @@ class OutputPathError(ValueError):
     """An output path would destroy stored data; the message names the path and why."""
 
 
-CORPUS_DB = "corpus.duckdb"
-"""The file that marks a corpus directory (``corpus.store``): nothing else is written inside one."""
 _MAX_SESSION_BYTES = 1 << 29
 """No session file is this large (512 MiB): a bigger file is data, never parsed whole to check."""
 
