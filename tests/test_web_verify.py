@@ -103,6 +103,11 @@ def test_cli_verify_end_to_end_on_a_real_corpus(tmp_path):
     assert by_key["hochreiter2001lstm"]["status"] == "metadata_mismatch"
     assert by_key["lewis2020rag"]["status"] == "not_found"  # not among the 12 papers built
     assert report["totals"]["references"] == 9
+    strict = CliRunner().invoke(app, ["verify", str(WEB / "audit.bib"), "--corpus", str(cdir), "--strict"])
+    assert strict.exit_code == 1 and "not verified" in strict.output
+    verified = tmp_path / "verified.txt"
+    verified.write_text(papers[1].title + "\n")
+    assert CliRunner().invoke(app, ["verify", str(verified), "--corpus", str(cdir), "--strict"]).exit_code == 0
     bad = tmp_path / "bad.bib"
     bad.write_text("@article{broken,\n title = {x\n")
     res = CliRunner().invoke(app, ["verify", str(bad), "--corpus", str(cdir)])

@@ -21,11 +21,15 @@ def register(app: typer.Typer) -> None:
         refs: Path = typer.Argument(..., help="Reference list: .bib, .ris, CSL-JSON (.json) or titles (.txt)."),
         corpus: Path = typer.Option(..., "--corpus", help="Corpus directory."),
         json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the audit as JSON here."),
+        strict: bool = typer.Option(False, "--strict", help="Exit with status 1 when any reference is not "
+                                    "verified (not in the corpus or a metadata mismatch), as a check in a "
+                                    "build or CI step would need; the table and --json are written first."),
         set_: Optional[list[str]] = SetOpt,
         settings_file: Optional[Path] = SettingsOpt,
     ) -> None:
         """Match every reference to the corpus: which are real corpus records, which are not in
-        the corpus (possibly fabricated), which disagree on year or authors."""
+        the corpus (possibly fabricated), which disagree on year or authors. Exit status 0, or
+        with --strict 1 when any reference is not verified."""
         from rich.table import Table
 
         from litnav.web import ReferenceParseError, verify_references
@@ -68,3 +72,7 @@ def register(app: typer.Typer) -> None:
             with clean_errors(OSError, ValueError):
                 write_text_atomic(report.model_dump_json(indent=2), json_out)
             console.print(f"wrote {json_out}")
+        unverified = t["references"] - t["verified"]
+        if strict and unverified:
+            console.print(f"--strict: {unverified} of {t['references']} references not verified")
+            raise typer.Exit(1)
