@@ -43,9 +43,9 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-from tqdm.auto import tqdm
 
 from litnav.core.io import atomic_path, write_json
+from litnav.core.progress import progress_bar
 from litnav.core.settings import CorpusSettings
 from litnav.corpus.chunking import Chunker, chunk_rows
 from litnav.corpus.encoder import Encoder
@@ -350,7 +350,7 @@ def _chunk(directory: Path, conn, chunker: Chunker, progress: bool) -> int:
         "SELECT corpus_id FROM papers WHERE NOT chunked ORDER BY corpus_id").fetchall() if r[0] not in done]
     existing = _chunk_shards(staging)
     number = int(existing[-1].stem.rsplit("-", 1)[1]) + 1 if existing else 0
-    bar = tqdm(total=len(todo), desc="chunk", unit="paper", disable=None if progress else True)
+    bar = progress_bar(total=len(todo), desc="chunk", unit="paper", progress=progress)
     for i in range(0, len(todo), CHUNK_BATCH):
         batch = todo[i:i + CHUNK_BATCH]
         register(conn, "_ids", pa.table({"corpus_id": batch}))
@@ -452,8 +452,8 @@ def _embed_to_shards(staging: Path, kind: str, encoder: Encoder, progress: bool)
     texts, hashes = todo.column("text").to_pylist(), todo.column("text_hash").to_pylist()
     existing = _shards(staging, kind)
     number = int(existing[-1].stem.rsplit("-", 1)[1]) + 1 if existing else 0
-    bar = tqdm(total=len(todo), initial=len(todo) - len(rest), desc=f"embed {kind}",
-               unit="paper" if kind == "abstracts" else "chunk", disable=None if progress else True)
+    bar = progress_bar(total=len(todo), initial=len(todo) - len(rest), desc=f"embed {kind}",
+                       unit="paper" if kind == "abstracts" else "chunk", progress=progress)
     for start in range(0, len(rest), EMBED_BATCH):
         rows = rest[start:start + EMBED_BATCH]
         vecs = encoder.encode([texts[i] for i in rows])
@@ -586,7 +586,7 @@ def embed_stage(directory: Path, s: CorpusSettings, work: DenseWork, progress: b
 
     def faiss() -> None:
         target = staging / FAISS_STAGED
-        with tqdm(total=1, desc=f"faiss ({kind})", disable=None if progress else True) as bar:
+        with progress_bar(total=1, desc=f"faiss ({kind})", progress=progress) as bar:
             if kind == "ivf":  # the float vectors are never all in memory
                 build_ivf_streaming(batches, ids, target, dim, s.ivf_pq_bytes, s.ivf_nprobe)
             else:
@@ -678,8 +678,7 @@ def _build_bm25(directory: Path, conn, progress: bool) -> None:
         for batch in reader:
             yield from batch.column(0).to_pylist()
 
-    # bm25s draws its own bars (not tqdm's disable=None): only on a terminal, like litnav's
-    build_bm25(directory / INDEX_DIR, ids, texts(), show_progress=progress and sys.stderr.isatty())
+    build_bm25(directory / INDEX_DIR, ids, texts(), show_progress=progress)
     set_meta(conn, "bm25", {"n": len(ids), "dir": BM25_DIR})
 
 

@@ -50,10 +50,11 @@ def build_bm25(index_dir: Path, ids: list[str], texts: Iterable[str], show_progr
     token ids go into one int32 array instead of a list per document, so a million abstracts never
     sit in memory as strings or Python lists. The score matrix is :func:`bm25_csc`'s, equal to what
     ``bm25s.BM25().index`` builds from the same ids, and is saved by bm25s in its own format.
-    ``show_progress`` draws a tqdm bar over the documents tokenized. Raises ``ValueError`` when
+    ``show_progress`` shows progress over the documents tokenized (:func:`~litnav.core.progress.progress_bar`). Raises ``ValueError`` when
     ``texts`` and ``ids`` differ in length or an id repeats."""
     import bm25s
-    from tqdm.auto import tqdm
+
+    from litnav.core.progress import progress_bar
 
     if len(set(ids)) != len(ids):
         from collections import Counter
@@ -65,7 +66,7 @@ def build_bm25(index_dir: Path, ids: list[str], texts: Iterable[str], show_progr
     token_index: dict[str, int] = {}
     flat = array("i")
     ends = array("q")
-    for text in tqdm(texts, total=len(ids), desc="bm25", unit="paper", disable=not show_progress):
+    for text in progress_bar(texts, total=len(ids), desc="bm25", unit="paper", progress=show_progress):
         for token in split(text.lower()):
             if token not in stop:
                 flat.append(token_index.setdefault(token, len(token_index)))

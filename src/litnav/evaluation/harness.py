@@ -7,8 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from tqdm import tqdm
-
+from litnav.core.progress import progress_bar
 from litnav.corpus.records import Paper
 from litnav.evaluation.benchmark import Benchmark
 from litnav.evaluation.metrics import DEFAULT_KS, hallucinations, metric_names, per_query_metrics
@@ -160,7 +159,7 @@ def evaluate_system(
     stages: dict[str, float] = {}
     hallucinated: dict[str, list[dict[str, Any]]] = {}
     verdicts: dict[str, float | int] | None = None
-    for task in tqdm(benchmark.tasks, desc=system.name, unit="query", disable=None if progress else True):
+    for task in progress_bar(benchmark.tasks, desc=system.name, unit="query", progress=progress):
         t0 = time.perf_counter()
         try:
             run = system.run_task(task) if hasattr(system, "run_task") else system.run(task.query)

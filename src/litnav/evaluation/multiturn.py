@@ -95,11 +95,11 @@ def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
 def run_multiturn(cases: list[dict[str, Any]], corpus, settings: Settings | None = None, *, top_k: int = 10,
                   progress: bool = False) -> dict[str, Any]:
     """Run every case (a failing case is recorded with its error, not fatal) and summarise."""
-    from tqdm.auto import tqdm
+    from litnav.core.progress import progress_bar
 
     settings = settings or Settings()
     results, errors = [], []
-    for case in tqdm(cases, desc="multi-turn cases", disable=None if progress else True):
+    for case in progress_bar(cases, desc="multi-turn cases", progress=progress):
         try:
             results.append(run_case(case, corpus, settings, top_k))
         except Exception as exc:  # noqa: BLE001 - one bad case must not lose the others

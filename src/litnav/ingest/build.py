@@ -298,8 +298,7 @@ def build(
     start of this call (also recorded as ``seconds["searchable"]`` and ``seconds["dense"]``).
     ``stop_after="lexical"`` leaves the corpus at the lexical stage (a rerun finishes it).
     """
-    from tqdm.auto import tqdm
-
+    from litnav.core.progress import progress_bar
     from litnav.corpus import CorpusWriter
     from litnav.ingest.readers.generic import MAPPABLE, MappingError
 
@@ -360,7 +359,7 @@ def build(
                         pass
             report.seconds["join"] = time.perf_counter() - t0
             t0 = time.perf_counter()
-            bar = tqdm(todo, desc="ingest", unit="file", disable=None if progress else True)
+            bar = progress_bar(todo, desc="ingest", unit="file", progress=progress)
             with _fewer_gc_passes():
                 for u in bar:
                     bar.set_postfix_str(u.path.name)

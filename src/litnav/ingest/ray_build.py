@@ -362,8 +362,8 @@ def ingest_on_ray(writer: Any, units: list[Unit], todo: list[Unit], report: Buil
     (``build``'s ``ingest_units`` hook); fills ``report`` as a local build does, plus ``report.shards``.
     Raises :class:`EngineError` when Ray is missing or unreachable, and what a unit's reading raises."""
     import ray
-    from tqdm.auto import tqdm
 
+    from litnav.core.progress import progress_bar
     from litnav.corpus.build import chunking_signature
     from litnav.corpus.encoder import Encoder
 
@@ -386,7 +386,7 @@ def ingest_on_ray(writer: Any, units: list[Unit], todo: list[Unit], report: Buil
     primaries = {u.key: [m for m in units if m.fmt in PRIMARY_FOR and u.path in m.covers]
                  for u in units if u.fmt in CONTENT_FORMATS}
     signatures = {u.key: _signature(u, mapping, model, chunking, eager, primaries.get(u.key, [])) for u in units}
-    bar = tqdm(total=len(todo), desc="ray shards", unit="shard", disable=None if progress else True)
+    bar = progress_bar(total=len(todo), desc="ray shards", unit="shard", progress=progress)
 
     def merge_ready(pending: list[tuple[Unit, dict]], ready: set[str]) -> None:
         """Merge the published shards at the head of ``pending`` (plan order, as a local build commits)."""

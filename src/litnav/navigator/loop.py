@@ -16,8 +16,7 @@ from collections.abc import Callable
 from datetime import date
 from typing import Any, TypedDict
 
-from tqdm.auto import tqdm
-
+from litnav.core.progress import progress_bar
 from litnav.core.records import Checklist, FoundBy, Round, ScoredPaper, Session, Workflow
 from litnav.core.settings import Settings
 from litnav.librarians import Pool, RunContext, ScoredPool, run_workflow, validate_workflow
@@ -273,8 +272,8 @@ class SearchRun:
     def run(self) -> Session:
         """Run the loop to its stopping rule and return the session (results re-read from the corpus)."""
         t0 = time.perf_counter()
-        self._bar = tqdm(total=self.max_rounds, desc="search rounds", unit="round", disable=None if self.progress else True,
-                         leave=False)
+        self._bar = progress_bar(total=self.max_rounds, desc="search rounds", unit="round", progress=self.progress,
+                                  leave=False)
         try:
             self.loop()
         finally:

@@ -103,8 +103,8 @@ def train_cross_encoder(
     faster on CPUs with native bf16; weights and optimiser stay fp32). Raises ``ValueError`` on empty rows or
     one-class targets, ``OSError`` when ``base_model`` is missing."""
     import torch
-    from tqdm import tqdm
 
+    from litnav.core.progress import progress_bar
     from litnav.training.train import row_input, satisfaction_target
 
     rows = list(rows)
@@ -131,7 +131,7 @@ def train_cross_encoder(
     loss_fn = torch.nn.BCEWithLogitsLoss()
     gen = torch.Generator().manual_seed(seed)
     losses: list[float] = []
-    bar = tqdm(total=steps, desc="cross-encoder", unit="step", disable=None if progress else True, leave=False)
+    bar = progress_bar(total=steps, desc="cross-encoder", unit="step", progress=progress, leave=False)
     for _ in range(epochs):
         model.train()
         order = torch.randperm(len(pairs), generator=gen).tolist()

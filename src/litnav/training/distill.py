@@ -38,9 +38,9 @@ from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from tqdm import tqdm
 
 from litnav.core.io import write_json, write_text
+from litnav.core.progress import progress_bar
 from litnav.core.records import CONTENT_KINDS, Checklist, Usage
 from litnav.core.settings import Settings
 from litnav.librarians.evidence import evidence_query, locatable, locate_evidence
@@ -369,8 +369,8 @@ def synthesize(corpus, settings: Settings, teacher: str, out: str | Path, config
     all_ids = corpus.all_ids()
     failed: list[str] = []
     done_now = skipped = rows_written = labelled = 0
-    bar = tqdm(total=len(state["topics"]) * cfg.intents_per_topic, desc="synthesize", unit="intent",
-               disable=None if progress else True)
+    bar = progress_bar(total=len(state["topics"]) * cfg.intents_per_topic, desc="synthesize", unit="intent",
+                       progress=progress)
     try:
         for ti, topic in enumerate(state["topics"]):
             if topic["checklists"] is None:

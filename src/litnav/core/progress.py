@@ -1,0 +1,52 @@
+"""Progress bars for long work: a live bar on a terminal, a plain line every half minute in a log.
+
+tqdm's own ``disable=None`` hides a bar when standard error is not a terminal, so a build run
+under ``nohup``, a batch scheduler or CI printed nothing for an hour of embedding. Off a terminal
+:func:`progress_bar` writes ``desc: 41% 10800/26336 [04:30<06:28, 40.0paper/s]`` as whole lines,
+at most every ``log_interval_s`` seconds and only once the work has run that long (a short job
+prints nothing).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+from typing import Any, TextIO
+
+from tqdm.auto import tqdm
+
+LOG_INTERVAL_S = 30.0
+
+
+class _Lines:
+    """A file for tqdm that turns its carriage-return redraws into whole log lines."""
+
+    def __init__(self, stream: TextIO):
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        line = text.replace("\r", "").strip()
+        if line:
+            self.stream.write(line + "\n")
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
+def progress_bar(iterable: Iterable | None = None, *, progress: bool = True,
+                 log_interval_s: float = LOG_INTERVAL_S, **kwargs: Any) -> tqdm:
+    """A tqdm bar over ``iterable`` (or a manual one with ``total=``).
+
+    ``progress=False`` shows nothing. On a terminal the bar is tqdm's usual live bar; otherwise
+    (a log file, a pipe, CI) a line every ``log_interval_s`` seconds, the first after that long,
+    so jobs shorter than it stay silent. ``kwargs`` are tqdm's (``total``, ``desc``, ``unit``,
+    ``initial``, ``leave``, ...).
+    """
+    if not progress:
+        return tqdm(iterable, disable=True, **kwargs)
+    stream = kwargs.pop("file", None) or sys.stderr
+    if getattr(stream, "isatty", lambda: False)():
+        return tqdm(iterable, file=stream, **kwargs)
+    return tqdm(iterable, file=_Lines(stream), mininterval=log_interval_s, delay=log_interval_s,
+                ascii=True, ncols=100, dynamic_ncols=False, **kwargs)

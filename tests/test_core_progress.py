@@ -1,0 +1,36 @@
+"""Progress off a terminal: whole log lines at an interval, nothing for short work or when off."""
+
+import io
+
+from litnav.core.progress import progress_bar
+
+
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_off_a_terminal_progress_is_whole_lines_without_carriage_returns():
+    log = io.StringIO()
+    with progress_bar(total=3, desc="embed abstracts", unit="paper", file=log, log_interval_s=0) as bar:
+        for _ in range(3):
+            bar.update(1)
+    text = log.getvalue()
+    assert "\r" not in text and text.endswith("\n")
+    lines = text.splitlines()
+    assert lines and all(line.startswith("embed abstracts:") for line in lines)
+    assert "3/3" in lines[-1]
+
+
+def test_short_work_in_a_log_and_disabled_progress_print_nothing():
+    quiet, off = io.StringIO(), io.StringIO()
+    assert list(progress_bar(range(5), desc="chunk", file=quiet)) == [0, 1, 2, 3, 4]
+    assert list(progress_bar(range(5), desc="chunk", file=off, progress=False, log_interval_s=0)) == [0, 1, 2, 3, 4]
+    assert quiet.getvalue() == "" and off.getvalue() == ""
+
+
+def test_a_terminal_gets_the_live_bar():
+    tty = _Tty()
+    for _ in progress_bar(range(2), desc="bm25", file=tty):
+        pass
+    assert "\r" in tty.getvalue() and "bm25" in tty.getvalue()
