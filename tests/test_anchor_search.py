@@ -102,3 +102,24 @@ def test_an_impossible_year_in_an_anchor_intent_is_a_preference_as_in_a_search(c
     session = anchor_search("simclr", "sibling", corpus, FAST, intent="contrastive learning since 2030", top_k=5)
     [m] = [c for c in session.turns[0].checklist.checkpoints if c.kind == "metadata"]
     assert m.weight < 1 and "no paper of this corpus matches it" in m.text and session.results
+
+
+def test_an_intent_asking_for_follow_up_work_of_a_paper_runs_its_anchor_search(corpus):
+    """'follow-up work on <title>' is the papers citing that paper; a topic after the same words,
+    or a title the corpus does not hold, is searched as a topic."""
+    from litnav.navigator import search
+    from litnav.navigator.intent.anchor_request import anchor_request
+
+    citers = {e.citing_id for e in corpus.citations("simclr")}
+    cited = {e.cited_id for e in corpus.references("simclr")}
+    title = "A simple framework for contrastive learning of visual representations"
+    for intent in (f"follow-up work on {title}", f"Find papers citing \u201c{title}\u201d?",
+                   f"what cites {title.upper()}"):
+        s = search(intent, corpus, FAST, top_k=10)
+        assert s.turns[0].anchor == "simclr" and s.turns[0].direction == "successor", intent
+        assert set(_ids(s)) == citers and "read from the intent" in s.engines["navigator"]
+    s = search(f"papers cited by {title}", corpus, FAST, top_k=10)
+    assert s.turns[0].direction == "predecessor" and set(_ids(s)) == cited
+    assert anchor_request("follow-up work on knowledge distillation") is None  # a topic, not a paper
+    s = search("follow-up work on contrastive learning of visual representations with momentum", corpus, FAST)
+    assert not s.turns or s.turns[0].anchor is None  # no such paper: a topic search

@@ -70,7 +70,9 @@ def search(
     directory, opened and closed here) and return the session.
 
     ``workflow`` replaces the planned round-1 workflow (a user-edited plan); ``rounds``/``top_k``
-    override the settings. LLM roles configured in ``settings.llm`` replace the no-LLM engines
+    override the settings. Without a workflow, an intent asking for the citing, cited or similar
+    papers of one corpus paper ("follow-up work on <its title>", "papers cited by <DOI>") runs
+    that paper's anchor search (``navigator.anchor``) when the corpus has such edges. LLM roles configured in ``settings.llm`` replace the no-LLM engines
     (``navigator.agents``); their tokens are counted in ``meter`` (one is made when None) and
     land in ``session.usage``. The student is ``scorer.student``, else a corpus-local one
     (``student_path``), else the bundled default; its name lands in ``session.engines["scorer"]``.
@@ -111,6 +113,9 @@ def check_arguments(*, intent: object = "", settings: object = None, workflow: o
 
 def _search(intent, corpus, settings, *, workflow, rounds, top_k, meter, progress, today, ask) -> Session:
     settings = settings or Settings()
+    routed = _anchor_from_intent(intent, corpus, settings, top_k=top_k, today=today) if workflow is None else None
+    if routed is not None:
+        return routed
     backend = getattr(corpus, "encoder_backend", None)
     if backend and backend != settings.corpus.encoder_backend:  # the session records the backend that ran
         settings = settings.model_copy(update={"corpus": settings.corpus.model_copy(update={"encoder_backend": backend})})
@@ -127,6 +132,30 @@ def _search(intent, corpus, settings, *, workflow, rounds, top_k, meter, progres
     session.usage = agents.meter.by_role()
     if agents.planner is not None:
         session.clarifications = list(agents.planner.clarifications)
+    return session
+
+
+def _anchor_from_intent(intent: str, corpus, settings: Settings, *, top_k, today) -> Session | None:
+    """An anchor search when ``intent`` asks for the citing, cited or similar papers of one corpus
+    paper named whole ("follow-up work on <title>", ``navigator.intent.anchor_request``) and the
+    corpus holds edges in that direction; None (search the intent as a topic) otherwise."""
+    from litnav.navigator.anchor import AnchorError, anchor_search, resolve_anchor
+    from litnav.navigator.intent.anchor_request import anchor_request
+
+    request = anchor_request(intent)
+    if request is None:
+        return None
+    direction, ref = request
+    try:
+        anchor = resolve_anchor(corpus, ref)
+    except AnchorError:
+        return None
+    if direction == "successor" and not corpus.citations(anchor):
+        return None
+    if direction == "predecessor" and not corpus.papers([e.cited_id for e in corpus.references(anchor)]):
+        return None
+    session = anchor_search(anchor, direction, corpus, settings, top_k=top_k, today=today)
+    session.engines["navigator"] += " (read from the intent)"
     return session
 
 

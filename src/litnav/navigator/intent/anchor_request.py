@@ -1,0 +1,66 @@
+"""Anchor requests stated in an intent: "follow-up work of <paper>", "papers cited by <paper>".
+
+A researcher who types ``litnav search "follow-up work on Attention Is All You Need"`` asks for
+the papers citing that paper, not for papers about its title's words. :func:`anchor_request`
+reads such a request as ``(direction, reference)``; the caller decides whether the reference
+names a corpus paper (``navigator.anchor.resolve_anchor``) and whether the corpus has the edges
+to follow. A reference must look like a paper, not a topic: quoted, an identifier, or a title of
+at least :data:`MIN_TITLE_WORDS` words ("follow-up work on knowledge distillation" is a topic).
+"""
+
+from __future__ import annotations
+
+import re
+
+MIN_TITLE_WORDS = 4
+"""Fewest words of an unquoted title read as a paper ("follow-up work on X Y Z W")."""
+
+_ASK = r"(?:(?:please\s+)?(?:find|show|list|give|get|search\s+for|search|retrieve|return)(?:\s+me)?\s+)?(?:(?:all|the|any)\s+)?"
+_WORK = r"(?:work|works|papers?|studies|research|articles?|publications?)"
+_HEADS = {
+    "successor": [
+        rf"follow[- ]?up\s+{_WORK}\s+(?:on|of|to|building\s+on)",
+        r"follow[- ]?ups\s+(?:of|to|on)",
+        rf"(?:later\s+|subsequent\s+)?{_WORK}\s+(?:that\s+|which\s+)?(?:cit(?:e|es|ing)|build(?:s|ing)?\s+on|extend(?:s|ing)?)",
+        r"(?:what|who)\s+cites",
+        r"citing\s+papers\s+of",
+        r"citations\s+(?:of|to)",
+    ],
+    "predecessor": [
+        r"references\s+(?:of|in)",
+        rf"{_WORK}\s+(?:that\s+are\s+|which\s+are\s+)?cited\s+(?:by|in)",
+        r"prior\s+work\s+cited\s+(?:by|in)",
+    ],
+    "sibling": [
+        rf"{_WORK}\s+(?:similar\s+to|like)",
+        rf"similar\s+{_WORK}\s+to",
+        rf"more\s+{_WORK}\s+like",
+    ],
+}
+_PATTERNS = [(d, re.compile(rf"^\s*{_ASK}(?:{h})\b\s*[:\-]?\s*(?P<ref>.+?)\s*[?.!]*\s*$", re.I | re.S))
+             for d, heads in _HEADS.items() for h in heads]
+_QUOTED = re.compile(r"^[\"'“”‘’«](?P<ref>.+?)[\"'“”‘’»]$", re.S)
+_IDENTIFIER = re.compile(r"^(?:10\.\d{4,9}/\S+|(?:arxiv:)?\d{4}\.\d{4,5}(?:v\d+)?|https?://\S+|doi:\S+)$", re.I)
+
+
+def anchor_request(intent: str) -> tuple[str, str] | None:
+    """``(direction, reference)`` when ``intent`` asks for the citing papers (``successor``), the
+    cited papers (``predecessor``) or the similar papers (``sibling``) of one paper named whole;
+    else None. ``reference`` is unquoted; it is returned only when quoted, shaped as a DOI /
+    arXiv id / URL, or at least :data:`MIN_TITLE_WORDS` words long. Never raises."""
+    if not isinstance(intent, str) or len(intent) > 2_000:
+        return None
+    for direction, pattern in _PATTERNS:
+        m = pattern.match(intent)
+        if not m:
+            continue
+        ref = m.group("ref").strip()
+        if q := _QUOTED.match(ref):
+            return direction, q.group("ref").strip()
+        if _IDENTIFIER.match(ref) or len(ref.split()) >= MIN_TITLE_WORDS:
+            return direction, ref
+        return None
+    return None
+
+
+__all__ = ["MIN_TITLE_WORDS", "anchor_request"]
