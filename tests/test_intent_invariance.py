@@ -279,3 +279,18 @@ def test_a_request_word_ending_a_phrase_is_its_head(intent: str, excluded: str) 
     # "search" opens a request ("search for ...") but ends a concept ("beam search")
     exclusions = [c.text for c in parse_intent(intent).checkpoints if c.kind == "exclusion"]
     assert exclusions == [f"The paper is not about {excluded}"]
+
+
+@pytest.mark.parametrize("intent", [
+    "data augmentation for NMT, at ACL or EMNLP, excluding surveys, empirical only",
+    "data augmentation for NMT, at ACL or EMNLP, empirical only, excluding surveys",
+    "data augmentation for NMT, at ACL or EMNLP; not surveys; empirical only",
+    "empirical studies of data augmentation for NMT at ACL or EMNLP, not surveys",
+])
+def test_the_order_of_stated_constraints_does_not_change_them(intent: str) -> None:
+    """A negation ends at the comma before a constraint with its own cue: "excluding surveys,
+    empirical only" excludes surveys and asks for empirical papers (it once excluded both)."""
+    assert constraints(parse_intent(intent, None, TODAY)) == {
+        ("venue", ("ACL", "EMNLP"), None, None, False),
+        ("publication_type", ("survey",), None, None, True),
+        ("publication_type", ("empirical",), None, None, False)}

@@ -124,19 +124,36 @@ def topic_use(text: str, start: int, end: int) -> bool:
             and not lexicon_verb(word))
 
 
+_BARE_COMMA = re.compile(r"\s*,\s*(?!(?:or|and|nor)\b)", re.I)
+
+
+def _mentions(text: str):
+    """``(start, end, listed phrase, "non-" prefix)`` of each type mention. A list whose last
+    item carries its own cue after it and follows a bare comma is two mentions: in "excluding
+    surveys, empirical only" the negation ends at the comma."""
+    for m in _MENTION.finditer(text):
+        listed, non = m.group("item") or m.group("list"), bool(m.group("non"))
+        bare = list(_BARE_COMMA.finditer(listed)) if m.group("list") else []
+        if bare and _CUE_AFTER.match(text, m.end()):
+            offset, cut = m.start("list"), bare[-1]
+            yield m.start(), offset + cut.start(), listed[:cut.start()], non
+            yield offset + cut.end(), m.end(), listed[cut.end():], False
+            continue
+        yield m.start(), m.end(), listed, non
+
+
 def extract_types(ws: Workspace) -> list[TypeMention]:
     """Find publication-type phrases in ``ws``, consume them with their cue, return them; a
     phrase used as the topic (:func:`topic_use`) without a negation or "only" cue stays."""
     found: list[TypeMention] = []
-    for m in list(_MENTION.finditer(ws.text)):
-        listed = m.group("item") or m.group("list")
+    for start, stop, listed, non in list(_mentions(ws.text)):
         items = [_value(im.group(0)) for im in re.finditer(rf"(?:{_ITEM})(?![\w-])", listed, re.I)]
-        negated, only, cue_start = ws.cue_before(m.start())
-        negated = negated or bool(m.group("non"))
-        end = m.end()
+        negated, only, cue_start = ws.cue_before(start)
+        negated = negated or non
+        end = stop
         if after := _CUE_AFTER.match(ws.text, end):  # "surveys only", "reviews excluded"
             negated, only, end = negated or bool(after.group("neg")), only or bool(after.group("only")), after.end()
-        if not negated and not only and topic_use(ws.text, m.start(), m.end()):
+        if not negated and not only and topic_use(ws.text, start, stop):
             continue
         if not negated and not only and all(v == "survey?" for v in items) and not _HEAD_REVIEW.search(ws.text[:end + 12]):
             continue
