@@ -137,3 +137,32 @@ def test_shared_task_overviews_are_overviews(title):
 ])
 def test_a_participants_system_paper_is_not_an_overview(title):
     assert not looks_like_review(title)
+
+
+@pytest.mark.parametrize("title", [
+    "More Data, More Relations, More Context and More Openness: A Review and Outlook for Relation Extraction",
+    "Automatic summarization of medical conversations, a review",
+    "Recognizing Complex Entity Mentions: A Review and Future Directions",
+    "Data-Driven Sentence Simplification: Survey and Benchmark",
+    "Predictive Biases in Natural Language Processing Models: A Conceptual Framework and Overview",
+    "Machine Translation from Japanese to French - Review and Prospects",
+    "The Eval4NLP Shared Task on Explainable Quality Estimation: Overview and Results",
+    "WNUT-2020 Task 1 Overview: Extracting Entities and Relations from Wet Lab Protocols",
+    "MultiLing 2017 Overview",
+])
+def test_reviews_named_after_their_subject_or_with_a_companion_word_are_reviews(title):
+    """A review's title need not start with "A Survey of": "..., a review", ": A Review and Outlook
+    for ...", a task's "Overview and Results" (all titles of the ACL Anthology that "not surveys"
+    let through)."""
+    assert looks_like_review(title) and is_review(_paper(title))[0]
+
+
+@pytest.mark.parametrize("title", [
+    "APE: Argument Pair Extraction from Peer Review and Rebuttal via Multi-task Learning",
+    "Preview, Attend and Review: Schema-Aware Curriculum Learning for Multi-Domain Dialogue State Tracking",
+    "Learn and Review: Enhancing Continual Named Entity Recognition via Reviewing Synthetic Samples",
+    "Semi-supervised Category-specific Review Tagging on Indonesian E-Commerce Product Reviews",
+    "Czech National Corpus in 2020: Recent Developments and Future Outlook",
+])
+def test_review_as_the_subject_matter_is_no_review(title):
+    assert not looks_like_review(title)
