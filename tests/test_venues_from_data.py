@@ -111,6 +111,20 @@ def test_acronyms_of_capitalised_runs_inside_long_venue_names():
     assert not [c for c in parse_intent("a catalan parser", venues=vocab).checkpoints if c.predicate is not None]
 
 
+def test_every_edition_that_names_an_acronym_in_any_way_answers_to_it():
+    """TALN's editions spell it as initials, inside a hyphenated joint name, as a word and in
+    parentheses with an edition number; "TALN" keeps them all (it kept only the initials' ones)."""
+    editions = ["Actes de la 10ème conférence sur le Traitement Automatique des Langues Naturelles. Posters",
+                "Actes de la conférence conjointe JEP-TALN-RECITAL 2016. volume 2 : TALN (Articles longs)",
+                "Actes de la Conférence TALN. Volume 1 - Articles longs, articles courts de TALN",
+                "Actes de la 6e conférence conjointe Journées d'Études sur la Parole (JEP, 33e édition), Traitement "
+                "Automatique des Langues Naturelles (TALN, 27e édition)"]
+    vocab = {**{e: 5 for e in editions}, "Proceedings of ACL": 50}
+    [venue] = [c.predicate for c in parse_intent("French parsing, presented at TALN", venues=vocab).checkpoints
+               if c.predicate is not None and c.predicate.field == "venue"]
+    assert set(venue.values) == set(editions)
+
+
 AMTA = "Proceedings of the 9th Conference of the Association for Machine Translation in the Americas: Research Papers"
 MTS = "Proceedings of Machine Translation Summit XIII: Papers"
 
@@ -355,3 +369,19 @@ def test_a_trailing_only_is_a_venue_cue():
     checklist = parse_intent("topological insulators, Nature or Science only", {"Nature": 9, "Science": 8}, TODAY)
     assert [c.predicate.values for c in checklist.checkpoints if c.predicate is not None] == [["Nature", "Science"]]
     assert checklist.checkpoints[0].text == "topological insulators"
+
+
+def test_ccl_and_iwslt_are_known_by_their_usual_acronyms_only_as_venues():
+    """Neither acronym is made from its venue's words ("Chinese National Conference on
+    Computational Linguistics", IWSLT's "International Conference on ..." editions)."""
+    ccl = "Proceedings of the 20th Chinese National Conference on Computational Linguistics"
+    iwslt = "Proceedings of the 17th International Conference on Spoken Language Translation"
+    vocab = {ccl: 100, iwslt: 30, "ACL": 500}
+
+    def venues(intent: str) -> list[str]:
+        return [v for c in parse_intent(intent, venues=vocab).checkpoints
+                if c.predicate is not None and c.predicate.field == "venue" for v in c.predicate.values]
+
+    assert venues("relation extraction surveys in CCL") == [ccl]
+    assert venues("speech translation at IWSLT") == [iwslt]
+    assert venues("a CCL model for parsing") == [] and venues("results on IWSLT14 De-En") == []

@@ -115,12 +115,16 @@ def _alias_re(alias: str) -> str:
 # own case only; others ("CoNLL", "NeurIPS") in any case.
 _MIXED_CASE = re.compile(r"[A-Za-z][a-z0-9]*[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*|[A-Z][a-z]+[A-Z][A-Za-z0-9]*")
 _ACRONYM = re.compile(r"[A-Z][A-Za-z0-9&]*[A-Z][A-Za-z0-9&]*")
-_PAREN_ACRONYM = re.compile(r"\((\*?[A-Z][A-Za-z*]*[A-Z][A-Za-z]*)(?:[\s'-]*\d{2,4})?\)")
+_PAREN_ACRONYM = re.compile(r"\((\*?[A-Z][A-Za-z*]*[A-Z][A-Za-z]*)(?:[\s'-]*\d{2,4})?(?:,[^(),]{1,30})?\)")
 _TRAILING_ACRONYM = re.compile(r",\s*([A-Z][A-Za-z]*[A-Z][A-Za-z]*)(?:[\s'-]*\d{2,4})?\s*$")
 _MINOR = {"of", "the", "on", "and", "for", "in", "at", "to", "a", "an", "&", "its", "with"}
 _ORDINAL = re.compile(r"^(\d+(st|nd|rd|th)?|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
                       r"eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|"
                       r"nineteenth|twentieth|annual|proceedings|volume|\d{4})$", re.IGNORECASE)
+
+
+_ASSOCIATED = re.compile(r"\b(?:associated|co-?located|collocated|held)\s+with\b.*|\bin\s+conjunction\s+with\b.*", re.I)
+"""The tail of a workshop's name that names its host conference, not the workshop."""
 
 
 def derived_acronyms(venue: str) -> list[str]:
@@ -234,27 +238,35 @@ def _matcher(vocab_key: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[st
         stated.update(m.group(1) for m in _PAREN_ACRONYM.finditer(v))
         for acronym in derived_acronyms(v):
             derived.setdefault(acronym, []).append(v)
-        for word in dict.fromkeys(re.findall(r"[A-Za-z][\w&-]*", v)):
+        words = re.findall(r"[A-Za-z][\w&-]*", _ASSOCIATED.sub("", v))  # "Workshop associated with RANLP": not RANLP
+        for word in dict.fromkeys(words + [part for w in words if "-" in w for part in w.split("-")]):
             if len(word) >= 3 and _ACRONYM.fullmatch(word) and len(v.split()) > 1:
                 inner.setdefault(word, []).append(v)
         if v.lower() in spelled or len(v) < 2 or len(v) > 80 or len(v.split()) > 8:
             continue
         strict = not (_ACRONYM.fullmatch(v) and len(v) >= 3) or english_word(v)
         spelled[v.lower()] = (VenueEntry(v), CUED if strict else LOOSE, v)
-    for acronym, spellings in derived.items():
+    runs, partial = _forms(vocab_key, run_acronyms), _forms(vocab_key, partial_acronyms)
+    every: dict[str, list[str]] = {}  # a form -> every spelling any rule derives it from ("TALN": all editions)
+    for source in (derived, runs, partial, inner):
+        for form, spellings in source.items():
+            if source is inner and form in every:  # "AMTA/SIG-IL First Workshop ...": a workshop, not AMTA
+                spellings = [s for s in spellings if not re.search(r"\bworkshops?\b", s, re.I)]
+            every.setdefault(form, []).extend(s for s in spellings if s not in every.get(form, []))
+    for acronym in derived:
         if acronym.lower() not in spelled:  # the table's and the vocabulary's own names win
             strict = MADE if acronym not in stated else CUED if len(acronym) < 3 or english_word(acronym) else LOOSE
-            spelled[acronym.lower()] = (VenueEntry(acronym, tuple(spellings)), strict, acronym)
+            spelled[acronym.lower()] = (VenueEntry(acronym, tuple(every[acronym])), strict, acronym)
     upper_only: set[str] = set()
-    for forms in (run_acronyms, partial_acronyms):
-        for form, spellings in _forms(vocab_key, forms).items():
+    for source in (runs, partial):
+        for form in source:
             if form.lower() not in spelled:
-                spelled[form.lower()] = (VenueEntry(form, tuple(spellings)), MADE, form)
-                if forms is run_acronyms:
+                spelled[form.lower()] = (VenueEntry(form, tuple(every[form])), MADE, form)
+                if source is runs:
                     upper_only.add(form.lower())
-    for acronym, spellings in inner.items():
+    for acronym in inner:
         if acronym.lower() not in spelled:
-            spelled[acronym.lower()] = (VenueEntry(acronym, tuple(spellings)), MADE, acronym)
+            spelled[acronym.lower()] = (VenueEntry(acronym, tuple(every[acronym])), MADE, acronym)
     parts = []
     for alias in sorted(spelled, key=len, reverse=True):
         _entry, strict, original = spelled[alias]
