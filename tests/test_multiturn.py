@@ -185,6 +185,16 @@ def test_refine_refuses_a_bad_top_k_or_feedback_by_name(scripted, corpus, top_k,
     with pytest.raises(ValueError, match="top_k|feedback"):
         refine(scripted.model_copy(deep=True), feedback, corpus, Settings(), top_k=top_k)
 
+def test_following_citations_a_paper_does_not_have_is_refused_not_a_silent_reshuffle(scripted, corpus):
+    from litnav.navigator import refine
+    from litnav.navigator.feedback import FeedbackError
+
+    uncited = next(r for r in scripted.results if not corpus.citations(r.corpus_id))
+    with pytest.raises(FeedbackError, match=f"no paper of this corpus cites {uncited.corpus_id}.*more like"):
+        refine(scripted.model_copy(deep=True), f"follow the citing direction of paper {uncited.rank}", corpus,
+               Settings())
+
+
 def test_llm_navigator_reads_feedback_when_configured(scripted, corpus, tmp_path):
     sys.path.insert(0, str(Path(__file__).parent))
     from fake_openai import FakeOpenAI, json_reply

@@ -225,7 +225,7 @@ def test_a_refined_turn_keeps_the_source_out(corpus):
     from litnav.navigator.refine import ensure_turns
 
     session = ensure_turns(search(DPR_ABSTRACT, corpus, Settings(), top_k=10, rounds=1))
-    for feedback in ("follow the citing direction of the top paper", "only papers after 2015"):
+    for feedback in ("more like #1", "only papers after 2015"):
         session = refine(session, feedback, corpus, Settings())
         assert "dpr" not in [r.corpus_id for r in session.results], feedback
 

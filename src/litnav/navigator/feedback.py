@@ -62,6 +62,22 @@ class FeedbackError(ValueError):
     checkpoint); the message says what."""
 
 
+def _require_edges(seed: str, direction: str, corpus, said: str) -> None:
+    """Raise ``FeedbackError`` when ``corpus`` holds no citation edge from (``cited``) or to
+    (``citing``) ``seed`` among its papers: following it would add nothing and only reshuffle."""
+    if corpus is None or not hasattr(corpus, "citations"):
+        return
+    if direction == "citing":
+        found = bool(corpus.citations(seed))
+    else:
+        found = bool(corpus.papers([e.cited_id for e in corpus.references(seed)]))
+    if not found:
+        what = (f"no paper of this corpus cites {seed}" if direction == "citing"
+                else f"{seed} cites no paper of this corpus")
+        raise FeedbackError(f"{said!r}: {what} in its citation edges (`litnav stats` counts them), so there is "
+                            "nothing to follow; 'more like #N' searches for similar papers instead")
+
+
 def _focus(scratch: Checklist, what: str, text: str, reason: str) -> Edit:
     """A user topic checkpoint ``text`` on ``what`` (added to ``scratch``) and the edit that adds it
     with its own retrieval branches (role ``focus``, queried with ``what``)."""
@@ -170,6 +186,7 @@ def parse_feedback(
             if any(s <= m.start() < e for s, e in consumed):
                 continue
             seed = resolve_paper(m, ranking, corpus)
+            _require_edges(seed, direction, corpus, m.group(0).strip())
             edits.append(Edit(action="add_node", target=f"cite_{direction}", detail={
                 "role": "citation", "direction": direction, "seed_ids": [seed]}, reason=take(m)))
     for m in _PIN.finditer(text):
