@@ -283,6 +283,18 @@ def test_the_math_of_an_arxiv_title_stays_math_in_bibtex(title, kept):
         assert escaped in text, (title, text)
 
 
+def test_a_latex_escape_already_in_the_metadata_is_escaped_once():
+    from litnav.core.records import Result
+    from litnav.corpus.records import Paper
+    from litnav.session.export import ExportRow, to_bibtex
+
+    venue = r"Actes de TALN PFIA 2019. Terminologie et Intelligence Artificielle (atelier TALN-RECITAL \& IC)"
+    paper = Paper(corpus_id="t1", title="Terms in 100\% of cases", year=2019, venue=venue, venue_raw=venue)
+    result = Result(rank=1, corpus_id="t1", title=paper.title, final_score=0.5, probability=0.5, checkpoints=[])
+    text = to_bibtex([ExportRow(result=result, paper=paper)])
+    assert r"TALN-RECITAL \& IC" in text and r"100\%" in text and "textbackslash" not in text
+
+
 def test_a_trec_run_refuses_an_id_with_whitespace():
     from litnav.core.records import Result, Session
     from litnav.corpus.records import Paper

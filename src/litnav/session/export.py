@@ -216,12 +216,17 @@ def _is_math(span: str) -> bool:
             and body.count("{") == body.count("}") and (commands or " " not in body))
 
 
+_STORED_ESCAPE = re.compile(r"\\([&%#_])")
+"""A LaTeX-escaped special character already in the metadata ("atelier TALN-RECITAL \\& IC" in
+the ACL Anthology): the character itself, escaped once, not a backslash and the character."""
+
+
 def _escape_text(enc, value: str) -> str:
     """``value`` LaTeX-escaped for a BibTeX text field: Latin-script runs through ``enc``, other
     scripts (Greek, Cyrillic, CJK, ...) kept as UTF-8 text, which biber and UTF-8 LaTeX read, and
     the inline math spans of a title (:data:`_MATH`, when the "$" signs pair up) kept as written."""
     def text(part: str) -> str:
-        return _LATIN.sub(lambda m: enc.unicode_to_latex(m.group(0)), part)
+        return _LATIN.sub(lambda m: enc.unicode_to_latex(m.group(0)), _STORED_ESCAPE.sub(r"\1", part))
 
     spans = [m for m in _MATH.finditer(value) if _is_math(m.group(0))]
     if not spans or value.count("$") % 2:
