@@ -57,6 +57,15 @@ def test_show_json(corpus: Path) -> None:
     assert view["chunks"] and view["chunks"][0]["section"] == "Abstract"
 
 
+def test_show_takes_a_doi_or_title_as_anchor_searches_do(corpus: Path) -> None:
+    by_id = json.loads(runner.invoke(app, ["show", "2020.acl-main.207", "--corpus", str(corpus), "--json"]).output)
+    by_doi = runner.invoke(app, ["show", "10.18653/v1/2020.acl-main.207", "--corpus", str(corpus), "--json"])
+    assert by_doi.exit_code == 0, by_doi.output
+    assert json.loads(by_doi.output)["paper"]["corpus_id"] == "2020.acl-main.207"
+    by_title = runner.invoke(app, ["show", by_id["paper"]["title"], "--corpus", str(corpus), "--json"])
+    assert json.loads(by_title.output)["paper"]["corpus_id"] == "2020.acl-main.207"
+
+
 def test_show_unknown_paper(corpus: Path) -> None:
     result = runner.invoke(app, ["show", "no-such-id", "--corpus", str(corpus)])
     assert result.exit_code == 1 and "no paper 'no-such-id'" in result.output

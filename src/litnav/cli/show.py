@@ -16,18 +16,23 @@ def register(app: typer.Typer) -> None:
 
     @app.command("show")
     def show_command(
-        corpus_id: str = typer.Argument(..., help="Corpus id of the paper."),
+        corpus_id: str = typer.Argument(..., help="The paper: corpus id, DOI, arXiv id or title (as --anchor takes)."),
         corpus: Path = typer.Option(..., "--corpus", help="Corpus directory."),
         as_json: bool = typer.Option(False, "--json", help="Print a JSON object."),
     ) -> None:
         """Metadata, abstract, sections, chunks, citing and cited papers (with contexts)."""
+        from litnav.navigator.anchor import AnchorError, resolve_anchor
+
         c = open_corpus(corpus, require_indexes=False)
         try:
             view = paper_view(c, corpus_id)
+            if view is None:
+                try:
+                    view = paper_view(c, resolve_anchor(c, corpus_id))
+                except AnchorError as exc:
+                    fail(f"{corpus}: {exc}")
         finally:
             c.close()
-        if view is None:
-            fail(f"no paper {corpus_id!r} in {corpus}")
         if as_json:
             typer.echo(json.dumps(view, indent=2, default=str))
             return
@@ -40,7 +45,8 @@ def register(app: typer.Typer) -> None:
         con.print(f"ids {p['external_ids']}  source {p['source_file']}:{p['source_line']}")
         if view["abstract"]:
             con.print(f"\n[bold]Abstract[/bold]\n{view['abstract']}")
-        con.print(f"\n[bold]Sections[/bold] {view['sections']}\n[bold]Chunks[/bold] {len(view['chunks'])}")
+        shown = "" if len(view["chunks"]) <= 5 else " (the first 5; --json lists them all)"
+        con.print(f"\n[bold]Sections[/bold] {view['sections']}\n[bold]Chunks[/bold] {len(view['chunks'])}{shown}")
         for ch in view["chunks"][:5]:
             con.print(f"  [{ch['chunk_id']}] {ch['section']}: {ch['text'][:120]}")
         unresolved = view["unresolved_references"]
