@@ -132,8 +132,16 @@ def is_review(paper: Paper) -> tuple[bool, str]:
     return False, "no review/survey/meta-analysis publication type or title word"
 
 
-def _range(p: MetadataPredicate) -> str:
-    return f"{p.start.isoformat() if p.start else 'any date'} to {p.end.isoformat() if p.end else 'any date'}"
+def _range(p: MetadataPredicate, ok: bool) -> str:
+    """Where a date falls against the predicate's period, in words: "within 2018-01-01 to
+    2020-12-31", "on or after 2018-01-01", "before 2018-01-01", "on or before 2017-12-31"."""
+    if p.start and p.end:
+        return f"{'within' if ok else 'outside'} {p.start.isoformat()} to {p.end.isoformat()}"
+    if p.start:
+        return f"{'on or after' if ok else 'before'} {p.start.isoformat()}"
+    if p.end:
+        return f"{'on or before' if ok else 'after'} {p.end.isoformat()}"
+    return "within any date"
 
 
 def _year(p: MetadataPredicate, paper: Paper) -> tuple[bool | None, str]:
@@ -141,10 +149,10 @@ def _year(p: MetadataPredicate, paper: Paper) -> tuple[bool | None, str]:
     if paper.publication_date is not None:
         d = paper.publication_date
         ok = lo <= d <= hi
-        return ok, f"publication date {d.isoformat()} is {'within' if ok else 'outside'} {_range(p)}"
+        return ok, f"publication date {d.isoformat()} is {_range(p, ok)}"
     if paper.year is not None and date.min.year <= paper.year <= date.max.year:  # a corpus built before year 0 was refused
         ok = date(paper.year, 1, 1) <= hi and date(paper.year, 12, 31) >= lo
-        return ok, f"year {paper.year} is {'within' if ok else 'outside'} {_range(p)}"
+        return ok, f"year {paper.year} is {_range(p, ok)}"
     return None, "year unknown"
 
 

@@ -8,17 +8,20 @@ from litnav.core.text import shown_values
 
 def predicate_text(p: MetadataPredicate) -> str:
     """A predicate in words, the one rendering of the plan, the terminal and the report:
-    ``year 2019-01-01 .. ...``, ``NOT venue in [ACL]``, ``venue in [EMNLP] -> year 2020-01-01 ..
-    2020-12-31`` (``venue_year``), ``first author in [Smith]``."""
+    ``year >= 2019-01-01``, ``year 2019-01-01 .. 2021-12-31``, ``NOT venue in [ACL]``,
+    ``venue in [ACL] (main track)``, ``venue in [EMNLP] -> year 2020-01-01 .. 2020-12-31``
+    (``venue_year``), ``first author in [Smith]``."""
     neg = "NOT " if p.negate else ""
-    period = f"year {p.start.isoformat() if p.start else '...'} .. {p.end.isoformat() if p.end else '...'}"
+    if p.start and p.end:
+        period = f"year {p.start.isoformat()} .. {p.end.isoformat()}"
+    else:
+        period = f"year >= {p.start.isoformat()}" if p.start else f"year <= {p.end.isoformat()}" if p.end else "any year"
     if p.field == "year":
         return f"{neg}{period}"
     if p.field == "venue_year":
         return f"{neg}venue in [{shown_values(p.values)}] -> {period}"
-    main = "main track, " if p.main_track else ""
     field = "first author" if p.first_author else p.field
-    return f"{neg}{field} in [{main}{shown_values(p.values)}]"
+    return f"{neg}{field} in [{shown_values(p.values)}]" + (" (main track)" if p.main_track else "")
 
 
 def describe_checkpoint(cp: Checkpoint) -> str:
