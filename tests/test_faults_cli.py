@@ -161,3 +161,17 @@ def test_search_output_says_when_no_result_matches_and_when_a_filter_was_relaxed
     assert "matches no paper of this corpus, so the results are not filtered by it" in text
     assert "0 of 3 results are judged to satisfy the whole intent (c1); the scorer judges strictly" in text
     assert "c1 = the whole intent's score" in text  # the results table shows it beside the final score
+
+
+def test_a_venue_of_the_intent_that_the_corpus_lacks_is_a_note_under_the_results():
+    from litnav.core.records import Round, Session
+    from litnav.navigator.planner import plan_workflow
+    from litnav.session.render import result_notes
+
+    vocab = {"Proceedings of the 58th Annual Meeting of the Association for Computational Linguistics": 40}
+    checklist = parse_intent("dialogue state tracking in ACL or EMNLP", venues=vocab)
+    session = Session(intent=checklist.intent, corpus="c", rounds=[
+        Round(index=1, checklist=checklist, workflow=plan_workflow(checklist, Settings()))])
+    [venue] = [c for c in checklist.checkpoints if c.predicate is not None]
+    assert any(n.startswith(f"Note: {venue.id} names EMNLP, which no venue of this corpus matches")
+               for n in result_notes(session))

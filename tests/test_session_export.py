@@ -289,7 +289,7 @@ def test_a_latex_escape_already_in_the_metadata_is_escaped_once():
     from litnav.session.export import ExportRow, to_bibtex
 
     venue = r"Actes de TALN PFIA 2019. Terminologie et Intelligence Artificielle (atelier TALN-RECITAL \& IC)"
-    paper = Paper(corpus_id="t1", title="Terms in 100\% of cases", year=2019, venue=venue, venue_raw=venue)
+    paper = Paper(corpus_id="t1", title=r"Terms in 100\% of cases", year=2019, venue=venue, venue_raw=venue)
     result = Result(rank=1, corpus_id="t1", title=paper.title, final_score=0.5, probability=0.5, checkpoints=[])
     text = to_bibtex([ExportRow(result=result, paper=paper)])
     assert r"TALN-RECITAL \& IC" in text and r"100\%" in text and "textbackslash" not in text

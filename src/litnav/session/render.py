@@ -3,6 +3,8 @@ per-paper judgements with their verbatim evidence. Nothing is recomputed here.""
 
 from __future__ import annotations
 
+import re
+
 from rich.console import Console, Group
 from rich.markup import escape
 from rich.panel import Panel
@@ -157,6 +159,11 @@ def _searched_by_example(rnd, source_ids: list[str]) -> bool:
                and set(run.params.get("seed_ids", [])) <= set(source_ids) for run in rnd.operator_runs)
 
 
+_MISSING_VENUES = re.compile(r"\(not in the corpus venue list: ([^)]*)\)")
+"""How the intent parser marks venues of a list that the corpus does not hold
+(``navigator.intent.parser``)."""
+
+
 def result_notes(session: Session) -> list[str]:
     """Warnings a reader of the results needs: constraints that matched no paper of the corpus
     and were relaxed to preferences (``navigator.planner.RELAXED_NOTE``), the corpus paper a pasted
@@ -175,6 +182,9 @@ def result_notes(session: Session) -> list[str]:
         if RELAXED_NOTE in c.text:
             notes.append(f"Note: {c.id} \"{c.text.replace(f' ({RELAXED_NOTE})', '')}\" matches no paper of this "
                          "corpus, so the results are not filtered by it (it only re-weights them).")
+        elif m := _MISSING_VENUES.search(c.text):
+            notes.append(f"Note: {c.id} names {m.group(1)}, which no venue of this corpus matches; the results "
+                         "come from the other venues it names.")
     if checklist is not None and checklist.source_ids:
         ranks = {r.corpus_id: r.rank for r in session.results}
         returned = [f"{c} (#{ranks[c]})" for c in checklist.source_ids if c in ranks]
