@@ -65,14 +65,14 @@ def text_filter(params: TextFilterParams, inputs: list[Pool], ctx: RunContext, n
     require = bool(params.require_types or params.require_terms)
     first: list[tuple[str, float]] = []
     second: list[tuple[str, float]] = []
-    excluded = 0
+    excluded: list[str] = []
     for cid, score in pool.hits:
         paper = papers.get(cid)
         if cid in bans or paper is None:
             continue
         text = f"{paper.title}\n{abstracts.get(cid) or ''}"
-        if params.exclude_terms and matching_terms(text, params.exclude_terms):
-            excluded += 1
+        if params.exclude_terms and (hit := matching_terms(text, params.exclude_terms)):
+            excluded.append(f"{cid} ({', '.join(repr(t) for t in hit)})")
             continue
         if not require:
             first.append((cid, score))
@@ -81,6 +81,7 @@ def text_filter(params: TextFilterParams, inputs: list[Pool], ctx: RunContext, n
         elif params.require_terms and matching_terms(text, params.require_terms):
             second.append((cid, score))
     kept = first + second
-    ctx.note(node_id, f"kept {len(kept)} of {len(pool.hits)} (excluded by terms: {excluded}, banned: "
-                      f"{sum(c in bans for c in pool.ids)})")
+    named = "; ".join(excluded[:10]) + ("; ..." if len(excluded) > 10 else "")
+    ctx.note(node_id, f"kept {len(kept)} of {len(pool.hits)} (excluded by terms: {len(excluded)}"
+                      + (f": {named}" if excluded else "") + f", banned: {sum(c in bans for c in pool.ids)})")
     return Pool(kept, {cid: pool.found_by.get(cid, []) for cid, _ in kept}).truncated(params.limit or len(kept))
