@@ -34,3 +34,14 @@ def test_a_terminal_gets_the_live_bar():
     for _ in progress_bar(range(2), desc="bm25", file=tty):
         pass
     assert "\r" in tty.getvalue() and "bm25" in tty.getvalue()
+
+
+def test_forced_redraws_of_short_work_stay_out_of_a_log():
+    """The search loop's set_postfix redraws at once; in a log short work still prints nothing."""
+    log = io.StringIO()
+    bar = progress_bar(total=3, desc="search rounds", file=log)
+    for _ in range(3):
+        bar.set_postfix(candidates=10)
+        bar.update(1)
+    bar.close()
+    assert log.getvalue() == ""

@@ -85,6 +85,7 @@ def search_cmd(
     from litnav.llm import LLMError
     from litnav.session.render import print_session
 
+    branches: list = []
     with clean_errors(WorkflowError, LLMError, ValueError, CorpusError):
         if anchor:
             from litnav.navigator.anchor import anchor_search
@@ -97,11 +98,17 @@ def search_cmd(
             from litnav.navigator.clarify import terminal_ask
 
             # when the top results split into distinct groups: ask which to follow (default: all)
-            session, _ = clarify(session, c, settings, ask=terminal_ask if ask else None)
+            session, branches = clarify(session, c, settings, ask=terminal_ask if ask else None)
     # written before anything is printed: a closed pipe (`litnav search ... | head`) keeps the session
     with clean_errors(OSError, ValueError):
         write_session(session, json_out)
     make_console(stderr=True).print(f"session written to {json_out} (audit it with `litnav audit {json_out}`)")
+    if branches and not ask:  # the question was answered with its default: say so
+        from litnav.navigator.branches import question
+
+        make_console(stderr=True).print(
+            f"{question(branches)[0]} -> all (no terminal to ask); to follow one: litnav refine {json_out} "
+            f"\"focus on {' '.join(branches[0].terms)}\"", markup=False, highlight=False)
     if export is not None:
         from litnav.session.export import export_session
         from litnav.session.io import write_text_atomic

@@ -34,6 +34,24 @@ class _Lines:
         self.stream.flush()
 
 
+class _LogBar(tqdm):
+    """tqdm for a log: a line only once the work has run ``log_interval_s``, then at most one per
+    interval, and the last one (tqdm's ``delay`` and ``mininterval`` do not hold for the redraws
+    that ``set_postfix`` and ``refresh`` force)."""
+
+    log_interval_s = LOG_INTERVAL_S
+
+    def display(self, msg=None, pos=None):  # noqa: D102 - tqdm's own
+        now, start = self._time(), getattr(self, "start_t", None)
+        if start is None or now - start < self.log_interval_s:  # None: tqdm's first draw, in __init__
+            return True
+        done = self.total is not None and self.n >= self.total
+        if not done and now - getattr(self, "_last_line", 0.0) < self.log_interval_s:
+            return True
+        self._last_line = now
+        return super().display(msg, pos)
+
+
 def progress_bar(iterable: Iterable | None = None, *, progress: bool = True,
                  log_interval_s: float = LOG_INTERVAL_S, **kwargs: Any) -> tqdm:
     """A tqdm bar over ``iterable`` (or a manual one with ``total=``).
@@ -48,5 +66,6 @@ def progress_bar(iterable: Iterable | None = None, *, progress: bool = True,
     stream = kwargs.pop("file", None) or sys.stderr
     if getattr(stream, "isatty", lambda: False)():
         return tqdm(iterable, file=stream, **kwargs)
-    return tqdm(iterable, file=_Lines(stream), mininterval=log_interval_s, delay=log_interval_s,
-                ascii=True, ncols=100, dynamic_ncols=False, **kwargs)
+    bar_type = type("_LogBarAt", (_LogBar,), {"log_interval_s": log_interval_s})
+    return bar_type(iterable, file=_Lines(stream), mininterval=log_interval_s, ascii=True, ncols=100,
+                    dynamic_ncols=False, **kwargs)
