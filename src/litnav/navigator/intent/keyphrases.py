@@ -30,6 +30,7 @@ from litnav.corpus.phrases import PhraseTable, segments
 from litnav.navigator.intent.grammar import adjective_only as _adjective_only
 from litnav.navigator.intent.grammar import ambiguous_is_verb, ed_participle, ly_adverb, verb_class
 from litnav.navigator.intent.grammar import word_class as _word_class
+from litnav.navigator.intent.lexicon import all_lemmas
 from litnav.navigator.intent.text import clean_phrase
 
 GENERIC_DOC_FRACTION = 0.03
@@ -78,6 +79,23 @@ def _compound_head(run: list[tuple[str, int, int]], k: int, table: PhraseTable |
     return table.is_phrase([run[k - 1][0], run[k][0]])
 
 
+_COMPARATIVES = frozenset("better best worse worst more most less least".split())
+
+
+def _modifies_adjective(run: list[tuple[str, int, int]], k: int) -> bool:
+    """True when the "-ally" adverb ``run[k]`` (a field's: "morphologically", "computationally",
+    "statistically"; not a degree such as "highly" or "surprisingly") names a kind of the adjective
+    after it inside a noun phrase ("morphologically rich languages", "computationally efficient
+    transformers"): the next word is an adjective, not a verb form or comparative, and a word
+    follows it."""
+    if k + 2 >= len(run) or not run[k][0].lower().endswith("ally"):  # a field's adverb, not "highly", "easily"
+        return False
+    nxt = run[k + 1][0].lower()
+    if re.search(r"(?:ed|en|er|est)$", nxt) or nxt in _COMPARATIVES:  # "significantly better": a degree, no name
+        return False
+    return "ADJ" in all_lemmas(nxt) and _word_class(nxt) != "verb"
+
+
 def _split_run(run: list[tuple[str, int, int]], text: str, table: PhraseTable | None = None) -> list[list[tuple[str, int, int]]]:
     """Cut a run at verb-only and adverb-only words, at finite verbs read in context
     (``claims.main_verb``'s rules: "microplastics affect coral reefs") and at the gerunds that
@@ -102,6 +120,8 @@ def _split_run(run: list[tuple[str, int, int]], text: str, table: PhraseTable | 
             cls = ""
         if tok[0] in CONNECTIVE_GERUNDS:
             cls = "verb"
+        if cls == "adverb" and _modifies_adjective(run, k):
+            cls = ""
         if cls and "-" not in tok[0]:
             if cur:
                 out.append(cur)
