@@ -123,6 +123,42 @@ def test_refine(client, searched):
     assert client.get(f"/sessions/{searched['session_id']}").json()["turns"][-1]["feedback"] == "ban #1"
 
 
+def test_refine_takes_the_session_files_lock_as_litnav_refine_does(client, searched, server):
+    """A `litnav refine` of the stored file holds ``.ID.json.lock``; the API's refinement waits for
+    it instead of writing over that turn (both turns were kept by neither before)."""
+    import threading
+
+    from litnav.session.io import session_lock
+
+    if not client.get("/health").json()["refine_available"]:
+        pytest.skip("refine is not available")
+    sid = searched["session_id"]
+    before = len(client.get(f"/sessions/{sid}").json()["turns"])
+    answer: dict = {}
+    with session_lock(server["sessions"] / f"{sid}.json"):
+        worker = threading.Thread(target=lambda: answer.update(
+            r=client.post(f"/sessions/{sid}/refine", json={"feedback": "show 4 results"})))
+        worker.start()
+        worker.join(timeout=3)
+        assert worker.is_alive() and not answer, "the refinement ran while the file was locked"
+    worker.join()
+    assert answer["r"].status_code == 200, answer["r"].text
+    assert len(client.get(f"/sessions/{sid}").json()["turns"]) == before + 1
+
+
+def test_a_session_id_that_links_out_of_the_folder_is_not_followed(client, server, tmp_path):
+    outside = tmp_path / "target.json"
+    outside.write_text("{}")
+    link = server["sessions"] / "aaaaaaaaaaaaaaac.json"
+    link.symlink_to(outside)
+    try:
+        assert client.get("/sessions/aaaaaaaaaaaaaaac").status_code == 404
+        assert client.post("/sessions/aaaaaaaaaaaaaaac/refine", json={"feedback": "ban #1"}).status_code == 404
+        assert outside.read_text() == "{}" and client.get("/sessions").status_code == 200
+    finally:
+        link.unlink()
+
+
 def test_audit_export_report(client, searched):
     sid = searched["session_id"]
     audit = client.get(f"/sessions/{sid}/audit").json()

@@ -18,18 +18,10 @@ def continue_session(session_file: Path, feedback: str, corpus: Optional[Path], 
     and print the turns and the new results. Refinements of one session file run one at a time
     (a lock file ``.NAME.lock`` beside it; a second one waits), so none is lost; where no lock
     file can be made (a read-only folder with ``--out`` elsewhere) it runs without."""
-    from filelock import FileLock
+    from litnav.session.io import session_lock
 
-    lock = FileLock(str(session_file.parent / f".{session_file.name}.lock"))
-    try:
-        lock.acquire()
-    except OSError:
-        lock = None
-    try:
+    with session_lock(session_file):
         _continue_session(session_file, feedback, corpus, out, settings, top_k)
-    finally:
-        if lock is not None:
-            lock.release()
 
 
 def _continue_session(session_file: Path, feedback: str, corpus: Optional[Path], out: Optional[Path],

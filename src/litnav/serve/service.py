@@ -106,7 +106,10 @@ class Service:
     def _path(self, session_id: str) -> Path:
         if not SESSION_ID.match(session_id or ""):
             raise NotFound(f"no session {session_id!r} (ids are 16 hex characters)")
-        return self.sessions_dir / f"{session_id}.json"
+        path = self.sessions_dir / f"{session_id}.json"
+        if path.is_symlink() or (path.exists() and not path.is_file()):  # a link out, a FIFO: never followed
+            raise NotFound(f"no session {session_id!r}: its file is not a regular file")
+        return path
 
     def _lock(self, session_id: str) -> threading.Lock:
         with self._locks_guard:
@@ -134,7 +137,7 @@ class Service:
     def sessions(self) -> list[SessionInfo]:
         """Stored sessions, newest first."""
         out = []
-        for path in sorted(self.sessions_dir.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True):
+        for path in sorted(self.sessions_dir.glob("*.json"), key=lambda p: p.lstat().st_mtime, reverse=True):
             if not SESSION_ID.match(path.stem):
                 continue
             try:
@@ -190,10 +193,11 @@ class Service:
             raise NotAvailable("refine is not available in this litnav installation "
                                "(it needs the multi-turn navigator, litnav.navigator.refine)") from None
         from litnav.librarians import WorkflowError
+        from litnav.session.io import session_lock
 
         feedback = self._check_text(feedback, "feedback")
         settings = self.settings.model_copy(deep=True)
-        with self._lock(session_id):
+        with self._lock(session_id), session_lock(self._path(session_id)):  # the CLI's lock too
             session = self.load(session_id)
             with self._slots:
                 t = time.perf_counter()

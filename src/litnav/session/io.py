@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
 
@@ -120,3 +122,25 @@ def read_session(path: str | Path) -> Session:
     except ValidationError as exc:
         err = exc.errors()[0]
         raise SessionFileError(f"{path}: {'.'.join(map(str, err['loc']))}: {err['msg']}") from None
+
+
+@contextmanager
+def session_lock(path: str | Path) -> Iterator[None]:
+    """Hold the lock of the session file ``path`` (the file ``.NAME.lock`` beside it, waiting for
+    another holder) while a turn is read, run and written, so two refinements of one file (two
+    ``litnav refine`` runs, or one beside the HTTP API's) both keep their turn. Where no lock file
+    can be made (a read-only folder) it runs without one. The empty lock file stays; deleting it
+    between runs is safe."""
+    from filelock import FileLock
+
+    target = Path(path)
+    lock = FileLock(str(target.parent / f".{target.name}.lock"))
+    try:
+        lock.acquire()
+    except OSError:
+        yield
+        return
+    try:
+        yield
+    finally:
+        lock.release()
