@@ -175,3 +175,25 @@ def test_a_venue_of_the_intent_that_the_corpus_lacks_is_a_note_under_the_results
     [venue] = [c for c in checklist.checkpoints if c.predicate is not None]
     assert any(n.startswith(f"Note: {venue.id} names EMNLP, which no venue of this corpus matches")
                for n in result_notes(session))
+
+
+def test_markup_and_terminal_escapes_in_data_or_arguments_are_shown_never_run(runner, tmp_path):
+    """A title with rich markup or terminal escape sequences (OSC 52 writes the clipboard,
+    CSI 2J clears the screen) is printed as text; an argument with "[/x]" is an error message,
+    not a MarkupError traceback."""
+    evil = "Graph networks [/bold] for molecules \x1b]52;c;ZXZpbA==\x07 \x1b[2J [link=file:///etc/passwd]x[/link]"
+    src = tmp_path / "e.jsonl"
+    src.write_text(json.dumps({"id": "e1", "title": evil, "year": 2020, "authors": [{"name": "A \x1b[8mB"}],
+                               "abstract": "Message passing networks predict molecular properties."}) + "\n"
+                   + "".join(json.dumps(r) + "\n" for r in PAPERS))
+    assert runner.invoke(app, ["build", str(src), "--corpus", str(tmp_path / "c"), "--no-progress"]).exit_code == 0
+    shown = runner.invoke(app, ["show", "e1", "--corpus", str(tmp_path / "c")])
+    searched = runner.invoke(app, ["search", "graph networks for molecules", "--corpus", str(tmp_path / "c"),
+                                   "--json", str(tmp_path / "s.json")])
+    for res in (shown, searched):
+        assert res.exit_code == 0, res.output
+        assert "\x1b]52" not in res.output and "\x1b[2J" not in res.output and "\x1b[8m" not in res.output
+    assert "[/bold]" in shown.output and "[link=file:///etc/passwd]" in shown.output
+    bad = runner.invoke(app, ["show", "[/x]", "--corpus", str(tmp_path / "c")])
+    assert bad.exit_code == 1 and "error:" in bad.output and "[/x]" in bad.output
+    assert bad.exception is None or isinstance(bad.exception, SystemExit)  # no MarkupError

@@ -8,7 +8,9 @@ from pathlib import Path
 import typer
 
 from litnav.cli.common import fail, make_console, open_corpus
+from litnav.core.text import visible_text
 from litnav.session.paper import paper_view
+from litnav.session.render import escape
 
 
 def register(app: typer.Typer) -> None:
@@ -39,22 +41,22 @@ def register(app: typer.Typer) -> None:
 
         con = make_console()
         p = view["paper"]
-        con.print(f"[bold]{p['title']}[/bold]  ({p['corpus_id']})")
-        con.print(f"{', '.join(a['name'] for a in p['authors'])}")
-        con.print(f"year {p['year']}  venue {p['venue']} (raw: {p['venue_raw']})  types {p['publication_types']}")
-        con.print(f"ids {p['external_ids']}  source {p['source_file']}:{p['source_line']}")
+        con.print(f"[bold]{escape(p['title'])}[/bold]  ({escape(p['corpus_id'])})")
+        con.print(escape(", ".join(a["name"] for a in p["authors"])))
+        con.print(escape(f"year {p['year']}  venue {p['venue']} (raw: {p['venue_raw']})  types {p['publication_types']}"))
+        con.print(escape(f"ids {p['external_ids']}  source {p['source_file']}:{p['source_line']}"))
         if view["abstract"]:
-            con.print(f"\n[bold]Abstract[/bold]\n{view['abstract']}")
+            con.print(f"\n[bold]Abstract[/bold]\n{escape(view['abstract'])}")
         shown = "" if len(view["chunks"]) <= 5 else " (the first 5; --json lists them all)"
         con.print(f"\n[bold]Sections[/bold] {view['sections']}\n[bold]Chunks[/bold] {len(view['chunks'])}{shown}")
         for ch in view["chunks"][:5]:
-            con.print(f"  [{ch['chunk_id']}] {ch['section']}: {ch['text'][:120]}")
+            con.print(escape(f"  [{ch['chunk_id']}] {ch['section']}: {ch['text'][:120]}"))
         unresolved = view["unresolved_references"]
         _edges(con, "Cites", view["references"], "cited_id", "->",
                f", and {len(unresolved)} references that matched no corpus paper" if unresolved else "")
         for r in unresolved[:10]:
             year = f" ({r['year']})" if r["year"] else ""
-            con.print(f"  -> (not in the corpus) {r['title'] or '(no title)'}{year}", markup=False)
+            con.print(visible_text(f"  -> (not in the corpus) {r['title'] or '(no title)'}{year}"), markup=False)
         _edges(con, "Cited by", view["citations"], "citing_id", "<-")
 
 
@@ -67,5 +69,5 @@ def _edges(con, label: str, edges: list[dict], other: str, arrow: str, extra: st
               + (f", {len(edges) - held} papers by an id the corpus does not hold" if held < len(edges) else "")
               + extra)
     for e in sorted(edges, key=lambda e: not e["in_corpus"])[:20]:
-        con.print(f"  {arrow} {e[other]} {e['title'] or '(not in this corpus)'}  "
-                  f"{('| ' + e['contexts'][0][:100]) if e['contexts'] else ''}", markup=False)
+        con.print(visible_text(f"  {arrow} {e[other]} {e['title'] or '(not in this corpus)'}  "
+                               f"{('| ' + e['contexts'][0][:100]) if e['contexts'] else ''}"), markup=False)

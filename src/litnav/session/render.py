@@ -6,17 +6,24 @@ from __future__ import annotations
 import re
 
 from rich.console import Console, Group
-from rich.markup import escape
+from rich.markup import escape as _escape_markup
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
 from litnav.core.records import FoundBy, Result, Session, Workflow
-from litnav.core.text import shown_values
+from litnav.core.text import shown_values, visible_text
 from litnav.navigator.intent.describe import predicate_text
 
 CONTEXT_CHARS = 160
 
+
+
+def escape(text: str) -> str:
+    """``text`` (a title, a quote, a typed intent) for a rich markup string: terminal escape
+    sequences and control characters become spaces (``core.text.visible_text``), markup brackets
+    are escaped, so data from a corpus or a user is shown, never run or styled."""
+    return _escape_markup(visible_text(text))
 
 def _score_style(score: float) -> str:
     return "green" if score >= 4 else "yellow" if score >= 2.5 else "red"
@@ -96,7 +103,7 @@ def rationale_lines(result: Result, max_checkpoints: int | None = None) -> Text:
     text = Text()
     for j in result.checkpoints[:max_checkpoints]:
         text.append(f"  {j.checkpoint_id} {j.score:.1f}/5 ", style=_score_style(j.score))
-        text.append(f"{j.rationale}\n")
+        text.append(f"{visible_text(j.rationale)}\n")
     return text
 
 
@@ -121,19 +128,21 @@ def matrix_table(session: Session) -> Table:
 def paper_panel(result: Result, full_text: str | None = None) -> Panel:
     """Every judgement of one paper with its evidence; with ``full_text``, the evidence is shown
     in context (``CONTEXT_CHARS`` either side) and the quote highlighted."""
-    parts: list = [Text(f"{result.title} ({result.year or 'n.d.'}, {result.venue or 'venue unknown'})",
+    parts: list = [Text(visible_text(f"{result.title} ({result.year or 'n.d.'}, {result.venue or 'venue unknown'})"),
                         style="bold")]
     for j in result.checkpoints:
-        parts.append(Text(f"\n{j.checkpoint_id} [{j.kind}] {j.text}", style="bold cyan"))
-        parts.append(Text(f"score {j.score:.1f}/5 by {j.engine}: {j.rationale}", style=_score_style(j.score)))
+        parts.append(Text(visible_text(f"\n{j.checkpoint_id} [{j.kind}] {j.text}"), style="bold cyan"))
+        parts.append(Text(visible_text(f"score {j.score:.1f}/5 by {j.engine}: {j.rationale}"),
+                          style=_score_style(j.score)))
         for e in j.evidence:
             head = Text(f"  evidence {e.chunk_id} ({e.section}, chars {e.char_start}-{e.char_end}, "
                         f"cos {e.similarity:.2f})", style="dim")
             parts.append(head)
             if full_text is not None and full_text[e.char_start:e.char_end] == e.text:
-                body = Text("  …" + full_text[max(0, e.char_start - CONTEXT_CHARS):e.char_start], style="dim")
+                body = Text("  …" + visible_text(full_text[max(0, e.char_start - CONTEXT_CHARS):e.char_start]),
+                            style="dim")
                 body.append(_highlight(e.text, j.quote))
-                body.append(full_text[e.char_end:e.char_end + CONTEXT_CHARS] + "…", style="dim")
+                body.append(visible_text(full_text[e.char_end:e.char_end + CONTEXT_CHARS]) + "…", style="dim")
             else:
                 body = Text("  ").append(_highlight(e.text, j.quote))
             parts.append(body)
@@ -141,6 +150,7 @@ def paper_panel(result: Result, full_text: str | None = None) -> Panel:
 
 
 def _highlight(text: str, quote: str | None) -> Text:
+    text, quote = visible_text(text), visible_text(quote) if quote else quote
     out = Text(text)
     if quote:
         i = text.find(quote)
@@ -237,7 +247,7 @@ def _anchor_hint(session: Session) -> str:
 def print_notes(session: Session, console: Console) -> None:
     """Print :func:`result_notes` as plain lines (no markup)."""
     for line in result_notes(session):
-        console.print(line, style="yellow", markup=False, highlight=False)
+        console.print(visible_text(line), style="yellow", markup=False, highlight=False)
 
 
 def print_session(session: Session, console: Console | None = None, rationales: int = 3) -> None:
@@ -247,7 +257,7 @@ def print_session(session: Session, console: Console | None = None, rationales: 
     console.print(results_table(session))
     print_notes(session, console)
     for r in session.results[:rationales]:
-        console.print(Text(f"#{r.rank} {r.title}", style="bold"))
+        console.print(Text(visible_text(f"#{r.rank} {r.title}"), style="bold"))
         console.print(rationale_lines(r))
     rounds = len(session.rounds)
     console.print(f"{rounds} round(s); stop: {session.stop_reason}; "
