@@ -295,6 +295,23 @@ def test_a_latex_escape_already_in_the_metadata_is_escaped_once():
     assert r"TALN-RECITAL \& IC" in text and r"100\%" in text and "textbackslash" not in text
 
 
+def test_an_identifier_cannot_close_its_bibtex_field_and_add_fields():
+    import bibtexparser
+
+    from litnav.core.records import Result
+    from litnav.corpus.records import Paper
+    from litnav.session.export import ExportRow, to_bibtex
+
+    paper = Paper(corpus_id="d1", title="Real title", year=2020,
+                  external_ids={"doi": "10.1/a} , title={pwn", "arxiv": "2001.00001{"})
+    result = Result(rank=1, corpus_id="d1", title=paper.title, final_score=0.5, probability=0.5, checkpoints=[])
+    library = bibtexparser.parse_string(to_bibtex([ExportRow(result=result, paper=paper)]))
+    assert not library.failed_blocks
+    [entry] = library.entries
+    assert entry["title"] == "{Real title}" and "pwn" in entry["doi"] and "%7D" in entry["doi"]
+    assert [f.key for f in entry.fields].count("title") == 1
+
+
 def test_a_trec_run_refuses_an_id_with_whitespace():
     from litnav.core.records import Result, Session
     from litnav.corpus.records import Paper

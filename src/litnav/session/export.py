@@ -246,6 +246,17 @@ def _latex_encoder():
                                  replacement_latex_protection="braces")
 
 
+def _braces_nest(value: str) -> bool:
+    """True when every "}" of ``value`` closes an earlier "{" and every "{" is closed: a value
+    BibTeX reads whole inside the braces of its field."""
+    depth = 0
+    for ch in value:
+        depth += (ch == "{") - (ch == "}")
+        if depth < 0:
+            return False
+    return depth == 0
+
+
 def _entry_type(paper: Paper) -> str:
     types = {t.lower() for t in paper.publication_types}
     if "journalarticle" in types and paper.venue:
@@ -265,7 +276,8 @@ def _bib_name(enc, name: str) -> str:
 
 def to_bibtex(rows: list[ExportRow]) -> str:
     """BibTeX entries (``@article``/``@inproceedings``/``@misc``) with LaTeX-escaped text fields;
-    DOI, ``eprint`` (arXiv), ``pmid``, ``url`` and ``corpusid`` verbatim. Text round-trips through
+    DOI, ``eprint`` (arXiv), ``pmid``, ``url`` and ``corpusid`` verbatim (braces that do not nest
+    percent-encoded, so a field never ends early and adds fields of its own). Text round-trips through
     ``bibtexparser`` with its ``LatexDecodingMiddleware`` except ``^``, which is written as
     ``\\textasciicircum`` and decodes as U+02C6."""
     import bibtexparser
@@ -304,6 +316,8 @@ def to_bibtex(rows: list[ExportRow]) -> str:
                     value = value.replace("\\{", "$\\lbrace$").replace("\\}", "$\\rbrace$")
                 if name == "title":
                     value = "{" + value + "}"  # keep the record's capitalisation in any style
+            elif not _braces_nest(value):  # a DOI "10.1/a} , title={x" would close the field and add one
+                value = value.replace("{", "%7B").replace("}", "%7D")
             out.append(Field(name, value))
         entries.append(Entry(etype, key, out))
     return bibtexparser.write_string(Library(entries))
