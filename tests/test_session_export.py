@@ -405,3 +405,24 @@ def test_a_csv_cell_never_runs_as_a_spreadsheet_formula():
                                          ("Martin Luther King Jr.", "King, Martin Luther, Jr."), ("Plato", "Plato")])
 def test_ris_names_are_family_given_suffix(name, ris):
     assert ris_name(name) == ris
+
+
+def test_exporting_with_another_corpus_is_refused_not_an_empty_file(session, tmp_path):
+    """A session's results belong to its corpus: another corpus (another folder, other contents)
+    is an error, as in refine; so is a corpus that holds none of the results."""
+    from litnav.session.export import ExportError
+
+    class Other:
+        directory = tmp_path / "other"
+
+        def fingerprint(self) -> str:
+            return "f" * 64
+
+        def papers(self, ids):
+            return {}
+
+    with pytest.raises(ExportError, match="is not the corpus this session searched"):
+        export_rows(session, Other())
+    moved = session.model_copy(update={"corpus": str(Other.directory)})
+    with pytest.raises(ExportError, match="none of the .* results is in corpus"):
+        export_rows(moved, Other())

@@ -597,9 +597,10 @@ def refine(
         return _refine(session, feedback, c, settings, today=today, parser=parser, top_k=top_k)
 
 
-def _check_same_corpus(session: Session, corpus) -> None:
+def check_same_corpus(session: Session, corpus, doing: str = "a refinement re-runs the session's recorded searches") -> None:
     """Raise ``ValueError`` when ``corpus`` lies in another directory than ``session.corpus`` and
-    has other contents (fingerprint) than the session recorded."""
+    has other contents (fingerprint) than the session recorded; ``doing`` says what needs the
+    session's own corpus."""
     where = getattr(corpus, "directory", None)
     if not session.corpus or where is None or not session.corpus_fingerprint:
         return
@@ -608,9 +609,8 @@ def _check_same_corpus(session: Session, corpus) -> None:
     except OSError:
         same_place = False
     if not same_place and corpus.fingerprint() != session.corpus_fingerprint:
-        raise ValueError(f"{where} is not the corpus this session searched ({session.corpus}): a refinement "
-                         "re-runs the session's recorded searches, whose papers belong to that corpus; start a "
-                         f"new search on {where} instead")
+        raise ValueError(f"{where} is not the corpus this session searched ({session.corpus}): {doing}, whose "
+                         f"papers belong to that corpus; start a new search on {where} instead")
 
 
 def _refine(session: Session, feedback: str, corpus, settings: Settings | None, *, today: date | None,
@@ -621,7 +621,7 @@ def _refine(session: Session, feedback: str, corpus, settings: Settings | None, 
         raise ValueError(f"feedback must be a string, got {type(feedback).__name__}")
 
     settings = settings or Settings()
-    _check_same_corpus(session, corpus)
+    check_same_corpus(session, corpus)
     ensure_turns(session)
     prev = session.turns[-1]
     if parser is None and settings.llm.navigator:  # the LLM navigator reads the feedback when configured

@@ -101,9 +101,17 @@ def export_rows(session: Session, corpus, *, top: int | None = None,
 
     A result whose id the corpus no longer holds is left out with a warning (never exported
     from the session's copy). When the corpus fingerprint differs from the session's, a warning
-    says the metadata is the corpus's current one.
+    says the metadata is the corpus's current one. Raises ``ExportError`` when ``corpus`` is
+    another corpus than the session's (another directory and other contents) or holds none of
+    the results.
     """
+    from litnav.navigator.refine import check_same_corpus
+
     results = select_results(session, top, min_score)
+    try:
+        check_same_corpus(session, corpus, "an export reads its results' records")
+    except ValueError as exc:
+        raise ExportError(str(exc)) from None
     if session.corpus_fingerprint and corpus.fingerprint() != session.corpus_fingerprint:
         logger.warning("corpus %s changed since this search; exporting its current records", corpus.directory)
     papers = corpus.papers([r.corpus_id for r in results])
@@ -114,6 +122,8 @@ def export_rows(session: Session, corpus, *, top: int | None = None,
             logger.warning("result %s is not in corpus %s; left out of the export", r.corpus_id, corpus.directory)
             continue
         rows.append(ExportRow(r, paper))
+    if results and not rows:
+        raise ExportError(f"none of the {len(results)} results is in corpus {corpus.directory}; nothing to export")
     return rows
 
 
