@@ -1,6 +1,7 @@
 """core.io: the one atomic-write helper every layer uses."""
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -106,3 +107,18 @@ def test_json_lines_names_a_missing_or_truncated_file(tmp_path) -> None:
     (tmp_path / "cut.jsonl.gz").write_bytes(data[: len(data) // 2])
     with pytest.raises(ValueError, match=r"cut\.jsonl\.gz: unreadable after line \d+"):
         list(json_lines(tmp_path / "cut.jsonl.gz"))
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc (Linux)")
+def test_a_link_to_a_pipe_such_as_dev_stdout_is_written_through(tmp_path):
+    """`--out /dev/stdout | cat`: the link resolves to "/proc/N/fd/pipe:[...]", no name to open."""
+    from litnav.core.io import write_text
+
+    read_end, write_end = os.pipe()
+    os.symlink(f"/proc/{os.getpid()}/fd/{write_end}", tmp_path / "stdout")
+    try:
+        write_text(tmp_path / "stdout", "to a pipe")
+    finally:
+        os.close(write_end)
+    assert os.read(read_end, 100) == b"to a pipe"
+    os.close(read_end)

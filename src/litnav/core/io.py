@@ -42,12 +42,13 @@ def atomic_path(path: str | Path, suffix: str = ".tmp") -> Iterator[Path]:
     itself, written in place: there is nothing to replace atomically, and replacing it would
     destroy it. Raises ``IsADirectoryError`` for a folder and an ``OSError`` that names ``path``
     (not the temporary file) when its folder cannot be written."""
-    path = Path(os.path.realpath(path)) if Path(path).is_symlink() else Path(path)
+    given = Path(path)
+    if given.exists() and not given.is_file() and not given.is_dir():  # followed by stat: /dev/stdout to a pipe
+        yield given  # opened by its own name: a pipe's resolved name ("/proc/N/fd/pipe:[...]") cannot be
+        return
+    path = Path(os.path.realpath(path)) if given.is_symlink() else given
     if path.is_dir():
         raise IsADirectoryError(errno.EISDIR, "is a folder, not a file", str(path))
-    if path.exists() and not path.is_file():
-        yield path
-        return
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=suffix)
