@@ -146,3 +146,21 @@ def test_the_main_title_drops_a_subtitle_or_a_group_author_sentence(title, main)
     from litnav.web.normalise import main_title
 
     assert main_title(title) == main
+
+
+def test_huge_inputs_are_refused_or_skipped_not_decoded_for_minutes(tmp_path):
+    """An abstract of 1.6 MB is never LaTeX-decoded (it is not read); a title of 30,000 characters
+    and a file past the size limit are errors naming the file; a link to /dev/zero stops there."""
+    from litnav.web.references import MAX_FIELD_CHARS
+
+    big = tmp_path / "big.bib"
+    big.write_text("@article{a, title={A real title}, year={2020}, abstract={" + "word \\'e " * 200_000 + "}}\n")
+    assert read_references(big)[1][0].record.title == "A real title"
+    long_title = tmp_path / "long.bib"
+    long_title.write_text("@article{b, title={" + "x" * (MAX_FIELD_CHARS + 1) + "}}\n")
+    with pytest.raises(ReferenceParseError, match=r"long.bib:1: entry 'b': field 'title' has"):
+        read_references(long_title)
+    if Path("/dev/zero").exists():
+        (tmp_path / "zero.bib").symlink_to("/dev/zero")
+        with pytest.raises(ReferenceParseError, match="larger than 64 MiB"):
+            read_references(tmp_path / "zero.bib")
