@@ -178,7 +178,8 @@ def test_cli_refine_top_sets_the_number_of_results(scripted, corpus_dir, tmp_pat
     assert len(read_session(path).turns) == len(again.turns)  # a refused call stores nothing
 
 
-@pytest.mark.parametrize("top_k, feedback", [(True, ""), (2.7, ""), ("5", ""), (0, "show 3 results"), (None, None)])
+@pytest.mark.parametrize("top_k, feedback", [(True, ""), (2.7, ""), ("5", ""), (0, "show 3 results"), (None, None),
+                                             (None, "drop speech " * 500)])
 def test_refine_refuses_a_bad_top_k_or_feedback_by_name(scripted, corpus, top_k, feedback):
     from litnav.navigator import refine
 

@@ -597,6 +597,10 @@ def refine(
         return _refine(session, feedback, c, settings, today=today, parser=parser, top_k=top_k)
 
 
+MAX_FEEDBACK_CHARS = 5_000
+"""The longest feedback of one turn: a few sentences of changes (longer text was read for minutes)."""
+
+
 def check_same_corpus(session: Session, corpus, doing: str = "a refinement re-runs the session's recorded searches") -> None:
     """Raise ``ValueError`` when ``corpus`` lies in another directory than ``session.corpus`` and
     has other contents (fingerprint) than the session recorded; ``doing`` says what needs the
@@ -619,6 +623,9 @@ def _refine(session: Session, feedback: str, corpus, settings: Settings | None, 
 
     if not isinstance(feedback, str):
         raise ValueError(f"feedback must be a string, got {type(feedback).__name__}")
+    if len(feedback) > MAX_FEEDBACK_CHARS:
+        raise ValueError(f"feedback has {len(feedback):,} characters; one turn's feedback is at most "
+                         f"{MAX_FEEDBACK_CHARS:,} (say one change at a time)")
 
     settings = settings or Settings()
     check_same_corpus(session, corpus)
