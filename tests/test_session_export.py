@@ -219,9 +219,15 @@ def test_cli_export_and_errors(runner, export_session, tmp_path):
     assert res.exit_code == 0, res.output
     entries, _ = _bib_entries(out.read_text())
     assert len(entries) == 3
-    res = runner.invoke(app, ["export", str(export_session), "--format", "bibtex", "--min-score", "1.01",
+    res = runner.invoke(app, ["export", str(export_session), "--format", "bibtex", "--min-score", "1",
                               "--out", str(tmp_path / "none.bib")])
-    assert res.exit_code == 0 and "no results with final score >= 1.01" in res.output
+    assert res.exit_code == 0 and "no results with final score >= 1.0" in res.output
+    for bad in ("1.01", "nan", "-0.5"):  # final scores lie in 0-1, as the HTTP API says too
+        assert runner.invoke(app, ["export", str(export_session), "--format", "csv", "--min-score", bad]).exit_code == 2
+    res = runner.invoke(app, ["export", str(export_session), "--top", "2", "--out", str(tmp_path / "by-name.ris")])
+    assert res.exit_code == 0 and (tmp_path / "by-name.ris").read_text().startswith("TY  -")
+    res = runner.invoke(app, ["export", str(export_session)])
+    assert res.exit_code == 2 and "--format" in res.output
     res = runner.invoke(app, ["export", str(export_session), "--format", "docx"])
     assert res.exit_code == 2 and "bibtex" in res.output
     res = runner.invoke(app, ["export", str(export_session), "--format", "ris", "--corpus", str(tmp_path / "nope")])

@@ -15,17 +15,31 @@ FORMAT_HELP = "bibtex | ris | csljson | csv | jsonl | trec"
 
 def export_cmd(
     session_file: Path = typer.Argument(..., help="A session file written by `litnav search --json`."),
-    fmt: str = typer.Option(..., "--format", "-f", help=FORMAT_HELP),
+    fmt: Optional[str] = typer.Option(None, "--format", "-f",
+                                      help=FORMAT_HELP + " (default: from the --out extension, as search --export)"),
     top: Optional[int] = typer.Option(None, "--top", "-k", min=1, help="Only the first K results."),
-    min_score: Optional[float] = typer.Option(None, "--min-score", help="Only results with final score >= X."),
+    min_score: Optional[float] = typer.Option(None, "--min-score", min=0.0, max=1.0,
+                                              help="Only results with final score >= X (0-1)."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write here (default: standard output)."),
     corpus: Optional[Path] = typer.Option(None, "--corpus", "-c",
                                           help="Corpus to read the records from (default: the session's)."),
 ) -> None:
     """Export a session's results; every bibliographic field is re-read from the corpus record."""
-    from litnav.session.export import FORMATS, ExportError, export_session, open_session_corpus, select_results
+    from litnav.session.export import (
+        FORMATS,
+        ExportError,
+        export_session,
+        format_for_path,
+        open_session_corpus,
+        select_results,
+    )
     from litnav.session.io import SessionFileError, check_output, read_session, write_text_atomic
 
+    if fmt is None:
+        if out is None:
+            fail(f"give --format ({FORMAT_HELP}) to print an export; with --out FILE it follows the extension", code=2)
+        with clean_errors(ExportError):
+            fmt = format_for_path(out)
     if fmt not in FORMATS:
         fail(f"unknown --format {fmt!r}; use one of {', '.join(FORMATS)}", code=2)
     with clean_errors(SessionFileError, ExportError):

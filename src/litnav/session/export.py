@@ -90,7 +90,10 @@ def format_for_path(path: str | Path) -> ExportFormat:
 
 
 def select_results(session: Session, top: int | None = None, min_score: float | None = None) -> list[Result]:
-    """The session's results in rank order, at most ``top``, each with ``final_score >= min_score``."""
+    """The session's results in rank order, at most ``top``, each with ``final_score >= min_score``.
+    Raises ``ExportError`` for a ``min_score`` outside 0-1 (NaN included: final scores lie in 0-1)."""
+    if min_score is not None and not 0.0 <= min_score <= 1.0:
+        raise ExportError(f"min_score must be within 0 and 1 (final scores are), got {min_score}")
     results = [r for r in session.results if min_score is None or r.final_score >= min_score]
     return results[:top] if top is not None else results
 
