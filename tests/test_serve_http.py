@@ -203,6 +203,9 @@ def test_limits_and_bad_requests(client):
     assert r.status_code == 422 and "top_k" in r.json()["detail"]
     r = client.post("/search", json={"intent": "x", "unexpected": 1})
     assert r.status_code == 422 and "unexpected" in r.json()["detail"]
+    for coerced in ("5", True, 5.0):  # no coercion: a field is given as its own type
+        r = client.post("/search", json={"intent": "x", "top_k": coerced})
+        assert r.status_code == 422 and "top_k" in r.json()["detail"], coerced
     r = client.post("/verify", json={"text": "a" * 30000})
     assert r.status_code == 413 and "20000 bytes" in r.json()["detail"]
     # a chunked body declares no length: still 413, not the body parser's 400

@@ -26,7 +26,14 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class SearchRequest(_Model):
+class _Request(_Model):
+    """A request body: no coercion (``"top_k": "5"`` or ``true`` is an error naming the field, as
+    an unknown field is)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class SearchRequest(_Request):
     """A search: the intent in natural language, how many results, at most how many rounds, and
     extra constraint phrases appended to the intent (``"since 2018"``, ``"in ACL"``, ``"not surveys"``)."""
 
@@ -37,13 +44,13 @@ class SearchRequest(_Model):
                                    description="Extra constraint phrases, appended to the intent.")
 
 
-class RefineRequest(_Model):
+class RefineRequest(_Request):
     """One line of feedback on a stored session (``"drop #3"``, ``"only since 2019"``, ...)."""
 
     feedback: str = Field(..., min_length=1, max_length=HARD_MAX_CHARS)
 
 
-class VerifyRequest(_Model):
+class VerifyRequest(_Request):
     """A reference list as text; ``format`` None = detected from the content."""
 
     text: str = Field(..., min_length=1, description="BibTeX, RIS, CSL-JSON or one title per line.")

@@ -124,8 +124,8 @@ class Service:
             raise NotFound(f"no session {session_id!r} in {self.sessions_dir}")
         try:
             return read_session(path)
-        except SessionFileError as exc:
-            raise ServiceError(str(exc), status=500) from None
+        except SessionFileError as exc:  # the server's folders are no business of a client
+            raise ServiceError(str(exc).replace(str(path), f"stored session {session_id}"), status=500) from None
 
     def _store(self, session: Session, session_id: str | None = None) -> str:
         from litnav.session.io import write_session
