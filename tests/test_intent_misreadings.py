@@ -394,3 +394,13 @@ def test_request_words_of_a_fresh_users_intents_are_no_checkpoint(intent, whole)
 @pytest.mark.parametrize("intent", ["translating research papers to slides", "converting scanned articles to text"])
 def test_a_document_word_before_to_is_content(intent):
     assert parse_intent(intent).checkpoints[0].text == intent
+
+
+@pytest.mark.parametrize("text", ["only papers after 3000", "nothing from before 1500"])
+def test_feedback_with_a_year_past_the_date_reader_says_so(text):
+    from litnav.core.records import Workflow
+    from litnav.navigator.feedback import FeedbackError, parse_feedback
+
+    with pytest.raises(FeedbackError, match=r"is no year litnav reads as a date \(1800-2099\)"):
+        parse_feedback(text, parse_intent("dialogue act tagging", today=TODAY), Workflow(nodes=[], output=""), [],
+                       None, TODAY)

@@ -62,6 +62,11 @@ class FeedbackError(ValueError):
     checkpoint); the message says what."""
 
 
+_ODD_YEAR = re.compile(r"\b(?:after|since|before|from|until|till|in|to)\s+(?P<year>(?!1[89]\d\d\b|20\d\d\b)\d{4})\b",
+                       re.I)
+"""A date cue before a four-digit number outside the years the date reader knows."""
+
+
 def _require_edges(seed: str, direction: str, corpus, said: str) -> None:
     """Raise ``FeedbackError`` when ``corpus`` holds no citation edge from (``cited``) or to
     (``citing``) ``seed`` among its papers: following it would add nothing and only reshuffle."""
@@ -299,6 +304,8 @@ def parse_feedback(
             a.startswith(f"{c.id} ") and c.predicate is not None and c.predicate.field == "year"
             for a in already for c in scratch.checkpoints) else ""
         raise FeedbackError(f"nothing to change: {'; '.join(dict.fromkeys(already))}{hint}")
+    if not edits and (odd := _ODD_YEAR.search(feedback)):
+        raise FeedbackError(f"{odd.group(0)!r}: {odd.group('year')} is no year litnav reads as a date (1800-2099)")
     if not edits:
         raise ValueError(f"could not turn the feedback {feedback!r} into an edit; try e.g. 'only papers after "
                          "2019', 'follow the citing direction of the top paper', 'drop anything about speech', "
