@@ -175,6 +175,8 @@ def parse_feedback(
     ``ValueError`` when nothing in it could be understood.
     """
     text = " ".join(feedback.split())
+    if odd := _ODD_YEAR.search(text):  # else "before 1500" would become an exclusion of those words
+        raise FeedbackError(f"{odd.group(0)!r}: {odd.group('year')} is no year litnav reads as a date (1800-2099)")
     if not text:
         raise ValueError("the feedback is empty")
     edits: list[Edit] = []
@@ -304,8 +306,6 @@ def parse_feedback(
             a.startswith(f"{c.id} ") and c.predicate is not None and c.predicate.field == "year"
             for a in already for c in scratch.checkpoints) else ""
         raise FeedbackError(f"nothing to change: {'; '.join(dict.fromkeys(already))}{hint}")
-    if not edits and (odd := _ODD_YEAR.search(feedback)):
-        raise FeedbackError(f"{odd.group(0)!r}: {odd.group('year')} is no year litnav reads as a date (1800-2099)")
     if not edits:
         raise ValueError(f"could not turn the feedback {feedback!r} into an edit; try e.g. 'only papers after "
                          "2019', 'follow the citing direction of the top paper', 'drop anything about speech', "
