@@ -62,7 +62,7 @@ class FeedbackError(ValueError):
     checkpoint); the message says what."""
 
 
-_ODD_YEAR = re.compile(r"\b(?:after|since|before|from|until|till|in|to)\s+(?P<year>(?!1[89]\d\d\b|20\d\d\b)\d{4})\b",
+_ODD_YEAR = re.compile(r"\b(?:after|since|before|until|till)\s+(?P<year>(?!1[89]\d\d\b|20\d\d\b)\d{4})\b",
                        re.I)
 """A date cue before a four-digit number outside the years the date reader knows."""
 
