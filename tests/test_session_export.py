@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -432,3 +433,21 @@ def test_exporting_with_another_corpus_is_refused_not_an_empty_file(session, tmp
     moved = session.model_copy(update={"corpus": str(Other.directory)})
     with pytest.raises(ExportError, match="none of the .* results is in corpus"):
         export_rows(moved, Other())
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    (lambda rs: rs.append(dict(rs[0], rank=len(rs) + 1)), r"corpus_id: .* is listed twice"),
+    (lambda rs: rs[1].update(rank=1), r"results\.1\.rank: 1; the results' ranks run 1, 2, 3"),
+    (lambda rs: rs[0].update(final_score=float("nan")), r"results\.0\.final_score: nan is no number"),
+])
+def test_a_hand_edited_session_with_impossible_results_is_an_error_naming_the_field(export_session, tmp_path,
+                                                                                      edit, message):
+    """Duplicate ids would make a TREC run that trec_eval rejects; NaN scores sort anywhere."""
+    from litnav.session.io import SessionFileError
+
+    data = json.loads(Path(export_session).read_text())
+    edit(data["results"])
+    bad = tmp_path / "edited.json"
+    bad.write_text(json.dumps(data))
+    with pytest.raises(SessionFileError, match=message):
+        read_session(bad)

@@ -101,6 +101,24 @@ def write_session(session: Session, path: str | Path) -> Path:
     return write_text(check_output(path, "session"), session.model_dump_json(indent=1))
 
 
+def _check_results(path: Path, session: Session) -> None:
+    """Raise ``SessionFileError`` for results no search writes (a hand edit): a corpus id twice,
+    ranks that do not run 1, 2, 3, ... or a score that is not a finite number."""
+    import math
+
+    seen: set[str] = set()
+    for i, r in enumerate(session.results):
+        where = f"{path}: results.{i}"
+        if r.corpus_id in seen:
+            raise SessionFileError(f"{where}.corpus_id: {r.corpus_id!r} is listed twice")
+        seen.add(r.corpus_id)
+        if r.rank != i + 1:
+            raise SessionFileError(f"{where}.rank: {r.rank}; the results' ranks run 1, 2, 3, ...")
+        for name in ("final_score", "probability"):
+            if not math.isfinite(getattr(r, name)):
+                raise SessionFileError(f"{where}.{name}: {getattr(r, name)} is no number")
+
+
 def read_session(path: str | Path) -> Session:
     """Load a session file; raises ``SessionFileError`` naming the file and field."""
     path = Path(path)
@@ -112,7 +130,9 @@ def read_session(path: str | Path) -> Session:
         if data.get("version", 1) != SESSION_VERSION:
             raise SessionFileError(f"{path}: session format version {data.get('version')!r}; this litnav "
                                    f"reads version {SESSION_VERSION}")
-        return Session.model_validate(data)
+        session = Session.model_validate(data)
+        _check_results(path, session)
+        return session
     except json.JSONDecodeError as exc:
         raise SessionFileError(f"{path}: not JSON ({exc})") from None
     except UnicodeDecodeError:
