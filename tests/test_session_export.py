@@ -451,3 +451,19 @@ def test_a_hand_edited_session_with_impossible_results_is_an_error_naming_the_fi
     bad.write_text(json.dumps(data))
     with pytest.raises(SessionFileError, match=message):
         read_session(bad)
+
+
+def test_control_characters_and_line_breaks_of_a_record_stay_out_of_every_export(session, corpus, monkeypatch):
+    from litnav.session import export as export_module
+
+    real = corpus.papers
+
+    def dirty(ids):
+        return {cid: p.model_copy(update={"title": "Line one\nline two\x00 \x1b[2J end",
+                                          "venue_raw": "Venue\r\nSplit"}) for cid, p in real(ids).items()}
+
+    monkeypatch.setattr(corpus, "papers", dirty)
+    for fmt in ("bibtex", "ris", "csv"):
+        text = export_module.export_session(session, corpus, fmt, top=2)
+        assert "\x00" not in text and "\x1b" not in text and "Line one line two" in text, fmt
+        assert "Venue Split" in text, fmt

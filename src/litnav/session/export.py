@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Literal, get_args
 
 from litnav.core.records import Result, Session
+from litnav.core.text import visible_text
 from litnav.corpus.records import Paper
 
 logger = logging.getLogger(__name__)
@@ -98,6 +99,19 @@ def select_results(session: Session, top: int | None = None, min_score: float | 
     return results[:top] if top is not None else results
 
 
+def _line(text: str | None) -> str | None:
+    return " ".join(visible_text(text).split()) if text else text
+
+
+def _one_line_fields(paper: Paper) -> Paper:
+    """``paper`` with its title, venue and author names on one line and without control
+    characters or terminal escapes (a NUL or a newline in a title broke RIS lines and reached
+    BibTeX, CSV and the report as they were)."""
+    return paper.model_copy(update={
+        "title": _line(paper.title), "venue": _line(paper.venue), "venue_raw": _line(paper.venue_raw),
+        "authors": [a.model_copy(update={"name": _line(a.name)}) for a in paper.authors]})
+
+
 def export_rows(session: Session, corpus, *, top: int | None = None,
                 min_score: float | None = None) -> list[ExportRow]:
     """Pair each selected result with its corpus record (a fresh read of ``corpus``).
@@ -124,7 +138,7 @@ def export_rows(session: Session, corpus, *, top: int | None = None,
         if paper is None:
             logger.warning("result %s is not in corpus %s; left out of the export", r.corpus_id, corpus.directory)
             continue
-        rows.append(ExportRow(r, paper))
+        rows.append(ExportRow(r, _one_line_fields(paper)))
     if results and not rows:
         raise ExportError(f"none of the {len(results)} results is in corpus {corpus.directory}; nothing to export")
     return rows
