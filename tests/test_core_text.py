@@ -166,3 +166,15 @@ def test_reviews_named_after_their_subject_or_with_a_companion_word_are_reviews(
 ])
 def test_review_as_the_subject_matter_is_no_review(title):
     assert not looks_like_review(title)
+
+
+def test_a_cue_only_type_is_unknown_without_its_cue_and_without_listed_types():
+    """A preference for theoretical papers must not demote the best theoretical match because
+    its title lacks the word; an exclusion still keeps it; listed types still decide."""
+    theory = MetadataPredicate(field="publication_type", values=["theoretical"])
+    plain = _paper("The Implicit Bias of Adam on Separable Data")
+    assert evaluate(theory, plain)[0] is None
+    assert evaluate(theory, _paper("A Theoretical Perspective via the XOR Problem"))[0] is True
+    assert evaluate(theory.model_copy(update={"negate": True}), plain)[0] is True
+    assert evaluate(theory, _paper("Adam on data", types=["JournalArticle"]))[0] is False
+    assert evaluate(MetadataPredicate(field="publication_type", values=["survey"]), plain)[0] is False

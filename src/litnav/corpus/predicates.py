@@ -21,7 +21,9 @@ unknown metadata fails. Rules:
   survey counts even when the source has no type. ``empirical`` passes for a paper that is not a review. ``meta-analysis``,
   ``tutorial``, ``benchmark``, ``dataset``, ``position``, ``theoretical`` and ``trial`` pass when the
   publication types list the matching Semantic Scholar type or the title carries the cue word
-  (``TYPE_TITLE_CUES``). Any other value is compared to the ``publication_types`` entries.
+  (``TYPE_TITLE_CUES``); without the cue, on a paper whose source lists no types, they are
+  unknown rather than failed (not negated: "not tutorials" still keeps such a paper). Any other
+  value is compared to the ``publication_types`` entries.
 - ``author``: passes when a value's surname (``core.text.surname``: the part before a comma,
   else the last word, suffixes such as "Jr" skipped) equals an author's surname, case-, accent-
   and punctuation-insensitively. No authors: unknown, ``"authors unknown"``.
@@ -230,6 +232,11 @@ def _publication_type(p: MetadataPredicate, paper: Paper) -> tuple[bool | None, 
             return True, f"publication type {v!r} is listed"
     kind = f"a review ({why})" if review else f"not a review ({why})"
     listed = f"; types {paper.publication_types}" if paper.publication_types else ""
+    cued_only = all(v.strip().lower() in TYPE_TITLE_CUES for v in p.values)
+    if cued_only and not p.negate and not paper.publication_types:
+        # a title without "Theoretical" is no evidence against a theoretical paper: as a preference
+        # it would demote the best match below any paper whose title happens to hold the word
+        return None, f"no title cue of {p.values} and no publication types: unknown"
     return False, f"publication type is none of {p.values}: {kind}{listed}"
 
 
