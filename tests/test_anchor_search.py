@@ -121,5 +121,9 @@ def test_an_intent_asking_for_follow_up_work_of_a_paper_runs_its_anchor_search(c
     s = search(f"papers cited by {title}", corpus, FAST, top_k=10)
     assert s.turns[0].direction == "predecessor" and set(_ids(s)) == cited
     assert anchor_request("follow-up work on knowledge distillation") is None  # a topic, not a paper
+    uncited = next(corpus.paper(c) for c in corpus.all_ids()
+                   if not corpus.citations(c) and len(corpus.paper(c).title.split()) >= 4)
+    s = search(f"follow-up work on {uncited.title}", corpus, FAST, top_k=10)
+    assert s.turns[0].anchor == uncited.corpus_id and s.results == []  # as --anchor says: nothing cites it
     s = search("follow-up work on contrastive learning of visual representations with momentum", corpus, FAST)
     assert not s.turns or s.turns[0].anchor is None  # no such paper: a topic search

@@ -137,8 +137,10 @@ def _search(intent, corpus, settings, *, workflow, rounds, top_k, meter, progres
 
 def _anchor_from_intent(intent: str, corpus, settings: Settings, *, top_k, today) -> Session | None:
     """An anchor search when ``intent`` asks for the citing, cited or similar papers of one corpus
-    paper named whole ("follow-up work on <title>", ``navigator.intent.anchor_request``) and the
-    corpus holds edges in that direction; None (search the intent as a topic) otherwise."""
+    paper named whole ("follow-up work on <title>", ``navigator.intent.anchor_request``) and, for
+    citing and cited papers, the corpus holds citation edges (a paper without such neighbours then
+    gets the anchor search's empty result and its hint, as ``--anchor`` gives); None (search the
+    intent as a topic) otherwise."""
     from litnav.navigator.anchor import AnchorError, anchor_search, resolve_anchor
     from litnav.navigator.intent.anchor_request import anchor_request
 
@@ -150,13 +152,19 @@ def _anchor_from_intent(intent: str, corpus, settings: Settings, *, top_k, today
         anchor = resolve_anchor(corpus, ref)
     except AnchorError:
         return None
-    if direction == "successor" and not corpus.citations(anchor):
-        return None
-    if direction == "predecessor" and not corpus.papers([e.cited_id for e in corpus.references(anchor)]):
-        return None
+    if direction != "sibling" and not _has_citation_edges(corpus):
+        return None  # nothing to follow anywhere: the topic search is the better answer
     session = anchor_search(anchor, direction, corpus, settings, top_k=top_k, today=today)
     session.engines["navigator"] += " (read from the intent)"
     return session
+
+
+def _has_citation_edges(corpus) -> bool:
+    """Whether the corpus holds any citation edge (its stored counts; True when it cannot say)."""
+    try:
+        return bool(corpus.stats().get("citations", 1))
+    except (AttributeError, TypeError):
+        return True
 
 
 def _llm_agents(settings: Settings, meter, *, corpus, student=None, ask=None, top_k=None, today=None):
