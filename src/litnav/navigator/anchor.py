@@ -142,12 +142,12 @@ def anchor_search(
     ``AnchorError`` (unknown anchor/direction/template) or ``WorkflowError``.
     """
     from litnav.core.records import Node
+    from litnav.navigator.arguments import check_arguments
     from litnav.navigator.intent import parse_intent
     from litnav.navigator.loop import SearchRun
-    from litnav.navigator.planner import hard_metadata, relax_unsatisfiable, source_node
-    from litnav.navigator.refine import _insert_before_evidence
-    from litnav.navigator.search import _cached_student, check_arguments, student_path
+    from litnav.navigator.planner import hard_metadata, insert_before_evidence, relax_unsatisfiable, source_node
     from litnav.navigator.source import with_source
+    from litnav.navigator.students import cached_student, student_path
 
     check_arguments(intent=intent or "", settings=settings, top_k=top_k)
     if not isinstance(anchor, str):
@@ -173,14 +173,14 @@ def anchor_search(
     checklist = relax_unsatisfiable(checklist, corpus)  # "since 2030": a preference, as in a search
     checklist = with_source(checklist, corpus, settings, text=query) if intent else checklist
     if checklist.source_ids and settings.navigator.exclude_source:  # a pasted passage: never its own paper
-        _insert_before_evidence(wf, source_node(checklist.source_ids, []))
+        insert_before_evidence(wf, source_node(checklist.source_ids, []))
         validate_workflow(wf)
     hard = hard_metadata(checklist)
     if hard and not any(n.op == "filter" for n in wf.nodes):
-        _insert_before_evidence(wf, Node(id="filter", op="filter", params={"checkpoint_ids": [c.id for c in hard]},
+        insert_before_evidence(wf, Node(id="filter", op="filter", params={"checkpoint_ids": [c.id for c in hard]},
                                          note="exact filter by the hard metadata constraints"))
         validate_workflow(wf)
-    student = (_cached_student(student_path(settings, corpus), settings.scorer.device)
+    student = (cached_student(student_path(settings, corpus), settings.scorer.device)
                if settings.scorer.enabled else None)
     run = SearchRun(query, corpus, settings, workflow=wf, checklist=checklist, rounds=1, top_k=top_k,
                     student=student, today=today)

@@ -333,3 +333,16 @@ def plan_workflow(checklist: Checklist, settings: Settings, top_k: int | None = 
     """The round-1 workflow for ``checklist`` (see module docstring)."""
     return assemble(retrieval_nodes(checklist, settings), checklist, settings,
                     top_k or settings.navigator.top_k)
+
+
+def insert_before_evidence(workflow: Workflow, node: Node) -> None:
+    """Put ``node`` (one pool input) between the pool that feeds ``locate_evidence`` and that node;
+    raises ``ValueError`` when the workflow has no ``locate_evidence`` node."""
+    evidence = next((n for n in workflow.nodes if n.op == "locate_evidence"), None)
+    if evidence is None:
+        raise ValueError("the workflow has no locate_evidence node to refine before")
+    node.inputs = [evidence.inputs[0]]
+    for n in workflow.nodes:
+        if n.op == "locate_evidence":
+            n.inputs = [node.id]
+    workflow.nodes.insert(workflow.nodes.index(evidence), node)

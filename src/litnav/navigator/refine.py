@@ -49,7 +49,7 @@ from litnav.core.settings import Settings
 from litnav.core.text import visible_text
 from litnav.librarians import Pool, validate_workflow
 from litnav.librarians.operators import REGISTRY
-from litnav.navigator.planner import BASELINE_NODES, FIRST_STAGE_NODES, SOURCE_NODE, TAIL_OPS
+from litnav.navigator.planner import BASELINE_NODES, FIRST_STAGE_NODES, SOURCE_NODE, TAIL_OPS, insert_before_evidence
 
 log = logging.getLogger(__name__)
 
@@ -229,16 +229,6 @@ def _fusion_node(workflow: Workflow) -> Node | None:
     return max(unions, key=lambda n: len(n.inputs)) if unions else None
 
 
-def _insert_before_evidence(workflow: Workflow, node: Node) -> None:
-    """Put ``node`` (one pool input) between the chain head and ``locate_evidence``."""
-    head = _chain_head(workflow)
-    node.inputs = [head]
-    for n in workflow.nodes:
-        if n.op == "locate_evidence":
-            n.inputs = [node.id]
-    workflow.nodes.insert(next(i for i, n in enumerate(workflow.nodes) if n.op == "locate_evidence"), node)
-
-
 def _lift_guard(workflow: Workflow, added: str) -> list[Edit]:
     """Remove the baseline searches (``navigator.planner.BASELINE_NODES``): the scored head was
     drawn from their top D to protect the first turn's plain hybrid results, but a branch the
@@ -347,7 +337,7 @@ def apply_edits(checklist: Checklist, workflow: Workflow, edits: list[Edit], set
                 if not _filtered(wf, _chain_head(wf)):
                     filt = Node(id=_unique_id(wf, "filter"), op="filter", params={"checkpoint_ids": [cp.id]},
                                 note="exact filter by the hard metadata constraints")
-                    _insert_before_evidence(wf, filt)
+                    insert_before_evidence(wf, filt)
                     done.append(Edit(action="add_node", target=filt.id, detail={"node": filt.model_dump(mode="json")},
                                      reason=e.reason))
                 if cp.predicate is not None and cp.weight >= 1.0:
@@ -445,7 +435,7 @@ def _extend_exclusion(wf: Workflow, param: str, values: list[str], reason: str) 
     if ex is None:
         ex = Node(id=_unique_id(wf, "exclude"), op="text_filter", params={param: list(values)},
                   note="drops banned papers and papers about excluded topics")
-        _insert_before_evidence(wf, ex)
+        insert_before_evidence(wf, ex)
         return Edit(action="add_node", target=ex.id, detail={"node": ex.model_dump(mode="json")}, reason=reason)
     old = list(ex.params.get(param, []))
     ex.params = {**ex.params, param: old + [v for v in values if v not in old]}
@@ -515,7 +505,8 @@ def run_turn(
     ``session`` with the new turn appended, its rounds added and ``results`` replaced."""
     from litnav.navigator.loop import SearchRun
     from litnav.navigator.results import build_results
-    from litnav.navigator.search import _cached_student, _web_fn, student_path
+    from litnav.navigator.search import _web_fn
+    from litnav.navigator.students import cached_student, student_path
 
     settings = settings or Settings()
     ensure_turns(session)
@@ -525,7 +516,7 @@ def run_turn(
     keys = node_keys(workflow, checklist)
     cached = _cached_values(workflow, keys, operator_cache(session))
     top_k = workflow.top_k() or settings.navigator.top_k
-    student = (_cached_student(student_path(settings, corpus), settings.scorer.device)
+    student = (cached_student(student_path(settings, corpus), settings.scorer.device)
                if settings.scorer.enabled else None)
     run = SearchRun(session.intent, corpus, settings, workflow=workflow, checklist=checklist, cached=cached,
                     rounds=1, top_k=top_k, student=student, web_fn=_web_fn(settings), today=today)
@@ -585,7 +576,7 @@ def refine(
     edited workflow is invalid.
     """
     from litnav.corpus.reader import opened
-    from litnav.navigator.search import check_arguments
+    from litnav.navigator.arguments import check_arguments
 
     if not isinstance(session, Session):
         raise TypeError(f"session must be a Session, got {type(session).__name__} "

@@ -3,46 +3,13 @@
 from __future__ import annotations
 
 from datetime import date
-from functools import lru_cache
-from pathlib import Path
 
 from litnav.core.records import Session, Workflow
 from litnav.core.settings import Settings
 from litnav.core.text import visible_text
+from litnav.navigator.arguments import check_arguments
 from litnav.navigator.loop import SearchRun
-
-CORPUS_STUDENT = ("scorer/student.json", "scorer/student")
-"""Corpus-local students, tried in order under the corpus folder when ``scorer.student`` is None."""
-
-
-def student_path(settings: Settings, corpus) -> str | None:
-    """The student to load: ``settings.scorer.student``; else a corpus-local one
-    (``DIR/scorer/student.json`` or the folder ``DIR/scorer/student/``); else None (the bundled
-    default)."""
-    if settings.scorer.student is not None:
-        return settings.scorer.student
-    directory = getattr(corpus, "directory", None)
-    for rel in CORPUS_STUDENT if directory is not None else ():
-        candidate = Path(directory) / rel
-        if candidate.exists():
-            return str(candidate)
-    return None
-
-
-def _cached_student(path: str | None, device: str = "cpu"):
-    """``scorer.load_student`` once per (path, modification time, device) in this process."""
-    from litnav.scorer import default_model_path
-
-    target = Path(path) if path else default_model_path()
-    stamp = (target / "student.json" if target.is_dir() else target).stat().st_mtime_ns if target.exists() else 0
-    return _load_student(str(target), stamp, device)
-
-
-@lru_cache(maxsize=4)
-def _load_student(path: str, stamp: int, device: str = "cpu"):
-    from litnav.scorer import load_student
-
-    return load_student(path, device=device)
+from litnav.navigator.students import cached_student, student_path
 
 
 def _web_fn(settings: Settings):
@@ -93,24 +60,6 @@ def search(
                        progress=progress, today=today, ask=ask)
 
 
-def check_arguments(*, intent: object = "", settings: object = None, workflow: object = None,
-                    rounds: object = None, top_k: object = None) -> None:
-    """Check the arguments of the public search calls: ``intent`` a string (``TypeError``),
-    ``settings`` a ``Settings`` or None and ``workflow`` a ``Workflow`` or None (``TypeError``
-    saying how to make one), ``rounds`` and ``top_k`` None or an integer >= 1 (``ValueError``)."""
-    if not isinstance(intent, str):
-        raise TypeError(f"intent must be a string, got {type(intent).__name__}")
-    if settings is not None and not isinstance(settings, Settings):
-        raise TypeError(f"settings must be a litnav Settings, got {type(settings).__name__} "
-                        "(Settings.model_validate(a_dict) or litnav.core.settings.load_settings(path) makes one)")
-    if workflow is not None and not isinstance(workflow, Workflow):
-        raise TypeError(f"workflow must be a Workflow, got {type(workflow).__name__} "
-                        "(litnav.librarians.load_workflow(path) reads a workflow file)")
-    for name, value in (("rounds", rounds), ("top_k", top_k)):
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-            raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
-
-
 def _search(intent, corpus, settings, *, workflow, rounds, top_k, meter, progress, today, ask) -> Session:
     settings = settings or Settings()
     routed = _anchor_from_intent(intent, corpus, settings, top_k=top_k, today=today) if workflow is None else None
@@ -119,7 +68,7 @@ def _search(intent, corpus, settings, *, workflow, rounds, top_k, meter, progres
     backend = getattr(corpus, "encoder_backend", None)
     if backend and backend != settings.corpus.encoder_backend:  # the session records the backend that ran
         settings = settings.model_copy(update={"corpus": settings.corpus.model_copy(update={"encoder_backend": backend})})
-    student = (_cached_student(student_path(settings, corpus), settings.scorer.device)
+    student = (cached_student(student_path(settings, corpus), settings.scorer.device)
                if settings.scorer.enabled else None)
     if settings.reranker.cross_encoder_path:  # a bad folder fails here, before any retrieval
         from litnav.scorer.cross_encoder import pair_scorer

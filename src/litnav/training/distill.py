@@ -332,11 +332,11 @@ def synthesize(corpus, settings: Settings, teacher: str, out: str | Path, config
     """Run the synthesis (module docstring) into ``out`` (JSONL) and ``state_path(out)``.
 
     ``teacher`` names an LLM role or endpoint (``teacher_engine``). Candidates are ranked with
-    the student of ``settings``/the corpus (``navigator.search.student_path``). Raises
+    the student of ``settings``/the corpus (``navigator.students.student_path``). Raises
     ``DistillError`` when the teacher is not configured or the state file belongs to another
     corpus, teacher or configuration; ``LLMError`` when an intent proposal fails.
     """
-    from litnav.navigator.search import student_path
+    from litnav.navigator.students import student_path
     from litnav.scorer import load_student
     from litnav.scorer.teacher import Teacher
 
