@@ -306,3 +306,11 @@ def test_a_fields_adverb_stays_with_the_adjective_it_qualifies(intent: str, conc
     "highly efficient", still drops: tested by the phrase boundaries above)."""
     terms = {t for c in parse_intent(intent, None, TODAY).checkpoints for t in c.terms}
     assert concept in terms, terms
+
+
+@pytest.mark.parametrize("intent", ["neural machine translation, surveys, tutorials excluded",
+                                    "neural machine translation, excluding surveys and tutorials",
+                                    "neural machine translation, not surveys or tutorials"])
+def test_a_negation_after_or_before_a_list_covers_all_of_it(intent: str) -> None:
+    assert constraints(parse_intent(intent, None, TODAY)) == {
+        ("publication_type", ("survey", "tutorial"), None, None, True)}

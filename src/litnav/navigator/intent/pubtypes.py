@@ -127,14 +127,18 @@ def topic_use(text: str, start: int, end: int) -> bool:
 _BARE_COMMA = re.compile(r"\s*,\s*(?!(?:or|and|nor)\b)", re.I)
 
 
-def _mentions(text: str):
-    """``(start, end, listed phrase, "non-" prefix)`` of each type mention. A list whose last
-    item carries its own cue after it and follows a bare comma is two mentions: in "excluding
-    surveys, empirical only" the negation ends at the comma."""
+def _mentions(ws: Workspace):
+    """``(start, end, listed phrase, "non-" prefix)`` of each type mention. A list after a cue
+    whose last item carries the opposite cue after it, behind a bare comma, is two mentions: in
+    "excluding surveys, empirical only" the negation ends at the comma; "surveys, tutorials
+    excluded" stays one list, all of it excluded."""
+    text = ws.text
     for m in _MENTION.finditer(text):
         listed, non = m.group("item") or m.group("list"), bool(m.group("non"))
         bare = list(_BARE_COMMA.finditer(listed)) if m.group("list") else []
-        if bare and _CUE_AFTER.match(text, m.end()):
+        after = _CUE_AFTER.match(text, m.end()) if bare else None
+        negated, only, _cue = ws.cue_before(m.start())
+        if after and ((negated and after.group("only")) or (only and after.group("neg"))):
             offset, cut = m.start("list"), bare[-1]
             yield m.start(), offset + cut.start(), listed[:cut.start()], non
             yield offset + cut.end(), m.end(), listed[cut.end():], False
@@ -146,7 +150,7 @@ def extract_types(ws: Workspace) -> list[TypeMention]:
     """Find publication-type phrases in ``ws``, consume them with their cue, return them; a
     phrase used as the topic (:func:`topic_use`) without a negation or "only" cue stays."""
     found: list[TypeMention] = []
-    for start, stop, listed, non in list(_mentions(ws.text)):
+    for start, stop, listed, non in list(_mentions(ws)):
         items = [_value(im.group(0)) for im in re.finditer(rf"(?:{_ITEM})(?![\w-])", listed, re.I)]
         negated, only, cue_start = ws.cue_before(start)
         negated = negated or non
