@@ -404,3 +404,13 @@ def test_feedback_with_a_year_past_the_date_reader_says_so(text):
     with pytest.raises(FeedbackError, match=r"is no year litnav reads as a date \(1800-2099\)"):
         parse_feedback(text, parse_intent("dialogue act tagging", today=TODAY), Workflow(nodes=[], output=""), [],
                        None, TODAY)
+
+
+@pytest.mark.parametrize("text", ["focus on models fine-tuned after 1000 steps",
+                                  "drop anything about training until 4096 tokens"])
+def test_a_count_after_a_date_word_is_no_year(text):
+    from litnav.core.records import Workflow
+    from litnav.navigator.feedback import parse_feedback
+
+    assert parse_feedback(text, parse_intent("dialogue act tagging", today=TODAY), Workflow(nodes=[], output=""), [],
+                          None, TODAY)

@@ -26,6 +26,7 @@ from datetime import date
 
 from litnav.core.records import Checklist, Checkpoint, Edit, Workflow
 from litnav.navigator.intent import parse_intent
+from litnav.navigator.intent.dates import YEAR_PATTERN
 from litnav.navigator.planner import relax_unsatisfiable
 
 _ORDINALS = {"top": 1, "first": 1, "best": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5,
@@ -62,9 +63,10 @@ class FeedbackError(ValueError):
     checkpoint); the message says what."""
 
 
-_ODD_YEAR = re.compile(r"\b(?:after|since|before|until|till)\s+(?P<year>(?!1[89]\d\d\b|20\d\d\b)\d{4})\b",
-                       re.I)
-"""A date cue before a four-digit number outside the years the date reader knows."""
+_ODD_YEAR = re.compile(rf"\b(?:after|since|before|until|till)\s+(?P<year>(?!{YEAR_PATTERN}\b)\d{{4}})"
+                       r"(?=\s*(?:$|[,.;!?)]|\b(?:and|or)\b))", re.I)
+"""A date cue before a four-digit number outside the years the date reader knows, ending the
+phrase ("after 3000"; not "after 1000 steps")."""
 
 
 def _require_edges(seed: str, direction: str, corpus, said: str) -> None:

@@ -43,6 +43,8 @@ NUMBER_WORDS = {
 }
 _MONTH_RE = "(?:" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
 _YEAR = r"(?:1[89]\d\d|20\d\d)"
+YEAR_PATTERN = _YEAR
+"""The years read as dates (1800-2099), as a regex fragment."""
 _ORD = r"(?:st|nd|rd|th)?"
 _DATE_BODY = (
     rf"(?:{_YEAR}-(?:0?[1-9]|1[0-2])-\d{{1,2}}"
