@@ -163,6 +163,9 @@ def test_reviews_named_after_their_subject_or_with_a_companion_word_are_reviews(
     "Learn and Review: Enhancing Continual Named Entity Recognition via Reviewing Synthetic Samples",
     "Semi-supervised Category-specific Review Tagging on Indonesian E-Commerce Product Reviews",
     "Czech National Corpus in 2020: Recent Developments and Future Outlook",
+    "Towards Automated Peer-Review and Evaluation of Scientific Papers",
+    "Multi-Task Learning with Task Overview Embeddings",
+    "A Task-Based Overview Summarizer",
 ])
 def test_review_as_the_subject_matter_is_no_review(title):
     assert not looks_like_review(title)

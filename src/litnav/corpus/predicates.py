@@ -64,13 +64,13 @@ _REVIEW = re.compile(
     "|".join(f"(?:{p})" for p in [
         r"^\s*(an?\s+)?((brief|short|comprehensive|systematic|critical|concise|empirical)\s+)?(survey|review|overview)\b",
         r"\b(survey|review|overview)\s+(of|on)\b",
-        r"[:\-–—(]\s*(an?\s+)?(\w+\s+){0,2}(survey|review|overview)\s*\)?\s*$",
+        r"(?:[:–—(]|\s-)\s*(an?\s+)?([\w-]+\s+){0,2}(survey|review|overview)\s*\)?\s*$",
         r",\s*an?\s+(\w+\s+){0,2}(survey|review|overview)\s*$",
-        r"[:\-–—(]\s*(an?\s+)?(\w+\s+){0,2}(survey|review|overview)\s+(and|&)\s+(outlook|prospects?|perspectives?"
+        r"(?:[:–—(]|\s-)\s*(an?\s+)?(\w+\s+){0,2}(survey|review|overview)\s+(and|&)\s+(outlook|prospects?|perspectives?"
         r"|(future|research)\s+(directions?|prospects?)|evaluation|benchmark|recommendations?|some\s+recommendations"
         r"|(open\s+)?(problems|challenges|questions)|taxonomy|analysis|results|evaluation\s+results)\b",
-        r"[:\-–—]\s*(an?\s+)?(\w+\s+){0,3}and\s+(survey|review|overview)\s*$",
-        r"\b(shared\s+tasks?|task\s*\d*|challenge)\b[^:]{0,60}\boverview\b",
+        r"(?:[:–—]|\s-)\s*(an?\s+)?(\w+\s+){0,3}and\s+(survey|review|overview)\s*$",
+        r"\b(shared\s+tasks?|task\s*\d*|challenge)\b[^:]{0,60}\boverview\b(?=\s*(?:$|[:–—(]|-\s|papers?\b|and\b))",
         r"^\s*[\w-]+\s+(19|20)\d{2}\s+overview\s*$",
         r"\b(an?|the)\s+(\w+\s+){0,2}survey\b",
         r"\b(systematic|literature|scoping|narrative)\s+(literature\s+)?review\b",
