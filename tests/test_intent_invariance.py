@@ -314,3 +314,13 @@ def test_a_fields_adverb_stays_with_the_adjective_it_qualifies(intent: str, conc
 def test_a_negation_after_or_before_a_list_covers_all_of_it(intent: str) -> None:
     assert constraints(parse_intent(intent, None, TODAY)) == {
         ("publication_type", ("survey", "tutorial"), None, None, True)}
+
+
+@pytest.mark.parametrize(("intent", "concept"), [
+    ("machine translation for typically low resource languages", "low resource languages"),
+    ("summarizing especially long documents", "long documents"),
+    ("radically new architectures for parsing", "architectures"),
+])
+def test_a_degree_adverb_is_no_part_of_a_concept(intent: str, concept: str) -> None:
+    terms = {t for c in parse_intent(intent, None, TODAY).checkpoints for t in c.terms}
+    assert concept in terms and not any(t.split()[0].endswith("ally") for t in terms), terms

@@ -80,6 +80,16 @@ def _compound_head(run: list[tuple[str, int, int]], k: int, table: PhraseTable |
 
 
 _COMPARATIVES = frozenset("better best worse worst more most less least".split())
+_DEGREE_ALLY = frozenset("""
+actually additionally basically critically dramatically drastically especially essentially exceptionally
+fundamentally generally ideally incrementally initially internally marginally minimally naturally
+nominally normally notably occasionally optimally originally partially particularly potentially
+practically radically really specially substantially technically totally traditionally typically
+unusually usually virtually
+""".split())
+"""'-ally' adverbs of degree, frequency or stance, which name no kind of what follows ("especially
+rare words", "typically low-resource languages"); "partially observable" is a field's term, but a
+concept without "partially" still finds it."""
 
 
 def _modifies_adjective(run: list[tuple[str, int, int]], k: int) -> bool:
@@ -88,7 +98,8 @@ def _modifies_adjective(run: list[tuple[str, int, int]], k: int) -> bool:
     after it inside a noun phrase ("morphologically rich languages", "computationally efficient
     transformers"): the next word is an adjective, not a verb form or comparative, and a word
     follows it."""
-    if k + 2 >= len(run) or not run[k][0].lower().endswith("ally"):  # a field's adverb, not "highly", "easily"
+    word = run[k][0].lower()
+    if k + 2 >= len(run) or not word.endswith("ally") or word in _DEGREE_ALLY:  # not "highly", "especially"
         return False
     nxt = run[k + 1][0].lower()
     if re.search(r"(?:ed|en|er|est)$", nxt) or nxt in _COMPARATIVES:  # "significantly better": a degree, no name
