@@ -45,3 +45,19 @@ def test_forced_redraws_of_short_work_stay_out_of_a_log():
         bar.update(1)
     bar.close()
     assert log.getvalue() == ""
+
+
+def test_a_log_gets_one_line_per_interval_and_the_last_one(monkeypatch):
+    import tqdm.std
+
+    clock = [0.0]
+    monkeypatch.setattr(tqdm.std, "time", lambda: clock[0])  # tqdm's clock (self._time)
+    log = io.StringIO()
+    bar = progress_bar(total=4, desc="embed", file=log, log_interval_s=10)
+    for now in (1.0, 11.0, 12.0, 25.0):
+        clock[0] = now
+        bar.update(1)
+    bar.close()
+    lines = log.getvalue().splitlines()
+    # nothing before 10 s; a line at 11 s; none at 12 s (within the interval); the last at 25 s
+    assert len(lines) == 2 and "2/4" in lines[0] and "4/4" in lines[1], lines

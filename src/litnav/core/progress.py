@@ -2,9 +2,9 @@
 
 tqdm's own ``disable=None`` hides a bar when standard error is not a terminal, so a build run
 under ``nohup``, a batch scheduler or CI printed nothing for an hour of embedding. Off a terminal
-:func:`progress_bar` writes ``desc: 41% 10800/26336 [04:30<06:28, 40.0paper/s]`` as whole lines,
-at most every ``log_interval_s`` seconds and only once the work has run that long (a short job
-prints nothing).
+:func:`progress_bar` writes tqdm's status (``desc:  41%|####1     | 10800/26336 [04:30<06:28,
+40.0paper/s]``) as whole lines, at most every ``log_interval_s`` seconds and only once the work
+has run that long (a short job prints nothing). In a notebook it is tqdm's widget.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from typing import Any, TextIO
 
 from tqdm.auto import tqdm
+from tqdm.std import tqdm as std_tqdm
 
 LOG_INTERVAL_S = 30.0
 
@@ -34,22 +35,24 @@ class _Lines:
         self.stream.flush()
 
 
-class _LogBar(tqdm):
+class _LogBar(std_tqdm):
     """tqdm for a log: a line only once the work has run ``log_interval_s``, then at most one per
     interval, and the last one (tqdm's ``delay`` and ``mininterval`` do not hold for the redraws
     that ``set_postfix`` and ``refresh`` force)."""
 
     log_interval_s = LOG_INTERVAL_S
 
-    def display(self, msg=None, pos=None):  # noqa: D102 - tqdm's own
+    def display(self, msg=None, pos=None, **kwargs):  # noqa: D102 - tqdm's own
         now, start = self._time(), getattr(self, "start_t", None)
         if start is None or now - start < self.log_interval_s:  # None: tqdm's first draw, in __init__
             return True
         done = self.total is not None and self.n >= self.total
+        if done and getattr(self, "_done_shown", False):  # update() then close(): one last line
+            return True
         if not done and now - getattr(self, "_last_line", 0.0) < self.log_interval_s:
             return True
-        self._last_line = now
-        return super().display(msg, pos)
+        self._last_line, self._done_shown = now, done
+        return super().display(msg, pos, **kwargs)
 
 
 def progress_bar(iterable: Iterable | None = None, *, progress: bool = True,
@@ -63,7 +66,10 @@ def progress_bar(iterable: Iterable | None = None, *, progress: bool = True,
     """
     if not progress:
         return tqdm(iterable, disable=True, **kwargs)
-    stream = kwargs.pop("file", None) or sys.stderr
+    stream = kwargs.pop("file", None)
+    if stream is None and tqdm is not std_tqdm:  # a notebook: tqdm.auto draws its widget
+        return tqdm(iterable, **kwargs)
+    stream = stream or sys.stderr
     if getattr(stream, "isatty", lambda: False)():
         return tqdm(iterable, file=stream, **kwargs)
     bar_type = type("_LogBarAt", (_LogBar,), {"log_interval_s": log_interval_s})
