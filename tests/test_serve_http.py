@@ -5,6 +5,7 @@ and limits."""
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -156,6 +157,8 @@ def test_a_session_id_that_links_out_of_the_folder_is_not_followed(client, serve
         assert client.get("/sessions/aaaaaaaaaaaaaaac").status_code == 404
         assert client.post("/sessions/aaaaaaaaaaaaaaac/refine", json={"feedback": "ban #1"}).status_code == 404
         assert outside.read_text() == "{}" and client.get("/sessions").status_code == 200
+        assert client.post("/sessions/0123456789abcdef/refine", json={"feedback": "ban #1"}).status_code == 404
+        assert not (server["sessions"] / ".0123456789abcdef.json.lock").exists()  # nothing left behind
     finally:
         link.unlink()
 
@@ -177,6 +180,15 @@ def test_audit_export_report(client, searched):
     assert r.status_code == 422 and "bibtex" in r.json()["detail"]
     r = client.get(f"/sessions/{sid}/report")
     assert r.status_code == 200 and r.text.startswith("<!DOCTYPE html>") and INTENT in r.text
+
+
+def test_exporting_a_session_whose_papers_the_corpus_lacks_is_a_422(client, searched, server):
+    stored = json.loads((server["sessions"] / f"{searched['session_id']}.json").read_text())
+    for i, r in enumerate(stored["results"]):
+        r["corpus_id"] = f"missing-{i}"
+    (server["sessions"] / "0123456789abcdee.json").write_text(json.dumps(stored))
+    r = client.get("/sessions/0123456789abcdee/export", params={"format": "ris"})
+    assert r.status_code == 422 and "none of the" in r.json()["detail"]
 
 
 def test_papers_and_verify(client):

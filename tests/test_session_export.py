@@ -317,6 +317,11 @@ def test_an_identifier_cannot_close_its_bibtex_field_and_add_fields():
     [entry] = library.entries
     assert entry["title"] == "{Real title}" and "pwn" in entry["doi"] and "%7D" in entry["doi"]
     assert [f.key for f in entry.fields].count("title") == 1
+    slash = paper.model_copy(update={"corpus_id": "d2", "external_ids": {"doi": "10.1/a\\"}})
+    text = to_bibtex([ExportRow(result=result.model_copy(update={"corpus_id": "d2"}), paper=slash),
+                      ExportRow(result=result, paper=paper)])
+    library = bibtexparser.parse_string(text)
+    assert not library.failed_blocks and len(library.entries) == 2 and "%5C" in library.entries[0]["doi"]
 
 
 def test_a_trec_run_refuses_an_id_with_whitespace():

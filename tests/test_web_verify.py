@@ -160,6 +160,11 @@ def test_huge_inputs_are_refused_or_skipped_not_decoded_for_minutes(tmp_path):
     long_title.write_text("@article{b, title={" + "x" * (MAX_FIELD_CHARS + 1) + "}}\n")
     with pytest.raises(ReferenceParseError, match=r"long.bib:1: entry 'b': field 'title' has"):
         read_references(long_title)
+    atlas = tmp_path / "atlas.bib"
+    names = " and ".join(f"Physicist{i}, A." for i in range(1_800))
+    atlas.write_text("@article{c, title={Observation of a new particle}, year={2012}, author={" + names + "}}\n")
+    [ref] = read_references(atlas)[1]
+    assert ref.record.title == "Observation of a new particle" and ref.record.authors[0].startswith("Physicist0")
     if Path("/dev/zero").exists():
         (tmp_path / "zero.bib").symlink_to("/dev/zero")
         with pytest.raises(ReferenceParseError, match="larger than 64 MiB"):

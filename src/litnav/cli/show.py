@@ -48,7 +48,7 @@ def register(app: typer.Typer) -> None:
         if view["abstract"]:
             con.print(f"\n[bold]Abstract[/bold]\n{escape(view['abstract'])}")
         shown = "" if len(view["chunks"]) <= 5 else " (the first 5; --json lists them all)"
-        con.print(f"\n[bold]Sections[/bold] {view['sections']}\n[bold]Chunks[/bold] {len(view['chunks'])}{shown}")
+        con.print(f"\n[bold]Sections[/bold] {escape(str(view['sections']))}\n[bold]Chunks[/bold] {len(view['chunks'])}{shown}")
         for ch in view["chunks"][:5]:
             con.print(escape(f"  [{ch['chunk_id']}] {ch['section']}: {ch['text'][:120]}"))
         unresolved = view["unresolved_references"]

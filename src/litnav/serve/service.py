@@ -197,6 +197,8 @@ class Service:
 
         feedback = self._check_text(feedback, "feedback")
         settings = self.settings.model_copy(deep=True)
+        if not self._path(session_id).is_file():  # no lock file for a session that is not there
+            raise NotFound(f"no session {session_id!r} in {self.sessions_dir}")
         with self._lock(session_id), session_lock(self._path(session_id)):  # the CLI's lock too
             session = self.load(session_id)
             with self._slots:
@@ -235,12 +237,17 @@ class Service:
         return render_report(self.load(session_id), self.corpus)
 
     def export(self, session_id: str, fmt: str, top: int | None = None, min_score: float | None = None) -> str:
-        """The session's results as ``fmt`` text (``session.export.FORMATS``); 422 for an unknown format."""
-        from litnav.session.export import FORMATS, export_session
+        """The session's results as ``fmt`` text (``session.export.FORMATS``); 422 for an unknown format
+        or a session whose results the served corpus does not hold (``ExportError``)."""
+        from litnav.session.export import FORMATS, ExportError, export_session
 
         if fmt not in FORMATS:
             raise ServiceError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}", status=422)
-        return export_session(self.load(session_id), self.corpus, fmt, top=top, min_score=min_score)  # type: ignore[arg-type]
+        session = self.load(session_id)
+        try:
+            return export_session(session, self.corpus, fmt, top=top, min_score=min_score)  # type: ignore[arg-type]
+        except ExportError as exc:
+            raise ServiceError(str(exc), status=422) from None
 
     def verify_references(self, text: str, fmt: str | None = None):
         """Audit a reference list given as text (BibTeX, RIS, CSL-JSON or one title per line;

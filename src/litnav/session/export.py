@@ -303,8 +303,8 @@ def _bib_name(enc, name: str) -> str:
 
 def to_bibtex(rows: list[ExportRow]) -> str:
     """BibTeX entries (``@article``/``@inproceedings``/``@misc``) with LaTeX-escaped text fields;
-    DOI, ``eprint`` (arXiv), ``pmid``, ``url`` and ``corpusid`` verbatim (braces that do not nest
-    percent-encoded, so a field never ends early and adds fields of its own). Text round-trips through
+    DOI, ``eprint`` (arXiv), ``pmid``, ``url`` and ``corpusid`` verbatim (a backslash, and braces
+    that do not nest, percent-encoded, so a field never ends early and adds fields of its own). Text round-trips through
     ``bibtexparser`` with its ``LatexDecodingMiddleware`` except ``^``, which is written as
     ``\\textasciicircum`` and decodes as U+02C6."""
     import bibtexparser
@@ -343,8 +343,10 @@ def to_bibtex(rows: list[ExportRow]) -> str:
                     value = value.replace("\\{", "$\\lbrace$").replace("\\}", "$\\rbrace$")
                 if name == "title":
                     value = "{" + value + "}"  # keep the record's capitalisation in any style
-            elif not _braces_nest(value):  # a DOI "10.1/a} , title={x" would close the field and add one
-                value = value.replace("{", "%7B").replace("}", "%7D")
+            else:  # verbatim: a DOI "10.1/a} , title={x" would close the field and add one; "10.1/a\\" too
+                value = value.replace("\\", "%5C")
+                if not _braces_nest(value):
+                    value = value.replace("{", "%7B").replace("}", "%7D")
             out.append(Field(name, value))
         entries.append(Entry(etype, key, out))
     return bibtexparser.write_string(Library(entries))
