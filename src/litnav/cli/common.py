@@ -78,7 +78,10 @@ def fail(message: str, code: int = 1) -> None:
     with ``code``."""
     from rich.text import Text
 
-    make_console(stderr=True).print(Text.assemble(("error:", "bold red"), " ", str(message)), highlight=False)
+    from litnav.core.text import visible_text
+
+    make_console(stderr=True).print(Text.assemble(("error:", "bold red"), " ", visible_text(str(message))),
+                                    highlight=False)
     raise typer.Exit(code)
 
 

@@ -104,11 +104,14 @@ def search_cmd(
         write_session(session, json_out)
     make_console(stderr=True).print(f"session written to {json_out} (audit it with `litnav audit {json_out}`)")
     if branches and not ask:  # the question was answered with its default: say so
+        import shlex
+
         from litnav.navigator.branches import question
 
         make_console(stderr=True).print(
-            f"{question(branches)[0]} -> all (no terminal to ask); to follow one: litnav refine {json_out} "
-            f"\"focus on {' '.join(branches[0].terms)}\"", markup=False, highlight=False)
+            f"{question(branches)[0]} -> all (not asked: no terminal or --no-interactive); to follow one: "
+            f"litnav refine {shlex.quote(str(json_out))} {shlex.quote('focus on ' + ' '.join(branches[0].terms))}",
+            markup=False, highlight=False)
     if export is not None:
         from litnav.session.export import export_session
         from litnav.session.io import write_text_atomic

@@ -210,7 +210,9 @@ def result_notes(session: Session) -> list[str]:
         notes.insert(0, f"Anchor: {first.direction} of {first.anchor}"
                         + (f" ({first.anchor_title!r})" if first.anchor_title else "") + ".")
         if not first.intent_given and judged:
-            notes.append("c1 is the anchor's title (no intent was given): its score says how close a paper's topic "
+            routed = "read from the intent" in session.engines.get("navigator", "")
+            why = "the intent asked for the anchor's neighbours" if routed else "no intent was given"
+            notes.append(f"c1 is the anchor's title ({why}): its score says how close a paper's topic "
                          f"is to the anchor, not whether the paper is a {first.direction}.")
             judged = []
     quoted = reading(session.intent) == "passage" or bool(checklist and checklist.source_ids)
