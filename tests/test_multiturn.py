@@ -272,6 +272,11 @@ def test_a_constraint_from_feedback_can_be_replaced_or_ignored(corpus):
     assert any(r.year is not None and r.year < 2021 for r in session.results)
     with pytest.raises(FeedbackError, match="no venue constraint"):
         refine(session, "ignore the venue constraint", corpus, Settings())
+    dropped = {c.id for t in session.turns for c in t.checklist.checkpoints} - {
+        c.id for c in session.turns[-1].checklist.checkpoints}
+    session = refine(session, "only papers after 2018", corpus, Settings())
+    new = [c.id for c in session.turns[-1].checklist.checkpoints if c.kind == "metadata"]
+    assert new and not set(new) & dropped, (new, dropped)  # an id keeps one meaning in a session
 
 
 def test_ignoring_a_year_of_the_intent_keeps_every_round(corpus):

@@ -641,5 +641,41 @@ def _refine(session: Session, feedback: str, corpus, settings: Settings | None, 
         if not said:  # the turn records what was applied
             feedback = "; ".join(x for x in (feedback.strip(), f"show {top_k} results") if x)
     engine = "rules" if parser is None else getattr(parser, "engine", "custom")
+    edits = _fresh_checkpoint_ids(session, prev.checklist, edits)
     return run_turn(session, edits, corpus, settings, feedback=feedback, engine=engine, today=today)
+
+
+def _fresh_checkpoint_ids(session: Session, current: Checklist, edits: list[Edit]) -> list[Edit]:
+    """The edits with every added checkpoint's id unused in the whole session: an id an earlier
+    turn dropped ("ignore the year constraint" dropped m1) is never given to a new checkpoint
+    ("only ICML papers" became m1 again), so m1 means one thing in every audit, export column and
+    matrix of the session. References to a renamed id inside the edits follow it."""
+    used = {c.id for c in current.checkpoints}
+    used |= {c.id for r in session.rounds for c in r.checklist.checkpoints}
+    used |= {c.id for t in session.turns for c in t.checklist.checkpoints}
+    retired = used - {c.id for c in current.checkpoints}
+    renames: dict[str, str] = {}
+    for e in edits:
+        cp = e.detail.get("checkpoint") if e.action == "add_checkpoint" else None
+        if not isinstance(cp, dict) or cp.get("id") not in retired:
+            continue
+        prefix = cp["id"].rstrip("0123456789")
+        n = 1
+        while f"{prefix}{n}" in used:
+            n += 1
+        renames[cp["id"]] = f"{prefix}{n}"
+        used.add(renames[cp["id"]])
+    if not renames:
+        return edits
+
+    def rename(value):
+        if isinstance(value, str):
+            return renames.get(value, value)
+        if isinstance(value, list):
+            return [rename(v) for v in value]
+        if isinstance(value, dict):
+            return {k: rename(v) for k, v in value.items()}
+        return value
+
+    return [e.model_copy(update={"target": rename(e.target), "detail": rename(e.detail)}) for e in edits]
 
