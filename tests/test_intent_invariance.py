@@ -324,3 +324,17 @@ def test_a_negation_after_or_before_a_list_covers_all_of_it(intent: str) -> None
 def test_a_degree_adverb_is_no_part_of_a_concept(intent: str, concept: str) -> None:
     terms = {t for c in parse_intent(intent, None, TODAY).checkpoints for t in c.terms}
     assert concept in terms and not any(t.split()[0].endswith("ally") for t in terms), terms
+
+
+@pytest.mark.parametrize(("intent", "kept", "dropped"), [
+    ("how to make transformers more memory efficient for long sequences?", "transformers", "make transformers"),
+    ("reducing the quadratic memory cost of self-attention on long inputs", "quadratic memory cost", "reducing"),
+    ("reduce hallucination in abstractive summarization", "hallucination", "reduce hallucination"),
+    ("transfer learning for low-resource NER", "transfer learning", "learning"),
+    ("Skew Orthogonal Convolutions", "Skew Orthogonal Convolutions", "Orthogonal Convolutions"),
+])
+def test_the_verb_of_a_goal_is_no_part_of_its_concepts(intent: str, kept: str, dropped: str) -> None:
+    """A question's or a goal's verb ("how to make", "reducing the ...") names no topic; a noun
+    that can be a verb ("transfer learning") and a pasted title keep their first word."""
+    terms = {t for c in parse_intent(intent, None, TODAY).checkpoints for t in c.terms}
+    assert kept in terms and dropped not in terms, terms

@@ -31,7 +31,7 @@ from litnav.navigator.intent.grammar import adjective_only as _adjective_only
 from litnav.navigator.intent.grammar import ambiguous_is_verb, ed_participle, ly_adverb, verb_class
 from litnav.navigator.intent.grammar import word_class as _word_class
 from litnav.navigator.intent.lexicon import all_lemmas
-from litnav.navigator.intent.text import clean_phrase
+from litnav.navigator.intent.text import clean_phrase, title_cased
 
 GENERIC_DOC_FRACTION = 0.03
 FALLBACK_GENERIC = frozenset("""
@@ -193,6 +193,30 @@ def without_generic_head(phrase: str) -> str:
     return phrase
 
 
+_GOAL_BEFORE = re.compile(r"\b(?:how|ways?|in\s+order|want|wants|need|needs|trying|try)\s+to\s+$", re.I)
+_DETERMINER_AFTER = re.compile(r"\s+(?:the|a|an|their|its|our|this|these|those)\b", re.I)
+
+
+def _goal_verb(tok: tuple[str, int, int], text: str) -> bool:
+    """True for the base-form verb of a goal: after "how to", "ways to", "need to" (any verb:
+    "how to make transformers faster"), or opening the intent when the lexicon knows the word
+    only as a verb ("reduce hallucination ..."; not "transfer learning ..."). It is not part of
+    the concept after it."""
+    word = tok[0].lower()
+    lemmas = all_lemmas(word)
+    if word not in lemmas.get("VERB", ()):  # base form only: "make", not "makes"/"made"/"making"
+        return False
+    before = text[:tok[1]]
+    opens = not before.strip(" \t\"'(") and "NOUN" not in lemmas and not title_cased(text)  # "Skew Orthogonal ..."
+    return bool(_GOAL_BEFORE.search(before)) or opens
+
+
+def _clause_gerund(word: str, text: str, end: int) -> bool:
+    """True for a lone "-ing" word the lexicon knows only as a verb, followed by a determiner:
+    "reducing the quadratic memory cost" is a clause, "reducing" no topic ("parsing of French" is)."""
+    return word.endswith("ing") and set(all_lemmas(word)) == {"VERB"} and bool(_DETERMINER_AFTER.match(text, end))
+
+
 def concepts(text: str, table: PhraseTable | None = None, *, compounds: bool = True) -> list[Concept]:
     """The concepts of ``text`` in order of appearance (module docstring); offsets index ``text``.
     ``compounds=False`` never reads a verb-only word as the head of a compound noun
@@ -204,6 +228,8 @@ def concepts(text: str, table: PhraseTable | None = None, *, compounds: bool = T
     for run in segments(text):
         for part in _split_run(run, text, table if compounds else None):
             for seg in _segment(part, table):
+                if len(seg) > 1 and _goal_verb(seg[0], text):  # "make transformers ..." -> "transformers"
+                    seg = seg[1:]
                 raw = text[seg[0][1]:seg[-1][2]]
                 phrase = without_generic_head(clean_phrase(raw))
                 if not phrase or not re.search(r"[A-Za-z]", phrase):
@@ -213,7 +239,8 @@ def concepts(text: str, table: PhraseTable | None = None, *, compounds: bool = T
                 if len(words) == 1 and phrase.islower() and (
                         generic(words[0].strip(".'"), table)
                         or (_adjective_only(words[0]) and (not compounds or _after_verb(text, seg[0][1])))
-                        or ly_adverb(words[0]) or (not compounds and ed_participle(words[0]))):
+                        or ly_adverb(words[0]) or (not compounds and ed_participle(words[0]))
+                        or _clause_gerund(words[0], text, seg[-1][2])):
                     continue  # "effect"; "brittle" in "interfaces remain brittle"; "poorly"; in running text "greedy", "based"
                 sal = sum(table.idf(w) for w in words) if table is not None else float(len(words))
                 out.append(Concept(text=phrase, start=start, end=start + len(phrase), words=words, salience=sal))
