@@ -103,6 +103,10 @@ def test_cli_verify_end_to_end_on_a_real_corpus(tmp_path):
     assert by_key["hochreiter2001lstm"]["status"] == "metadata_mismatch"
     assert by_key["lewis2020rag"]["status"] == "not_found"  # not among the 12 papers built
     assert report["totals"]["references"] == 9
+    marked = tmp_path / "marked.bib"
+    marked.write_text("@article{m, title={A [/bold] title}, year={2020}}\n")  # shown, never read as markup
+    shown = CliRunner().invoke(app, ["verify", str(marked), "--corpus", str(cdir)])
+    assert shown.exit_code == 0 and "[/bold]" in shown.output
     strict = CliRunner().invoke(app, ["verify", str(WEB / "audit.bib"), "--corpus", str(cdir), "--strict"])
     assert strict.exit_code == 1 and "not verified" in strict.output
     verified = tmp_path / "verified.txt"
@@ -169,3 +173,16 @@ def test_huge_inputs_are_refused_or_skipped_not_decoded_for_minutes(tmp_path):
         (tmp_path / "zero.bib").symlink_to("/dev/zero")
         with pytest.raises(ReferenceParseError, match="larger than 64 MiB"):
             read_references(tmp_path / "zero.bib")
+
+
+def test_a_field_the_corpus_record_lacks_is_reported_unchecked(tmp_path):
+    """A real title with invented authors passes when the corpus has no authors to compare: the
+    audit says so instead of a bare "verified"."""
+    from litnav.corpus.records import Paper
+
+    bare = MemoryCorpus([Paper(corpus_id="n1", title="Neural Message Passing for Quantum Chemistry", year=2017)])
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@article{g, title={Neural Message Passing for Quantum Chemistry}, author={Invented, A.}, "
+                   "year={2017}}\n")
+    [row] = verify_references(bib, bare).references
+    assert row.status == "verified" and row.unchecked == ["authors"]

@@ -49,19 +49,23 @@ def register(app: typer.Typer) -> None:
         if not report.references:
             fail(f"{refs}: no references found (read as {report.format}); nothing was verified")
         console = make_console()
-        table = Table(title=f"litnav verify {refs} ({report.format}) against {corpus}")
+        from litnav.session.render import escape
+
+        table = Table(title=escape(f"litnav verify {refs} ({report.format}) against {corpus}"))
         for col in ("#", "reference", "status", "corpus_id", "corpus title", "year", "how / why"):
             table.add_column(col, overflow="fold")
         for i, r in enumerate(report.references, start=1):
             where = f"{r.key}" + (f" (line {r.line})" if r.line and not r.key.startswith("line") else "")
             if r.status == "verified":
                 how = f"{r.method} ({r.confidence:.2f})"
+                if r.unchecked:
+                    how += f"; not checked: {', '.join(r.unchecked)} (the corpus record has none)"
             elif r.status == "metadata_mismatch":
                 how = f"{r.method}: " + "; ".join(r.mismatches)
             else:
                 how = r.reason or ""
-            table.add_row(str(i), f"{where}\n{r.title}" + (f" ({r.year})" if r.year else ""), _STATUS[r.status],
-                          r.corpus_id or "", r.corpus_title or "", str(r.corpus_year or ""), how)
+            table.add_row(str(i), escape(f"{where}\n{r.title}" + (f" ({r.year})" if r.year else "")), _STATUS[r.status],
+                          escape(r.corpus_id or ""), escape(r.corpus_title or ""), str(r.corpus_year or ""), escape(how))
         console.print(table)
         t = report.totals
         console.print(f"{t['references']} references: {t['verified']} verified, "
