@@ -108,7 +108,8 @@ def test_unique_keys_suffixes():
     from litnav.corpus.records import Paper
 
     p = Paper(corpus_id="x", title="Attention", year=2017)
-    assert unique_keys([p, p, p]) == ["2017attention", "2017attentiona", "2017attentionb"]
+    assert unique_keys([p, p, p]) == ["attention2017", "attention2017a", "attention2017b"]
+    assert bibtex_key(Paper(corpus_id="y", title="Not All Images are Worth 16x16 Words", year=2021)) == "images2021"
     assert bibtex_key(Paper(corpus_id="a:b", title="")) == "litnavab"
     # no author, no year (SciFact records): the title word alone would repeat ("long", "longa")
     assert bibtex_key(Paper(corpus_id="13716045", title="Long-term effects of statins")) == "long13716045"

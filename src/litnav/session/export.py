@@ -166,24 +166,28 @@ def _ascii(s: str) -> str:
     return unicodedata.normalize("NFKD", s).encode("ascii", "ignore").decode()
 
 
-_STOP = {"a", "an", "the", "on", "of", "for", "and", "in", "to", "with", "towards", "toward", "from", "by", "via", "is"}
+_STOP = {"a", "an", "the", "on", "of", "for", "and", "in", "to", "with", "towards", "toward", "from", "by", "via", "is",
+         "are", "not", "do", "does", "can", "what", "how", "why", "when", "where", "which", "who", "it", "its", "all",
+         "we", "you", "your", "our", "at", "as", "or", "be", "beyond", "into", "more", "than", "less"}
 
 
 def bibtex_key(paper: Paper) -> str:
     """A citation key from the record alone: first author's surname, year, first significant
-    title word (ASCII, lower case), e.g. ``karpukhin2020dense``; a record with neither author nor
-    year gets the title word and its corpus id (``randomized13716045``, never a bare word such
-    as ``long``); ``corpus_id`` based when all are empty."""
+    title word (ASCII, lower case), e.g. ``karpukhin2020dense``; without an author the title word
+    comes first (``attention2017``: a key opening with a year reads as a number); with neither
+    author nor year the title word and the corpus id (``randomized13716045``, never a bare word
+    such as ``long``); ``corpus_id`` based when all are empty."""
     surname = ""
     if paper.authors:
         name = paper.authors[0].name.strip()
         surname = name.split(",")[0] if "," in name else (name.split() or [""])[-1]
     words = [w for w in re.findall(r"[a-z0-9]+", _ascii(paper.title).lower()) if w not in _STOP]
     cid = re.sub(r"[^A-Za-z0-9]", "", paper.corpus_id)
-    head = re.sub(r"[^a-z0-9]", "", _ascii(surname).lower()) + (str(paper.year) if paper.year else "")
-    if not head:
-        return (words[0] if words else "litnav") + cid
-    return head + (words[0] if words else "")
+    surname = re.sub(r"[^a-z0-9]", "", _ascii(surname).lower())
+    year = str(paper.year) if paper.year else ""
+    if not surname:
+        return (words[0] if words else "litnav") + (year or cid)
+    return surname + year + (words[0] if words else "")
 
 
 def unique_keys(papers: list[Paper]) -> list[str]:
