@@ -43,7 +43,9 @@ def register(app: typer.Typer) -> None:
         p = view["paper"]
         con.print(f"[bold]{escape(p['title'])}[/bold]  ({escape(p['corpus_id'])})")
         con.print(escape(", ".join(a["name"] for a in p["authors"])))
-        con.print(escape(f"year {p['year']}  venue {p['venue']} (raw: {p['venue_raw']})  types {p['publication_types']}"))
+        venue = p["venue"] or "unknown"
+        raw = f" (raw: {p['venue_raw']})" if p["venue_raw"] and p["venue_raw"] != p["venue"] else ""
+        con.print(escape(f"year {p['year'] or 'unknown'}  venue {venue}{raw}  types {p['publication_types'] or 'none listed'}"))
         con.print(escape(f"ids {p['external_ids']}  source {p['source_file']}:{p['source_line']}"))
         if view["abstract"]:
             con.print(f"\n[bold]Abstract[/bold]\n{escape(view['abstract'])}")

@@ -54,7 +54,7 @@ def register(app: typer.Typer) -> None:
         table.add_column("what")
         table.add_column("value", overflow="fold")
         for k, v in stats.items():
-            table.add_row(k, _shown(v))
+            table.add_row(k, _shown(v) if v or k != "venues" else "none: no paper of this corpus names a venue")
         make_console().print(table)
 
 
