@@ -61,3 +61,13 @@ def test_a_log_gets_one_line_per_interval_and_the_last_one(monkeypatch):
     lines = log.getvalue().splitlines()
     # nothing before 10 s; a line at 11 s; none at 12 s (within the interval); the last at 25 s
     assert len(lines) == 2 and "2/4" in lines[0] and "4/4" in lines[1], lines
+
+
+def test_without_a_file_a_log_is_the_default_off_a_terminal(capsys):
+    """Every caller passes no file: standard error redirected (nohup, CI) must get the log bar."""
+    from litnav.core.progress import _LogBar
+
+    bar = progress_bar(range(3), desc="bm25")
+    assert isinstance(bar, _LogBar)
+    list(bar)
+    assert capsys.readouterr().err == ""  # short work: silent

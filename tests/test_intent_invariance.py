@@ -329,6 +329,7 @@ def test_a_degree_adverb_is_no_part_of_a_concept(intent: str, concept: str) -> N
 @pytest.mark.parametrize(("intent", "kept", "dropped"), [
     ("how to make transformers more memory efficient for long sequences?", "transformers", "make transformers"),
     ("reducing the quadratic memory cost of self-attention on long inputs", "quadratic memory cost", "reducing"),
+    ("Reducing the quadratic memory cost of self-attention on long inputs", "quadratic memory cost", "Reducing"),
     ("reduce hallucination in abstractive summarization", "hallucination", "reduce hallucination"),
     ("transfer learning for low-resource NER", "transfer learning", "learning"),
     ("Skew Orthogonal Convolutions", "Skew Orthogonal Convolutions", "Orthogonal Convolutions"),

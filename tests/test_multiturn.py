@@ -390,3 +390,21 @@ def test_feedback_contradicting_a_date_of_the_intent_is_refused_and_an_impossibl
     session = refine(session, "only papers published at the Foo Bar Conference", corpus, Settings())
     [venue] = [c for c in session.turns[-1].checklist.checkpoints if c.predicate and c.predicate.field == "venue"]
     assert venue.weight < 1 and "no paper of this corpus matches it" in venue.text and session.results
+
+
+def test_a_renamed_checkpoint_id_never_collides_with_another_added_in_the_same_turn():
+    from types import SimpleNamespace
+
+    from litnav.core.records import Checklist, Checkpoint, Edit
+    from litnav.navigator.refine import _fresh_checkpoint_ids
+
+    def cp(cid: str, text: str) -> Checkpoint:
+        return Checkpoint(id=cid, kind="metadata", text=text, terms=[], source="user")
+
+    before = Checklist(intent="x", checkpoints=[cp("c1", "topic"), cp("m1", "since 2020")])
+    now = Checklist(intent="x", checkpoints=[cp("c1", "topic")])  # m1 dropped by an earlier turn
+    session = SimpleNamespace(rounds=[], turns=[SimpleNamespace(checklist=before), SimpleNamespace(checklist=now)])
+    edits = [Edit(action="add_checkpoint", target=c.id, detail={"checkpoint": c.model_dump(mode="json")}, reason=r)
+             for c, r in ((cp("m1", "venue ICML"), "only ICML"), (cp("m2", "since 2018"), "after 2018"))]
+    ids = [e.detail["checkpoint"]["id"] for e in _fresh_checkpoint_ids(session, now, edits)]
+    assert ids == ["m3", "m2"]

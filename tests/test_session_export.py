@@ -110,6 +110,8 @@ def test_unique_keys_suffixes():
     p = Paper(corpus_id="x", title="Attention", year=2017)
     assert unique_keys([p, p, p]) == ["attention2017", "attention2017a", "attention2017b"]
     assert bibtex_key(Paper(corpus_id="y", title="Not All Images are Worth 16x16 Words", year=2021)) == "images2021"
+    assert bibtex_key(Paper(corpus_id="z", title="3D Object Detection", year=2020)) == "object2020"
+    assert bibtex_key(Paper(corpus_id="7", title="123 Numbers")) == "numbers7"
     assert bibtex_key(Paper(corpus_id="a:b", title="")) == "litnavab"
     # no author, no year (SciFact records): the title word alone would repeat ("long", "longa")
     assert bibtex_key(Paper(corpus_id="13716045", title="Long-term effects of statins")) == "long13716045"

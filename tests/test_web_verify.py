@@ -169,6 +169,10 @@ def test_huge_inputs_are_refused_or_skipped_not_decoded_for_minutes(tmp_path):
     atlas.write_text("@article{c, title={Observation of a new particle}, year={2012}, author={" + names + "}}\n")
     [ref] = read_references(atlas)[1]
     assert ref.record.title == "Observation of a new particle" and ref.record.authors[0].startswith("Physicist0")
+    one_name = tmp_path / "one-name.bib"  # no " and " to cut at: still refused, never decoded
+    one_name.write_text("@article{d, title={T}, author={" + "{\\'e}" * 30_000 + "}}\n")
+    with pytest.raises(ReferenceParseError, match="field 'author' has"):
+        read_references(one_name)
     if Path("/dev/zero").exists():
         (tmp_path / "zero.bib").symlink_to("/dev/zero")
         with pytest.raises(ReferenceParseError, match="larger than 64 MiB"):

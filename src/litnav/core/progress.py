@@ -55,6 +55,13 @@ class _LogBar(std_tqdm):
         return super().display(msg, pos, **kwargs)
 
 
+def _in_notebook() -> bool:
+    """Whether this runs in a Jupyter kernel (tqdm.autonotebook picks its widget bar there)."""
+    from tqdm.autonotebook import tqdm as notebook_or_std
+
+    return notebook_or_std is not std_tqdm
+
+
 def progress_bar(iterable: Iterable | None = None, *, progress: bool = True,
                  log_interval_s: float = LOG_INTERVAL_S, **kwargs: Any) -> tqdm:
     """A tqdm bar over ``iterable`` (or a manual one with ``total=``).
@@ -67,7 +74,7 @@ def progress_bar(iterable: Iterable | None = None, *, progress: bool = True,
     if not progress:
         return tqdm(iterable, disable=True, **kwargs)
     stream = kwargs.pop("file", None)
-    if stream is None and tqdm is not std_tqdm:  # a notebook: tqdm.auto draws its widget
+    if stream is None and _in_notebook():  # tqdm.auto draws its widget there
         return tqdm(iterable, **kwargs)
     stream = stream or sys.stderr
     if getattr(stream, "isatty", lambda: False)():

@@ -654,6 +654,8 @@ def _fresh_checkpoint_ids(session: Session, current: Checklist, edits: list[Edit
     used |= {c.id for r in session.rounds for c in r.checklist.checkpoints}
     used |= {c.id for t in session.turns for c in t.checklist.checkpoints}
     retired = used - {c.id for c in current.checkpoints}
+    used |= {e.detail["checkpoint"].get("id") for e in edits if e.action == "add_checkpoint"
+             and isinstance(e.detail.get("checkpoint"), dict)}  # ids this turn adds are taken too
     renames: dict[str, str] = {}
     for e in edits:
         cp = e.detail.get("checkpoint") if e.action == "add_checkpoint" else None

@@ -181,7 +181,8 @@ def bibtex_key(paper: Paper) -> str:
     if paper.authors:
         name = paper.authors[0].name.strip()
         surname = name.split(",")[0] if "," in name else (name.split() or [""])[-1]
-    words = [w for w in re.findall(r"[a-z0-9]+", _ascii(paper.title).lower()) if w not in _STOP]
+    words = [w for w in re.findall(r"[a-z0-9]+", _ascii(paper.title).lower())
+             if w not in _STOP and w[0].isalpha()]  # a key never opens with a digit ("3D ..." -> "object")
     cid = re.sub(r"[^A-Za-z0-9]", "", paper.corpus_id)
     surname = re.sub(r"[^a-z0-9]", "", _ascii(surname).lower())
     year = str(paper.year) if paper.year else ""

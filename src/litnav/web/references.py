@@ -101,8 +101,8 @@ def _used_fields_only(path: Path):
                     entry.pop(field.key)
                 elif field.key.lower() == "author" and len(str(field.value)) > MAX_FIELD_CHARS:
                     # a collaboration's 1,800 names: the audit compares the first authors only
-                    field.value = " and ".join(re.split(r"\s+and\s+", str(field.value))[:MAX_AUTHORS])
-                elif len(str(field.value)) > MAX_FIELD_CHARS:
+                    field.value = " and ".join(re.split(r"\s+and\s+", str(field.value), flags=re.I)[:MAX_AUTHORS])
+                if len(str(field.value)) > MAX_FIELD_CHARS and field.key.lower() in _BIBTEX_FIELDS:
                     raise ReferenceParseError(f"{path}:{entry.start_line + 1}: entry {entry.key!r}: field "
                                               f"{field.key!r} has {len(str(field.value)):,} characters; no "
                                               f"reference field is longer than {MAX_FIELD_CHARS:,}")

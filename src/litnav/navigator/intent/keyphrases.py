@@ -236,11 +236,12 @@ def concepts(text: str, table: PhraseTable | None = None, *, compounds: bool = T
                     continue
                 start = seg[0][1] + raw.find(phrase)
                 words = [w.lower() for w in re.findall(r"[\w'.-]+", phrase)]
+                if len(words) == 1 and _clause_gerund(words[0], text, seg[-1][2]):
+                    continue  # "Reducing the quadratic memory cost": the clause's verb, in any case
                 if len(words) == 1 and phrase.islower() and (
                         generic(words[0].strip(".'"), table)
                         or (_adjective_only(words[0]) and (not compounds or _after_verb(text, seg[0][1])))
-                        or ly_adverb(words[0]) or (not compounds and ed_participle(words[0]))
-                        or _clause_gerund(words[0], text, seg[-1][2])):
+                        or ly_adverb(words[0]) or (not compounds and ed_participle(words[0]))):
                     continue  # "effect"; "brittle" in "interfaces remain brittle"; "poorly"; in running text "greedy", "based"
                 sal = sum(table.idf(w) for w in words) if table is not None else float(len(words))
                 out.append(Concept(text=phrase, start=start, end=start + len(phrase), words=words, salience=sal))
