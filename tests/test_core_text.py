@@ -181,3 +181,10 @@ def test_a_cue_only_type_is_unknown_without_its_cue_and_without_listed_types():
     assert evaluate(theory.model_copy(update={"negate": True}), plain)[0] is True
     assert evaluate(theory, _paper("Adam on data", types=["JournalArticle"]))[0] is False
     assert evaluate(MetadataPredicate(field="publication_type", values=["survey"]), plain)[0] is False
+
+
+def test_terminal_safe_keeps_colours_and_drops_every_other_command():
+    from litnav.core.text import terminal_safe
+
+    assert terminal_safe("\x1b[31mred\x1b[0m\tok\n") == "\x1b[31mred\x1b[0m\tok\n"
+    assert terminal_safe("a\x1b]52;c;ZXZpbA==\x07b\x1b[2Jc\x00d\x1b]0;title\x1b\\e") == "abcde"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,26 +10,21 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from litnav.core.text import terminal_safe, visible_text
+
 NON_TTY_WIDTH = 160
 """Console width used when the stream is not a terminal (pipes, files, CI): output then does not
 depend on ``COLUMNS`` or the terminal, and plain messages are never wrapped."""
 
 
-_UNSAFE = re.compile(r"\x1b(?!\[[0-9;]*m)(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])?"
-                     r"|[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9f]")
-"""Every terminal escape sequence but a colour (SGR) one, and every control character but tab,
-newline and carriage return: what a corpus title or a typed argument must never send to a
-terminal (clear the screen, write the clipboard with OSC 52, rename the window)."""
-
-
 class _SafeStream:
-    """A text stream that drops :data:`_UNSAFE` sequences on the way out; else the stream itself."""
+    """A text stream that sends only ``core.text.terminal_safe`` text on; else the stream itself."""
 
     def __init__(self, stream):
         self._stream = stream
 
     def write(self, text: str) -> int:
-        self._stream.write(_UNSAFE.sub("", text))
+        self._stream.write(terminal_safe(text))
         return len(text)
 
     def __getattr__(self, name: str):
@@ -41,7 +35,7 @@ def make_console(stderr: bool = False) -> Console:
     """A rich Console for stdout (or stderr) that, when the stream is not a terminal, has a fixed
     width (``NON_TTY_WIDTH``) and does not wrap printed text, so tests and pipes see the same
     output at any ``COLUMNS``. On a terminal it follows the terminal's width. Either way only
-    colour sequences reach the stream (:data:`_UNSAFE`: data from a corpus is printed, never run)."""
+    colour sequences reach the stream (``core.text.terminal_safe``: data is printed, never run)."""
     stream = sys.stderr if stderr else sys.stdout
     safe = _SafeStream(stream)
     if stream.isatty():
@@ -77,8 +71,6 @@ def fail(message: str, code: int = 1) -> None:
     """Print ``error: message`` to stderr (the message as written, never read as markup) and exit
     with ``code``."""
     from rich.text import Text
-
-    from litnav.core.text import visible_text
 
     make_console(stderr=True).print(Text.assemble(("error:", "bold red"), " ", visible_text(str(message))),
                                     highlight=False)

@@ -79,6 +79,7 @@ def progress_bar(iterable: Iterable | None = None, *, progress: bool = True,
     stream = stream or sys.stderr
     if getattr(stream, "isatty", lambda: False)():
         return tqdm(iterable, file=stream, **kwargs)
-    bar_type = type("_LogBarAt", (_LogBar,), {"log_interval_s": log_interval_s})
-    return bar_type(iterable, file=_Lines(stream), mininterval=log_interval_s, ascii=True, ncols=100,
-                    dynamic_ncols=False, **kwargs)
+    bar = _LogBar(iterable, file=_Lines(stream), mininterval=log_interval_s, ascii=True, ncols=100,
+                  dynamic_ncols=False, **kwargs)
+    bar.log_interval_s = log_interval_s  # tqdm's first draw, in __init__, is skipped either way
+    return bar

@@ -153,6 +153,18 @@ def visible_text(text: str) -> str:
     return _INVISIBLE.sub(" ", _ANSI.sub(" ", text))
 
 
+_COMMANDS = re.compile(r"\x1b(?!\[[0-9;]*m)(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])?"
+                       r"|\x9b[0-?]*[ -/]*[@-~]|[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9f]")
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` as a console may send it to a terminal: every escape sequence but a colour (SGR)
+    one, and every control character but tab, newline and carriage return, removed (no screen
+    clears, OSC 52 clipboard writes or window renames from a corpus title). The colours a console
+    draws itself stay; data should pass :func:`visible_text` before it is styled."""
+    return _COMMANDS.sub("", text)
+
+
 _TOKEN = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")  # letters and digits of any script, inner - and '
 
 

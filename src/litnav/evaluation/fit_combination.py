@@ -55,9 +55,9 @@ def collect(corpus, benchmark, settings, out: Path, depth: int = 100) -> int:
     candidates in fused order. Tasks with exact metadata filters keep only papers passing them.
     Returns the number of records."""
     from litnav.navigator.loop import SearchRun
-    from litnav.navigator.students import cached_student, student_path
+    from litnav.navigator.students import search_student
 
-    student = cached_student(student_path(settings, corpus)) if settings.scorer.enabled else None
+    student = search_student(settings, corpus)
     n = 0
     with atomic_path(out) as tmp, tmp.open("w") as fh:
         for task in benchmark.tasks:

@@ -147,7 +147,7 @@ def anchor_search(
     from litnav.navigator.loop import SearchRun
     from litnav.navigator.planner import hard_metadata, insert_before_evidence, relax_unsatisfiable, source_node
     from litnav.navigator.source import with_source
-    from litnav.navigator.students import cached_student, student_path
+    from litnav.navigator.students import search_student
 
     check_arguments(intent=intent or "", settings=settings, top_k=top_k)
     if not isinstance(anchor, str):
@@ -180,8 +180,7 @@ def anchor_search(
         insert_before_evidence(wf, Node(id="filter", op="filter", params={"checkpoint_ids": [c.id for c in hard]},
                                          note="exact filter by the hard metadata constraints"))
         validate_workflow(wf)
-    student = (cached_student(student_path(settings, corpus), settings.scorer.device)
-               if settings.scorer.enabled else None)
+    student = search_student(settings, corpus)
     run = SearchRun(query, corpus, settings, workflow=wf, checklist=checklist, rounds=1, top_k=top_k,
                     student=student, today=today)
     session = run.run()

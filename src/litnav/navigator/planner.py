@@ -335,12 +335,23 @@ def plan_workflow(checklist: Checklist, settings: Settings, top_k: int | None = 
                     top_k or settings.navigator.top_k)
 
 
-def insert_before_evidence(workflow: Workflow, node: Node) -> None:
-    """Put ``node`` (one pool input) between the pool that feeds ``locate_evidence`` and that node;
-    raises ``ValueError`` when the workflow has no ``locate_evidence`` node."""
+def _evidence_node(workflow: Workflow) -> Node:
     evidence = next((n for n in workflow.nodes if n.op == "locate_evidence"), None)
     if evidence is None:
         raise ValueError("the workflow has no locate_evidence node to refine before")
+    return evidence
+
+
+def chain_head(workflow: Workflow) -> str:
+    """The id of the pool node feeding ``locate_evidence`` (the end of the retrieval side);
+    raises ``ValueError`` when the workflow has no ``locate_evidence`` node."""
+    return _evidence_node(workflow).inputs[0]
+
+
+def insert_before_evidence(workflow: Workflow, node: Node) -> None:
+    """Put ``node`` (one pool input) between :func:`chain_head` and ``locate_evidence``; raises
+    ``ValueError`` when the workflow has no ``locate_evidence`` node."""
+    evidence = _evidence_node(workflow)
     node.inputs = [evidence.inputs[0]]
     for n in workflow.nodes:
         if n.op == "locate_evidence":

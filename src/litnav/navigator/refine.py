@@ -49,7 +49,14 @@ from litnav.core.settings import Settings
 from litnav.core.text import visible_text
 from litnav.librarians import Pool, validate_workflow
 from litnav.librarians.operators import REGISTRY
-from litnav.navigator.planner import BASELINE_NODES, FIRST_STAGE_NODES, SOURCE_NODE, TAIL_OPS, insert_before_evidence
+from litnav.navigator.planner import (
+    BASELINE_NODES,
+    FIRST_STAGE_NODES,
+    SOURCE_NODE,
+    TAIL_OPS,
+    chain_head,
+    insert_before_evidence,
+)
 
 log = logging.getLogger(__name__)
 
@@ -207,14 +214,6 @@ def _cached_values(workflow: Workflow, keys: dict[str, str], cache: dict[str, Op
 # applying edits
 
 
-def _chain_head(workflow: Workflow) -> str:
-    """The pool node feeding ``locate_evidence`` (the end of the retrieval side)."""
-    for n in workflow.nodes:
-        if n.op == "locate_evidence":
-            return n.inputs[0]
-    raise ValueError("the workflow has no locate_evidence node to refine before")
-
-
 def _filtered(workflow: Workflow, node_id: str) -> bool:
     """True when every path from a source into ``node_id`` passes a ``filter`` node."""
     node = next(n for n in workflow.nodes if n.id == node_id)
@@ -249,7 +248,7 @@ def _add_branch(workflow: Workflow, node: Node, weight: float) -> list[Edit]:
     workflow.nodes.insert(0, node)
     fuse = _fusion_node(workflow)
     if fuse is None:
-        head = _chain_head(workflow)
+        head = chain_head(workflow)
         fuse = Node(id="fuse_turns", op="union", inputs=[head, node.id], params={"method": "rrf", "weights": [1.0, weight]},
                     note="fuses the channels added by refinement with the original ones")
         for n in workflow.nodes:
@@ -334,7 +333,7 @@ def apply_edits(checklist: Checklist, workflow: Workflow, edits: list[Edit], set
                     done.append(Edit(action="set_param", target=filt.id, detail={
                         "param": "checkpoint_ids", "old": old, "new": filt.params.get("checkpoint_ids", [])},
                         reason=e.reason))
-                if not _filtered(wf, _chain_head(wf)):
+                if not _filtered(wf, chain_head(wf)):
                     filt = Node(id=_unique_id(wf, "filter"), op="filter", params={"checkpoint_ids": [cp.id]},
                                 note="exact filter by the hard metadata constraints")
                     insert_before_evidence(wf, filt)
@@ -506,7 +505,7 @@ def run_turn(
     from litnav.navigator.loop import SearchRun
     from litnav.navigator.results import build_results
     from litnav.navigator.search import _web_fn
-    from litnav.navigator.students import cached_student, student_path
+    from litnav.navigator.students import search_student
 
     settings = settings or Settings()
     ensure_turns(session)
@@ -516,8 +515,7 @@ def run_turn(
     keys = node_keys(workflow, checklist)
     cached = _cached_values(workflow, keys, operator_cache(session))
     top_k = workflow.top_k() or settings.navigator.top_k
-    student = (cached_student(student_path(settings, corpus), settings.scorer.device)
-               if settings.scorer.enabled else None)
+    student = search_student(settings, corpus)
     run = SearchRun(session.intent, corpus, settings, workflow=workflow, checklist=checklist, cached=cached,
                     rounds=1, top_k=top_k, student=student, web_fn=_web_fn(settings), today=today)
     new = run.run()

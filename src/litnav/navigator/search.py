@@ -9,7 +9,7 @@ from litnav.core.settings import Settings
 from litnav.core.text import visible_text
 from litnav.navigator.arguments import check_arguments
 from litnav.navigator.loop import SearchRun
-from litnav.navigator.students import cached_student, student_path
+from litnav.navigator.students import search_student
 
 
 def _web_fn(settings: Settings):
@@ -39,8 +39,8 @@ def search(
     ``workflow`` replaces the planned round-1 workflow (a user-edited plan); ``rounds``/``top_k``
     override the settings. Without a workflow, an intent asking for the citing, cited or similar
     papers of one corpus paper ("follow-up work on <its title>", "papers cited by <DOI>") runs
-    that paper's anchor search (``navigator.anchor``) when the corpus has such edges. LLM roles configured in ``settings.llm`` replace the no-LLM engines
-    (``navigator.agents``); their tokens are counted in ``meter`` (one is made when None) and
+    that paper's anchor search (``navigator.anchor``; see :func:`_anchor_from_intent`). LLM roles
+    configured in ``settings.llm`` replace the no-LLM engines (``navigator.agents``); their tokens are counted in ``meter`` (one is made when None) and
     land in ``session.usage``. The student is ``scorer.student``, else a corpus-local one
     (``student_path``), else the bundled default; its name lands in ``session.engines["scorer"]``.
     ``ask(question, options, default) -> answer`` answers a clarifying
@@ -68,8 +68,7 @@ def _search(intent, corpus, settings, *, workflow, rounds, top_k, meter, progres
     backend = getattr(corpus, "encoder_backend", None)
     if backend and backend != settings.corpus.encoder_backend:  # the session records the backend that ran
         settings = settings.model_copy(update={"corpus": settings.corpus.model_copy(update={"encoder_backend": backend})})
-    student = (cached_student(student_path(settings, corpus), settings.scorer.device)
-               if settings.scorer.enabled else None)
+    student = search_student(settings, corpus)
     if settings.reranker.cross_encoder_path:  # a bad folder fails here, before any retrieval
         from litnav.scorer.cross_encoder import pair_scorer
 

@@ -35,6 +35,14 @@ def cached_student(path: str | None, device: str = "cpu"):
     return _load_student(str(target), stamp, device)
 
 
+def search_student(settings: Settings, corpus):
+    """The loaded student a search with ``settings`` over ``corpus`` judges with
+    (:func:`student_path`, on ``scorer.device``), or None when ``scorer.enabled`` is false."""
+    if not settings.scorer.enabled:
+        return None
+    return cached_student(student_path(settings, corpus), settings.scorer.device)
+
+
 @lru_cache(maxsize=4)
 def _load_student(path: str, stamp: int, device: str = "cpu"):
     from litnav.scorer import load_student

@@ -97,12 +97,14 @@ def _used_fields_only(path: Path):
     class UsedFieldsOnly(BlockMiddleware):
         def transform_entry(self, entry, library):
             for field in list(entry.fields):
-                if field.key.lower() not in _BIBTEX_FIELDS:
+                key = field.key.lower()
+                if key not in _BIBTEX_FIELDS:
                     entry.pop(field.key)
-                elif field.key.lower() == "author" and len(str(field.value)) > MAX_FIELD_CHARS:
+                    continue
+                if key == "author" and len(str(field.value)) > MAX_FIELD_CHARS:
                     # a collaboration's 1,800 names: the audit compares the first authors only
                     field.value = " and ".join(re.split(r"\s+and\s+", str(field.value), flags=re.I)[:MAX_AUTHORS])
-                if len(str(field.value)) > MAX_FIELD_CHARS and field.key.lower() in _BIBTEX_FIELDS:
+                if len(str(field.value)) > MAX_FIELD_CHARS:
                     raise ReferenceParseError(f"{path}:{entry.start_line + 1}: entry {entry.key!r}: field "
                                               f"{field.key!r} has {len(str(field.value)):,} characters; no "
                                               f"reference field is longer than {MAX_FIELD_CHARS:,}")
