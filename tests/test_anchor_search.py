@@ -127,3 +127,24 @@ def test_an_intent_asking_for_follow_up_work_of_a_paper_runs_its_anchor_search(c
     assert s.turns[0].anchor == uncited.corpus_id and s.results == []  # as --anchor says: nothing cites it
     s = search("follow-up work on contrastive learning of visual representations with momentum", corpus, FAST)
     assert not s.turns or s.turns[0].anchor is None  # no such paper: a topic search
+
+
+def test_the_notes_say_how_much_of_the_anchors_neighbourhood_the_corpus_holds(corpus, sessions):
+    """'papers cited by X' over a corpus holding part of X's bibliography says so, and a list cut
+    by --top says how many of the linked papers it shows."""
+    from litnav.session.render import result_notes
+
+    cited = len(corpus.references("simclr"))
+    missing = len(corpus.unresolved_references("simclr"))
+    note = result_notes(sessions["predecessor"])[1]
+    assert note.startswith(f"It cites {cited} corpus paper")
+    assert (f"{missing} more of its references match no paper" in note) == bool(missing)
+    partial = sessions["predecessor"].model_copy(deep=True)
+    partial.turns[0].anchor_unresolved = 7
+    assert result_notes(partial)[1] == (f"It cites {cited} corpus papers; 7 more of its references match no paper "
+                                        "of this corpus (`litnav show simclr` lists them).")
+    citers = len(corpus.citations("simclr"))
+    assert result_notes(sessions["successor"])[1].startswith(f"{citers} corpus papers cite it")
+    cut = anchor_search("simclr", "successor", corpus, FAST, top_k=3)
+    assert result_notes(cut)[1] == f"{citers} corpus papers cite it; 3 listed."
+    assert not any("corpus paper" in n for n in result_notes(sessions["sibling"]))

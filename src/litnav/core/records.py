@@ -304,6 +304,10 @@ class Turn(_Record):
     anchor_title: str | None = Field(None, description="The anchor paper's title, as the corpus holds it.")
     intent_given: bool = Field(True, description="False for an anchor search without an intent: c1 is then "
                                                  "the anchor's title.")
+    anchor_linked: int | None = Field(None, description="Corpus papers linked to the anchor in its direction "
+                                                       "(citing it for successor, cited by it for predecessor).")
+    anchor_unresolved: int | None = Field(None, description="Predecessor: the anchor's bibliography entries "
+                                                           "that match no corpus paper.")
     edits: list[Edit] = Field(default_factory=list)
     checklist: Checklist
     workflow: Workflow

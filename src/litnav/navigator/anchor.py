@@ -123,6 +123,18 @@ def anchor_workflow(template: dict[str, Any], anchor: str, title: str, abstract:
     return wf
 
 
+def _coverage(corpus, cid: str, direction: str) -> tuple[int | None, int | None]:
+    """(corpus papers citing or cited by ``cid``, bibliography entries matching no corpus paper) for
+    the successor and predecessor directions, so the results can say how much of the anchor's
+    neighbourhood the corpus holds; (None, None) for the others."""
+    if direction == "successor":
+        return len(corpus.citations(cid)), None
+    if direction == "predecessor":
+        unresolved = corpus.unresolved_references(cid) if hasattr(corpus, "unresolved_references") else None
+        return len(corpus.references(cid)), None if unresolved is None else len(unresolved)
+    return None, None
+
+
 def anchor_search(
     anchor: str,
     direction: str,
@@ -185,8 +197,10 @@ def anchor_search(
                     student=student, today=today)
     session = run.run()
     session.engines["navigator"] = f"anchor:{direction}" if template is None else f"anchor:{direction} ({template})"
+    linked, unresolved = _coverage(corpus, cid, direction)
     session.turns = [Turn(index=1, anchor=cid, direction=direction, anchor_title=paper.title,
-                          intent_given=bool((intent or "").strip()), checklist=checklist, workflow=wf,
+                          intent_given=bool((intent or "").strip()), anchor_linked=linked,
+                          anchor_unresolved=unresolved, checklist=checklist, workflow=wf,
                           rounds=[r.index for r in session.rounds],
                           rerun=[op.node_id for r in session.rounds for op in r.operator_runs],
                           results=list(session.results))]

@@ -11,7 +11,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from litnav.core.records import FoundBy, Result, Session, Workflow
+from litnav.core.records import FoundBy, Result, Session, Turn, Workflow
 from litnav.core.text import shown_values, visible_text
 from litnav.navigator.intent.describe import predicate_text
 
@@ -174,6 +174,26 @@ _MISSING_VENUES = re.compile(r"\(not in the corpus venue list: ([^)]*)\)")
 (``navigator.intent.parser``)."""
 
 
+def _anchor_coverage(turn: Turn, shown: int | None) -> str | None:
+    """How much of the anchor's citing or cited neighbourhood the corpus holds, and how much of it
+    is listed: "papers cited by X" over a corpus that holds 12 of its 40 references must not read
+    like X's whole bibliography."""
+    n, missing = turn.anchor_linked, turn.anchor_unresolved
+    if n is None:
+        return None
+    papers = f"{n} corpus paper{'' if n == 1 else 's'}"
+    listed = f"; {shown} listed" if shown is not None and shown < n else ""
+    if turn.direction == "successor":
+        return f"{papers} cite{'s' if n == 1 else ''} it{listed}."
+    text = f"It cites {papers}{listed}"
+    if missing:
+        text += (f"; {missing} more of its references match no paper of this corpus "
+                 f"(`litnav show {turn.anchor}` lists them)")
+    elif n == 0:
+        text += " (the corpus holds no bibliography for it)"
+    return text + "."
+
+
 def result_notes(session: Session) -> list[str]:
     """Warnings a reader of the results needs: constraints that matched no paper of the corpus
     and were relaxed to preferences (``navigator.planner.RELAXED_NOTE``), the corpus paper a pasted
@@ -209,6 +229,9 @@ def result_notes(session: Session) -> list[str]:
     if first is not None and first.anchor:
         notes.insert(0, f"Anchor: {first.direction} of {first.anchor}"
                         + (f" ({first.anchor_title!r})" if first.anchor_title else "") + ".")
+        shown = len(session.results) if len(session.turns) == 1 else None  # a refinement may add other papers
+        if (coverage := _anchor_coverage(first, shown)) is not None:
+            notes.insert(1, coverage)
         if not first.intent_given and judged:
             routed = "read from the intent" in session.engines.get("navigator", "")
             why = "the intent asked for the anchor's neighbours" if routed else "no intent was given"
