@@ -414,3 +414,41 @@ def test_a_count_after_a_date_word_is_no_year(text):
 
     assert parse_feedback(text, parse_intent("dialogue act tagging", today=TODAY), Workflow(nodes=[], output=""), [],
                           None, TODAY)
+
+
+def _reading(intent: str) -> tuple[set[str], list[tuple[str, bool]], list[str]]:
+    """(content terms, (publication type predicate value, negated) pairs, excluded terms)."""
+    cl = parse_intent(intent, today=TODAY)
+    content = {t.lower() for c in cl.checkpoints if c.kind not in ("metadata", "exclusion") for t in c.terms}
+    types = [(v, p.negate) for c in cl.checkpoints if (p := c.predicate) is not None
+             and p.field == "publication_type" for v in p.values]
+    excluded = [t.lower() for c in cl.checkpoints if c.kind == "exclusion" for t in c.terms]
+    return content, types, excluded
+
+
+@pytest.mark.parametrize("intent", [
+    "hallucination in abstractive summarization, excluding text generation surveys",
+    "hallucination in abstractive summarization, no text generation surveys",
+    "hallucination in abstractive summarization but not text generation surveys",
+    "hallucination in abstractive summarization, excluding surveys of text generation",
+    "hallucination in abstractive summarization, excluding surveys",
+])
+def test_a_qualified_excluded_type_excludes_the_type_and_nothing_else(intent):
+    """"excluding text generation surveys" leaves surveys out; it neither asks for surveys nor
+    excludes text generation (which abstractive summarization is), nor makes it a topic."""
+    content, types, excluded = _reading(intent)
+    assert types == [("survey", True)] and excluded == []
+    assert {"hallucination", "abstractive summarization"} <= content and "text generation" not in content
+
+
+@pytest.mark.parametrize("intent, excluded", [
+    ("named entity recognition approaches that avoid using labeled data", ["labeled data"]),
+    ("named entity recognition that does not rely on labeled data", ["labeled data"]),
+    ("machine translation methods that avoid relying on parallel corpora", ["parallel corpora"]),
+    ("methods for avoiding overfitting in small datasets", []),  # what the paper is about
+    ("sentiment analysis, excluding Yelp reviews", ["yelp reviews"]),  # data, not a publication type
+])
+def test_avoiding_a_resource_excludes_it_and_avoiding_a_problem_is_the_topic(intent, excluded):
+    content, types, got = _reading(intent)
+    assert got == excluded and types == []
+    assert not set(excluded) & content

@@ -7,7 +7,8 @@ only in the exclusion extractor.
 Runs on what the metadata extractors left. Exclusions first: a negation cue ("not about",
 "that do not use", "which don't rely on": a relative clause negating a usage verb),
 "excluding", "other than" (unless it narrows a noun: ``narrow_other_than``), "rather than",
-"without", "except", "but not", "no") and the phrase after it, up to the next clause boundary. A verb negation is content, never an exclusion:
+"without", "except", "but not", "no", "avoid using/relying on/requiring": "avoiding overfitting" is
+a topic) and the phrase after it, up to the next clause boundary. A verb negation is content, never an exclusion:
 "n't", "not"/"never" after an auxiliary or copula ("does not affect X", "is not Y"), "no
 longer", and "no" that is not at a clause or list boundary ("receive no treatment"); "no X"
 counts only at the start, after a comma/semicolon/consumed metadata or after "and"/"but"/"or". Then request and document words are removed
@@ -104,7 +105,7 @@ _PAREN_ACRONYM = re.compile(r"\(\s*(?P<a>(?=[\w+./-]*[A-Z])(?![\d.,/%-]+\s*\))[A
 _EXCLUSION = re.compile(
     r"(?<!whether or )(?P<cue>(?:\b(?:but\s+not|and\s+not|not|no|never|nothing|excluding|exclude|excludes"
     r"|except(?:\s+for)?|other\s+than|rather\s+than|without|omitting|omit|ignoring|ignore|outside(?:\s+of)?"
-    r"|leaving\s+out|minus)\b(?!-)|n't\b))(?!\s+only\b)(?!\s+(?:necessarily|just|always)\b)\s*(?P<phrase>[^|,;:.()!?]+?)"
+    r"|leaving\s+out|minus|avoid(?:s|ing)?(?=\s+(?:using|relying\s+on|requiring|the\s+use\s+of|any)\b))\b(?!-)|n't\b))(?!\s+only\b)(?!\s+(?:necessarily|just|always)\b)\s*(?P<phrase>[^|,;:.()!?]+?)"
     r"(?=\s*(?:[|,;:.()!?]|\bbut\b|\bwhile\b|\balthough\b|\bthough\b|\bwhereas\b|\bexcept\b|\bexcluding\b"
     r"|\band\s+not\b|\bnor\b"
     r"|\b(?:for|across|within|applied\s+to|(?:evaluated|tested|trained)\s+on)\b|$))",

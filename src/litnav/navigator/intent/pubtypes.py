@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from litnav.core.text import stop_words
 from litnav.navigator.intent.grammar import AUXILIARIES, lexicon_verb, word_class
-from litnav.navigator.intent.text import REQUEST_WORDS, Workspace, list_pattern
+from litnav.navigator.intent.text import BOUNDARY, REQUEST_WORDS, Workspace, list_pattern
 
 PUBLICATION_TYPES: dict[str, tuple[str, ...]] = {
     "survey": ("Review",),
@@ -146,6 +146,32 @@ def _mentions(ws: Workspace):
         yield m.start(), m.end(), listed, non
 
 
+_NEG_MODIFIED = re.compile(
+    r"(?:\b(?:not|no|excluding|exclude|except(?:\s+for)?|other\s+than|rather\s+than|without|omitting|minus)\s+"
+    r"|\bnon-)(?:(?:any|the)\s+)?(?P<mods>(?:[A-Za-z][\w-]*\s+){1,4})$", re.I)
+"""A negation cue, then up to four plain modifier words, then the type phrase: "excluding text
+generation surveys", "no NMT overviews": the kind of paper left out, its subject naming which."""
+_SCOPE_AFTER = re.compile(r"\s+(?:of|on|about|regarding|covering)\s+[^,;:.()!?|]+?(?=\s*(?:$|[,;:.()!?|]|\b(?:but|and\s+not|since|before|after|published|from)\b))",
+                          re.I)
+"""The subject of an excluded type: "excluding surveys of text generation"."""
+_TRAILING = re.compile(rf"(?:[,;|{re.escape(BOUNDARY)}]|\b(?:but|and))\s*$", re.I)
+"""What precedes a negation cue that opens a trailing constraint clause (", excluding ...")."""
+
+
+def _modified_negation(ws: Workspace, start: int) -> int | None:
+    """Where the negation cue begins when the type phrase at ``start`` is the head of a negated
+    noun phrase whose modifiers are plain words (no preposition, verb, conjunction or document
+    word: "excluding text generation surveys"); None otherwise."""
+    m = _NEG_MODIFIED.search(ws.text[:start])
+    if m is None:
+        return None
+    words = m.group("mods").split()
+    if any(w.lower() in stop_words() or w.lower() in _NOT_OBJECT_OF or word_class(w.lower())
+           or lexicon_verb(w.lower()) for w in words):
+        return None
+    return m.start()
+
+
 def extract_types(ws: Workspace) -> list[TypeMention]:
     """Find publication-type phrases in ``ws``, consume them with their cue, return them; a
     phrase used as the topic (:func:`topic_use`) without a negation or "only" cue stays."""
@@ -153,10 +179,15 @@ def extract_types(ws: Workspace) -> list[TypeMention]:
     for start, stop, listed, non in list(_mentions(ws)):
         items = [_value(im.group(0)) for im in re.finditer(rf"(?:{_ITEM})(?![\w-])", listed, re.I)]
         negated, only, cue_start = ws.cue_before(start)
+        if (not negated and not only and not non and not all(v == "survey?" for v in items)  # "excluding Yelp reviews": data
+                and (modified := _modified_negation(ws, start)) is not None):
+            negated, cue_start = True, modified
         negated = negated or non
         end = stop
         if after := _CUE_AFTER.match(ws.text, end):  # "surveys only", "reviews excluded"
             negated, only, end = negated or bool(after.group("neg")), only or bool(after.group("only")), after.end()
+        if negated and not non and _TRAILING.search(ws.text[:cue_start]) and (scope := _SCOPE_AFTER.match(ws.text, end)):
+            end = scope.end()  # a trailing clause's subject of what is left out, not the intent's topic
         if not negated and not only and topic_use(ws.text, start, stop):
             continue
         if not negated and not only and all(v == "survey?" for v in items) and not _HEAD_REVIEW.search(ws.text[:end + 12]):
