@@ -148,3 +148,12 @@ def test_the_notes_say_how_much_of_the_anchors_neighbourhood_the_corpus_holds(co
     cut = anchor_search("simclr", "successor", corpus, FAST, top_k=3)
     assert result_notes(cut)[1] == f"{citers} corpus papers cite it; 3 listed."
     assert not any("corpus paper" in n for n in result_notes(sessions["sibling"]))
+
+
+def test_an_anchor_title_is_one_checkpoint_not_a_request(corpus):
+    """Without an intent c1 is the anchor's title whole: "Self-Supervised Pretraining: A Survey"
+    asks for no surveys (the papers citing it are not filtered by type) and its words are no
+    separate checkpoints."""
+    s = anchor_search("csurvey", "predecessor", corpus, FAST, top_k=10)
+    assert [c.id for c in s.turns[0].checklist.checkpoints] == ["c1"]
+    assert {r.corpus_id for r in s.results} == {e.cited_id for e in corpus.references("csurvey")}

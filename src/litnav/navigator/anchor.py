@@ -182,6 +182,8 @@ def anchor_search(
     for n in wf.nodes:
         if n.op == "locate_evidence":
             n.params = {"k": lib.evidence_k, "limit": lib.pool_size, **n.params}
+    if not intent:  # the anchor's title is no request: its words are not each a checkpoint to satisfy
+        checklist = checklist.model_copy(update={"checkpoints": [c for c in checklist.checkpoints if c.id == "c1"]})
     checklist = relax_unsatisfiable(checklist, corpus)  # "since 2030": a preference, as in a search
     checklist = with_source(checklist, corpus, settings, text=query) if intent else checklist
     if checklist.source_ids and settings.navigator.exclude_source:  # a pasted passage: never its own paper
