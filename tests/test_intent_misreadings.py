@@ -452,3 +452,14 @@ def test_avoiding_a_resource_excludes_it_and_avoiding_a_problem_is_the_topic(int
     content, types, got = _reading(intent)
     assert got == excluded and types == []
     assert not set(excluded) & content
+
+
+@pytest.mark.parametrize("intent, any_of", [
+    ("knowledge distillation for neural machine translation or speech translation", True),
+    ("knowledge distillation for neural machine translation and speech translation", False),
+])
+def test_a_facet_of_alternatives_says_so(intent, any_of):
+    """"X or Y" is satisfied by either (``Checkpoint.any_of``); "X and Y" needs both."""
+    [facet] = [c for c in parse_intent(intent, today=TODAY).checkpoints
+               if c.id != "c1" and {"neural machine translation", "speech translation"} <= {t.lower() for t in c.terms}]
+    assert facet.any_of is any_of

@@ -267,3 +267,23 @@ def test_a_confounder_in_a_covariate_list_does_not_state_the_checkpoint(sentence
 
     _terms, phrases = checkpoint_terms("Aspirin reduces the risk of colorectal cancer", ["aspirin", "colorectal cancer"])
     assert states(sentence, phrases) is stated
+
+
+EITHER = Checkpoint(id="c2", kind="topic", text="The paper studies neural machine translation or speech translation",
+                    terms=["neural machine translation", "speech translation"], any_of=True)
+
+
+@pytest.mark.parametrize("sentence", [
+    "We improve neural machine translation with shared embeddings.",
+    "We train end-to-end speech translation models on TED talks.",
+])
+def test_a_checkpoint_with_alternatives_is_satisfied_by_either(student, sentence):
+    """'NMT or speech translation': a paper stating one alternative satisfies it, quoting it,
+    and the agreement check reads the quote against that alternative."""
+    checklist = Checklist(intent="neural machine translation or speech translation", checkpoints=[EITHER])
+    j = score_paper(PAPER, checklist, {"c2": [ev(sentence, 0.3)]}, student).judgements[0]
+    assert j.score >= 2.5 and j.quote == sentence and "judged for its alternative" in j.rationale
+    assert disagreement(j.model_copy(update={"score": 1.0}), checklist) == "unsatisfied_but_stated"
+    both = EITHER.model_copy(update={"any_of": False})  # read as "and", one of them is not enough
+    assert disagreement(j.model_copy(update={"score": 1.0}),
+                        checklist.model_copy(update={"checkpoints": [both]})) is None

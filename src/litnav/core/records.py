@@ -62,6 +62,8 @@ class Checkpoint(_Record):
     terms: list[str] = Field(default_factory=list)
     predicate: MetadataPredicate | None = None
     source: Literal["intent", "reflection", "user", "llm"] = "intent"
+    any_of: bool = Field(False, description="The terms are alternatives ('X or Y'): a paper satisfies the "
+                                            "checkpoint when it satisfies it for one of them.")
 
 
 class Checklist(_Record):

@@ -184,23 +184,25 @@ class ScoringStage:
 
     def _stated_chunks(self, ids: list[str], ctx: RunContext) -> dict[str, dict[str, list[Evidence]]]:
         """The lexical evidence channel: for each (paper, checkpoint) whose located evidence has
-        no sentence stating every key phrase (``scorer.quote.states``), the paper's first chunk
+        no sentence stating every key phrase (``scorer.quote.states``; of one alternative of an
+        ``any_of`` checkpoint, ``scorer.features.alternatives``), the paper's first chunk
         (text order, boilerplate skipped) that has one, with its cosine to the checkpoint (only
         these chunks are encoded). Cached per (paper, checkpoint)."""
         from litnav.core.text import stems
-        from litnav.scorer.features import checkpoint_terms
+        from litnav.scorer.features import alternatives, checkpoint_terms
         from litnav.scorer.quote import stating_quote
         from litnav.scorer.text import phrase_in, stem_string
 
         cps = locatable(ctx.checklist.checkpoints)
-        phrases = {c.id: checkpoint_terms(c.text, c.terms)[1] for c in cps}
+        ways = {c.id: [p for text, terms in alternatives(c) if (p := checkpoint_terms(text, terms)[1])] for c in cps}
         scan: list[tuple[str, Checkpoint]] = []
         for cid in ids:
             for c in cps:
-                if (cid, c.id) in self.stated or not phrases[c.id]:
+                if (cid, c.id) in self.stated or not ways[c.id]:
                     continue
                 self.stated[(cid, c.id)] = None
-                if stating_quote(self.evidence.get(cid, {}).get(c.id, []), phrases[c.id]) is None:
+                located = self.evidence.get(cid, {}).get(c.id, [])
+                if all(stating_quote(located, phrases) is None for phrases in ways[c.id]):
                     scan.append((cid, c))
         unread = [cid for cid, _ in scan if cid not in self.chunks]
         for cid, chunks in (self.corpus.chunks_many(unread) if unread else {}).items():
@@ -210,11 +212,12 @@ class ScoringStage:
         for cid, c in scan:
             for ch, hay in self.chunks[cid]:
                 # a sentence can state every phrase only if its chunk does: most chunks stop here
-                if not all(phrase_in(p, hay) for p in phrases[c.id]):
+                candidates = [phrases for phrases in ways[c.id] if all(phrase_in(p, hay) for p in phrases)]
+                if not candidates:
                     continue
                 ev = Evidence(chunk_id=ch.chunk_id, corpus_id=cid, section=ch.section, char_start=ch.char_start,
                               char_end=ch.char_end, text=ch.text, similarity=0.0)
-                if stating_quote([ev], phrases[c.id]) is not None:
+                if any(stating_quote([ev], phrases) is not None for phrases in candidates):
                     todo.append((cid, c, ev))
                     break
         if todo:

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from litnav.core.records import Checkpoint
 from litnav.core.text import stem_set, stems
 from litnav.scorer.text import key_phrases, phrase_in, phrase_key, stem_string
 
@@ -83,6 +84,15 @@ def checkpoint_terms(text: str, terms: list[str]) -> tuple[frozenset[str], list[
     term_set = stem_set(" ".join(terms)) if terms else stem_set(text)
     phrases = list(terms) if terms else key_phrases(text)
     return term_set, [k for k in (phrase_key(p) for p in phrases) if k]
+
+
+def alternatives(checkpoint: Checkpoint) -> list[tuple[str, list[str]]]:
+    """``(text, terms)`` of each way to satisfy ``checkpoint``: one per term of an ``any_of``
+    checkpoint ("The paper studies NMT or speech translation": a paper on either satisfies it),
+    else the checkpoint's own text and terms. Feed each to :func:`checkpoint_terms`."""
+    if checkpoint.any_of and len(checkpoint.terms) > 1:
+        return [(t, [t]) for t in checkpoint.terms]
+    return [(checkpoint.text, list(checkpoint.terms))]
 
 
 def _cov(terms: frozenset[str], have: set[str] | frozenset[str]) -> float:

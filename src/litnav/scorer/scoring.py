@@ -38,8 +38,8 @@ import numpy as np
 from litnav.core.records import Checklist, Checkpoint, Evidence, Judgement, ScoredPaper
 from litnav.corpus.records import Paper
 from litnav.scorer import metadata as meta
-from litnav.scorer.features import EvidenceItem, FeatureInput, checkpoint_terms
-from litnav.scorer.quote import pick_quote, states, stating_quote
+from litnav.scorer.features import EvidenceItem, FeatureInput, alternatives, checkpoint_terms
+from litnav.scorer.quote import Quote, pick_quote, states, stating_quote
 from litnav.scorer.student import Student, calibration, relevance_features, retrieval_rr
 
 METADATA_ENGINE = "metadata"
@@ -106,6 +106,27 @@ def lexical_query(checkpoint: Checkpoint) -> str:
     return " ".join(checkpoint.terms) if checkpoint.terms else checkpoint.text
 
 
+def _verdict(p: float, located: list[Evidence], terms: tuple[frozenset[str], list[str]], stated_evidence: bool,
+             lexical: list[Evidence]) -> tuple[float, Quote | None, float | None, list[Evidence]]:
+    """``(P, quote, P before raising or None, evidence)`` of one way to satisfy a checkpoint
+    (``features.alternatives``): the quote is the evidence sentence that states its key phrases
+    when there is one (from ``lexical`` when the located evidence has none, which then joins the
+    evidence), raising P to ``STATED_P`` (see :func:`score_papers`)."""
+    quote = pick_quote(located, *terms)
+    if not stated_evidence:
+        return p, quote, None, located
+    stated = quote if quote is not None and states(quote.text, terms[1]) else stating_quote(located, terms[1])
+    evs = located
+    if stated is None and lexical:
+        stated = stating_quote(lexical, terms[1])
+        if stated is not None:
+            evs = [*located, stated.evidence]
+    if stated is None:
+        return p, quote, None, evs
+    # the verdict must agree with a quote that states the checkpoint
+    return (max(p, STATED_P), stated, p, evs) if p < 0.5 else (p, stated, None, evs)
+
+
 def score_papers(
     papers: Sequence[Paper],
     checklist: Checklist,
@@ -125,7 +146,9 @@ def score_papers(
     quote, so a "not satisfied" verdict never quotes a sentence stating the checkpoint and an
     exclusion is never "respected" beside a quote that violates it; a satisfied verdict (a violated
     exclusion) quotes such a sentence too when one exists, rather than the cosine-best chunk's
-    best sentence, without changing P. ``lexical_evidence`` (same
+    best sentence, without changing P. A checkpoint with alternatives (``Checkpoint.any_of``:
+    "The paper studies NMT or speech translation") is judged for each (``features.alternatives``)
+    and takes the most probable one's P and quote. ``lexical_evidence`` (same
     shape as ``evidence``: chunks found lexically, e.g. by ``navigator.scoring``'s stated-chunk
     search) is searched for such a sentence when the cosine evidence has none; a chunk used this
     way joins the judgement's evidence.
@@ -150,7 +173,8 @@ def score_papers(
     extra = extra or {}
     checkpoint_vectors = checkpoint_vectors or {}
     content = [c for c in checklist.checkpoints if c.kind != "metadata"]
-    terms = {c.id: checkpoint_terms(c.text, c.terms) for c in content}
+    ways = {c.id: alternatives(c) for c in content}
+    terms = {(c.id, i): checkpoint_terms(text, t) for c in content for i, (text, t) in enumerate(ways[c.id])}
     items: list[FeatureInput] = []
     where: list[tuple[int, Checkpoint, list[Evidence]]] = []
     for pi, paper in enumerate(papers):
@@ -165,12 +189,13 @@ def score_papers(
                                      f"{e.corpus_id!r}, not paper {paper.corpus_id!r}")
             cvec = checkpoint_vectors.get(cp.id)
             tsim = float(np.dot(cvec, tvec)) if cvec is not None and tvec is not None else None
-            items.append(FeatureInput(text=cp.text, terms=list(cp.terms), title=paper.title,
-                                      abstract=ex.get("abstract"),
-                                      evidence=[EvidenceItem(e.text, e.similarity, e.section) for e in evs],
-                                      title_sim=tsim, bm25_rel=ex.get("bm25", {}).get(cp.id),
-                                      doc_sim=float(np.dot(cvec, dvec)) if cvec is not None and dvec is not None
-                                      else None))
+            for text, cp_terms in ways[cp.id]:
+                items.append(FeatureInput(text=text, terms=cp_terms, title=paper.title,
+                                          abstract=ex.get("abstract"),
+                                          evidence=[EvidenceItem(e.text, e.similarity, e.section) for e in evs],
+                                          title_sim=tsim, bm25_rel=ex.get("bm25", {}).get(cp.id),
+                                          doc_sim=float(np.dot(cvec, dvec)) if cvec is not None and dvec is not None
+                                          else None))
             where.append((pi, cp, evs))
     p_about = student.predict_satisfaction(items) if len(items) else np.zeros(0)
     data, kinds = calibration(student)
@@ -178,28 +203,22 @@ def score_papers(
     per_paper: list[list[Judgement]] = [[] for _ in papers]
     content_scores: list[list[tuple[float, float]]] = [[] for _ in papers]
     best_sim = np.zeros(len(papers))
-    for k, (pi, cp, evs) in enumerate(where):
-        p = float(p_about[k])
-        quote = pick_quote(evs, *terms[cp.id])
-        raised = None
-        located = evs
-        if stated_evidence:
-            stated = quote if quote is not None and states(quote.text, terms[cp.id][1]) else \
-                stating_quote(evs, terms[cp.id][1])
-            if stated is None and lexical_evidence:
-                lexical = lexical_evidence.get(papers[pi].corpus_id, {}).get(cp.id, [])
-                stated = stating_quote(lexical, terms[cp.id][1])
-                if stated is not None:
-                    evs = [*evs, stated.evidence]
-            if stated is not None:  # the verdict must agree with a quote that states the checkpoint
-                quote = stated
-                if p < 0.5:
-                    raised, p = p, max(p, STATED_P)
+    k = 0
+    for pi, cp, located in where:
+        verdicts = []  # one per alternative; the checkpoint takes the most probable
+        for i in range(len(ways[cp.id])):
+            verdicts.append(_verdict(float(p_about[k]), located, terms[(cp.id, i)], stated_evidence,
+                                     (lexical_evidence or {}).get(papers[pi].corpus_id, {}).get(cp.id, [])))
+            k += 1
+        best = max(range(len(verdicts)), key=lambda i: verdicts[i][0])
+        p, quote, raised, evs = verdicts[best]
         similarity_from = evs if raised is not None else located  # a quote-only change moves no score
         if cp.kind != "exclusion" and similarity_from:
             best_sim[pi] = max(best_sim[pi], similarity_from[0].similarity)
         score = 5.0 * (1.0 - p) if cp.kind == "exclusion" else 5.0 * p
         rationale = _content_rationale(cp, p, score, quote, quote.evidence if quote else None)
+        if len(verdicts) > 1:
+            rationale += f" (judged for its alternative '{ways[cp.id][best][0]}')"
         if raised is not None:
             rationale += f" (P raised from {raised:.2f}: the quote states every key phrase)"
         if cp.kind not in kinds:

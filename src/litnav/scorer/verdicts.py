@@ -5,7 +5,8 @@ A content/exclusion judgement *disagrees* with its quote when:
 - ``boilerplate``: the quote is a road-map, URL, acknowledgement, funding or copyright line
   (``core.boilerplate.is_boilerplate``);
 - ``unsatisfied_but_stated``: a content checkpoint is "not satisfied" (score < 2.5) although the
-  quote states every key phrase of it (``scorer.quote.states``);
+  quote states every key phrase of it, or of one of its alternatives (``scorer.quote.states``,
+  ``scorer.features.alternatives``);
 - ``respected_but_violated``: an exclusion is "respected" (score >= 2.5) although the quote states
   the excluded phrase.
 
@@ -23,7 +24,7 @@ from collections.abc import Iterable, Sequence
 
 from litnav.core.boilerplate import is_boilerplate
 from litnav.core.records import Checklist, Judgement
-from litnav.scorer.features import checkpoint_terms
+from litnav.scorer.features import alternatives, checkpoint_terms
 from litnav.scorer.quote import states
 
 REASONS = ("boilerplate", "unsatisfied_but_stated", "respected_but_violated")
@@ -47,7 +48,7 @@ def _read(judgement: Judgement, checklist: Checklist) -> tuple[str | None, bool]
     """``(disagreement or None, whether the quote states the checkpoint)`` of a quoted content or
     exclusion judgement: a negative verdict beside a quote that states its checkpoint disagrees."""
     cp = checklist.get(judgement.checkpoint_id)
-    stated = states(judgement.quote, checkpoint_terms(cp.text, cp.terms)[1])
+    stated = any(states(judgement.quote, checkpoint_terms(text, terms)[1]) for text, terms in alternatives(cp))
     if is_boilerplate(judgement.quote):
         return "boilerplate", stated
     if stated and not positive(judgement):

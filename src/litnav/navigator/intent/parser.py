@@ -372,4 +372,5 @@ def _content(cid: str, facet: Facet) -> Checkpoint:
             text = f"The work is aimed at {phrase}"
         else:
             text = f"The work is applied to {phrase}"
-    return Checkpoint(id=cid, kind=facet.kind, text=text, terms=list(facet.terms))
+    return Checkpoint(id=cid, kind=facet.kind, text=text, terms=list(facet.terms),
+                      any_of=facet.joiner == "or" and len(facet.terms) > 1)
