@@ -108,6 +108,11 @@ def test_concurrent_searches_are_independent(client, server):
     assert all(r["year"] >= 2021 for r in since["results"])
     listed = {s["session_id"] for s in client.get("/sessions").json()}
     assert {b["session_id"] for b in bodies} <= listed
+    everything = [s["session_id"] for s in client.get("/sessions", params={"limit": 1000}).json()]
+    pages = [s["session_id"] for off in range(0, len(everything), 2)
+             for s in client.get("/sessions", params={"limit": 2, "offset": off}).json()]
+    assert pages == everything  # newest first, page after page, nothing twice
+    assert client.get("/sessions", params={"limit": 0}).status_code == 422
 
 
 def test_refine(client, searched):

@@ -123,9 +123,10 @@ def create_app(service: Service, *, token: str | None = None, max_body_bytes: in
         return service.refine(session_id, req.feedback)
 
     @app.get("/sessions", response_model=list[SessionInfo], dependencies=auth)
-    def sessions() -> list[SessionInfo]:
-        """Stored sessions, newest first."""
-        return service.sessions()
+    def sessions(limit: int = Query(50, ge=1, le=1000, description="sessions per page"),
+                 offset: int = Query(0, ge=0, description="sessions to skip (newest first)")) -> list[SessionInfo]:
+        """Stored sessions, newest first, one page at a time."""
+        return service.sessions(limit=limit, offset=offset)
 
     @app.get("/sessions/{session_id}", dependencies=auth)
     def session(session_id: str) -> dict[str, Any]:

@@ -134,12 +134,14 @@ class Service:
         write_session(session, self._path(session_id))
         return session_id
 
-    def sessions(self) -> list[SessionInfo]:
-        """Stored sessions, newest first."""
+    def sessions(self, limit: int | None = None, offset: int = 0) -> list[SessionInfo]:
+        """Stored sessions, newest (last written) first: ``limit`` of them from ``offset`` (all
+        when ``limit`` is None). Only the page's files are read; a damaged one is left out, so a
+        page can hold fewer than ``limit``."""
         out = []
-        for path in sorted(self.sessions_dir.glob("*.json"), key=lambda p: p.lstat().st_mtime, reverse=True):
-            if not SESSION_ID.match(path.stem):
-                continue
+        paths = sorted((p for p in self.sessions_dir.glob("*.json") if SESSION_ID.match(p.stem)),
+                       key=lambda p: p.lstat().st_mtime, reverse=True)
+        for path in paths[offset:None if limit is None else offset + limit]:
             try:
                 s = self.load(path.stem)
             except ServiceError:
