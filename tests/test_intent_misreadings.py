@@ -463,3 +463,22 @@ def test_a_facet_of_alternatives_says_so(intent, any_of):
     [facet] = [c for c in parse_intent(intent, today=TODAY).checkpoints
                if c.id != "c1" and {"neural machine translation", "speech translation"} <= {t.lower() for t in c.terms}]
     assert facet.any_of is any_of
+
+
+@pytest.mark.parametrize("intent, concept", [
+    ("improving low-resource machine translation with back-translation", "low-resource machine translation"),
+    ("methods for reducing hallucination in abstractive summarization", "hallucination"),
+    ("Maximizing acquisition functions for Bayesian optimization", "acquisition functions"),
+])
+def test_a_goal_verb_of_change_is_not_part_of_the_concept(intent, concept):
+    """The object of "improving", "reducing", "maximizing" is the concept a paper states ("we
+    improve low-resource machine translation"), not the gerund phrase; a pasted title keeps its
+    words, and a task gerund ("detecting abusive language") names the task."""
+    terms = {t for c in parse_intent(intent, today=TODAY).checkpoints if c.id != "c1" for t in c.terms}
+    assert concept in terms and not any(t.lower().startswith(("improving", "reducing", "maximizing")) for t in terms)
+    titled = {t for c in parse_intent("Improving Language Understanding by Generative Pre-Training",
+                                      today=TODAY).checkpoints for t in c.terms}
+    assert "Improving Language Understanding" in titled
+    detecting = {t for c in parse_intent("detecting abusive language in tweets", today=TODAY).checkpoints
+                 for t in c.terms}
+    assert "detecting abusive language" in detecting

@@ -211,6 +211,20 @@ def _goal_verb(tok: tuple[str, int, int], text: str) -> bool:
     return bool(_GOAL_BEFORE.search(before)) or opens
 
 
+_CHANGE_GERUNDS = frozenset(
+    "improving enhancing boosting increasing reducing decreasing mitigating alleviating addressing tackling "
+    "overcoming accelerating speeding lowering minimizing minimising maximizing maximising".split())
+"""A goal's "-ing" verb that changes its object ("improving low-resource machine translation"):
+the object is the concept. Task gerunds ("detecting", "parsing", "summarizing") name the task and
+stay."""
+
+
+def _change_gerund(tok: tuple[str, int, int], text: str) -> bool:
+    """True for a :data:`_CHANGE_GERUNDS` word opening a concept, unless a title is pasted
+    ("Improving Language Understanding by Generative Pre-Training" keeps its words)."""
+    return tok[0].lower() in _CHANGE_GERUNDS and not title_cased(text)
+
+
 def _clause_gerund(word: str, text: str, end: int) -> bool:
     """True for a lone "-ing" word the lexicon knows only as a verb, followed by a determiner:
     "reducing the quadratic memory cost" is a clause, "reducing" no topic ("parsing of French" is)."""
@@ -228,8 +242,8 @@ def concepts(text: str, table: PhraseTable | None = None, *, compounds: bool = T
     for run in segments(text):
         for part in _split_run(run, text, table if compounds else None):
             for seg in _segment(part, table):
-                if len(seg) > 1 and _goal_verb(seg[0], text):  # "make transformers ..." -> "transformers"
-                    seg = seg[1:]
+                if len(seg) > 1 and (_goal_verb(seg[0], text) or _change_gerund(seg[0], text)):
+                    seg = seg[1:]  # "make transformers ..." -> "transformers"; "improving low-resource MT" -> "low-resource MT"
                 raw = text[seg[0][1]:seg[-1][2]]
                 phrase = without_generic_head(clean_phrase(raw))
                 if not phrase or not re.search(r"[A-Za-z]", phrase):
