@@ -287,3 +287,20 @@ def test_a_checkpoint_with_alternatives_is_satisfied_by_either(student, sentence
     both = EITHER.model_copy(update={"any_of": False})  # read as "and", one of them is not enough
     assert disagreement(j.model_copy(update={"score": 1.0}),
                         checklist.model_copy(update={"checkpoints": [both]})) is None
+
+
+@pytest.mark.parametrize("intent", ["gut microbiota and obesity, excluding mouse studies",
+                                    "gut microbiota and obesity, but not in mice"])
+def test_an_exclusion_catches_the_irregular_plural_of_its_term(student, intent):
+    """"excluding mouse studies" is violated by a paper "in knockout mice" (the stemmer keeps
+    "mouse" and "mice" apart), whichever number the intent uses."""
+    from litnav.navigator.intent import parse_intent
+
+    checklist = parse_intent(intent)
+    [x] = [c for c in checklist.checkpoints if c.kind == "exclusion"]
+    assert {"mouse", "mice"} <= {t.lower() for t in x.terms} and x.any_of
+    paper = Paper(corpus_id="p", title="Gut microbiota is a key modulator of insulin resistance in TLR2 knockout mice")
+    sentence = "The phenotype was reproduced in wild-type mice fed the microbiota."
+    j = next(j for j in score_paper(paper, checklist, {x.id: [ev(sentence, 0.3)]}, student).judgements
+             if j.kind == "exclusion")
+    assert j.score < 2.5 and j.quote == sentence

@@ -27,6 +27,7 @@ from datetime import date
 from litnav.core.records import Checklist, Checkpoint, Edit, Workflow
 from litnav.navigator.intent import parse_intent
 from litnav.navigator.intent.dates import YEAR_PATTERN
+from litnav.navigator.intent.parser import exclusion_checkpoint
 from litnav.navigator.planner import relax_unsatisfiable
 
 _ORDINALS = {"top": 1, "first": 1, "best": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5,
@@ -215,11 +216,10 @@ def parse_feedback(
             already.append(f"{what!r} is already excluded")
             take(m)  # no second checkpoint for the same exclusion
             continue
-        cp = Checkpoint(id=_next_id("x", scratch), kind="exclusion", text=f"The paper is not about {what}",
-                        terms=[what], source="user")
+        cp = exclusion_checkpoint(_next_id("x", scratch), what, [what], source="user")
         scratch.checkpoints.append(cp)
         edits.append(Edit(action="add_checkpoint", target=cp.id, detail={"checkpoint": cp.model_dump(mode="json"),
-                                                                          "role": "exclude", "terms": [what]},
+                                                                          "role": "exclude", "terms": cp.terms},
                           reason=take(m)))
     for m in _TOP_K.finditer(text):
         group = next(g for g in ("n", "m", "o") if m.group(g))

@@ -160,3 +160,38 @@ def ed_participle(word: str) -> bool:
     text a participle of a clause, no concept on its own."""
 
     return word.endswith("ed") and "VERB" in all_lemmas(word)
+
+
+@lru_cache(maxsize=4096)
+def _noun_forms(word: str) -> tuple[str, ...]:
+    """The other number of a noun when the stemmer cannot join them ("mouse"/"mice",
+    "analysis"/"analyses", "child"/"children"); () for a regular noun, a word the lexicon does not
+    know as a noun, or one with two noun lemmas ("data": datum or data)."""
+    from litnav.core.text import stems
+
+    w = word.lower()
+    lemmas = all_lemmas(w, "NOUN").get("NOUN", ())
+    if len(lemmas) != 1:
+        return ()
+    seen = {tuple(stems(w))}
+    out = []
+    for form in (lemmas[0], *all_inflections(lemmas[0], "NOUN").get("NNS", ())):
+        key = tuple(stems(form))
+        if key not in seen:
+            seen.add(key)
+            out.append(form)
+    return tuple(out)
+
+
+def number_variants(phrase: str, limit: int = 4) -> list[str]:
+    """``phrase`` with one word in its other, irregular number ("mouse models" -> ["mice
+    models"], "analyses of children" -> ["analysis of children", "analyses of child"]): an
+    exclusion of "mouse studies" must catch a paper "in mice". At most ``limit`` variants, in
+    word order; [] when no word has an irregular form."""
+    out: list[str] = []
+    for m in re.finditer(r"[A-Za-z]+", phrase):
+        for form in _noun_forms(m.group(0)):
+            if m.group(0)[:1].isupper():
+                form = form[:1].upper() + form[1:]
+            out.append(phrase[:m.start()] + form + phrase[m.end():])
+    return list(dict.fromkeys(out))[:limit]

@@ -53,6 +53,7 @@ from litnav.navigator.intent.facets import (
     extract_facets,
     narrow_other_than,
 )
+from litnav.navigator.intent.grammar import number_variants
 from litnav.navigator.intent.passage import asks_for_papers, is_markup, is_passage, is_prose
 from litnav.navigator.intent.pubtypes import extract_types
 from litnav.navigator.intent.text import BOUNDARY, Workspace, normalise
@@ -159,10 +160,7 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
 
     checkpoints = _content_checkpoints(whole, facets)
     checkpoints += [cp.model_copy(update={"id": f"m{i}"}) for i, (_p, cp) in enumerate(metadata, 1)]
-    checkpoints += [
-        Checkpoint(id=f"x{i}", kind="exclusion", text=f"The paper is not about {phrase}", terms=terms)
-        for i, (phrase, terms, _p) in enumerate(exclusions, 1)
-    ]
+    checkpoints += [exclusion_checkpoint(f"x{i}", phrase, terms) for i, (phrase, terms, _p) in enumerate(exclusions, 1)]
     if not checkpoints:
         raise ValueError(f"intent {intent!r} yields no checkpoint: it names no topic, method, "
                          "application, data set, venue, date, author or publication type")
@@ -354,6 +352,14 @@ def _year_checkpoints(dates: list[DateConstraint], text: str, newest: date | Non
             out.append((d.position, _meta(f"Not published {_period(d.start, d.end)}",
                                           MetadataPredicate(field="year", start=d.start, end=d.end, negate=True))))
     return out
+
+
+def exclusion_checkpoint(cid: str, phrase: str, terms: list[str], source: str = "intent") -> Checkpoint:
+    """The exclusion of ``phrase``: a paper about any of its ``terms``, or of their irregular
+    other number ("mouse" -> "mice", ``grammar.number_variants``), violates it (``any_of``)."""
+    terms = list(dict.fromkeys([*terms, *(v for t in terms for v in number_variants(t))]))
+    return Checkpoint(id=cid, kind="exclusion", text=f"The paper is not about {phrase}", terms=terms,
+                      any_of=len(terms) > 1, source=source)
 
 
 def _content(cid: str, facet: Facet) -> Checkpoint:
