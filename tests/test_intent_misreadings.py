@@ -482,3 +482,15 @@ def test_a_goal_verb_of_change_is_not_part_of_the_concept(intent, concept):
     detecting = {t for c in parse_intent("detecting abusive language in tweets", today=TODAY).checkpoints
                  for t in c.terms}
     assert "detecting abusive language" in detecting
+
+
+@pytest.mark.parametrize("intent, concept", [
+    ("why do some patients not respond to anti-TNF therapy", "anti-TNF therapy"),
+    ("why don't all patients benefit from statins", "statins"),
+    ("why do some patients fail to respond to anti-TNF therapy", "anti-TNF therapy"),
+])
+def test_a_question_negating_its_verb_excludes_nothing(intent, concept):
+    """"why do some patients not respond to X" asks about X: the negation is the verb's, and
+    the auxiliary of "don't" is no concept."""
+    content, types, excluded = _reading(intent)
+    assert excluded == [] and concept.lower() in content and "don't" not in content

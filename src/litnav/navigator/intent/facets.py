@@ -168,9 +168,19 @@ _USAGE_VERB = re.compile(r"\s*(?:use|rely\s+on|employ|involve|include|leverage|u
 _LIST_BOUNDARY = re.compile(r"(?:^|[|,;(]|\b(?:and|but|or))\s*$", re.I)
 
 
+_QUESTION_BEFORE = re.compile(
+    r"\b(?:why|how|when|whether|where|which)\s+(?:do|does|did|is|are|was|were|can|could|would|should|will|might"
+    r"|may|must)\s+[^,;:.?!|]*$", re.I)
+"""An inverted question's auxiliary, its subject between it and the negation: "why do some
+patients not respond to ..." negates the verb (content), it excludes nothing."""
+_BASE_VERB_AFTER = re.compile(r"\s+(?!(?:use|using|rely|relying|require|requiring|involve|involving|include|including)\b)"
+                              r"[a-z]+\b(?<!ing)(?!-)", re.I)
+
+
 def _verb_negation(text: str, m: re.Match[str]) -> bool:
     """A negation that belongs to the content (see module doc): "n't", "not"/"never" after an
-    auxiliary or copula ("does not affect", "is not"), "no longer", and "no" anywhere but at a
+    auxiliary or copula ("does not affect", "is not") or in an inverted question ("why do some
+    patients not respond"), "no longer", and "no" anywhere but at a
     clause or list boundary ("receive no treatment")."""
     cue = re.sub(r"\s+", " ", m.group("cue").lower())
     before = text[:m.start("cue")]
@@ -178,6 +188,8 @@ def _verb_negation(text: str, m: re.Match[str]) -> bool:
         return False  # "methods that do not use X", "work which doesn't rely on X": an exclusion
     if cue == "n't" or (cue in ("not", "never") and _AUX_BEFORE.search(before)):
         return True
+    if cue in ("not", "never") and _QUESTION_BEFORE.search(before) and _BASE_VERB_AFTER.match(text, m.end("cue")):
+        return True  # "why do some patients not respond to ..."; "how do models not using X ..." still excludes
     if cue == "no":
         if re.search(r"\bwith\s+$", before, re.I):
             return False  # "with no parallel data" = "without parallel data"

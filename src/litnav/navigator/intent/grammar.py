@@ -162,17 +162,21 @@ def ed_participle(word: str) -> bool:
     return word.endswith("ed") and "VERB" in all_lemmas(word)
 
 
+_FUNCTION_NOUNS = frozenset(("via", "per", "versus"))
+
+
 @lru_cache(maxsize=4096)
 def _noun_forms(word: str) -> tuple[str, ...]:
     """The other number of a noun when the stemmer cannot join them ("mouse"/"mice",
     "analysis"/"analyses", "child"/"children"); () for a regular noun, a word the lexicon does not
-    know as a noun, or one with two noun lemmas ("data": datum or data)."""
-    from litnav.core.text import stems
+    know as a noun, a function word the lexicon lists as a noun ("via"), or a noun with two
+    lemmas ("data": datum or data)."""
+    from litnav.core.text import stems, stop_words
 
     w = word.lower()
     lemmas = all_lemmas(w, "NOUN").get("NOUN", ())
-    if len(lemmas) != 1:
-        return ()
+    if len(lemmas) != 1 or w in _FUNCTION_NOUNS or w in stop_words():
+        return ()  # "data": datum or data
     seen = {tuple(stems(w))}
     out = []
     for form in (lemmas[0], *all_inflections(lemmas[0], "NOUN").get("NNS", ())):

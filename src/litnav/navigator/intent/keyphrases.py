@@ -250,6 +250,8 @@ def concepts(text: str, table: PhraseTable | None = None, *, compounds: bool = T
                     continue
                 start = seg[0][1] + raw.find(phrase)
                 words = [w.lower() for w in re.findall(r"[\w'.-]+", phrase)]
+                if len(words) == 1 and words[0].lower().endswith("n't"):
+                    continue  # "why don't all patients ...": the negated verb's auxiliary
                 if len(words) == 1 and _clause_gerund(words[0], text, seg[-1][2]):
                     continue  # "Reducing the quadratic memory cost": the clause's verb, in any case
                 if len(words) == 1 and phrase.islower() and (
