@@ -494,3 +494,13 @@ def test_a_question_negating_its_verb_excludes_nothing(intent, concept):
     the auxiliary of "don't" is no concept."""
     content, types, excluded = _reading(intent)
     assert excluded == [] and concept.lower() in content and "don't" not in content
+
+
+def test_in_vivo_and_in_vitro_keep_their_in():
+    """"in vivo studies in rats, excluding in vitro work": the Latin phrases are whole, in the
+    checklist a researcher reads as in the terms searched."""
+    cl = parse_intent("in vivo studies in rats, excluding in vitro work", today=TODAY)
+    c1 = cl.checkpoints[0]
+    assert c1.text.startswith("in vivo") and "in vivo" in c1.terms
+    [x] = [c for c in cl.checkpoints if c.kind == "exclusion"]
+    assert x.text == "The paper is not about in vitro"

@@ -117,7 +117,7 @@ _EXCLUSION_LEAD = re.compile(
     r"^(?:(?:about|on|using|use|uses|used|involving|involve|include|including|related\s+to|concerning|regarding"
     r"|based\s+on|built\s+on|trained\s+on|that|which|rely\s+on|relies\s+on|employ|employs|require|requires"
     r"|consider|considers|need|apply"
-    r"|relying\s+on|focusing\s+on|focused\s+on|with|in|of|any|the|a|an|papers?|works?|studies|articles?|ones"
+    r"|relying\s+on|focusing\s+on|focused\s+on|with|in(?!\s+(?:vivo|vitro|silico|situ|utero|vacuo|ovo)\b)|of|any|the|a|an|papers?|works?|studies|articles?|ones"
     r"|are|is|be|those)\s+)+", re.I)
 
 

@@ -211,6 +211,9 @@ def _goal_verb(tok: tuple[str, int, int], text: str) -> bool:
     return bool(_GOAL_BEFORE.search(before)) or opens
 
 
+_LATIN_BEFORE = re.compile(r"\b(?:in|ex)\s+(?:vivo|vitro|silico|situ|utero|vacuo|ovo)$", re.I)
+"""The Latin locative a concept opens with (``text.LATIN_LOCATIVE``), ending where the concept's
+first word ends."""
 _CHANGE_GERUNDS = frozenset(
     "improving enhancing boosting increasing reducing decreasing mitigating alleviating addressing tackling "
     "overcoming accelerating speeding lowering minimizing minimising maximizing maximising".split())
@@ -244,11 +247,14 @@ def concepts(text: str, table: PhraseTable | None = None, *, compounds: bool = T
             for seg in _segment(part, table):
                 if len(seg) > 1 and (_goal_verb(seg[0], text) or _change_gerund(seg[0], text)):
                     seg = seg[1:]  # "make transformers ..." -> "transformers"; "improving low-resource MT" -> "low-resource MT"
-                raw = text[seg[0][1]:seg[-1][2]]
+                begin = seg[0][1]
+                if latin := _LATIN_BEFORE.search(text, 0, begin + len(seg[0][0])):
+                    begin = latin.start()  # "in vivo studies": the "in" is part of the concept
+                raw = text[begin:seg[-1][2]]
                 phrase = without_generic_head(clean_phrase(raw))
                 if not phrase or not re.search(r"[A-Za-z]", phrase):
                     continue
-                start = seg[0][1] + raw.find(phrase)
+                start = begin + raw.find(phrase)
                 words = [w.lower() for w in re.findall(r"[\w'.-]+", phrase)]
                 if len(words) == 1 and words[0].lower().endswith("n't"):
                     continue  # "why don't all patients ...": the negated verb's auxiliary

@@ -157,11 +157,18 @@ def _qualifies_documents(word: str) -> bool:
     return w not in _EDGE_WORDS and "ADJ" in all_lemmas(w)
 
 
+LATIN_LOCATIVE = re.compile(r"\b(?:in|ex)\s+(?:vivo|vitro|silico|situ|utero|vacuo|ovo)\b", re.I)
+"""A Latin phrase whose "in"/"ex" is no preposition: "in vivo studies" keeps its "in"."""
+
+
 def clean_phrase(phrase: str) -> str:
-    """Strip generic words and punctuation from both ends of ``phrase``; "" if nothing is left."""
+    """Strip generic words and punctuation from both ends of ``phrase``; "" if nothing is left
+    ("in vivo" keeps its "in": :data:`LATIN_LOCATIVE`)."""
     phrase = _NOISE.sub(" ", phrase)
     tokens = re.sub(r"\s+", " ", phrase.replace(BOUNDARY, " ")).strip(" \t-:'\"").split(" ")
     while tokens and (tokens[0].lower().strip(".,:;!?'\"") in _EDGE_WORDS or not re.search(r"\w", tokens[0])):
+        if LATIN_LOCATIVE.match(" ".join(tokens[:2])):
+            break
         tokens.pop(0)
     while tokens and ((tokens[-1].lower().strip(".,:;!?'\"") in _EDGE_WORDS - REQUEST_WORDS)
                       or not re.search(r"\w", tokens[-1])):
