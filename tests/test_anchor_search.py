@@ -157,3 +157,19 @@ def test_an_anchor_title_is_one_checkpoint_not_a_request(corpus):
     s = anchor_search("csurvey", "predecessor", corpus, FAST, top_k=10)
     assert [c.id for c in s.turns[0].checklist.checkpoints] == ["c1"]
     assert {r.corpus_id for r in s.results} == {e.cited_id for e in corpus.references("csurvey")}
+
+
+def test_follow_up_work_on_a_corpus_without_citation_edges_lists_similar_papers_and_says_so(open_corpus):
+    """No paper of an edgeless corpus can be shown to cite another: "follow-up work on <title>"
+    lists the papers most like it, never the anchor itself, and the notes say why."""
+    from multiturn_papers import documents
+
+    from litnav.navigator import search
+    from litnav.session.render import result_notes
+
+    corpus = open_corpus("edgeless", [d.model_copy(update={"references": []}) for d in documents()])
+    title = "A simple framework for contrastive learning of visual representations"
+    s = search(f"follow-up work on {title}", corpus, FAST, top_k=5)
+    assert s.turns[0].anchor == "simclr" and s.turns[0].direction == "sibling"
+    assert s.results and "simclr" not in _ids(s)
+    assert any("holds no citation edges" in n and "successor" in n for n in result_notes(s))

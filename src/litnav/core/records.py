@@ -306,6 +306,8 @@ class Turn(_Record):
     anchor_title: str | None = Field(None, description="The anchor paper's title, as the corpus holds it.")
     intent_given: bool = Field(True, description="False for an anchor search without an intent: c1 is then "
                                                  "the anchor's title.")
+    asked_direction: str | None = Field(None, description="The direction the intent asked for when another ran "
+                                                          "(no citation edges in the corpus: sibling).")
     anchor_linked: int | None = Field(None, description="Corpus papers linked to the anchor in its direction "
                                                        "(citing it for successor, cited by it for predecessor).")
     anchor_unresolved: int | None = Field(None, description="Predecessor: the anchor's bibliography entries "

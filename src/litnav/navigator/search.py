@@ -87,8 +87,9 @@ def _anchor_from_intent(intent: str, corpus, settings: Settings, *, top_k, today
     """An anchor search when ``intent`` asks for the citing, cited or similar papers of one corpus
     paper named whole ("follow-up work on <title>", ``navigator.intent.anchor_request``) and, for
     citing and cited papers, the corpus holds citation edges (a paper without such neighbours then
-    gets the anchor search's empty result and its hint, as ``--anchor`` gives); None (search the
-    intent as a topic) otherwise."""
+    gets the anchor search's empty result and its hint, as ``--anchor`` gives; a corpus without
+    any edge gets the papers most like the anchor, the sibling direction, and says so:
+    ``Turn.asked_direction``); None (search the intent as a topic) when no corpus paper is named."""
     from litnav.navigator.anchor import AnchorError, anchor_search, resolve_anchor
     from litnav.navigator.intent.anchor_request import anchor_request
 
@@ -100,10 +101,12 @@ def _anchor_from_intent(intent: str, corpus, settings: Settings, *, top_k, today
         anchor = resolve_anchor(corpus, ref)
     except AnchorError:
         return None
+    asked = None
     if direction != "sibling" and not _has_citation_edges(corpus):
-        return None  # nothing to follow anywhere: the topic search is the better answer
+        asked, direction = direction, "sibling"  # nothing cites anything here: the papers most like it
     session = anchor_search(anchor, direction, corpus, settings, top_k=top_k, today=today)
     session.engines["navigator"] += " (read from the intent)"
+    session.turns[0].asked_direction = asked
     return session
 
 

@@ -229,6 +229,10 @@ def result_notes(session: Session) -> list[str]:
     if first is not None and first.anchor:
         notes.insert(0, f"Anchor: {first.direction} of {first.anchor}"
                         + (f" ({first.anchor_title!r})" if first.anchor_title else "") + ".")
+        if first.asked_direction:
+            notes.insert(1, f"This corpus holds no citation edges, so no paper can be shown to be a "
+                            f"{first.asked_direction} of the anchor: these are the papers most like it (sibling), "
+                            "the anchor left out.")
         shown = len(session.results) if len(session.turns) == 1 else None  # a refinement may add other papers
         if (coverage := _anchor_coverage(first, shown)) is not None:
             notes.insert(1, coverage)
