@@ -127,3 +127,34 @@ def test_changed_source_file_replaces_its_records_exactly(tmp_path):
         assert c.all_ids() == [records[0]["id"], records[2]["id"]]
         assert c.rejects() == []
         assert c.abstract(records[1]["id"]) is None
+
+
+def test_a_damaged_copy_never_replaces_a_complete_one(runner, tmp_path):
+    """A half-finished download over an input ingested whole: the build refuses it, keeps every
+    stored paper, exits 1 saying so, and the complete file later rebuilds as before. A rerun while
+    a file stays incomplete keeps exiting 1."""
+    records = papers(120)
+    full = gzip.compress(jsonl_bytes(records))
+    src = tmp_path / "p.jsonl.gz"
+    src.write_bytes(full)
+    corpus = tmp_path / "c"
+    build([src], corpus, fmt="jsonl", progress=False, finalize=False)
+    src.write_bytes(full[: len(full) // 3])
+    report = build([src], corpus, fmt="jsonl", progress=False, finalize=False)
+    assert list(report.kept_complete) == [str(src)] and not report.damaged_files
+    assert stored_ids(corpus) == [r["id"] for r in records]
+    with Corpus.open(corpus) as c:
+        assert c.manifest()[0]["incomplete"] is None
+    res = runner.invoke(app, ["build", str(src), "--corpus", str(corpus), "--no-progress"])
+    assert res.exit_code == 1 and "complete copy ingested before is kept" in res.output
+    assert len(stored_ids(corpus)) == 120
+
+
+def test_a_rerun_with_a_file_still_incomplete_exits_1(runner, tmp_path):
+    full = gzip.compress(jsonl_bytes(papers(100)))
+    src = tmp_path / "cut.jsonl.gz"
+    src.write_bytes(full[: len(full) // 2])
+    args = ["build", str(src), "--corpus", str(tmp_path / "c"), "--no-progress"]
+    assert runner.invoke(app, args).exit_code == 1
+    again = runner.invoke(app, args)
+    assert again.exit_code == 1 and "still incomplete" in again.output

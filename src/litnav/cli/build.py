@@ -87,6 +87,9 @@ def register(app: typer.Typer) -> None:
         for key in report.still_incomplete:
             console.print(f"[yellow]warning:[/yellow] {key} is still incomplete (damaged when it was ingested; "
                           "replace it with a complete copy and rerun this build to finish it)")
+        if report.still_incomplete and not report.damaged_files and not report.kept_complete:
+            fail(f"{len(report.still_incomplete)} input(s) are still incomplete (see the warnings above); the corpus "
+                 f"{corpus} is searchable with what they held before the damage")
         if report.duplicates:
             console.print(f"[yellow]{report.duplicates} duplicate ids were merged field by field (a later copy never "
                           f"erases a field it lacks); both locations are in `litnav stats --corpus {corpus} "
@@ -97,6 +100,10 @@ def register(app: typer.Typer) -> None:
         if r.rejects:
             console.print(f"[yellow]{r.rejects} records rejected{_reject_reasons(corpus)}; list them with "
                           f"`litnav stats --corpus {corpus} --rejects 50`[/yellow]", highlight=False)
+        if report.kept_complete:
+            listing = " | ".join(report.kept_complete.values())
+            fail(f"{listing}. The complete copy ingested before is kept unchanged (nothing of the damaged copy was "
+                 f"written; corpus {corpus} is searchable). Replace the file with a complete copy and rerun this build.")
         if report.damaged_files:
             listing = " | ".join(report.damaged_files.values())
             fail(f"{listing}. Everything read before the damage was ingested and the corpus {corpus} is searchable; the "

@@ -425,6 +425,10 @@ class CorpusWriter:
             "SELECT count(*) FROM manifest WHERE source_key = ? AND size = ? AND sha256 = ?",
             [source_key, size, sha256]).fetchone()[0] > 0
 
+    def is_committed(self, source_key: str) -> bool:
+        """True when some version of the input ``source_key`` was committed before."""
+        return self.conn.execute("SELECT count(*) FROM manifest WHERE source_key = ?", [source_key]).fetchone()[0] > 0
+
     @contextlib.contextmanager
     def source(self, source_key: str, size: int, sha256: str) -> Iterator[SourceTransaction]:
         """One transaction for one input file; commits with its manifest row, rolls back on error."""
@@ -455,6 +459,7 @@ class CorpusWriter:
             self.conn.execute("COMMIT")
         except BaseException:
             self.conn.execute("ROLLBACK")
+            self._stored_keys = None  # the rolled-back writes were counted there: read them again
             raise
         finally:
             tx._open = False
@@ -464,7 +469,7 @@ class CorpusWriter:
         """Inside a source transaction: drop what an earlier version of this input stored (its
         rejects, and the papers whose stored record came from it), so that a changed file replaces
         its records exactly, deletions included. Nothing to do for a file never committed."""
-        if not self.conn.execute("SELECT count(*) FROM manifest WHERE source_key = ?", [source_key]).fetchone()[0]:
+        if not self.is_committed(source_key):
             return
         self.conn.execute("DELETE FROM rejects WHERE source_key = ?", [source_key])
         ids = self.conn.sql("SELECT corpus_id FROM papers WHERE source_file = ?", params=[source_key]).to_arrow_table()

@@ -105,6 +105,9 @@ class BuildReport:
     before its first record, whose format could not be detected, is not ingested at all)."""
     still_incomplete: list[str] = field(default_factory=list)
     """Inputs marked incomplete by an earlier build and skipped now (same bytes): replace them."""
+    kept_complete: dict[str, str] = field(default_factory=dict)
+    """Inputs committed complete before and found damaged now (a half-finished download over the
+    file): source key -> error. Nothing of them was written; their complete records stay."""
     formats: dict[str, int] = field(default_factory=dict)
     read: ReadStats = field(default_factory=ReadStats)
     duplicates: int = 0
@@ -213,6 +216,10 @@ class _BackgroundWriter:
             self._thread.join()
         if self._error is not None and not cancel:
             raise self._error
+
+
+class _KeepComplete(Exception):
+    """Rolls back the transaction of a damaged copy of an input committed complete before."""
 
 
 def mark_damage(tx: Any, report: BuildReport, key: str, damage: list[str]) -> None:
@@ -364,13 +371,20 @@ def build(
                 for u in bar:
                     bar.set_postfix_str(u.path.name)
                     damage: list[TruncatedSourceError] = []
-                    with writer.source(u.key, u.print.size, u.print.sha256) as tx:
-                        _write(tx, _until_damage(iter_unit(u, ctx), damage), report.read, batch_size)
-                        damage += [store.damaged[str(p)] for p in u.covers if str(p) in store.damaged]
-                        for p in u.covers:  # content rows rejected alone earlier, joined now
-                            if p != u.path and tx.has_foreign_rejects(str(p)):  # a scan of the store: skip it
-                                tx.drop_rejects(str(p), store.taken_lines(p))
-                        mark_damage(tx, report, u.key, [str(d) for d in damage])
+                    complete = writer.is_committed(u.key) and u.key not in writer.incomplete_sources()
+                    try:
+                        with writer.source(u.key, u.print.size, u.print.sha256) as tx:
+                            _write(tx, _until_damage(iter_unit(u, ctx), damage), report.read, batch_size)
+                            damage += [store.damaged[str(p)] for p in u.covers if str(p) in store.damaged]
+                            if damage and complete:
+                                raise _KeepComplete
+                            for p in u.covers:  # content rows rejected alone earlier, joined now
+                                if p != u.path and tx.has_foreign_rejects(str(p)):  # a scan of the store: skip it
+                                    tx.drop_rejects(str(p), store.taken_lines(p))
+                            mark_damage(tx, report, u.key, [str(d) for d in damage])
+                    except _KeepComplete:
+                        report.kept_complete[u.key] = "; ".join(str(d) for d in damage)
+                        continue
                     count_unit(tx, report, u.key)
             report.seconds["ingest"] = time.perf_counter() - t0
         if finalize:
