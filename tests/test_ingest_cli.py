@@ -114,3 +114,21 @@ def test_show_counts_citation_edges_to_papers_the_corpus_lacks_apart(tmp_path: P
     plain = " ".join(runner.invoke(app, ["show", "a", "--corpus", str(tmp_path / "c")]).output.split())
     assert "Cites 1 corpus papers, 1 papers by an id the corpus does not hold" in plain
     assert "zz (not in this corpus)" in plain
+
+
+def test_a_map_naming_a_field_no_record_has_is_a_warning(tmp_path):
+    """``--map abstract=absract`` (a typo) built a corpus without abstracts and said nothing."""
+    from typer.testing import CliRunner
+
+    from litnav.cli import _register, app
+
+    _register()
+    src = tmp_path / "a.jsonl"
+    src.write_text('{"acl_id": "P1", "title": "Paper one on parsing", "abstract": "Dependency parsing."}\n')
+    res = CliRunner().invoke(app, ["build", str(src), "--corpus", str(tmp_path / "c"), "--map", "id=acl_id",
+                                   "--map", "abstract=absract", "--no-progress"])
+    assert res.exit_code == 0 and "--map abstract=absract: no record read in this build has the field 'absract'" in \
+        " ".join(res.output.split())
+    ok = CliRunner().invoke(app, ["build", str(src), "--corpus", str(tmp_path / "d"), "--map", "id=acl_id",
+                                  "--map", "abstract=abstract", "--no-progress"])
+    assert ok.exit_code == 0 and "no record read" not in ok.output

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Optional
 
 import typer
+from rich.markup import escape
 
 from litnav.cli.common import SetOpt, SettingsOpt, clean_errors, err_console, fail, make_console, settings_from
 
@@ -82,6 +83,10 @@ def register(app: typer.Typer) -> None:
         for name, value in rows:
             table.add_row(name, str(value))
         console.print(table)
+        for pair in report.mapped_missing:
+            target, source = pair.split("=", 1)
+            console.print(f"[yellow]warning:[/yellow] --map {escape(pair)}: no record read in this build has the field "
+                          f"{escape(source)!r}, so no paper's {escape(target)} comes from it (a typo in the field name?)")
         for path in report.unsupported_files:
             console.print(f"[yellow]warning:[/yellow] {path}: not a format litnav ingests (skipped)")
         for key in report.still_incomplete:

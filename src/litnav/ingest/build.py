@@ -105,6 +105,8 @@ class BuildReport:
     before its first record, whose format could not be detected, is not ingested at all)."""
     still_incomplete: list[str] = field(default_factory=list)
     """Inputs marked incomplete by an earlier build and skipped now (same bytes): replace them."""
+    mapped_missing: list[str] = field(default_factory=list)
+    """``--map`` targets whose source field no record of the generic JSONL read in this build has."""
     kept_complete: dict[str, str] = field(default_factory=dict)
     """Inputs committed complete before and found damaged now (a half-finished download over the
     file): source key -> error. Nothing of them was written; their complete records stay."""
@@ -387,6 +389,9 @@ def build(
                         continue
                     count_unit(tx, report, u.key)
             report.seconds["ingest"] = time.perf_counter() - t0
+            if any(u.fmt == "jsonl" for u in todo):
+                report.mapped_missing = [f"{t}={src}" for t, src in (mapping or {}).items()
+                                         if t != "id" and not ctx.mapped[t]]
         if finalize:
             t0 = time.perf_counter()
             def reached(stage: str) -> None:

@@ -7,6 +7,7 @@ valid but carry nothing to store, e.g. a citation whose cited paper has no corpu
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Union
 
@@ -33,6 +34,9 @@ class ReadContext:
 
     content: ContentStore | None = None
     mapping: dict[str, str] = field(default_factory=dict)
+    mapped: Counter = field(default_factory=Counter)
+    """Generic JSONL: records in which each target of ``mapping`` found its source field (a
+    ``--map abstract=absract`` typo then shows as 0)."""
 
 FORMATS: dict[str, str] = {
     "s2orc-metadata": "S2ORC 2020 release metadata_*.jsonl (joined with pdf_parses by paper_id)",

@@ -254,5 +254,13 @@ def generic_document(record: Any, mapping: dict[str, str], source_file: str, lin
 def read_generic(path: Path, ctx: ReadContext) -> Iterator[Item]:
     """Every record of a generic JSONL file, mapped with ``ctx.mapping``."""
     src = str(path)
-    yield from converted_records(iter_records(path), src,
-                                 lambda rec: generic_document(rec.value, ctx.mapping, src, rec.line))
+    mapped = [(target, source) for target, source in ctx.mapping.items() if target != "id"]
+
+    def convert(rec):
+        if mapped and isinstance(rec.value, dict):
+            for target, source in mapped:
+                ctx.mapped[target] += (_get(rec.value, tuple(source.split("."))) if "." in source
+                                       else rec.value.get(source)) is not None
+        return generic_document(rec.value, ctx.mapping, src, rec.line)
+
+    yield from converted_records(iter_records(path), src, convert)
