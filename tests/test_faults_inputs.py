@@ -158,3 +158,20 @@ def test_a_rerun_with_a_file_still_incomplete_exits_1(runner, tmp_path):
     assert runner.invoke(app, args).exit_code == 1
     again = runner.invoke(app, args)
     assert again.exit_code == 1 and "still incomplete" in again.output
+
+
+def test_an_unreadable_input_is_named_and_the_others_are_ingested(runner, tmp_path, monkeypatch):
+    """A file this process may not read (permissions; root reads everything, so the check is
+    stubbed) no longer aborts the build with a bare errno: the others are ingested, exit 1."""
+    import os
+    import sys
+
+    build_module = sys.modules["litnav.ingest.build"]  # the package's ``build`` is the function
+    ok, secret = tmp_path / "ok.jsonl", tmp_path / "secret.jsonl"
+    ok.write_bytes(jsonl_bytes(papers(3, "o")))
+    secret.write_bytes(jsonl_bytes(papers(3, "s")))
+    monkeypatch.setattr(build_module.os, "access", lambda p, mode: os.path.basename(p) != "secret.jsonl")
+    res = runner.invoke(app, ["build", str(ok), str(secret), "--corpus", str(tmp_path / "c"), "--no-progress"])
+    assert res.exit_code == 1 and "Traceback" not in res.output
+    assert "secret.jsonl: not a readable file" in " ".join(res.output.split())
+    assert stored_ids(tmp_path / "c") == [f"o{i:04d}" for i in range(3)]

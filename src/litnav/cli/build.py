@@ -105,6 +105,9 @@ def register(app: typer.Typer) -> None:
         if r.rejects:
             console.print(f"[yellow]{r.rejects} records rejected{_reject_reasons(corpus)}; list them with "
                           f"`litnav stats --corpus {corpus} --rejects 50`[/yellow]", highlight=False)
+        if report.unreadable_files:
+            fail(" | ".join(f"{f}: not a readable file (check its permissions)" for f in report.unreadable_files)
+                 + f". The other inputs were ingested into {corpus}; make these readable and rerun this build.")
         if report.kept_complete:
             listing = " | ".join(report.kept_complete.values())
             fail(f"{listing}. The complete copy ingested before is kept unchanged (nothing of the damaged copy was "

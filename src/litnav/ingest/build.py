@@ -20,6 +20,7 @@ import gc
 import hashlib
 import json
 import logging
+import os
 import queue
 import threading
 import time
@@ -30,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from litnav.corpus.records import Citation, Document, Reject
-from litnav.ingest.io import Fingerprint, TruncatedSourceError, combine, expand_sources
+from litnav.ingest.io import Fingerprint, SourceError, TruncatedSourceError, combine, expand_sources
 from litnav.ingest.join import ContentStore
 from litnav.ingest.plan import Unit, fingerprint_units, plan
 from litnav.ingest.readers import CONTENT_FORMATS, PRIMARY_FOR, FormatError, Item, ReadContext, Skipped
@@ -99,6 +100,8 @@ class BuildReport:
     ingested_files: list[str] = field(default_factory=list)
     skipped_files: list[str] = field(default_factory=list)
     unsupported_files: list[str] = field(default_factory=list)
+    unreadable_files: list[str] = field(default_factory=list)
+    """Inputs this process may not read (permissions): left out, the others ingested."""
     damaged_files: dict[str, str] = field(default_factory=dict)
     """Inputs found cut short or damaged in this build: source key -> error. Their records before
     the damage were committed and the file is marked incomplete in the manifest (a file damaged
@@ -320,6 +323,10 @@ def build(
     report = BuildReport()
     t0 = started = time.perf_counter()
     paths = expand_sources(list(sources))
+    report.unreadable_files = [str(p) for p in paths if not os.access(p, os.R_OK)]
+    if report.unreadable_files and len(report.unreadable_files) == len(paths):
+        raise SourceError(f"{report.unreadable_files[0]}: not a readable file (check its permissions)")
+    paths = [p for p in paths if str(p) not in report.unreadable_files]
     undetected: list[TruncatedSourceError] = []
     units, unsupported = plan(paths, fmt or ("jsonl" if mapping else None), damaged=undetected)
     report.files = len(paths)
