@@ -175,3 +175,14 @@ def test_an_unreadable_input_is_named_and_the_others_are_ingested(runner, tmp_pa
     assert res.exit_code == 1 and "Traceback" not in res.output
     assert "secret.jsonl: not a readable file" in " ".join(res.output.split())
     assert stored_ids(tmp_path / "c") == [f"o{i:04d}" for i in range(3)]
+
+
+def test_searching_a_corpus_that_holds_no_papers_says_so(runner, tmp_path):
+    """After a build of an input without records (exit 1), a search named a damaged BM25 index and
+    a repair that reported every tier clean."""
+    src = tmp_path / "empty.jsonl"
+    src.write_text("\n\n")
+    corpus = str(tmp_path / "c")
+    assert runner.invoke(app, ["build", str(src), "--corpus", corpus, "--map", "id=acl_id", "--no-progress"]).exit_code == 1
+    res = runner.invoke(app, ["search", "parsing", "--corpus", corpus])
+    assert res.exit_code == 1 and "holds no papers" in res.output and "damaged" not in res.output

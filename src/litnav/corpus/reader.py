@@ -870,6 +870,10 @@ class Corpus:
     def _lexical(self):
         with self._shared.lock:
             if self._shared.lexical is None:
+                if not self._q("SELECT count(*) FROM papers")[0][0]:
+                    raise CorpusError(f"corpus {self.directory} holds no papers (no build has ingested a record "
+                                      f"into it): build it from input with records, `litnav build FILE --corpus "
+                                      f"{self.directory}`")
                 self._require_indexes()
                 from litnav.corpus.integrity import load_error, require_index
                 from litnav.corpus.lexical import BM25_DIR, Lexical
