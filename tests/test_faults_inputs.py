@@ -186,3 +186,51 @@ def test_searching_a_corpus_that_holds_no_papers_says_so(runner, tmp_path):
     assert runner.invoke(app, ["build", str(src), "--corpus", corpus, "--map", "id=acl_id", "--no-progress"]).exit_code == 1
     res = runner.invoke(app, ["search", "parsing", "--corpus", corpus])
     assert res.exit_code == 1 and "holds no papers" in res.output and "damaged" not in res.output
+
+
+def _show(corpus, cid):
+    with Corpus.open(corpus) as c:
+        return c.paper(cid), c.abstract(cid)
+
+
+def test_a_changed_file_sharing_papers_with_an_unchanged_one_rebuilds_as_a_fresh_build(tmp_path):
+    """Two files give copies of P1 (merged field by field). Changing only the second one kept none
+    of the first one's fields (abstract, year, authors), and dropping P1 from it removed P1 though
+    the first still holds it: every build must equal a fresh build of the same files."""
+    a, b = tmp_path / "A.jsonl", tmp_path / "B.jsonl"
+    a.write_text(json.dumps({"id": "P1", "title": "Paper one on parsing", "abstract": "Dependency parsing.",
+                             "year": 2019, "authors": ["Ann A"]}) + "\n")
+
+    def rebuild(b_records):
+        b.write_text("".join(json.dumps(r) + "\n" for r in b_records))
+        build([a, b], tmp_path / "c", fmt="jsonl", progress=False, finalize=False)
+        fresh = tmp_path / f"fresh{len(list(tmp_path.iterdir()))}"
+        build([a, b], fresh, fmt="jsonl", progress=False, finalize=False)
+        with Corpus.open(tmp_path / "c") as inc, Corpus.open(fresh) as new:
+            assert inc.all_ids() == new.all_ids()
+            for cid in inc.all_ids():
+                got, want = inc.paper(cid), new.paper(cid)
+                assert (got.title, got.year, [x.name for x in got.authors], inc.abstract(cid)) == \
+                       (want.title, want.year, [x.name for x in want.authors], new.abstract(cid))
+        return _show(tmp_path / "c", "P1")
+
+    paper, abstract = rebuild([{"id": "P1", "title": "Paper one (revised)"}])
+    assert paper.title == "Paper one (revised)" and abstract == "Dependency parsing." and paper.year == 2019
+    paper, abstract = rebuild([{"id": "P1", "title": "Paper one (rev 2)"}])
+    assert paper.title == "Paper one (rev 2)" and abstract == "Dependency parsing." and paper.authors
+    paper, _ = rebuild([{"id": "P2", "title": "Another paper"}])
+    assert paper.title == "Paper one on parsing"
+
+
+def test_a_changed_file_sharing_papers_with_a_file_left_out_of_the_build_is_refused(tmp_path):
+    from litnav.corpus import CorpusError
+
+    a, b = tmp_path / "A.jsonl", tmp_path / "B.jsonl"
+    a.write_text(json.dumps({"id": "P1", "title": "Paper one", "abstract": "Parsing."}) + "\n")
+    b.write_text(json.dumps({"id": "P1", "title": "Paper one (revised)"}) + "\n")
+    build([a, b], tmp_path / "c", fmt="jsonl", progress=False, finalize=False)
+    b.write_text(json.dumps({"id": "P1", "title": "Paper one (rev 2)"}) + "\n")
+    with pytest.raises(CorpusError, match="shares papers with .*A.jsonl"):
+        build([b], tmp_path / "c", fmt="jsonl", progress=False, finalize=False)
+    paper, abstract = _show(tmp_path / "c", "P1")
+    assert paper.title == "Paper one (revised)" and abstract == "Parsing."

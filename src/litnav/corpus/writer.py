@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -65,6 +66,9 @@ def merge_documents(old: Document, new: Document) -> Document:
         abstract=new.abstract if not _empty(new.abstract) else old.abstract,
         paragraphs=new.paragraphs or old.paragraphs,
         references=new.references or old.references)
+
+
+_DUPLICATE_AT = re.compile(re.escape(DUPLICATE_REASON) + r" (?P<id>.*): also at (?P<other>.*):\d+; the copies were merged")
 
 
 def _duplicate(old: Document, new: Document) -> Reject:
@@ -480,6 +484,67 @@ class CorpusWriter:
             _delete_papers(self.conn, "_gone", also=("vectors",))
         finally:
             unregister(self.conn, "_gone")
+
+    def _sharing(self) -> dict[str, set[str]]:
+        """Source key -> the other sources that gave a copy of one of its papers (read from the
+        duplicate rows of the rejects table: "duplicate id P1: also at A.jsonl:3")."""
+        edges: dict[str, set[str]] = {}
+        for key, reason in self.conn.execute("SELECT source_key, reason FROM rejects WHERE starts_with(reason, ?)",
+                                             [DUPLICATE_REASON + " "]).fetchall():
+            m = _DUPLICATE_AT.match(reason)
+            if m and m.group("other") != key:
+                edges.setdefault(key, set()).add(m.group("other"))
+                edges.setdefault(m.group("other"), set()).add(key)
+        return edges
+
+    def release_shared(self, changed: Sequence[str], available: Sequence[str]) -> list[str]:
+        """Before changed inputs are read again: the committed inputs that share a paper with one of
+        ``changed`` (transitively) are un-committed together with them, in one transaction (their
+        papers, rejects and manifest rows dropped), so the build reads them all again in order and
+        the merged papers come out as a fresh build makes them; a changed file replacing its
+        records alone dropped the fields the unchanged files gave. Returns the inputs released
+        besides ``changed``. Raises :class:`CorpusError` naming a sharing input that is not among
+        ``available`` (this build's inputs): without it the shared papers could not be rebuilt."""
+        edges = self._sharing()
+        closure, todo = set(changed), list(changed)
+        while todo:
+            for other in edges.get(todo.pop(), ()):
+                if other not in closure and self.is_committed(other):
+                    closure.add(other)
+                    todo.append(other)
+        extra = sorted(closure - set(changed))
+        if not extra:
+            return []
+        missing = [k for k in extra if k not in set(available)]
+        if missing:
+            raise CorpusError(f"{', '.join(sorted(set(changed)))} changed and shares papers with {', '.join(missing)}, "
+                              "which this build does not name: add it to the build so the shared papers are merged "
+                              "again (nothing was changed)")
+        keys = sorted(closure)
+        self.conn.execute("BEGIN TRANSACTION")
+        try:
+            ids = self.conn.sql(
+                "SELECT corpus_id FROM papers WHERE list_contains(?, source_file) UNION "
+                "SELECT regexp_extract(reason, '^duplicate id (.*): also at ', 1) FROM rejects "
+                "WHERE list_contains(?, source_key) AND starts_with(reason, ?)",
+                params=[keys, keys, DUPLICATE_REASON + " "]).to_arrow_table()
+            register(self.conn, "_shared", ids)
+            try:
+                _delete_papers(self.conn, "_shared", also=("vectors",))
+            finally:
+                unregister(self.conn, "_shared")
+            self.conn.execute("DELETE FROM rejects WHERE list_contains(?, source_key)", [keys])
+            self.conn.execute("DELETE FROM manifest WHERE list_contains(?, source_key)", [keys])
+            incomplete = {k: v for k, v in (get_meta(self.conn, "incomplete_sources") or {}).items() if k not in closure}
+            set_meta(self.conn, "incomplete_sources", incomplete)
+            set_meta(self.conn, "indexes_dirty", True)
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        finally:
+            self._stored_keys = None
+        return extra
 
     def incomplete_sources(self) -> dict[str, str]:
         """Inputs committed from a damaged file: source key -> what was wrong (see ``tx.incomplete``)."""

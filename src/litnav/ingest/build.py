@@ -10,7 +10,10 @@ Within one build the readers merge what belongs to one paper (metadata + pdf_par
 abstracts + s2orc) before the writer sees it. Across builds the writer's upsert replaces a
 paper's whole record with the newer one, so a paper's files (e.g. a Datasets API release's
 papers, abstracts and s2orc shards) must come in the same build; a later build of ``papers``
-alone would drop the abstract and full text stored earlier for the same corpus ids.
+alone would drop the abstract and full text stored earlier for the same corpus ids. Generic
+files that give copies of one corpus id merge field by field; when one of them changes, every
+committed file sharing a paper with it is read again with it, in input order
+(``CorpusWriter.release_shared``), so the corpus equals a fresh build of the same files.
 """
 
 from __future__ import annotations
@@ -351,6 +354,11 @@ def build(
 
     with storage_errors(corpus_dir), CorpusWriter.open(corpus_dir, corpus_settings,
                                                        allow_settings_change=reembed) as writer:
+        changed = [u.key for u in units if writer.is_committed(u.key)
+                   and not writer.is_ingested(u.key, u.print.size, u.print.sha256)]
+        if changed and (shared := writer.release_shared(changed, [u.key for u in units])):
+            log.info("%d unchanged input(s) share papers with the changed ones and are read again: %s",
+                     len(shared), ", ".join(shared))
         todo = [u for u in units if not writer.is_ingested(u.key, u.print.size, u.print.sha256)]
         report.skipped_files = [u.key for u in units if u not in todo]
         if report.skipped_files:
