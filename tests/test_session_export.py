@@ -170,6 +170,8 @@ def test_csv_has_scores_and_quotes(session, corpus, records):
     special = next(r for r in rows if r["corpus_id"] == SPECIAL_ID)
     assert special["authors"] == "José Núñez; Zoë O'Brien-Łukasiewicz"
     assert special["s2_url"] == "https://api.semanticscholar.org/CorpusID:215737187"
+    # a numeric id its source did not give as an S2 corpus id links to no (unrelated) S2 paper
+    assert all(not r["s2_url"] for r in rows if r["corpus_id"] != SPECIAL_ID)
 
 
 def test_jsonl_has_every_field_and_the_evidence(session, corpus, records):

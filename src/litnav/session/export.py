@@ -60,9 +60,11 @@ class ExportRow:
 
     @property
     def s2_url(self) -> str | None:
-        """The Semantic Scholar URL of an S2-based record (numeric corpus id), else None."""
-        cid = self.paper.corpus_id
-        return f"https://api.semanticscholar.org/CorpusID:{cid}" if cid.isdigit() else None
+        """The Semantic Scholar URL of a record whose source gave its S2 corpus id (external id
+        ``s2``: the S2ORC and Datasets API readers, or ``--map s2=FIELD``), else None: a numeric
+        id of another source ("1", "2", ...) is no S2 corpus id."""
+        s2 = self.paper.external_ids.get("s2")
+        return f"https://api.semanticscholar.org/CorpusID:{s2}" if s2 and s2.isdigit() else None
 
     @property
     def urls(self) -> list[str]:
