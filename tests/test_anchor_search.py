@@ -173,3 +173,20 @@ def test_follow_up_work_on_a_corpus_without_citation_edges_lists_similar_papers_
     assert s.turns[0].anchor == "simclr" and s.turns[0].direction == "sibling"
     assert s.results and "simclr" not in _ids(s)
     assert any("holds no citation edges" in n and "successor" in n for n in result_notes(s))
+
+
+def test_a_date_over_a_corpus_without_years_says_that_no_paper_has_one(open_corpus):
+    """"since 2010" over a corpus whose papers carry no year (SciFact's abstracts) is a preference
+    and the note gives the real reason, as refine does."""
+    from multiturn_papers import documents
+
+    from litnav.navigator import search
+    from litnav.session.render import result_notes
+
+    undated = [d.model_copy(update={"paper": d.paper.model_copy(update={"year": None, "publication_date": None})})
+               for d in documents()]
+    corpus = open_corpus("undated", undated)
+    s = search("contrastive learning of visual representations since 2010", corpus, FAST, top_k=5)
+    [m] = [c for c in s.rounds[-1].checklist.checkpoints if c.kind == "metadata"]
+    assert m.weight < 1 and s.results
+    assert any("no paper of this corpus has a publication year" in n for n in result_notes(s))

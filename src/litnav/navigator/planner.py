@@ -79,12 +79,14 @@ def _unsatisfiable(predicate, corpus) -> bool:
 
 RELAXED_NOTE = "no paper of this corpus matches it: a preference, not a filter"
 """Appended to the text of a constraint :func:`relax_unsatisfiable` turned into a preference."""
+NO_YEARS_NOTE = "no paper of this corpus has a publication year: a preference, not a filter"
+""":data:`RELAXED_NOTE` for a date constraint over a corpus whose papers carry no year at all."""
 
 
 def relax_unsatisfiable(checklist: Checklist, corpus) -> Checklist:
     """``checklist`` with every hard year, venue or author constraint that no paper of ``corpus``
     satisfies turned into a soft preference (weight :data:`UNSATISFIABLE_WEIGHT`, its text saying
-    why).
+    why: :data:`RELAXED_NOTE`, or :data:`NO_YEARS_NOTE` for a date over a corpus without years).
 
     A filter that keeps nothing only empties the result list ("at WMT" when the corpus files those
     papers under "Conference on Machine Translation"; "translations by Google Translate" read as an
@@ -95,7 +97,9 @@ def relax_unsatisfiable(checklist: Checklist, corpus) -> Checklist:
     changed = []
     for c in checklist.checkpoints:
         if c.id in hard and _unsatisfiable(c.predicate, corpus):
-            c = c.model_copy(update={"weight": UNSATISFIABLE_WEIGHT, "text": f"{c.text} ({RELAXED_NOTE})"})
+            undated = c.predicate.field == "year" and hasattr(corpus, "newest_date") and corpus.newest_date() is None
+            note = NO_YEARS_NOTE if undated else RELAXED_NOTE
+            c = c.model_copy(update={"weight": UNSATISFIABLE_WEIGHT, "text": f"{c.text} ({note})"})
         changed.append(c)
     return checklist.model_copy(update={"checkpoints": changed})
 

@@ -204,12 +204,15 @@ def result_notes(session: Session) -> list[str]:
     are judged to satisfy the whole intent (checkpoint ``c1``), so a list in which none does
     (the corpus holds no such paper) does not read like a list of matches."""
     from litnav.navigator.intent.parser import reading
-    from litnav.navigator.planner import RELAXED_NOTE, hard_metadata
+    from litnav.navigator.planner import NO_YEARS_NOTE, RELAXED_NOTE, hard_metadata
 
     notes = []
     checklist = session.rounds[-1].checklist if session.rounds else None
     for c in checklist.checkpoints if checklist else []:
-        if RELAXED_NOTE in c.text:
+        if NO_YEARS_NOTE in c.text:
+            notes.append(f"Note: {c.id} \"{c.text.replace(f' ({NO_YEARS_NOTE})', '')}\": no paper of this corpus has "
+                         "a publication year or date, so the results are not filtered by it.")
+        elif RELAXED_NOTE in c.text:
             notes.append(f"Note: {c.id} \"{c.text.replace(f' ({RELAXED_NOTE})', '')}\" matches no paper of this "
                          "corpus, so the results are not filtered by it (it only re-weights them).")
         elif m := _MISSING_VENUES.search(c.text):
