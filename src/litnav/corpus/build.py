@@ -71,6 +71,8 @@ log = logging.getLogger(__name__)
 CHUNK_BATCH = 2000
 EMBED_BATCH = 2048
 """Texts per embedding shard (one file under ``DIR/embed/``): what a killed build can lose."""
+EMBED_STEP = 256
+"""Texts per encoder call within a shard: the progress bar's step."""
 SPLITTER_VERSION = 1
 PHRASE_SAMPLE = 100_000
 """Papers whose titles+abstracts the phrase statistics count, at most (every k-th paper beyond)."""
@@ -456,7 +458,12 @@ def _embed_to_shards(staging: Path, kind: str, encoder: Encoder, progress: bool)
                        unit="paper" if kind == "abstracts" else "chunk", progress=progress)
     for start in range(0, len(rest), EMBED_BATCH):
         rows = rest[start:start + EMBED_BATCH]
-        vecs = encoder.encode([texts[i] for i in rows])
+        parts = []
+        for step in range(0, len(rows), EMBED_STEP):  # the bar moves within a shard: a log line every 30 s
+            part = rows[step:step + EMBED_STEP]
+            parts.append(encoder.encode([texts[i] for i in part]))
+            bar.update(len(part))
+        vecs = np.concatenate(parts)
         arrays = {"corpus_id": np.array([keys[i][0] for i in rows], dtype=np.str_),
                   "text_hash": np.array([hashes[i] for i in rows], dtype=np.str_),
                   "vec": np.ascontiguousarray(vecs, dtype=np.float32)}
@@ -466,7 +473,6 @@ def _embed_to_shards(staging: Path, kind: str, encoder: Encoder, progress: bool)
             with open(tmp, "wb") as fh:
                 np.savez(fh, **arrays)
         number += 1
-        bar.update(len(rows))
     bar.close()
     return len(rest)
 

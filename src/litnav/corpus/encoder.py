@@ -278,6 +278,7 @@ class Encoder:
             # token counting measures whole paragraphs on purpose (to split them); the
             # "sequence length is longer than the maximum" warning is noise here
             hf_logging.set_verbosity_error()
+            hf_logging.disable_progress_bar()  # its "Loading weights" bar wrote cursor codes into build logs
             _MODEL_CACHE[key] = SentenceTransformer(str(self.path), device=self.device)
         return _MODEL_CACHE[key]
 

@@ -46,6 +46,9 @@ def encoder_cache_dir() -> Path:
 def _pooled_module(model_path: Path):
     import torch
     from transformers import AutoModel
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # its "Loading weights" bar wrote cursor codes into build logs
 
     class Pooled(torch.nn.Module):
         def __init__(self) -> None:
