@@ -234,3 +234,22 @@ def test_a_changed_file_sharing_papers_with_a_file_left_out_of_the_build_is_refu
         build([b], tmp_path / "c", fmt="jsonl", progress=False, finalize=False)
     paper, abstract = _show(tmp_path / "c", "P1")
     assert paper.title == "Paper one (revised)" and abstract == "Parsing."
+
+
+
+@pytest.mark.parametrize("abstract, review", [
+    ("This review summarizes the evidence on PD-1 blockade in solid tumors.", True),
+    ("Here, we review recent advances in lineage reprogramming.", True),
+    ("We conducted a systematic review and meta-analysis of statin trials.", True),
+    ("We review existing approaches and propose a new parser that is twice as fast.", False),
+    ("This survey of 2,000 households measured migration intentions.", False),
+    ("From this perspective, parsing is search.", False),
+])
+def test_a_paper_whose_abstract_says_it_is_a_review_is_typed_review(tmp_path, abstract, review):
+    """"not reviews" checked only titles: "Beyond melanoma: inhibiting the PD-1/PD-L1 pathway in
+    solid tumors" ("This review will focus on ...") passed as a primary study."""
+    src = tmp_path / "p.jsonl"
+    src.write_text(json.dumps({"id": "p1", "title": "PD-1 blockade in solid tumors", "abstract": abstract}) + "\n")
+    build([src], tmp_path / "c", fmt="jsonl", progress=False, finalize=False)
+    with Corpus.open(tmp_path / "c") as c:
+        assert (c.paper("p1").publication_types == ["Review"]) is review

@@ -113,6 +113,44 @@ def review_cue(title: str | None) -> str | None:
     return m.group(0).strip(" :-–—") if m else None
 
 
+_KINDS = r"(?:(?:systematic|narrative|literature|critical|comprehensive|brief|short|mini|scoping|integrative|focused|selective)\s+){0,2}"
+_ABSTRACT_REVIEW = re.compile(
+    "|".join(f"(?:{p})" for p in [
+        r"\bthis\s+perspective\s+(?:reviews|discusses|summari[sz]es|highlights|describes|examines)\b",
+        rf"\bthis\s+{_KINDS}review\b(?!\s+(?:of\s+)?(?:data|process|boards?|committees?|panels?|"
+        r"questionnaires?|sites?|platforms?|texts?|corpus|dataset))",
+        r"\b(?:this|the\s+present)\s+(?:paper|article|chapter)\s+(?:briefly\s+|critically\s+|systematically\s+)?reviews\b",
+        r"\b(?:here,?|herein,?|as)\s+we\s+(?:briefly\s+|critically\s+)?review\b",
+        r"\bwe\s+(?:briefly\s+|critically\s+|systematically\s+|comprehensively\s+)?review\s+(?:the\s+|some\s+of\s+the\s+)?"
+        r"(?:recent|current|latest|state[- ]of[- ]the[- ]art|literature|advances|progress|developments|research"
+        r"|evidence|knowledge|historical|field)\b",
+        r"\bwe\s+(?:did|conducted|performed|carried\s+out|undertook)\s+an?\s+(?:\w+\s+){0,2}review\b",
+        r"\b(?:this|our)\s+(?:paper|article|work)\s+(?:is|presents|provides|offers|gives)\s+an?\s+(?:\w+\s+){0,3}"
+        r"(?:review|survey)\s+of\b",
+        r"\bwe\s+(?:present|provide|give|offer)\s+an?\s+(?:\w+\s+){0,3}(?:review|survey)\s+of\b",
+        r"\bin\s+this\s+survey\b",
+        r"\bthis\s+survey\s+(?:summari[sz]es|discusses|covers|presents|reviews|provides|focuses|describes|examines)\b",
+    ]),
+    re.IGNORECASE,
+)
+
+
+def abstract_review_cue(abstract: str | None) -> str | None:
+    """The words of ``abstract`` that say the paper is a review or survey ("This review
+    summarizes ...", "In this review, we discuss ...", "Here, we review recent advances ...",
+    "We conducted a systematic review ...", "This paper presents a survey of ..."), or None. Not a
+    paper that reviews related work on the way ("we review existing approaches and propose ..."
+    needs "review" before recent/current/existing *work*, and a survey's questionnaire ("this
+    survey of 2,000 households") never matches."""
+    if not abstract:
+        return None
+    lower = abstract.lower()
+    if "review" not in lower and "survey" not in lower and "perspective" not in lower:
+        return None
+    m = _ABSTRACT_REVIEW.search(abstract)
+    return m.group(0) if m else None
+
+
 def looks_like_review(title: str | None) -> bool:
     """True when :func:`review_cue` finds a survey/review marker in ``title`` (the title rule
     ingest uses to type a paper ``Review`` when its source gives no publication types)."""

@@ -36,6 +36,7 @@ from typing import Any
 from litnav.corpus.records import Citation, Document, Reject
 from litnav.ingest.io import Fingerprint, SourceError, TruncatedSourceError, combine, expand_sources
 from litnav.ingest.join import ContentStore
+from litnav.ingest.papers import typed_by_abstract
 from litnav.ingest.plan import Unit, fingerprint_units, plan
 from litnav.ingest.readers import CONTENT_FORMATS, PRIMARY_FOR, FormatError, Item, ReadContext, Skipped
 from litnav.ingest.readers.datasets_api import (
@@ -137,8 +138,10 @@ class BuildReport:
 
 
 def iter_unit(unit: Unit, ctx: ReadContext) -> Iterator[Item]:
-    """The items of one unit's file."""
-    return READERS[unit.fmt](unit.path, ctx)
+    """The items of one unit's file; a paper whose source gives no publication types is a
+    ``Review`` when its abstract says so (``ingest.papers.typed_by_abstract``)."""
+    for item in READERS[unit.fmt](unit.path, ctx):
+        yield typed_by_abstract(item) if isinstance(item, Document) else item
 
 
 def _until_damage(items: Iterator[Item], damage: list[TruncatedSourceError]) -> Iterator[Item]:

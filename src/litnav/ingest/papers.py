@@ -8,8 +8,8 @@ from datetime import date
 from typing import Any
 
 from litnav.core.ids import normalise_external_id
-from litnav.corpus.predicates import looks_like_review
-from litnav.corpus.records import Author, Paper
+from litnav.corpus.predicates import abstract_review_cue, looks_like_review
+from litnav.corpus.records import Author, Document, Paper
 from litnav.ingest.text import title_text
 from litnav.ingest.venues import clean, normalise_venue, parse_acl_id
 
@@ -71,7 +71,8 @@ def make_paper(
       such as ``0001-01-01`` would otherwise decide every date constraint against the year);
     - venue: ``normalise_venue(venue_raw, acl id)``;
     - title: whitespace collapsed, a trailing footnote mark dropped (``text.title_text``);
-    - publication_types: the given list, else ``["Review"]`` when ``looks_like_review(title)``.
+    - publication_types: the given list, else ``["Review"]`` when ``looks_like_review(title)`` (a build
+      also types a paper by its abstract: :func:`typed_by_abstract`).
 
     ``authors`` may be ``Author`` records or ``{"name", "author_id"}`` dicts (cheaper: pydantic
     builds them in its compiled validator). The arguments come from a reader's validated input
@@ -105,3 +106,13 @@ def make_paper(
         source_file=source_file,
         source_line=source_line,
     ))
+
+
+def typed_by_abstract(doc: Document) -> Document:
+    """``doc`` typed ``["Review"]`` when its source gave no publication types and its abstract
+    says it is a review or survey (``corpus.predicates.abstract_review_cue``: "This review
+    summarizes ...", "Here, we review ..."), as :func:`make_paper` types one by its title; else
+    ``doc`` itself."""
+    if doc.paper.publication_types or not abstract_review_cue(doc.abstract):
+        return doc
+    return doc.model_copy(update={"paper": doc.paper.model_copy(update={"publication_types": ["Review"]})})
