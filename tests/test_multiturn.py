@@ -408,3 +408,13 @@ def test_a_renamed_checkpoint_id_never_collides_with_another_added_in_the_same_t
              for c, r in ((cp("m1", "venue ICML"), "only ICML"), (cp("m2", "since 2018"), "after 2018"))]
     ids = [e.detail["checkpoint"]["id"] for e in _fresh_checkpoint_ids(session, now, edits)]
     assert ids == ["m3", "m2"]
+
+
+def test_focus_on_a_subtopic_searches_it_within_the_topic(corpus):
+    """"focus on speech" in a search on contrastive learning searches speech *with* the topic: its
+    branch query holds both (it searched "speech" alone and brought in papers on anything spoken)."""
+    session = ensure_turns(search(INTENT, corpus, Settings(), top_k=10))
+    topic = session.turns[0].checklist.checkpoints[0].text
+    session = refine(session, "focus on speech", corpus, Settings())
+    queries = {n.params.get("query") for n in session.turns[-1].workflow.nodes if n.note and "focus" in n.note}
+    assert queries == {f"speech {topic}"}

@@ -86,13 +86,21 @@ def _require_edges(seed: str, direction: str, corpus, said: str) -> None:
                             "nothing to follow; 'more like #N' searches for similar papers instead")
 
 
-def _focus(scratch: Checklist, what: str, text: str, reason: str) -> Edit:
+def _focus(scratch: Checklist, what: str, text: str, reason: str, query: str | None = None) -> Edit:
     """A user topic checkpoint ``text`` on ``what`` (added to ``scratch``) and the edit that adds it
-    with its own retrieval branches (role ``focus``, queried with ``what``)."""
+    with its own retrieval branches (role ``focus``, queried with ``query``, default ``what``)."""
     cp = Checkpoint(id=_next_id("c", scratch), kind="topic", text=text, terms=[what], source="user")
     scratch.checkpoints.append(cp)
     return Edit(action="add_checkpoint", target=cp.id,
-                detail={"checkpoint": cp.model_dump(mode="json"), "role": "focus", "query": what}, reason=reason)
+                detail={"checkpoint": cp.model_dump(mode="json"), "role": "focus", "query": query or what},
+                reason=reason)
+
+
+def _within_topic(what: str, checklist: Checklist) -> str:
+    """The query of "focus on ``what``": it and the intent's topic (checkpoint c1), so "focus on
+    infants" in a search on obesity searches infants *with* obesity, not infants alone."""
+    topic = next((c.text for c in checklist.checkpoints if c.id == "c1" and c.kind != "metadata"), "")
+    return what if not topic or what.lower() in topic.lower() else f"{what} {topic}"
 
 
 def _excluded(checklist: Checklist, terms: list[str]) -> bool:
@@ -250,7 +258,7 @@ def parse_feedback(
         edits.append(_focus(scratch, what, f"The paper is like {what!r}", take(m)))
     for m in _FOCUS.finditer(text):
         what = " ".join(m.group("what").split())
-        edits.append(_focus(scratch, what, f"The paper is about {what}", take(m)))
+        edits.append(_focus(scratch, what, f"The paper is about {what}", take(m), _within_topic(what, checklist)))
     for m in _REWEIGHT.finditer(text):
         what = m.group("what").lower().split()
         hit = next((c for c in checklist.checkpoints if any(w in (c.text + " " + " ".join(c.terms)).lower()
