@@ -304,3 +304,13 @@ def test_an_exclusion_catches_the_irregular_plural_of_its_term(student, intent):
     j = next(j for j in score_paper(paper, checklist, {x.id: [ev(sentence, 0.3)]}, student).judgements
              if j.kind == "exclusion")
     assert j.score < 2.5 and j.quote == sentence
+
+
+@pytest.mark.parametrize("sentence", ["Daily oral preexposure prophylaxis (PrEP) reduced HIV infections.",
+                                      "Daily oral pre-exposure prophylaxis reduced HIV infections."])
+def test_a_hyphenated_phrase_and_its_closed_form_state_the_same_checkpoint(sentence):
+    """"Pre-Exposure Prophylaxis" scored 0.0 beside the quote "preexposure prophylaxis (PrEP)"."""
+    from litnav.scorer.quote import states
+
+    for checkpoint in ("Pre-Exposure Prophylaxis", "preexposure prophylaxis"):
+        assert states(sentence, checkpoint_terms(f"The paper studies {checkpoint}", [checkpoint])[1])

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from litnav.core.boilerplate import content_spans
 from litnav.core.records import Evidence
 from litnav.core.text import stem_offsets
-from litnav.scorer.text import phrase_in, stem_string
+from litnav.scorer.text import phrase_in, stem_string, unhyphenated
 
 
 @dataclass(frozen=True)
@@ -168,6 +168,7 @@ def states(sentence: str, phrases: list[str]) -> bool:
     if not phrases:
         return False
     st, starts = stem_offsets(sentence)
+    st = unhyphenated(st)  # phrase keys are matched without hyphens
     hay = stem_string([st])
     if not all(phrase_in(p, hay) for p in phrases) or mentions_other_work(sentence):
         return False

@@ -31,15 +31,23 @@ def key_phrases(text: str, max_words: int = 4) -> list[str]:
     return [p for p in phrases if not (p in seen or seen.add(p))]
 
 
+def unhyphenated(stem_list: list[str]) -> list[str]:
+    """``stems()`` tokens with their inner hyphens dropped, the form phrases are matched in:
+    "pre-exposure prophylaxis" and "preexposure prophylaxis" are one phrase."""
+    return [t.replace("-", "") if "-" in t else t for t in stem_list]
+
+
 def phrase_key(phrase: str) -> str:
-    """The stemmed form of a phrase for ``phrase_in``: ``" s1 s2 "`` (empty: never matches)."""
-    st = stems(phrase)
+    """The stemmed form of a phrase for ``phrase_in``: ``" s1 s2 "`` (empty: never matches;
+    hyphens dropped, :func:`unhyphenated`)."""
+    st = unhyphenated(stems(phrase))
     return f" {' '.join(st)} " if st else ""
 
 
 def stem_string(stem_lists: list[list[str]]) -> str:
-    """Join ``stems()`` lists into one searchable string; phrases never match across lists."""
-    return " " + " \x00 ".join(" ".join(s) for s in stem_lists) + " "
+    """Join ``stems()`` lists into one searchable string (hyphens dropped, as in
+    :func:`phrase_key`); phrases never match across lists."""
+    return " " + " \x00 ".join(" ".join(unhyphenated(s)) for s in stem_lists) + " "
 
 
 def phrase_in(key: str, haystack: str) -> bool:
