@@ -253,3 +253,19 @@ def test_a_paper_whose_abstract_says_it_is_a_review_is_typed_review(tmp_path, ab
     build([src], tmp_path / "c", fmt="jsonl", progress=False, finalize=False)
     with Corpus.open(tmp_path / "c") as c:
         assert (c.paper("p1").publication_types == ["Review"]) is review
+
+
+def test_an_abstract_or_title_of_control_characters_is_no_text(tmp_path):
+    """An abstract of control or zero-width characters is no abstract (it was embedded as one);
+    a title of them is empty, as a whitespace title is."""
+    src = tmp_path / "p.jsonl"
+    src.write_text("\n".join(json.dumps(r) for r in [
+        {"id": "a", "title": "A real title", "abstract": "\x00\x01\x02\x1b[31m\x07"},
+        {"id": "b", "title": "Another title", "abstract": "\u200b\ufeff"},
+        {"id": "c", "title": "\x00\x1b[2J\u200b", "abstract": "Text."},
+    ]) + "\n")
+    report = build([src], tmp_path / "c", fmt="jsonl", progress=False, finalize=False)
+    with Corpus.open(tmp_path / "c") as c:
+        assert c.all_ids() == ["a", "b"] and c.abstract("a") is None and c.abstract("b") is None
+        assert any("empty (no visible character)" in r[3] for r in c.rejects())
+    assert report.read.abstracts == 0

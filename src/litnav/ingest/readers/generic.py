@@ -15,11 +15,13 @@ Lists of objects (``[{"paperId": ...}]``, ``[{"id": ...}]``) are read by their i
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from litnav.core.text import visible_text
 from litnav.corpus.records import BibReference, Document
 from litnav.ingest.io import iter_records
 from litnav.ingest.papers import external_ids, make_paper, parse_date
@@ -171,7 +173,14 @@ def _abstract(values: dict[str, Any], fields: dict[str, str]) -> str | None:
         value = " ".join(" ".join(str(s).split()) for s in value if str(s).strip())
     elif value is not None and not isinstance(value, str):
         raise ValueError(f"field {fields['abstract']!r}: expected a string or a list of sentences")
-    return (value or "").strip() or None
+    return (value or "").strip() if _has_text(value) else None
+
+
+def _has_text(value: str | None) -> bool:
+    """True when ``value`` holds a visible character once control characters, terminal escapes
+    (``core.text.visible_text``) and zero-width format characters are gone: an abstract of
+    "\x00\x01\x1b[31m" or of zero-width spaces is none, and a title of them is empty."""
+    return bool(value) and any(not ch.isspace() and unicodedata.category(ch) != "Cf" for ch in visible_text(value))
 
 
 def _id(value: Any, field: str) -> str:
@@ -227,8 +236,8 @@ def generic_document(record: Any, mapping: dict[str, str], source_file: str, lin
         raise ValueError(f"field {title_field!r}: missing")
     if not isinstance(title, str):
         raise ValueError(f"field {title_field!r}: expected a string")
-    if not title.strip():
-        raise ValueError(f"field {title_field!r}: empty")
+    if not _has_text(title):
+        raise ValueError(f"field {title_field!r}: empty (no visible character)")
     raw_ids = {k: _id(values[k], fields[k]) for k in ID_KINDS if k in values}
     if fields["id"] in ("acl_id", "acl"):
         raw_ids.setdefault("acl", corpus_id)
