@@ -269,3 +269,16 @@ def test_an_abstract_or_title_of_control_characters_is_no_text(tmp_path):
         assert c.all_ids() == ["a", "b"] and c.abstract("a") is None and c.abstract("b") is None
         assert any("empty (no visible character)" in r[3] for r in c.rejects())
     assert report.read.abstracts == 0
+
+
+def test_a_cut_per_paper_json_is_damage_not_an_unknown_format(runner, tmp_path, shared_data):
+    """A per-paper S2ORC JSON cut short was skipped as "not a format litnav ingests", exit 0."""
+    pdf = shared_data / "s2orc-samples" / "doc2json-fixtures" / "pdf"
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "2020.acl-main.207.json").write_bytes((pdf / "2020.acl-main.207.json").read_bytes())
+    (folder / "N18-3011.json").write_bytes((pdf / "N18-3011.json").read_bytes()[:4000])
+    res = runner.invoke(app, ["build", str(folder), "--corpus", str(tmp_path / "c"), "--no-progress"])
+    out = " ".join(res.output.split())
+    assert res.exit_code == 1 and "N18-3011.json: damaged or truncated" in out and "invalid or truncated JSON" in out
+    assert "not a format" not in out and len(stored_ids(tmp_path / "c")) == 1

@@ -269,6 +269,26 @@ def _iter_records(path: Path) -> Iterator[RawRecord]:
 _BOM = b"\xef\xbb\xbf"
 
 
+def single_object_problem(path: Path) -> str | None:
+    """Why the single-object ``.json`` file ``path`` (any compression) is not one JSON value:
+    "empty file" or "invalid or truncated JSON: <parser error>"; None for a valid one, for a
+    JSONL file (any other name) or one that cannot be read (the readers report that)."""
+    if not _is_single_object(path):
+        return None
+    try:
+        with open_binary(path) as fh:
+            data = fh.read().removeprefix(_BOM)
+    except (OSError, EOFError, zlib.error, lzma.LZMAError):
+        return None
+    if not data.strip():
+        return "empty file"
+    try:
+        orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        return f"invalid or truncated JSON: {exc}"
+    return None
+
+
 def first_record(path: Path) -> Any:
     """The first record of ``path`` that parses as JSON (used for format detection), or None."""
     for rec in iter_records(path):

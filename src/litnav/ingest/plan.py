@@ -15,7 +15,15 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from litnav.ingest.io import Fingerprint, TruncatedSourceError, base_name, combine, fingerprint, first_record
+from litnav.ingest.io import (
+    Fingerprint,
+    TruncatedSourceError,
+    base_name,
+    combine,
+    fingerprint,
+    first_record,
+    single_object_problem,
+)
 from litnav.ingest.readers import CONTENT_FORMATS, FORMATS, PRIMARY_FOR, FormatError, detect_format
 
 _SHARD = re.compile(r"^(?:metadata|pdf_parses)_(\w+)$")
@@ -39,12 +47,16 @@ class Unit:
 
 def detect(path: Path, fmt: str | None = None) -> str | None:
     """The format of ``path``: ``fmt`` when given (validated), else detected from its first
-    record (None when unsupported). Raises ``FormatError`` for an unknown ``fmt``."""
+    record (None when unsupported). Raises ``FormatError`` for an unknown ``fmt`` and
+    ``TruncatedSourceError`` for a single-object ``.json`` file that is not valid JSON (cut short)."""
     if fmt is not None:
         if fmt not in FORMATS:
             raise FormatError(f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")
         return fmt
-    return detect_format(first_record(path))
+    first = first_record(path)
+    if not isinstance(first, dict) and (problem := single_object_problem(path)):
+        raise TruncatedSourceError(path, 0, problem)  # a cut per-paper JSON is damage, not a foreign format
+    return detect_format(first)
 
 
 def plan(paths: list[Path], fmt: str | None = None,
