@@ -504,14 +504,3 @@ def test_in_vivo_and_in_vitro_keep_their_in():
     assert c1.text.startswith("in vivo") and "in vivo" in c1.terms
     [x] = [c for c in cl.checkpoints if c.kind == "exclusion"]
     assert x.text == "The paper is not about in vitro"
-
-
-@pytest.mark.parametrize("intent, state", [
-    ("why does Plasmodium falciparum become resistant to artemisinin in Southeast Asia", "resistant"),
-    ("How can such bias be measured or reduced?", "measured"),
-])
-def test_a_predicate_adjective_is_no_concept(intent, state):
-    """"become resistant to X": what the subject becomes is no checkpoint ("The paper studies
-    resistant"); the whole intent keeps it."""
-    content, _types, _excluded = _reading(intent)
-    assert state not in content

@@ -64,16 +64,6 @@ class Concept:
     salience: float
 
 
-_LINKING_BEFORE = re.compile(r"\b(?:become|becomes|became|becoming|remain|remains|remained|get|gets|got|getting"
-                             r"|seem|seems|seemed|appear|appears|is|are|was|were|be|been|being)\s+$", re.I)
-
-
-def _predicate_adjective(word: str, text: str, start: int) -> bool:
-    """True for an adjective right after a linking verb ("become resistant", "remain stable"):
-    it says what the subject becomes, and is no concept of its own."""
-    return "ADJ" in all_lemmas(word.lower()) and bool(_LINKING_BEFORE.search(text[:start]))
-
-
 def _after_verb(text: str, start: int) -> bool:
     """True when the word before ``start`` is a verb (a predicate adjective follows it)."""
     prev = re.search(r"([A-Za-z]+)\W*$", text[:start])
@@ -268,8 +258,6 @@ def concepts(text: str, table: PhraseTable | None = None, *, compounds: bool = T
                 words = [w.lower() for w in re.findall(r"[\w'.-]+", phrase)]
                 if len(words) == 1 and words[0].lower().endswith("n't"):
                     continue  # "why don't all patients ...": the negated verb's auxiliary
-                if len(words) == 1 and phrase.islower() and _predicate_adjective(words[0], text, start):
-                    continue  # "become resistant to artemisinin": the state, not a topic
                 if len(words) == 1 and _clause_gerund(words[0], text, seg[-1][2]):
                     continue  # "Reducing the quadratic memory cost": the clause's verb, in any case
                 if len(words) == 1 and phrase.islower() and (
