@@ -244,6 +244,10 @@ def test_a_changed_file_sharing_papers_with_a_file_left_out_of_the_build_is_refu
     ("We review existing approaches and propose a new parser that is twice as fast.", False),
     ("This survey of 2,000 households measured migration intentions.", False),
     ("From this perspective, parsing is search.", False),
+    ("We performed a retrospective chart review of 312 patients.", False),
+    ("In this survey, 1,200 nurses were asked about burnout.", False),
+    ("We propose this review-based recommendation model.", False),
+    ("In this survey, we review neural approaches to parsing.", True),
 ])
 def test_a_paper_whose_abstract_says_it_is_a_review_is_typed_review(tmp_path, abstract, review):
     """"not reviews" checked only titles: "Beyond melanoma: inhibiting the PD-1/PD-L1 pathway in

@@ -504,3 +504,25 @@ def test_in_vivo_and_in_vitro_keep_their_in():
     assert c1.text.startswith("in vivo") and "in vivo" in c1.terms
     [x] = [c for c in cl.checkpoints if c.kind == "exclusion"]
     assert x.text == "The paper is not about in vitro"
+
+
+
+@pytest.mark.parametrize("intent, excluded", [
+    ("poverty measurement, excluding household surveys", ["household surveys"]),
+    ("sentiment analysis without customer surveys", ["customer surveys"]),
+    ("how can parsers be trained not on treebanks", ["treebanks"]),
+    ("how can we do translation not with attention", ["attention"]),
+])
+def test_questionnaires_and_negated_prepositions_stay_exclusions(intent, excluded):
+    """"household surveys" are questionnaires (no type filter, no survey preference); "not on
+    treebanks" after a question's auxiliary excludes them (a preposition is no verb to negate)."""
+    content, types, got = _reading(intent)
+    assert got == excluded and types == [] and not set(excluded) & content
+
+
+def test_an_intent_of_alternatives_alone_is_satisfied_by_either():
+    """"neural machine translation or speech translation": c1 is its only checkpoint, any_of."""
+    [c1] = parse_intent("neural machine translation or speech translation", today=TODAY).checkpoints
+    assert c1.any_of and c1.terms == ["neural machine translation", "speech translation"]
+    [c1] = parse_intent("boosting algorithms", today=TODAY).checkpoints
+    assert c1.terms == ["boosting algorithms"]  # a method's name, not a goal's verb

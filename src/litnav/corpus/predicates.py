@@ -117,19 +117,20 @@ _KINDS = r"(?:(?:systematic|narrative|literature|critical|comprehensive|brief|sh
 _ABSTRACT_REVIEW = re.compile(
     "|".join(f"(?:{p})" for p in [
         r"\bthis\s+perspective\s+(?:reviews|discusses|summari[sz]es|highlights|describes|examines)\b",
-        rf"\bthis\s+{_KINDS}review\b(?!\s+(?:of\s+)?(?:data|process|boards?|committees?|panels?|"
+        rf"\bthis\s+{_KINDS}review\b(?!-)(?!\s+(?:of\s+)?(?:data|process|boards?|committees?|panels?|"
         r"questionnaires?|sites?|platforms?|texts?|corpus|dataset))",
         r"\b(?:this|the\s+present)\s+(?:paper|article|chapter)\s+(?:briefly\s+|critically\s+|systematically\s+)?reviews\b",
         r"\b(?:here,?|herein,?|as)\s+we\s+(?:briefly\s+|critically\s+)?review\b",
         r"\bwe\s+(?:briefly\s+|critically\s+|systematically\s+|comprehensively\s+)?review\s+(?:the\s+|some\s+of\s+the\s+)?"
         r"(?:recent|current|latest|state[- ]of[- ]the[- ]art|literature|advances|progress|developments|research"
         r"|evidence|knowledge|historical|field)\b",
-        r"\bwe\s+(?:did|conducted|performed|carried\s+out|undertook)\s+an?\s+(?:\w+\s+){0,2}review\b",
+        r"\bwe\s+(?:did|conducted|performed|carried\s+out|undertook)\s+an?\s+(?:\w+\s+)??"
+        r"(?:systematic|literature|scoping|narrative|umbrella|rapid|integrative)\s+(?:literature\s+)?review\b",
         r"\b(?:this|our)\s+(?:paper|article|work)\s+(?:is|presents|provides|offers|gives)\s+an?\s+(?:\w+\s+){0,3}"
         r"(?:review|survey)\s+of\b",
         r"\bwe\s+(?:present|provide|give|offer)\s+an?\s+(?:\w+\s+){0,3}(?:review|survey)\s+of\b",
-        r"\bin\s+this\s+survey\b",
-        r"\bthis\s+survey\s+(?:summari[sz]es|discusses|covers|presents|reviews|provides|focuses|describes|examines)\b",
+        r"\bin\s+this\s+survey,?\s+we\s+(?:review|summari[sz]e|discuss|categori[sz]e|cover|present\s+an?\s+overview)\b",
+        r"\bthis\s+survey\s+(?:summari[sz]es|discusses|covers|reviews|categori[sz]es)\b",
     ]),
     re.IGNORECASE,
 )
@@ -140,8 +141,8 @@ def abstract_review_cue(abstract: str | None) -> str | None:
     summarizes ...", "In this review, we discuss ...", "Here, we review recent advances ...",
     "We conducted a systematic review ...", "This paper presents a survey of ..."), or None. Not a
     paper that reviews related work on the way ("we review existing approaches and propose ..."
-    needs "review" before recent/current/existing *work*, and a survey's questionnaire ("this
-    survey of 2,000 households") never matches."""
+    needs "review" before recent/current *work*), a chart review of patients, or a survey's
+    questionnaire ("this survey of 2,000 households", "In this survey, 1,200 nurses were asked")."""
     if not abstract:
         return None
     lower = abstract.lower()

@@ -168,7 +168,8 @@ def anchor_search(
     top_k = top_k or settings.navigator.top_k
     cid = resolve_anchor(corpus, anchor)
     paper = corpus.paper(cid)
-    query = visible_text(intent or "").strip() or paper.title
+    given = visible_text(intent or "").strip()
+    query = given or paper.title
     try:
         checklist = parse_intent(query, venues=corpus.venues(), today=today,
                                  newest=corpus.newest_date() if hasattr(corpus, "newest_date") else None)
@@ -182,10 +183,12 @@ def anchor_search(
     for n in wf.nodes:
         if n.op == "locate_evidence":
             n.params = {"k": lib.evidence_k, "limit": lib.pool_size, **n.params}
-    if not intent:  # the anchor's title is no request: its words are not each a checkpoint to satisfy
-        checklist = checklist.model_copy(update={"checkpoints": [c for c in checklist.checkpoints if c.id == "c1"]})
+    if not given:  # the anchor's title is no request: one checkpoint, the title whole
+        checklist = Checklist(intent=query, checkpoints=[Checkpoint(id="c1", kind="topic", text=query,
+                                                                    terms=[t for c in checklist.checkpoints if c.id == "c1"
+                                                                           for t in c.terms] or [query])])
     checklist = relax_unsatisfiable(checklist, corpus)  # "since 2030": a preference, as in a search
-    checklist = with_source(checklist, corpus, settings, text=query) if intent else checklist
+    checklist = with_source(checklist, corpus, settings, text=query) if given else checklist
     if checklist.source_ids and settings.navigator.exclude_source:  # a pasted passage: never its own paper
         insert_before_evidence(wf, source_node(checklist.source_ids, []))
         validate_workflow(wf)
@@ -201,7 +204,7 @@ def anchor_search(
     session.engines["navigator"] = f"anchor:{direction}" if template is None else f"anchor:{direction} ({template})"
     linked, unresolved = _coverage(corpus, cid, direction)
     session.turns = [Turn(index=1, anchor=cid, direction=direction, anchor_title=paper.title,
-                          intent_given=bool((intent or "").strip()), anchor_linked=linked,
+                          intent_given=bool(given), anchor_linked=linked,
                           anchor_unresolved=unresolved, checklist=checklist, workflow=wf,
                           rounds=[r.index for r in session.rounds],
                           rerun=[op.node_id for r in session.rounds for op in r.operator_runs],

@@ -104,9 +104,11 @@ def _within_topic(what: str, checklist: Checklist) -> str:
 
 
 def _excluded(checklist: Checklist, terms: list[str]) -> bool:
-    """True when ``checklist`` already has an exclusion of exactly these terms (case ignored)."""
-    want = [t.lower() for t in terms]
-    return any(c.kind == "exclusion" and [t.lower() for t in c.terms] == want for c in checklist.checkpoints)
+    """True when ``checklist`` already has an exclusion of these terms (case ignored; with their
+    irregular other number, ``parser.exclusion_checkpoint``: "mice" is already excluded by an
+    exclusion of "mouse")."""
+    want = {t.lower() for t in exclusion_checkpoint("x", " ".join(terms), list(terms)).terms}
+    return any(c.kind == "exclusion" and {t.lower() for t in c.terms} == want for c in checklist.checkpoints)
 
 
 def resolve_paper(m: re.Match[str], ranking: list[str], corpus=None) -> str:

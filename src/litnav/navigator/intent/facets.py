@@ -37,6 +37,7 @@ from litnav.core.text import stop_words
 from litnav.corpus.phrases import PhraseTable
 from litnav.navigator.intent.grammar import is_acronym
 from litnav.navigator.intent.keyphrases import concepts, without_generic_head
+from litnav.navigator.intent.lexicon import all_lemmas
 from litnav.navigator.intent.text import BOUNDARY, Workspace, clean_phrase, edge_word, split_list  # noqa: F401
 
 DOMAIN_WORDS = (
@@ -173,8 +174,18 @@ _QUESTION_BEFORE = re.compile(
     r"|may|must)\s+[^,;:.?!|]*$", re.I)
 """An inverted question's auxiliary, its subject between it and the negation: "why do some
 patients not respond to ..." negates the verb (content), it excludes nothing."""
-_BASE_VERB_AFTER = re.compile(r"\s+(?!(?:use|using|rely|relying|require|requiring|involve|involving|include|including)\b)"
-                              r"[a-z]+\b(?<!ing)(?!-)", re.I)
+_USAGE_WORDS = frozenset("use rely require involve include need employ apply".split())
+
+
+def _base_verb_after(text: str, end: int) -> bool:
+    """True when the word after ``end`` is a verb's base form other than a usage verb: "not
+    respond" (the verb negated), not "not using X", "not on treebanks", "not with attention"."""
+    m = re.match(r"\s+([a-z]+)\b(?!-)", text[end:], re.I)
+    if m is None:
+        return False
+    word = m.group(1).lower()
+    return (word not in _USAGE_WORDS and word not in stop_words() and not word.endswith("ing")
+            and "VERB" in all_lemmas(word) and word in all_lemmas(word).get("VERB", ()))
 
 
 def _verb_negation(text: str, m: re.Match[str]) -> bool:
@@ -188,7 +199,7 @@ def _verb_negation(text: str, m: re.Match[str]) -> bool:
         return False  # "methods that do not use X", "work which doesn't rely on X": an exclusion
     if cue == "n't" or (cue in ("not", "never") and _AUX_BEFORE.search(before)):
         return True
-    if cue in ("not", "never") and _QUESTION_BEFORE.search(before) and _BASE_VERB_AFTER.match(text, m.end("cue")):
+    if cue in ("not", "never") and _QUESTION_BEFORE.search(before) and _base_verb_after(text, m.end("cue")):
         return True  # "why do some patients not respond to ..."; "how do models not using X ..." still excludes
     if cue == "no":
         if re.search(r"\bwith\s+$", before, re.I):

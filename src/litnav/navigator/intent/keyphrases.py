@@ -215,7 +215,7 @@ _LATIN_BEFORE = re.compile(r"\b(?:in|ex)\s+(?:vivo|vitro|silico|situ|utero|vacuo
 """The Latin locative a concept opens with (``text.LATIN_LOCATIVE``), ending where the concept's
 first word ends."""
 _CHANGE_GERUNDS = frozenset(
-    "improving enhancing boosting increasing reducing decreasing mitigating alleviating addressing tackling "
+    "improving enhancing reducing decreasing mitigating alleviating addressing tackling "
     "overcoming accelerating speeding lowering minimizing minimising maximizing maximising".split())
 """A goal's "-ing" verb that changes its object ("improving low-resource machine translation"):
 the object is the concept. Task gerunds ("detecting", "parsing", "summarizing") name the task and

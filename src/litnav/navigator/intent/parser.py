@@ -200,13 +200,15 @@ def _parse_passage(text: str, phrases: PhraseTable | None, as_typed: str) -> Che
 def _content_checkpoints(whole: str, facets: list[Facet]) -> list[Checkpoint]:
     """``c1`` = ``whole`` (when not empty; its terms are the facets' terms), then the facets as
     ``c2, c3, ...`` of weight :data:`FACET_WEIGHT` (a facet with the terms of an earlier one is
-    dropped) — none when there is only one: c1 is it."""
+    dropped) — none when there is only one: c1 is it (and, for a facet of alternatives, satisfied
+    by either: ``any_of``)."""
     checkpoints = []
     seen: set[tuple[str, ...]] = set()  # a concept stated twice is one facet
     facets = [f for f in facets if (key := tuple(t.lower() for t in f.terms)) not in seen and not seen.add(key)]
     if whole:
         terms = list(dict.fromkeys(t for f in facets for t in f.terms)) or [whole]
-        checkpoints.append(Checkpoint(id="c1", kind="topic", text=whole, terms=terms))
+        either = len(facets) == 1 and facets[0].joiner == "or" and len(terms) > 1  # "NMT or speech translation"
+        checkpoints.append(Checkpoint(id="c1", kind="topic", text=whole, terms=terms, any_of=either))
         if len(facets) == 1:
             facets = []
     return checkpoints + [_content(f"c{i}", f).model_copy(update={"weight": FACET_WEIGHT})

@@ -158,14 +158,24 @@ _TRAILING = re.compile(rf"(?:[,;|{re.escape(BOUNDARY)}]|\b(?:but|and))\s*$", re.
 """What precedes a negation cue that opens a trailing constraint clause (", excluding ...")."""
 
 
+_QUESTIONNAIRE = frozenset(
+    "household customer consumer online web telephone phone mail postal national population patient user employee "
+    "student staff opinion questionnaire panel field likert health community school citizen public crowdsourced "
+    "demographic".split())
+"""Modifiers that make "surveys" questionnaires ("excluding household surveys"): data, not a kind of paper."""
+
+
 def _modified_negation(ws: Workspace, start: int) -> int | None:
     """Where the negation cue begins when the type phrase at ``start`` is the head of a negated
     noun phrase whose modifiers are plain words (no preposition, verb, conjunction or document
-    word: "excluding text generation surveys"); None otherwise."""
+    word: "excluding text generation surveys"); None otherwise, and for questionnaires
+    ("without household surveys": :data:`_QUESTIONNAIRE`)."""
     m = _NEG_MODIFIED.search(ws.text[:start])
     if m is None:
         return None
     words = m.group("mods").split()
+    if words[-1].lower() in _QUESTIONNAIRE and re.match(r"surveys?\b", ws.text[start:], re.I):
+        return None
     if any(w.lower() in stop_words() or w.lower() in _NOT_OBJECT_OF or word_class(w.lower())
            or lexicon_verb(w.lower()) for w in words):
         return None
@@ -178,6 +188,9 @@ def extract_types(ws: Workspace) -> list[TypeMention]:
     found: list[TypeMention] = []
     for start, stop, listed, non in list(_mentions(ws)):
         items = [_value(im.group(0)) for im in re.finditer(rf"(?:{_ITEM})(?![\w-])", listed, re.I)]
+        if set(items) == {"survey"} and (w := _WORD_BEFORE.search(ws.text[:start])) and \
+                w.group(1).lower() in _QUESTIONNAIRE and re.match(r"surveys?\b", listed, re.I):
+            continue  # "household surveys": questionnaires, data or a topic
         negated, only, cue_start = ws.cue_before(start)
         if (not negated and not only and not non and not all(v == "survey?" for v in items)  # "excluding Yelp reviews": data
                 and (modified := _modified_negation(ws, start)) is not None):
