@@ -459,8 +459,9 @@ def _embed_to_shards(staging: Path, kind: str, encoder: Encoder, progress: bool)
     for start in range(0, len(rest), EMBED_BATCH):
         rows = rest[start:start + EMBED_BATCH]
         parts = []
-        for step in range(0, len(rows), EMBED_STEP):  # the bar moves within a shard: a log line every 30 s
-            part = rows[step:step + EMBED_STEP]
+        step_size = max(EMBED_STEP, getattr(encoder, "batch_size", 0) or 0)  # a GPU batch stays whole
+        for step in range(0, len(rows), step_size):  # the bar moves within a shard: a log line every 30 s
+            part = rows[step:step + step_size]
             parts.append(encoder.encode([texts[i] for i in part]))
             bar.update(len(part))
         vecs = np.concatenate(parts)

@@ -21,9 +21,15 @@ Embedding is what a first search waits for: all chunks of a 60-paper pool of the
 sentences of each paper."""
 
 
+_NOT_ABOUT = "The paper is not about "
+
+
 def evidence_query(checkpoint: Checkpoint) -> str:
     """The text embedded for a checkpoint: for exclusions the excluded phrase itself (a
-    negated sentence embeds badly), otherwise the checkpoint's statement."""
+    negated sentence embeds badly; for one of alternatives the phrase as stated, not its terms
+    and their number variants run together), otherwise the checkpoint's statement."""
+    if checkpoint.kind == "exclusion" and checkpoint.any_of and checkpoint.text.startswith(_NOT_ABOUT):
+        return checkpoint.text[len(_NOT_ABOUT):]
     if checkpoint.kind == "exclusion" and checkpoint.terms:
         return " ".join(checkpoint.terms)
     return checkpoint.text
