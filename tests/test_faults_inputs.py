@@ -286,3 +286,37 @@ def test_a_cut_per_paper_json_is_damage_not_an_unknown_format(runner, tmp_path, 
     out = " ".join(res.output.split())
     assert res.exit_code == 1 and "N18-3011.json: damaged or truncated" in out and "invalid or truncated JSON" in out
     assert "not a format" not in out and len(stored_ids(tmp_path / "c")) == 1
+
+
+def test_a_damaged_copy_of_a_file_sharing_papers_is_refused_before_anything_is_released(tmp_path):
+    """A.jsonl and B.jsonl.gz share p0000; a cut copy of B took both out of the manifest and kept
+    27 of 120 papers. Now it is refused first: every stored paper stays."""
+    a, b = tmp_path / "A.jsonl", tmp_path / "B.jsonl.gz"
+    a.write_bytes(jsonl_bytes(papers(1)))
+    full = gzip.compress(jsonl_bytes(papers(120)))
+    b.write_bytes(full)
+    build([a, b], tmp_path / "c", fmt="jsonl", progress=False, finalize=False)
+    b.write_bytes(full[: len(full) // 3])
+    report = build([a, b], tmp_path / "c", fmt="jsonl", progress=False, finalize=False)
+    assert list(report.kept_complete) == [str(b)] and not report.damaged_files
+    assert len(stored_ids(tmp_path / "c")) == 120
+
+
+def test_an_interrupted_release_is_finished_by_the_next_build_that_names_its_files(tmp_path):
+    """A build killed after un-committing the files that share papers: a later build that leaves
+    one of them out is refused, naming it; one that names them all restores every paper."""
+    from litnav.corpus import CorpusError, CorpusWriter
+
+    a, b = tmp_path / "A.jsonl", tmp_path / "B.jsonl"
+    a.write_text(json.dumps({"id": "P1", "title": "Paper one", "abstract": "Parsing."}) + "\n"
+                 + json.dumps({"id": "P2", "title": "Paper two"}) + "\n")
+    b.write_text(json.dumps({"id": "P1", "title": "Paper one (revised)"}) + "\n")
+    build([a, b], tmp_path / "c", fmt="jsonl", progress=False, finalize=False)
+    with CorpusWriter.open(tmp_path / "c") as w:  # what a build killed right after its release leaves
+        w.release([str(a), str(b)])
+    with pytest.raises(CorpusError, match="A.jsonl"):
+        build([b], tmp_path / "c", fmt="jsonl", progress=False, finalize=False)
+    build([a, b], tmp_path / "c", fmt="jsonl", progress=False, finalize=False)
+    assert stored_ids(tmp_path / "c") == ["P1", "P2"]
+    with CorpusWriter.open(tmp_path / "c") as w:
+        assert w.released_sources() == []

@@ -92,7 +92,7 @@ def register(app: typer.Typer) -> None:
         for key in report.still_incomplete:
             console.print(f"[yellow]warning:[/yellow] {key} is still incomplete (damaged when it was ingested; "
                           "replace it with a complete copy and rerun this build to finish it)")
-        if report.still_incomplete and not report.damaged_files and not report.kept_complete:
+        if report.still_incomplete and not (report.damaged_files or report.kept_complete or report.unreadable_files):
             fail(f"{len(report.still_incomplete)} input(s) are still incomplete (see the warnings above); the corpus "
                  f"{corpus} is searchable with what they held before the damage")
         if report.duplicates:
@@ -105,18 +105,20 @@ def register(app: typer.Typer) -> None:
         if r.rejects:
             console.print(f"[yellow]{r.rejects} records rejected{_reject_reasons(corpus)}; list them with "
                           f"`litnav stats --corpus {corpus} --rejects 50`[/yellow]", highlight=False)
+        problems = []  # every reason to exit 1, in one message
         if report.unreadable_files:
-            fail(" | ".join(f"{f}: not a readable file (check its permissions)" for f in report.unreadable_files)
-                 + f". The other inputs were ingested into {corpus}; make these readable and rerun this build.")
+            problems.append(" | ".join(f"{f}: not a readable file (check its permissions)" for f in report.unreadable_files)
+                            + ". Make these readable and rerun this build.")
         if report.kept_complete:
-            listing = " | ".join(report.kept_complete.values())
-            fail(f"{listing}. The complete copy ingested before is kept unchanged (nothing of the damaged copy was "
-                 f"written; corpus {corpus} is searchable). Replace the file with a complete copy and rerun this build.")
+            problems.append(" | ".join(report.kept_complete.values()) + ". The complete copy ingested before is kept "
+                            "unchanged (nothing of the damaged copy was written). Replace the file with a complete "
+                            "copy and rerun this build.")
         if report.damaged_files:
-            listing = " | ".join(report.damaged_files.values())
-            fail(f"{listing}. Everything read before the damage was ingested and the corpus {corpus} is searchable; the "
-                 "damaged files are marked incomplete. Replace them with complete copies and rerun this same "
-                 "build: only the replaced files are read again.")
+            problems.append(" | ".join(report.damaged_files.values()) + ". Everything read before the damage was "
+                            "ingested; the damaged files are marked incomplete. Replace them with complete copies and "
+                            "rerun this same build: only the replaced files are read again.")
+        if problems:
+            fail(" ".join(problems) + f" The other inputs are in the corpus {corpus}, which is searchable.")
         if not report.ingested_files and not report.skipped_files:
             fail("nothing was ingested")
         if report.ingested_files and not (r.papers or r.abstracts or r.full_texts or r.citations or r.skipped_rows):

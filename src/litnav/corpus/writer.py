@@ -454,6 +454,8 @@ class CorpusWriter:
             else:
                 incomplete.pop(source_key, None)
             set_meta(self.conn, "incomplete_sources", incomplete)
+            if source_key in (released := self.released_sources()):
+                set_meta(self.conn, "released_sources", [k for k in released if k != source_key])
             self.conn.execute("DELETE FROM manifest WHERE source_key = ?", [source_key])
             self.conn.execute(
                 "INSERT INTO manifest VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -497,14 +499,9 @@ class CorpusWriter:
                 edges.setdefault(m.group("other"), set()).add(key)
         return edges
 
-    def release_shared(self, changed: Sequence[str], available: Sequence[str]) -> list[str]:
-        """Before changed inputs are read again: the committed inputs that share a paper with one of
-        ``changed`` (transitively) are un-committed together with them, in one transaction (their
-        papers, rejects and manifest rows dropped), so the build reads them all again in order and
-        the merged papers come out as a fresh build makes them; a changed file replacing its
-        records alone dropped the fields the unchanged files gave. Returns the inputs released
-        besides ``changed``. Raises :class:`CorpusError` naming a sharing input that is not among
-        ``available`` (this build's inputs): without it the shared papers could not be rebuilt."""
+    def sharing_closure(self, changed: Sequence[str]) -> list[str]:
+        """The committed inputs besides ``changed`` that share a paper with one of them
+        (transitively, through the duplicate rows of the rejects table), sorted. Reads only."""
         edges = self._sharing()
         closure, todo = set(changed), list(changed)
         while todo:
@@ -512,15 +509,16 @@ class CorpusWriter:
                 if other not in closure and self.is_committed(other):
                     closure.add(other)
                     todo.append(other)
-        extra = sorted(closure - set(changed))
-        if not extra:
-            return []
-        missing = [k for k in extra if k not in set(available)]
-        if missing:
-            raise CorpusError(f"{', '.join(sorted(set(changed)))} changed and shares papers with {', '.join(missing)}, "
-                              "which this build does not name: add it to the build so the shared papers are merged "
-                              "again (nothing was changed)")
-        keys = sorted(closure)
+        return sorted(closure - set(changed))
+
+    def release(self, keys: Sequence[str]) -> None:
+        """Un-commit the inputs ``keys`` in one transaction so a build reads them all again in
+        order (``sharing_closure``: a changed file and those sharing papers with it, whose merged
+        papers then come out as a fresh build makes them): their papers, rejects and manifest rows
+        are dropped and they are marked released (``released_sources``) until a source
+        transaction commits each again, so a build killed in between, or one that leaves one out,
+        is refused rather than losing them silently."""
+        keys = sorted(set(keys))
         self.conn.execute("BEGIN TRANSACTION")
         try:
             ids = self.conn.sql(
@@ -535,8 +533,9 @@ class CorpusWriter:
                 unregister(self.conn, "_shared")
             self.conn.execute("DELETE FROM rejects WHERE list_contains(?, source_key)", [keys])
             self.conn.execute("DELETE FROM manifest WHERE list_contains(?, source_key)", [keys])
-            incomplete = {k: v for k, v in (get_meta(self.conn, "incomplete_sources") or {}).items() if k not in closure}
+            incomplete = {k: v for k, v in (get_meta(self.conn, "incomplete_sources") or {}).items() if k not in keys}
             set_meta(self.conn, "incomplete_sources", incomplete)
+            set_meta(self.conn, "released_sources", sorted(set(self.released_sources()) | set(keys)))
             set_meta(self.conn, "indexes_dirty", True)
             self.conn.execute("COMMIT")
         except BaseException:
@@ -544,7 +543,10 @@ class CorpusWriter:
             raise
         finally:
             self._stored_keys = None
-        return extra
+
+    def released_sources(self) -> list[str]:
+        """Inputs :meth:`release` un-committed that no build has read again yet."""
+        return list(get_meta(self.conn, "released_sources") or [])
 
     def incomplete_sources(self) -> dict[str, str]:
         """Inputs committed from a damaged file: source key -> what was wrong (see ``tx.incomplete``)."""

@@ -13,7 +13,7 @@ papers, abstracts and s2orc shards) must come in the same build; a later build o
 alone would drop the abstract and full text stored earlier for the same corpus ids. Generic
 files that give copies of one corpus id merge field by field; when one of them changes, every
 committed file sharing a paper with it is read again with it, in input order
-(``CorpusWriter.release_shared``), so the corpus equals a fresh build of the same files.
+(``CorpusWriter.sharing_closure`` and ``release``), so the corpus equals a fresh build of the same files.
 """
 
 from __future__ import annotations
@@ -229,6 +229,53 @@ class _BackgroundWriter:
             raise self._error
 
 
+def _release_shared(writer: Any, units: list[Unit], complete: set[str], report: BuildReport) -> None:
+    """Before changed inputs are read again, un-commit with them the committed inputs that share
+    papers with them (``CorpusWriter.sharing_closure``/``release``), so the merged papers come out
+    as a fresh build of the same files makes them. A changed input committed complete before is
+    first read through: a damaged copy is refused then (``report.kept_complete``), before anything
+    is released. Raises ``CorpusError`` naming a sharing input that this build does not name, or an
+    input an earlier, interrupted release left to be read again."""
+    from litnav.corpus.errors import CorpusError
+
+    named = {u.key for u in units}
+    if left := [k for k in writer.released_sources() if k not in named]:
+        raise CorpusError(f"an earlier build un-committed {', '.join(left)} to read it again with the files sharing "
+                          "papers with it and stopped before it did: add it to this build (its papers are not in the "
+                          "corpus until then)")
+    changed = [u for u in units if writer.is_committed(u.key)
+               and not writer.is_ingested(u.key, u.print.size, u.print.sha256)]
+    extra = writer.sharing_closure([u.key for u in changed]) if changed else []
+    if not extra:
+        return
+    if missing := [k for k in extra if k not in named]:
+        raise CorpusError(f"{', '.join(u.key for u in changed)} changed and shares papers with {', '.join(missing)}, "
+                          "which this build does not name: add it to the build so the shared papers are merged "
+                          "again (nothing was changed)")
+    for u in changed:
+        if u.key in complete and (damage := _damage_of(u)):
+            report.kept_complete[u.key] = damage
+    changed = [u for u in changed if u.key not in report.kept_complete]
+    extra = writer.sharing_closure([u.key for u in changed]) if changed else []
+    if extra:
+        writer.release([u.key for u in changed] + extra)
+        log.info("%d unchanged input(s) share papers with the changed ones and are read again: %s",
+                 len(extra), ", ".join(extra))
+
+
+def _damage_of(unit: Unit) -> str | None:
+    """Why a file of ``unit`` is damaged or cut short (read through once), or None."""
+    from litnav.ingest.io import iter_records
+
+    for path in unit.covers:
+        try:
+            for _ in iter_records(path):
+                pass
+        except TruncatedSourceError as exc:
+            return str(exc)
+    return None
+
+
 class _KeepComplete(Exception):
     """Rolls back the transaction of a damaged copy of an input committed complete before."""
 
@@ -357,12 +404,10 @@ def build(
 
     with storage_errors(corpus_dir), CorpusWriter.open(corpus_dir, corpus_settings,
                                                        allow_settings_change=reembed) as writer:
-        changed = [u.key for u in units if writer.is_committed(u.key)
-                   and not writer.is_ingested(u.key, u.print.size, u.print.sha256)]
-        if changed and (shared := writer.release_shared(changed, [u.key for u in units])):
-            log.info("%d unchanged input(s) share papers with the changed ones and are read again: %s",
-                     len(shared), ", ".join(shared))
-        todo = [u for u in units if not writer.is_ingested(u.key, u.print.size, u.print.sha256)]
+        complete = {u.key for u in units if writer.is_committed(u.key) and u.key not in writer.incomplete_sources()}
+        _release_shared(writer, units, complete, report)
+        todo = [u for u in units if u.key not in report.kept_complete
+                and not writer.is_ingested(u.key, u.print.size, u.print.sha256)]
         report.skipped_files = [u.key for u in units if u not in todo]
         if report.skipped_files:
             log.info("%d input(s) already in the corpus unchanged, skipped", len(report.skipped_files))
@@ -391,12 +436,11 @@ def build(
                 for u in bar:
                     bar.set_postfix_str(u.path.name)
                     damage: list[TruncatedSourceError] = []
-                    complete = writer.is_committed(u.key) and u.key not in writer.incomplete_sources()
                     try:
                         with writer.source(u.key, u.print.size, u.print.sha256) as tx:
                             _write(tx, _until_damage(iter_unit(u, ctx), damage), report.read, batch_size)
                             damage += [store.damaged[str(p)] for p in u.covers if str(p) in store.damaged]
-                            if damage and complete:
+                            if damage and u.key in complete:
                                 raise _KeepComplete
                             for p in u.covers:  # content rows rejected alone earlier, joined now
                                 if p != u.path and tx.has_foreign_rejects(str(p)):  # a scan of the store: skip it

@@ -279,12 +279,17 @@ def _staged_items(path: Path) -> Iterator[Item]:
 
 def _merge(writer: Any, u: Unit, folder: Path, report: Any, batch_size: int, model: dict, chunking: dict) -> None:
     """Commit one published shard into the corpus: one source transaction with its manifest row,
-    like a local build's unit, plus the shard's derived chunks and vectors."""
+    like a local build's unit, plus the shard's derived chunks and vectors; a damaged copy of an
+    input committed whole before is not committed (``report.kept_complete``), as in a local build."""
     import pyarrow.dataset as pads
 
     info = json.loads((folder / SHARD_FILE).read_text())
     derived = {name: pads.dataset(folder / f"{name}.parquet") for name in
                ("chunks", "hashes", "vectors", "chunk_vectors") if (folder / f"{name}.parquet").exists()}
+    complete = writer.is_committed(u.key) and u.key not in writer.incomplete_sources()
+    if info["damage"] and complete:  # a damaged copy of an input committed whole: keep the whole one
+        report.kept_complete[u.key] = "; ".join(info["damage"])
+        return
     with writer.source(u.key, u.print.size, u.print.sha256) as tx:
         _write(tx, _staged_items(folder / "items.parquet"), report.read, batch_size)
         for p, lines in info["taken"].items():  # content rows rejected alone earlier, joined now
