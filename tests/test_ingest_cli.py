@@ -132,3 +132,21 @@ def test_a_map_naming_a_field_no_record_has_is_a_warning(tmp_path):
     ok = CliRunner().invoke(app, ["build", str(src), "--corpus", str(tmp_path / "d"), "--map", "id=acl_id",
                                   "--map", "abstract=abstract", "--no-progress"])
     assert ok.exit_code == 0 and "no record read" not in ok.output
+
+
+def test_the_reject_summary_counts_this_builds_records_with_their_numbers(tmp_path):
+    """The reasons in brackets added up to more than the headline (they were the corpus's, over all
+    builds), and every number in them read "<id>" ("line <id> column <id>")."""
+    from typer.testing import CliRunner
+
+    from litnav.cli import _register, app
+
+    _register()
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    first.write_text('{"acl_id": "P1", "title": "ok"}\n{bad json\n{"acl_id": "P3", "title": "x", "year": "19"}\n')
+    second.write_text('{"acl_id": "P9", "title": "ok"}\n{bad\n')
+    corpus = str(tmp_path / "c")
+    for src in (first, second):
+        res = CliRunner().invoke(app, ["build", str(src), "--corpus", corpus, "--map", "id=acl_id", "--no-progress"])
+    out = " ".join(res.output.split())
+    assert "1 records rejected (1 x invalid JSON" in out and "line 1 column 2" in out and "not a year" not in out

@@ -103,7 +103,8 @@ def register(app: typer.Typer) -> None:
             console.print(f"[yellow]{report.id_collisions} external ids (DOI, arXiv, ...) belong to two corpus ids; "
                           f"see `litnav stats --corpus {corpus} --rejects 50`[/yellow]")
         if r.rejects:
-            console.print(f"[yellow]{r.rejects} records rejected{_reject_reasons(corpus)}; list them with "
+            console.print(f"[yellow]{r.rejects} records rejected{_reject_reasons(corpus, report.ingested_files)}; "
+                          "list them with "
                           f"`litnav stats --corpus {corpus} --rejects 50`[/yellow]", highlight=False)
         problems = []  # every reason to exit 1, in one message
         if report.unreadable_files:
@@ -129,20 +130,26 @@ def register(app: typer.Typer) -> None:
             fail(f"{names}: no records found (empty input)")
 
 
-def _reject_reasons(corpus: Path, shown: int = 3) -> str:
-    """The commonest reasons among a corpus's rejected records, ids masked: " (100 x abstract of
-    <id>: no papers record in this build)"; "" when the corpus cannot be read."""
+def _reject_reasons(corpus: Path, sources: list[str], shown: int = 3) -> str:
+    """The commonest reasons among the records of ``sources`` (this build's inputs) the corpus
+    rejected, the rejected record's own id masked: " (100 x abstract of <id>: no papers record in
+    this build)"; "" when the corpus cannot be read. Line and column numbers stay."""
     import re
     from collections import Counter
 
     from rich.markup import escape
 
     from litnav.corpus import Corpus, CorpusError
+    from litnav.corpus.writer import COLLISION_REASON, DUPLICATE_REASON
 
+    wanted = set(sources)
     try:
         with Corpus.open(corpus) as c:
-            reasons = Counter(re.sub(r"(?<![\w-])[\w.:/-]*\d[\w./-]*", "<id>", reason) for *_x, reason in c.rejects())
+            reasons = Counter(re.sub(r"(?<=\bof )\S+(?=:)", "<id>", reason) for key, _file, _line, reason in c.rejects()
+                              if key in wanted and not reason.startswith((DUPLICATE_REASON, COLLISION_REASON)))
     except (CorpusError, OSError):
+        return ""
+    if not reasons:
         return ""
     return " (" + "; ".join(f"{n} x {escape(why)}" for why, n in reasons.most_common(shown)) + ")"
 
