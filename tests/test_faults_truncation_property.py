@@ -48,12 +48,12 @@ def _readable_prefix(suffix: str, cut: bytes) -> bytes:
 TITLE = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), min_size=1, max_size=40)
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def _visible(title: str) -> bool:
     """A title of only spaces or zero-width format characters is rejected as empty: not a record."""
     return any(not ch.isspace() and unicodedata.category(ch) != "Cf" for ch in title)
 
 
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(titles=st.lists(TITLE.filter(_visible), min_size=1, max_size=25),
        suffix=st.sampled_from(sorted(COMPRESS)), fraction=st.floats(0.0, 1.0))
 def test_random_truncation_never_crashes_and_keeps_every_record_before_the_damage(titles, suffix, fraction):
