@@ -320,3 +320,21 @@ def test_an_interrupted_release_is_finished_by_the_next_build_that_names_its_fil
     assert stored_ids(tmp_path / "c") == ["P1", "P2"]
     with CorpusWriter.open(tmp_path / "c") as w:
         assert w.released_sources() == []
+
+
+def test_an_overlong_title_or_id_and_an_id_with_control_characters_are_rejected_by_field(tmp_path):
+    """A 1.1 MB title printed a 3 MB results table; a 5,000-character id or one holding NUL was
+    stored. Each is a reject naming its field; the good record is stored."""
+    src = tmp_path / "p.jsonl"
+    src.write_text("\n".join(json.dumps(r) for r in [
+        {"id": "ok", "title": "A real title"},
+        {"id": "long-title", "title": "x" * 1_100_000},
+        {"id": "i" * 5000, "title": "Long id"},
+        {"id": "\x00nul", "title": "NUL id"},
+    ]) + "\n")
+    build([src], tmp_path / "c", fmt="jsonl", progress=False, finalize=False)
+    with Corpus.open(tmp_path / "c") as c:
+        assert c.all_ids() == ["ok"]
+        reasons = [r[3] for r in c.rejects()]
+    assert sum("field 'title': 1,100,000 characters" in r for r in reasons) == 1
+    assert sum("field 'id': an id has at most 512 characters" in r for r in reasons) == 2

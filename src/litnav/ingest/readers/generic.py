@@ -212,6 +212,14 @@ def _cited_ids(value: Any, field: str, own_id: str) -> list[str]:
     return list(out)
 
 
+MAX_ID_CHARS = 512
+"""Longest corpus id a generic record may carry (DOIs and URLs fit; a 5,000-character id squeezed
+every other column of the results table to nothing)."""
+MAX_TITLE_CHARS = 5000
+"""Longest title a generic record may carry (the longest of the 73,970 ACL Anthology titles in
+``shared/data`` has 818 characters; a 1.1 MB one printed a 3 MB results table)."""
+
+
 def generic_document(record: Any, mapping: dict[str, str], source_file: str, line: int) -> Document:
     """One ``Document`` from a generic record.
 
@@ -230,8 +238,14 @@ def generic_document(record: Any, mapping: dict[str, str], source_file: str, lin
         raise ValueError(f"field {fields['id']!r}: empty")
     if any(ch.isspace() for ch in corpus_id):  # a corpus id is one token in run files, RIS and URLs
         raise ValueError(f"field {fields['id']!r}: an id may not contain whitespace ({corpus_id!r})")
+    if len(corpus_id) > MAX_ID_CHARS or any(unicodedata.category(ch) in ("Cc", "Cf") for ch in corpus_id):
+        raise ValueError(f"field {fields['id']!r}: an id has at most {MAX_ID_CHARS} characters and no control "
+                         f"characters ({corpus_id[:40]!r}{'...' if len(corpus_id) > 40 else ''})")
     title = values.get("title")
     title_field = fields.get("title", mapping.get("title", "title"))
+    if isinstance(title, str) and len(title) > MAX_TITLE_CHARS:
+        raise ValueError(f"field {title_field!r}: {len(title):,} characters; a title has at most {MAX_TITLE_CHARS:,} "
+                         "(is the field mapped to the right source field?)")
     if title is None:
         raise ValueError(f"field {title_field!r}: missing")
     if not isinstance(title, str):
