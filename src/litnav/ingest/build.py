@@ -255,8 +255,9 @@ def _release_shared(writer: Any, units: list[Unit], complete: set[str], report: 
     for u in changed:
         if u.key in complete and (damage := _damage_of(u)):
             report.kept_complete[u.key] = damage
-    changed = [u for u in changed if u.key not in report.kept_complete]
-    extra = writer.sharing_closure([u.key for u in changed]) if changed else []
+    if report.kept_complete:  # the refused copies keep their papers: only the others' groups are released
+        changed = [u for u in changed if u.key not in report.kept_complete]
+        extra = writer.sharing_closure([u.key for u in changed]) if changed else []
     if extra:
         writer.release([u.key for u in changed] + extra)
         log.info("%d unchanged input(s) share papers with the changed ones and are read again: %s",

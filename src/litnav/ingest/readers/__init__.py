@@ -35,8 +35,8 @@ class ReadContext:
     content: ContentStore | None = None
     mapping: dict[str, str] = field(default_factory=dict)
     mapped: Counter = field(default_factory=Counter)
-    """Generic JSONL: records in which each target of ``mapping`` found its source field (a
-    ``--map abstract=absract`` typo then shows as 0)."""
+    """Generic JSONL: records in which each target of ``mapping`` found a value in its source field
+    (a ``--map abstract=absract`` typo then shows as 0)."""
 
 FORMATS: dict[str, str] = {
     "s2orc-metadata": "S2ORC 2020 release metadata_*.jsonl (joined with pdf_parses by paper_id)",

@@ -16,6 +16,7 @@ Lists of objects (``[{"paperId": ...}]``, ``[{"id": ...}]``) are read by their i
 from __future__ import annotations
 
 import unicodedata
+from collections import Counter
 from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
@@ -220,7 +221,8 @@ MAX_TITLE_CHARS = 5000
 ``shared/data`` has 818 characters; a 1.1 MB one printed a 3 MB results table)."""
 
 
-def generic_document(record: Any, mapping: dict[str, str], source_file: str, line: int) -> Document:
+def generic_document(record: Any, mapping: dict[str, str], source_file: str, line: int,
+                     found: Counter | None = None) -> Document:
     """One ``Document`` from a generic record.
 
     Each field is checked explicitly (type, emptiness) and the ``Paper`` model is the one
@@ -231,6 +233,8 @@ def generic_document(record: Any, mapping: dict[str, str], source_file: str, lin
     if not isinstance(record, dict):
         raise ValueError("record: expected a JSON object")
     values, fields = _resolve(record, mapping)
+    if found is not None:  # which --map targets found a value: a typo in a field name shows as none
+        found.update(t for t in fields if t in mapping and t != "id")
     if "id" not in values:
         raise ValueError(f"field {mapping.get('id', 'id')!r}: missing (map it with --map id=FIELD)")
     corpus_id = _id(values["id"], fields["id"])
@@ -277,13 +281,5 @@ def generic_document(record: Any, mapping: dict[str, str], source_file: str, lin
 def read_generic(path: Path, ctx: ReadContext) -> Iterator[Item]:
     """Every record of a generic JSONL file, mapped with ``ctx.mapping``."""
     src = str(path)
-    mapped = [(target, source) for target, source in ctx.mapping.items() if target != "id"]
-
-    def convert(rec):
-        if mapped and isinstance(rec.value, dict):
-            for target, source in mapped:
-                ctx.mapped[target] += (_get(rec.value, tuple(source.split("."))) if "." in source
-                                       else rec.value.get(source)) is not None
-        return generic_document(rec.value, ctx.mapping, src, rec.line)
-
-    yield from converted_records(iter_records(path), src, convert)
+    yield from converted_records(iter_records(path), src,
+                                 lambda rec: generic_document(rec.value, ctx.mapping, src, rec.line, found=ctx.mapped))

@@ -174,18 +174,15 @@ _QUESTION_BEFORE = re.compile(
     r"|may|must)\s+[^,;:.?!|]*$", re.I)
 """An inverted question's auxiliary, its subject between it and the negation: "why do some
 patients not respond to ..." negates the verb (content), it excludes nothing."""
-_USAGE_WORDS = frozenset("use rely require involve include need employ apply".split())
-
-
 def _base_verb_after(text: str, end: int) -> bool:
-    """True when the word after ``end`` is a verb's base form other than a usage verb: "not
-    respond" (the verb negated), not "not using X", "not on treebanks", "not with attention"."""
+    """True when the word after ``end`` is a verb's base form other than a usage verb
+    (:data:`_USAGE_VERB`): "not respond" (the verb negated), not "not using X", "not on
+    treebanks", "not with attention"."""
     m = re.match(r"\s+([a-z]+)\b(?!-)", text[end:], re.I)
-    if m is None:
+    if m is None or _USAGE_VERB.match(text, end):
         return False
     word = m.group(1).lower()
-    return (word not in _USAGE_WORDS and word not in stop_words() and not word.endswith("ing")
-            and "VERB" in all_lemmas(word) and word in all_lemmas(word).get("VERB", ()))
+    return word not in stop_words() and not word.endswith("ing") and word in all_lemmas(word).get("VERB", ())
 
 
 def _verb_negation(text: str, m: re.Match[str]) -> bool:

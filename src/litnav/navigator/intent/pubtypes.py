@@ -168,14 +168,12 @@ _QUESTIONNAIRE = frozenset(
 def _modified_negation(ws: Workspace, start: int) -> int | None:
     """Where the negation cue begins when the type phrase at ``start`` is the head of a negated
     noun phrase whose modifiers are plain words (no preposition, verb, conjunction or document
-    word: "excluding text generation surveys"); None otherwise, and for questionnaires
-    ("without household surveys": :data:`_QUESTIONNAIRE`)."""
+    word: "excluding text generation surveys"); None otherwise. (Questionnaires, "without household
+    surveys", never get here: :func:`extract_types` skips them, :data:`_QUESTIONNAIRE`.)"""
     m = _NEG_MODIFIED.search(ws.text[:start])
     if m is None:
         return None
     words = m.group("mods").split()
-    if words[-1].lower() in _QUESTIONNAIRE and re.match(r"surveys?\b", ws.text[start:], re.I):
-        return None
     if any(w.lower() in stop_words() or w.lower() in _NOT_OBJECT_OF or word_class(w.lower())
            or lexicon_verb(w.lower()) for w in words):
         return None
