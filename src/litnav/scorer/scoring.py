@@ -205,10 +205,10 @@ def score_papers(
     best_sim = np.zeros(len(papers))
     k = 0
     for pi, cp, located in where:
+        lexical = (lexical_evidence or {}).get(papers[pi].corpus_id, {}).get(cp.id, [])
         verdicts = []  # one per alternative; the checkpoint takes the most probable
         for i in range(len(ways[cp.id])):
-            verdicts.append(_verdict(float(p_about[k]), located, terms[(cp.id, i)], stated_evidence,
-                                     (lexical_evidence or {}).get(papers[pi].corpus_id, {}).get(cp.id, [])))
+            verdicts.append(_verdict(float(p_about[k]), located, terms[(cp.id, i)], stated_evidence, lexical))
             k += 1
         best = max(range(len(verdicts)), key=lambda i: verdicts[i][0])
         p, quote, raised, evs = verdicts[best]
