@@ -38,7 +38,7 @@ from litnav.corpus.phrases import PhraseTable
 from litnav.navigator.intent.grammar import is_acronym
 from litnav.navigator.intent.keyphrases import concepts, without_generic_head
 from litnav.navigator.intent.lexicon import all_lemmas
-from litnav.navigator.intent.text import BOUNDARY, Workspace, clean_phrase, edge_word, split_list  # noqa: F401
+from litnav.navigator.intent.text import BOUNDARY, LATIN_WORDS, Workspace, clean_phrase, edge_word, split_list  # noqa: F401
 
 DOMAIN_WORDS = (
     "healthcare", "health care", "medicine", "clinical practice", "clinical settings", "hospitals?",
@@ -118,7 +118,7 @@ _EXCLUSION_LEAD = re.compile(
     r"^(?:(?:about|on|using|use|uses|used|involving|involve|include|including|related\s+to|concerning|regarding"
     r"|based\s+on|built\s+on|trained\s+on|that|which|rely\s+on|relies\s+on|employ|employs|require|requires"
     r"|consider|considers|need|apply"
-    r"|relying\s+on|focusing\s+on|focused\s+on|with|in(?!\s+(?:vivo|vitro|silico|situ|utero|vacuo|ovo)\b)|of|any|the|a|an|papers?|works?|studies|articles?|ones"
+    r"|relying\s+on|focusing\s+on|focused\s+on|with|in" + rf"(?!\s+{LATIN_WORDS}\b)" + r"|of|any|the|a|an|papers?|works?|studies|articles?|ones"
     r"|are|is|be|those)\s+)+", re.I)
 
 

@@ -31,7 +31,7 @@ from litnav.navigator.intent.grammar import adjective_only as _adjective_only
 from litnav.navigator.intent.grammar import ambiguous_is_verb, ed_participle, ly_adverb, verb_class
 from litnav.navigator.intent.grammar import word_class as _word_class
 from litnav.navigator.intent.lexicon import all_lemmas
-from litnav.navigator.intent.text import clean_phrase, title_cased
+from litnav.navigator.intent.text import LATIN_WORDS, clean_phrase, title_cased
 
 GENERIC_DOC_FRACTION = 0.03
 FALLBACK_GENERIC = frozenset("""
@@ -211,7 +211,7 @@ def _goal_verb(tok: tuple[str, int, int], text: str) -> bool:
     return bool(_GOAL_BEFORE.search(before)) or opens
 
 
-_LATIN_BEFORE = re.compile(r"\b(?:in|ex)\s+(?:vivo|vitro|silico|situ|utero|vacuo|ovo)$", re.I)
+_LATIN_BEFORE = re.compile(rf"\b(?:in|ex)\s+{LATIN_WORDS}$", re.I)
 """The Latin locative a concept opens with (``text.LATIN_LOCATIVE``), ending where the concept's
 first word ends."""
 _CHANGE_GERUNDS = frozenset(

@@ -157,7 +157,9 @@ def _qualifies_documents(word: str) -> bool:
     return w not in _EDGE_WORDS and "ADJ" in all_lemmas(w)
 
 
-LATIN_LOCATIVE = re.compile(r"\b(?:in|ex)\s+(?:vivo|vitro|silico|situ|utero|vacuo|ovo)\b", re.I)
+LATIN_WORDS = r"(?:vivo|vitro|silico|situ|utero|vacuo|ovo)"
+"""The Latin words after "in"/"ex" that make one phrase with it ("in vivo")."""
+LATIN_LOCATIVE = re.compile(rf"\b(?:in|ex)\s+{LATIN_WORDS}\b", re.I)
 """A Latin phrase whose "in"/"ex" is no preposition: "in vivo studies" keeps its "in"."""
 
 
