@@ -223,3 +223,51 @@ def test_publish_waits_for_readers_and_a_rerun_publishes_without_embedding(
     assert embedded == []
     with Corpus.open(corpus) as c:
         assert c.build_stage() == "complete" and c.stats()["vectors"] == 14
+
+
+def test_papers_added_to_a_complete_corpus_keep_dense_retrieval_over_the_last_build(source: Path,
+                                                                                   tmp_path: Path) -> None:
+    """While a build embeds papers added to (or removed from) a complete corpus, dense retrieval
+    keeps searching the last complete build's vectors, says so, and never returns a removed paper;
+    a build that drops the vectors (another model) does not serve the old index meanwhile."""
+    import json
+
+    corpus = tmp_path / "corpus"
+    lines = source.read_text().splitlines()
+    first = tmp_path / "first.jsonl"
+    first.write_text("\n".join(lines) + "\n")
+    build([first], corpus, progress=False)
+    with Corpus.open(corpus) as c:
+        before = [h.corpus_id for h in c.semantic_search(QUERY, 14)]
+    removed = before[0]
+    first.write_text("\n".join(line for line in lines if json.loads(line)["id"] != removed) + "\n")
+    added = tmp_path / "added.jsonl"
+    added.write_text(json.dumps({"id": "new-dr", "title": "Dense retrieval for open question answering",
+                                 "abstract": "We train dense retrieval for question answering.", "year": 2021}) + "\n")
+    build([first, added], corpus, progress=False, stop_after="lexical")
+
+    with Corpus.open(corpus) as c:
+        assert c.build_stage() == "lexical" and not c.missing_channels()
+        why = c.partial_channels()["semantic"]
+        assert "14 papers; the corpus now holds 14" in why and "until the build" in why
+        hits = [h.corpus_id for h in c.semantic_search(QUERY, 14)]
+        assert hits == [cid for cid in before if cid != removed]  # the old index, less the removed paper
+        assert c.lexical_search("dense retrieval open question answering", 3)[0].corpus_id == "new-dr"
+        session = search(QUERY, c, Settings(), rounds=1, top_k=5)
+    assert "semantic (dense) + lexical (bm25); partial: semantic" in session.engines["retrieval"]
+    assert any(n.startswith("semantic channel partial") for n in _notes(session))
+    assert removed not in {r.corpus_id for r in session.results}
+    from litnav.corpus.integrity import verify
+    report = verify(corpus)
+    assert not report.problems and "last complete build" in report.checked["dense"]
+
+    build([first, added], corpus, progress=False)
+    with Corpus.open(corpus) as c:
+        assert c.build_stage() == "complete" and not c.partial_channels()
+        assert "new-dr" in {h.corpus_id for h in c.semantic_search(QUERY, 3)}
+
+    build([first, added], corpus, progress=False, reembed=True, stop_after="lexical")  # every vector dropped
+    with Corpus.open(corpus) as c:
+        assert set(c.missing_channels()) == {"semantic"} and not c.partial_channels()
+        with pytest.raises(DenseUnavailableError, match="not built yet"):
+            c.semantic_search(QUERY, 3)

@@ -105,6 +105,8 @@ def open_corpus(path: Path, settings=None, *, require_indexes: bool = True):
     if require_indexes:
         for channel, why in corpus.missing_channels().items():
             make_console(stderr=True).print(f"[yellow]note:[/yellow] {channel} channel missing: {why}", highlight=False)
+        for channel, why in corpus.partial_channels().items():
+            make_console(stderr=True).print(f"[yellow]note:[/yellow] {channel} channel partial: {why}", highlight=False)
     return corpus
 
 

@@ -17,6 +17,11 @@ and phrase files into ``DIR/index/`` and sets ``build_stage = "complete"`` in on
 FAISS is exact (flat) below ``ivf_threshold`` papers, IVF-PQ streamed batch by batch from the
 stored vectors and the shards past it; publish moves the vectors in a shard at a time.
 
+Papers added to (or changed in) a complete corpus leave its FAISS index and meta ``faiss`` in place
+through the lexical phase: readers keep searching the last complete build's abstract vectors
+(``Corpus.partial_channels``) until publish replaces them. A build that drops the stored vectors
+(another model, ``reembed``) removes that index in its lexical phase instead.
+
 A corpus built with ``corpus.abstract_embeddings=false`` is BM25-only: no abstract vectors are
 embedded, no FAISS index is built (meta ``faiss`` is None); its dense phase only chunks, builds the
 phrase table and embeds chunks in eager mode. ``Corpus.missing_channels`` reports the absent dense
@@ -157,7 +162,8 @@ def finalize_lexical(directory: Path, conn, s: CorpusSettings, progress: bool = 
     dirty = bool(get_meta(conn, "indexes_dirty", True))
     was_lexical = get_meta(conn, STAGE_KEY) == "lexical"  # an earlier dense phase did not finish
     dense_stale = dense and (dirty or was_lexical or not index_files_present(directory / INDEX_DIR))
-    if reembed or (stored and not encoder.matches(stored)):
+    dropped = reembed or bool(stored and not encoder.matches(stored))  # the vectors (and so the FAISS index) go
+    if dropped:
         conn.execute("BEGIN TRANSACTION")
         conn.execute("DELETE FROM vectors")
         conn.execute("DELETE FROM chunk_vectors")
@@ -208,14 +214,14 @@ def finalize_lexical(directory: Path, conn, s: CorpusSettings, progress: bool = 
     conn.execute("BEGIN TRANSACTION")  # the searchable state appears all at once
     if not work.pending:
         set_meta(conn, "chunk_vectors_mode", mode)
-    if not dense:  # BM25 only: no FAISS index (abstract vectors already stored are kept for a later dense build)
-        set_meta(conn, "faiss", None)
+    if not dense or dropped:  # no FAISS index: BM25 only (abstract vectors already stored are kept for a later
+        set_meta(conn, "faiss", None)  # dense build), or one of vectors dropped, which must not serve meanwhile
     set_meta(conn, STAGE_KEY, "lexical" if work.pending else "complete")
     set_meta(conn, "indexes_dirty", False)
     set_meta(conn, "counts", counts)
     conn.execute("COMMIT")
     conn.execute("CHECKPOINT")
-    if not dense:  # after the commit: a crash before leaves files no meta points to, never the reverse
+    if not dense or dropped:  # after the commit: a crash before leaves files no meta points to, never the reverse
         remove_index(directory / INDEX_DIR)
     return work
 

@@ -137,7 +137,11 @@ def _consistency_problems(directory: Path, conn: Any, checked: dict[str, str]) -
     # corpus.abstract_embeddings=false (meta faiss None); both are healthy BM25-searchable corpora
     lexical_only = get_meta(conn, STAGE_KEY) == "lexical"
     dense = not lexical_only and get_meta(conn, "faiss") is not None
-    if lexical_only:
+    previous = (get_meta(conn, "faiss") or {}) if lexical_only else {}  # the last complete build's, still serving
+    if lexical_only and previous:
+        checked["dense"] = (f"the last complete build's FAISS index ({previous.get('n')} papers) serves until the "
+                            "build embedding the new papers publishes (rerun the same `litnav build` to finish)")
+    elif lexical_only:
         checked["dense"] = ("not built yet (build stage 'lexical': searchable with BM25 only); rerun the same "
                             "`litnav build` to finish embedding")
     elif not dense:
@@ -155,8 +159,10 @@ def _consistency_problems(directory: Path, conn: Any, checked: dict[str, str]) -
     from litnav.corpus.lexical import IDS_FILE as BM25_IDS
     from litnav.corpus.vectors import IDS_FILE
 
-    checks = ([(Path(IDS_FILE), "FAISS ids")] if dense else []) + [(Path(BM25_DIR) / BM25_IDS, "BM25 ids")]
-    for rel, what in checks:
+    checks = ([(Path(IDS_FILE), "FAISS ids", papers)] if dense else []) + [(Path(BM25_DIR) / BM25_IDS, "BM25 ids", papers)]
+    if previous.get("n") is not None:
+        checks.append((Path(IDS_FILE), "FAISS ids", previous["n"]))
+    for rel, what, want in checks:
         path = directory / INDEX_DIR / rel
         if not papers and not path.exists():
             continue
@@ -166,8 +172,8 @@ def _consistency_problems(directory: Path, conn: Any, checked: dict[str, str]) -
             out.append(f"{path}: does not load ({type(exc).__name__}: {exc})")
             continue
         checked[what] = f"{n} ids"
-        if n != papers:
-            out.append(f"{path}: {n} ids for {papers} papers")
+        if n != want:
+            out.append(f"{path}: {n} ids for {want} papers")
     if get_meta(conn, "chunk_vectors_mode") == "eager" and not lexical_only:
         missing = conn.execute("SELECT count(*) FROM chunks c ANTI JOIN chunk_vectors v "
                                "ON c.corpus_id = v.corpus_id AND c.ordinal = v.ordinal").fetchone()[0]

@@ -250,7 +250,7 @@ class Corpus:
         abstracts, or was interrupted while it did: rerunning it finishes), or a corpus built with
         ``corpus.abstract_embeddings=false`` (no abstract vectors by choice: meta ``faiss`` is None)."""
         stage = self.build_stage()
-        if stage == "lexical":
+        if stage == "lexical" and not self._previous_dense():
             return {"semantic": f"abstract vectors of {self.directory} are not built yet (build stage 'lexical': "
                                 "a build is embedding them, or was interrupted; rerun the same `litnav build` to "
                                 "finish); searching with BM25 only"}
@@ -259,6 +259,32 @@ class Corpus:
                                 "(corpus.abstract_embeddings=false); searching with BM25 and citations only; "
                                 "rebuild with `--set corpus.abstract_embeddings=true` to add dense retrieval"}
         return {}
+
+    def partial_channels(self) -> dict[str, str]:
+        """Retrieval channels this corpus serves over part of its papers -> why (empty for a complete
+        corpus). ``{"semantic": ...}`` in build stage ``lexical`` after papers were added to or changed
+        in a complete corpus: dense retrieval searches the FAISS index of the last complete build
+        until the running (or interrupted) build publishes the new one, so the papers added or
+        changed since are found by BM25 and citations only (and a changed paper by its old vector)."""
+        previous = self._previous_dense()
+        if not previous:
+            return {}
+        papers = self._counts()["papers"]
+        return {"semantic": f"dense retrieval searches the abstract vectors of the last complete build of "
+                            f"{self.directory} ({previous.get('n')} papers; the corpus now holds {papers}): "
+                            "papers added or changed since are found by BM25 and citations until the build "
+                            "that embeds them finishes (rerun the same `litnav build` if it was interrupted)"}
+
+    def _previous_dense(self) -> dict | None:
+        """The FAISS meta of the last complete build while a later build embeds (build stage
+        ``lexical`` over a corpus that was complete with abstract vectors, index files in place), else
+        None. A build that drops the stored vectors (another model, ``--reembed``) clears it."""
+        if self.build_stage() != "lexical":
+            return None
+        from litnav.corpus.vectors import index_files_present
+
+        meta = self._meta("faiss")
+        return meta if meta and index_files_present(self.directory / INDEX_DIR) else None
 
     def _compute_fingerprint(self) -> str:
         manifest = self._q("SELECT source_key, size, sha256 FROM manifest ORDER BY source_key")
@@ -850,6 +876,8 @@ class Corpus:
         q = self._query_vector(query)
         if k <= 0 or not all_ids:
             return []
+        if ids is None and self._previous_dense():  # the last build's index may hold papers removed since
+            return self._present(self._semantic_hits(index, all_ids, q, k + 50))[:k]
         if ids is not None:
             found, vecs = self.abstract_vectors(sorted(i for i in ids if i in row_of))
             if not found:
@@ -857,6 +885,10 @@ class Corpus:
             scores = vecs @ q
             order = sorted(range(len(found)), key=lambda j: (-scores[j], found[j]))[:k]
             return [Hit(corpus_id=found[j], score=float(scores[j])) for j in order]
+        return self._semantic_hits(index, all_ids, q, k)
+
+    def _semantic_hits(self, index: Any, all_ids: list[str], q: np.ndarray, k: int) -> list[Hit]:
+        """Top ``k`` of the whole index for the unit query vector ``q``, best first."""
         exact = self._exact(index)
         depth = min(len(all_ids), k if exact else max(self.RERANK_FACTOR * k, k + 50))
         scores, found = index.search(q[None, :], depth)
@@ -866,6 +898,12 @@ class Corpus:
             hits = [(c, float(vecs[c] @ q)) for c, _ in hits if c in vecs]
         hits.sort(key=lambda h: (-h[1], h[0]))
         return [Hit(corpus_id=c, score=s) for c, s in hits[:k]]
+
+    def _present(self, hits: list[Hit]) -> list[Hit]:
+        """``hits`` whose paper is in the corpus, in order."""
+        present = set(self._arrow_ids("SELECT corpus_id FROM papers WHERE corpus_id IN (SELECT corpus_id FROM _ids)",
+                                      [h.corpus_id for h in hits]).column("corpus_id").to_pylist())
+        return [h for h in hits if h.corpus_id in present]
 
     def _lexical(self):
         with self._shared.lock:

@@ -305,14 +305,17 @@ class SearchRun:
 
 def retrieval_channels(corpus) -> str:
     """What ``Session.engines["retrieval"]`` records: the corpus's retrieval channels, and why any
-    is missing (a corpus in build stage ``lexical`` searches with BM25 only)."""
-    from litnav.librarians.operators.base import missing_channels
+    is missing (a first build in stage ``lexical`` searches with BM25 only) or partial (papers
+    added to a complete corpus wait for their vectors)."""
+    from litnav.librarians.operators.base import missing_channels, partial_channels
 
-    missing = missing_channels(corpus)
+    missing, partial = missing_channels(corpus), partial_channels(corpus)
     have = [name for name in ("semantic", "lexical") if name not in missing]
     text = " + ".join(f"{n} (dense)" if n == "semantic" else f"{n} (bm25)" for n in have)
     if missing:
         text += "; missing: " + "; ".join(f"{n}: {why}" for n, why in sorted(missing.items()))
+    if partial:
+        text += "; partial: " + "; ".join(f"{n}: {why}" for n, why in sorted(partial.items()))
     return text
 
 

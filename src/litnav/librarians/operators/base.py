@@ -128,6 +128,13 @@ def missing_channels(corpus: Any) -> dict[str, str]:
     return dict(probe()) if callable(probe) else {}
 
 
+def partial_channels(corpus: Any) -> dict[str, str]:
+    """``corpus.partial_channels()``: retrieval channels the corpus serves over part of its papers
+    -> why (``{}`` for a complete corpus, and for corpus doubles without the method)."""
+    probe = getattr(corpus, "partial_channels", None)
+    return dict(probe()) if callable(probe) else {}
+
+
 REGISTRY: dict[str, OperatorSpec] = {}
 
 

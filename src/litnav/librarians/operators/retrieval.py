@@ -7,7 +7,7 @@ from pydantic import Field
 
 from litnav.core.records import FoundBy
 from litnav.core.text import stem_set
-from litnav.librarians.operators.base import OperatorParams, RunContext, missing_channels, operator
+from litnav.librarians.operators.base import OperatorParams, RunContext, missing_channels, operator, partial_channels
 from litnav.librarians.pool import Pool
 
 
@@ -49,6 +49,9 @@ def semantic_search(params: SearchParams, inputs: list, ctx: RunContext, node_id
     if missing:
         ctx.note(node_id, f"semantic channel skipped: {missing}")
         return Pool()
+    partial = partial_channels(ctx.corpus).get("semantic")
+    if partial:
+        ctx.note(node_id, f"semantic channel partial: {partial}")
     hits = ctx.corpus.semantic_search(ctx.query_vector(params.query), params.k, **_restriction(params, ctx, node_id))
     return _pool(hits, "semantic", ctx, node_id)
 
