@@ -176,6 +176,13 @@ def test_a_venue_of_the_intent_that_the_corpus_lacks_is_a_note_under_the_results
     assert any(n.startswith(f"Note: {venue.id} names EMNLP, which no venue of this corpus matches")
                for n in result_notes(session))
 
+    only = parse_intent("dialogue state tracking presented at FOOCL", venues=vocab)
+    session = Session(intent=only.intent, corpus="c", rounds=[Round(index=1, checklist=only,
+                                                                    workflow=plan_workflow(only, Settings()))])
+    [venue] = [c for c in only.checkpoints if c.predicate is not None]
+    [note] = [n for n in result_notes(session) if n.startswith(f"Note: {venue.id} names FOOCL")]
+    assert "other venues" not in note and "contains it as words" in note  # it named no other venue
+
 
 def test_markup_and_terminal_escapes_in_data_or_arguments_are_shown_never_run(runner, tmp_path):
     """A title with rich markup or terminal escape sequences (OSC 52 writes the clipboard,

@@ -385,3 +385,48 @@ def test_ccl_and_iwslt_are_known_by_their_usual_acronyms_only_as_venues():
     assert venues("relation extraction surveys in CCL") == [ccl]
     assert venues("speech translation at IWSLT") == [iwslt]
     assert venues("a CCL model for parsing") == [] and venues("results on IWSLT14 De-En") == []
+
+
+ACL_EDITIONS = {
+    "EMNLP": 400,
+    "Proceedings of the Eighth International Joint Conference on Natural Language Processing (Volume 1: Long Papers)": 103,
+    "Proceedings of the IJCNLP 2017, Tutorial Abstracts": 6,
+    "Proceedings of the 12th International Conference on Natural Language Generation": 73,
+    "Proceedings of the 20th Annual SIGdial Meeting on Discourse and Dialogue": 51,
+    "Proceedings of the 22nd Annual Meeting of the Special Interest Group on Discourse and Dialogue": 58,
+    "Proceedings of the 1st Workshop on NLP for COVID-19 at ACL 2020": 10,
+}
+
+
+def _venue_values(intent: str) -> set[str]:
+    (venue,) = [c.predicate for c in parse_intent(intent, venues=ACL_EDITIONS, today=TODAY).checkpoints
+                if c.predicate is not None and c.predicate.field == "venue"]
+    return set(venue.values)
+
+
+@pytest.mark.parametrize("venue, spellings", [
+    ("IJCNLP", {"Proceedings of the Eighth International Joint Conference on Natural Language Processing (Volume 1: "
+                "Long Papers)", "Proceedings of the IJCNLP 2017, Tutorial Abstracts"}),
+    ("SIGDIAL", {"Proceedings of the 20th Annual SIGdial Meeting on Discourse and Dialogue",
+                 "Proceedings of the 22nd Annual Meeting of the Special Interest Group on Discourse and Dialogue"}),
+    ("INLG", {"Proceedings of the 12th International Conference on Natural Language Generation"}),
+])
+@pytest.mark.parametrize("template", ["cross-lingual parsing, in {}", "cross-lingual parsing at {}",
+                                      "cross-lingual parsing published in {}", "cross-lingual parsing in {} papers"])
+def test_a_venue_acronym_reaches_every_spelling_of_its_venue_however_it_is_cued(venue, spellings, template):
+    """The long papers of IJCNLP 2017 are IJCNLP papers whether the intent says "in", "at" or
+    "published in"; SIGDIAL is every SIGdial meeting, also the edition spelled out in words; INLG
+    is the International Conference on Natural Language Generation (no C for "Conference")."""
+    assert _venue_values(template.format(venue)) == spellings
+    assert not any(m.missing for m in extract_venues(Workspace(template.format(venue)), ACL_EDITIONS))
+
+
+def test_a_made_acronym_beside_a_known_venue_in_one_list_is_kept():
+    values = _venue_values("parsing in IJCNLP or EMNLP")
+    assert "EMNLP" in values and "Proceedings of the IJCNLP 2017, Tutorial Abstracts" in values
+
+
+def test_a_workshop_topic_is_not_the_workshop():
+    checklist = parse_intent("misinformation in COVID", venues=ACL_EDITIONS, today=TODAY)
+    assert not any(c.predicate is not None and "Proceedings of the 1st Workshop on NLP for COVID-19 at ACL 2020"
+                   in c.predicate.values for c in checklist.checkpoints)

@@ -216,8 +216,13 @@ def result_notes(session: Session) -> list[str]:
             notes.append(f"Note: {c.id} \"{c.text.replace(f' ({RELAXED_NOTE})', '')}\" matches no paper of this "
                          "corpus, so the results are not filtered by it (it only re-weights them).")
         elif m := _MISSING_VENUES.search(c.text):
-            notes.append(f"Note: {c.id} names {m.group(1)}, which no venue of this corpus matches; the results "
-                         "come from the other venues it names.")
+            missing = {v.strip() for v in m.group(1).split(",")}
+            if c.predicate is not None and set(c.predicate.values) <= missing:  # nothing else named
+                notes.append(f"Note: {c.id} names {m.group(1)}, which is no venue name of this corpus; only papers "
+                             "whose venue string contains it as words pass.")
+            else:
+                notes.append(f"Note: {c.id} names {m.group(1)}, which no venue of this corpus matches; the "
+                             "results come from the other venues it names.")
     if checklist is not None and checklist.source_ids:
         ranks = {r.corpus_id: r.rank for r in session.results}
         returned = [f"{c} (#{ranks[c]})" for c in checklist.source_ids if c in ranks]

@@ -57,7 +57,7 @@ from litnav.navigator.intent.grammar import number_variants
 from litnav.navigator.intent.passage import asks_for_papers, is_markup, is_passage, is_prose
 from litnav.navigator.intent.pubtypes import extract_types
 from litnav.navigator.intent.text import BOUNDARY, Workspace, normalise
-from litnav.navigator.intent.venues import VenueEntry, VenueMention, extract_venues
+from litnav.navigator.intent.venues import VenueEntry, VenueMention, extract_venues, resolve_name
 
 EMPIRICAL_WEIGHT = 0.5
 FACET_WEIGHT = 0.5
@@ -114,7 +114,7 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
     exclusions = extract_exclusions(ws)
     facets = extract_facets(ws, phrases)
     whole = whole_intent(ws.text)
-    venue_mentions += _unknown_venue_mentions(ws)
+    venue_mentions += _unknown_venue_mentions(ws, venues)
 
     metadata: list[tuple[int, Checkpoint]] = []
     own, every = _venue_years(dates, venue_mentions, text)
@@ -305,21 +305,25 @@ def _venue_year_checkpoints(own: list[tuple[DateConstraint, VenueMention]], ever
     return out
 
 
-def _unknown_venue_mentions(ws: Workspace) -> list[VenueMention]:
+def _unknown_venue_mentions(ws: Workspace, vocab: dict[str, int] | None) -> list[VenueMention]:
     """Mentions for the venue-like names a later extractor consumed (``ws.unknown_venues``: "in
-    PRL or PRD"), unrecognised so the plan reports them; names joined by a list separator form one
+    PRL or PRD"): the vocabulary spellings a name answers to in any case (``resolve_name``: "in
+    IJCNLP"), else unrecognised so the plan reports them; names joined by a list separator form one
     mention."""
     out: list[VenueMention] = []
     for start, name in sorted(ws.unknown_venues):
+        hits = resolve_name(name, vocab)
         last = out[-1] if out else None
         if last is not None and re.fullmatch(r"(?:\s|,|/|&|\band\b|\bor\b)*", ws.original[last.position + len(last.phrase):start]):
             last.entries.append(VenueEntry(name))
-            last.values.append(name)
-            last.missing.append(name)
+            last.values.extend(h for h in hits or [name] if h not in last.values)
+            last.missing.extend([] if hits else [name])
+            last.unrecognised = len(last.missing) == len(last.entries)
             last.phrase = ws.original[last.position:start + len(name)]
             continue
         negated, _only, _cue = ws.cue_before(start)
-        out.append(VenueMention([VenueEntry(name)], negated, start, name, values=[name], missing=[name], unrecognised=True))
+        out.append(VenueMention([VenueEntry(name)], negated, start, name, values=hits or [name],
+                                missing=[] if hits else [name], unrecognised=not hits))
     return out
 
 

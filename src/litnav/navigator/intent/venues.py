@@ -117,6 +117,7 @@ _MIXED_CASE = re.compile(r"[A-Za-z][a-z0-9]*[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*|[
 _ACRONYM = re.compile(r"[A-Z][A-Za-z0-9&]*[A-Z][A-Za-z0-9&]*")
 _PAREN_ACRONYM = re.compile(r"\((\*?[A-Z][A-Za-z*]*[A-Z][A-Za-z]*)(?:[\s'-]*\d{2,4})?(?:,[^(),]{1,30})?\)")
 _TRAILING_ACRONYM = re.compile(r",\s*([A-Z][A-Za-z]*[A-Z][A-Za-z]*)(?:[\s'-]*\d{2,4})?\s*$")
+_VENUE_WORD = r"(?:Conference|Workshop|Symposium|Journal|Meeting|Congress|Colloquium|Forum|Summit)s?"
 _MINOR = {"of", "the", "on", "and", "for", "in", "at", "to", "a", "an", "&", "its", "with"}
 _ORDINAL = re.compile(r"^(\d+(st|nd|rd|th)?|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
                       r"eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|"
@@ -138,6 +139,9 @@ def derived_acronyms(venue: str) -> list[str]:
     words = [w for w in re.findall(r"[\w'-]+", head) if w.lower() not in _MINOR and not _ORDINAL.match(w)]
     if 3 <= len(words) <= 8 and all(w[0].isupper() for w in words):
         out.append("".join(w[0] for w in words))
+        named = [w for w in words if not re.fullmatch(_VENUE_WORD, w)]  # "INLG": no C for "Conference"
+        if 3 <= len(named) < len(words):
+            out.append("".join(w[0] for w in named))
     return list(dict.fromkeys(out))
 
 
@@ -334,7 +338,8 @@ def extract_venues(ws: Workspace, vocab: dict[str, int] | None) -> list[VenueMen
         cue = (m.group("cue") or "").strip()
         only_after = re.match(r"\s+only\b", ws.text[m.end():], re.I)  # "Nature or Science only"
         strong = bool(_STRONG_CUE.search(cue) or m.group("suffix")) or negated or only or listed_on or bool(only_after)
-        items = [(e, strict) for e, strict in items if strict < MADE or strong]
+        beside_loose = bool(cue) and any(strict == LOOSE for _e, strict in items)  # "in IJCNLP or EMNLP"
+        items = [(e, strict) for e, strict in items if strict < MADE or strong or beside_loose]
         if not items or (all(strict for _e, strict in items) and not (cue or strong)):
             continue
         end = m.end() + (only_after.end() if only_after else 0)
@@ -358,7 +363,7 @@ def extract_venues(ws: Workspace, vocab: dict[str, int] | None) -> list[VenueMen
     for mention in table:
         _resolve(mention, vocab)
     found += table
-    found += _unrecognised_acronyms(ws)
+    found += _unrecognised_acronyms(ws, vocab)
     return sorted(found, key=lambda m: m.position)
 
 
@@ -429,7 +434,6 @@ def map_to_vocabulary(entry: VenueEntry, vocab: dict[str, int]) -> list[str]:
     return sorted(hits, key=lambda v: -int(vocab.get(v) or 0))
 
 
-_VENUE_WORD = r"(?:Conference|Workshop|Symposium|Journal|Meeting|Congress|Colloquium|Forum|Summit)s?"
 _CAP = r"[A-Z][\w'&*-]*"
 _UNKNOWN = re.compile(
     r"(?P<cue>\b(?i:(?:(?:" + _PUBLISHED + r")\s+)?(?:in|at|from)\s+(?:the\s+)?"
@@ -462,15 +466,42 @@ def _named_venues(ws: Workspace, vocab: dict[str, int] | None) -> list[VenueMent
             continue
         key = f" {_norm(m.group('name'))} "
         hits = sorted((v for v, n in normed.items() if key in n), key=lambda v: -int((vocab or {}).get(v) or 0))
-        if not hits and vocab:  # a short form the vocabulary answers to ("MT Summit")
-            known = _matcher(_vocab_tuple(vocab))[2].get(re.sub(r"\s+", " ", m.group("name").strip()).lower())
-            hits = map_to_vocabulary(known[0], vocab) if known else []
-        out.append(_mention(ws, m, with_editions(hits, vocab), unrecognised=not hits))
+        hits = with_editions(hits, vocab) or resolve_name(m.group("name"), vocab)  # a short form: "MT Summit"
+        out.append(_mention(ws, m, hits, unrecognised=not hits))
     return out
 
 
-def _unrecognised_acronyms(ws: Workspace) -> list[VenueMention]:
-    """Acronyms after a publication cue ("presented at IWSLT") that neither the table nor the
-    vocabulary knows: unrecognised mentions."""
-    return [_mention(ws, m, [], unrecognised=True) for m in list(_UNKNOWN_ACRONYM.finditer(ws.text))
-            if BOUNDARY not in m.group(0)]
+def resolve_name(name: str, vocab: dict[str, int] | None) -> list[str]:
+    """The vocabulary spellings (every edition, most papers first) of a venue-like ``name`` that
+    some rule already took for a venue, looked up in any case among every name the table and the
+    vocabulary answer to ("at SIGDIAL" -> the "... SIGdial Meeting ..." spellings; "in IJCNLP"
+    -> "... International Joint Conference on Natural Language Processing ..."); [] when none."""
+    if not vocab:
+        return []
+    known = _matcher(_vocab_tuple(vocab))[2].get(re.sub(r"\s+", " ", name.strip()).lower())
+    hits = [v for v in map_to_vocabulary(known[0], vocab) if _names_venue(name, v)] if known else []
+    return with_editions(hits, vocab)
+
+
+def _names_venue(name: str, spelling: str) -> bool:
+    """False when ``name`` appears in ``spelling`` only after its venue word, as the topic of a
+    workshop ("COVID" in "Workshop on NLP for COVID-19"), not its name ("Annual SIGdial Meeting",
+    "IJCNLP 2017, Shared Tasks", "(RANLP 2021)"); True when the spelling answers to it otherwise
+    (initials: "IJCNLP" for "International Joint Conference on ...")."""
+    at = re.search(rf"(?<![\w-]){re.escape(name)}(?![\w])", spelling, re.I)
+    if at is None:
+        return True
+    venue_word = re.search(rf"\b{_VENUE_WORD}\b", spelling)
+    parenthesised = spelling.rfind("(", 0, at.start()) > spelling.rfind(")", 0, at.start())
+    return venue_word is None or at.start() < venue_word.start() or parenthesised
+
+
+def _unrecognised_acronyms(ws: Workspace, vocab: dict[str, int] | None) -> list[VenueMention]:
+    """Acronyms after a publication cue ("presented at IWSLT") that no alias in their own case
+    matched: mentions of the spellings :func:`resolve_name` finds ("at SIGDIAL"), else unrecognised."""
+    out = []
+    for m in list(_UNKNOWN_ACRONYM.finditer(ws.text)):
+        if BOUNDARY not in m.group(0):
+            hits = resolve_name(m.group("name"), vocab)
+            out.append(_mention(ws, m, hits, unrecognised=not hits))
+    return out
