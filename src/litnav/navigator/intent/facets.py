@@ -8,7 +8,9 @@ Runs on what the metadata extractors left. Exclusions first: a negation cue ("no
 "that do not use", "which don't rely on": a relative clause negating a usage verb),
 "excluding", "other than" (unless it narrows a noun: ``narrow_other_than``), "rather than",
 "without", "except", "but not", "no", "avoid using/relying on/requiring": "avoiding overfitting" is
-a topic) and the phrase after it, up to the next clause boundary. A verb negation is content, never an exclusion:
+a topic) and the phrase after it, up to the next clause boundary. Doing without a resource of
+supervision ("without labeled data", "with no parallel corpora": :data:`_ABSENT_RESOURCE`) is
+content that makes no facet (``Workspace.absent_resources``), not an exclusion. A verb negation is content, never an exclusion:
 "n't", "not"/"never" after an auxiliary or copula ("does not affect X", "is not Y"), "no
 longer", and "no" that is not at a clause or list boundary ("receive no treatment"); "no X"
 counts only at the start, after a comma/semicolon/consumed metadata or after "and"/"but"/"or". Then request and document words are removed
@@ -103,10 +105,28 @@ _DOC_LINK = re.compile(rf"\b{_QUALIFIERS}(?:{_DOCS})\s+(?:{_LINK}"
 # "(CKD)", "(Th2)": an acronym-like token in parentheses (see navigator.intent.claims.is_acronym)
 _PAREN_ACRONYM = re.compile(r"\(\s*(?P<a>(?=[\w+./-]*[A-Z])(?![\d.,/%-]+\s*\))[A-Za-z0-9][\w+./-]{0,14})\s*\)")
 
+_RESOURCE_HEAD = (r"(?:data|datasets?|corpus|corpora|labels?|label+ing|annotations?|supervision|examples|pairs"
+                  r"|bitexts?|translations|resources|dictionar(?:y|ies)|lexicons?|gazetteers?|treebanks?"
+                  r"|transcri(?:pts|ptions)|fine-?tuning|re-?training|training|pre-?training|demonstrations"
+                  r"|feature\s+engineering|features|rules|references|summaries|texts|sentences)")
+_RESOURCE_MODIFIER = (r"(?:label+ed|unlabel+ed|annotated|parallel|paired|aligned|training|supervised|gold(?:-standard)?"
+                      r"|human(?:-\w+)?|manual(?:ly)?|hand-?\w+|expert|task-specific|in-domain|target-(?:domain|language)"
+                      r"|domain-specific|bilingual|additional|extra|external|large(?:-scale)?|costly|expensive|explicit"
+                      r"|much|more|new|crowdsourced|reference|ground-truth|linguistic|syntactic|sentence-level"
+                      r"|word-level|token-level|document-level|any|the|a)")
+_ABSENT_RESOURCE = re.compile(
+    rf"(?:(?:the\s+)?(?:need|use)\s+(?:for|of)\s+)?(?:{_RESOURCE_MODIFIER}\s+)*{_RESOURCE_HEAD}\b"
+    r"(?=\s*$|\s+(?:in|from|of|on|at|for|to|across|when|while|and|or)\b)", re.I)
+"""What a method does without ("without labeled data", "that do not use parallel corpora", "with no
+human annotations", "without fine-tuning"): a resource of supervision whose absence makes a kind
+of method (unsupervised, zero-shot), so its papers name the resource ("does not require
+labelled training data"). Content, not an exclusion; "without Twitter data" still excludes."""
+
 _EXCLUSION = re.compile(
     r"(?<!whether or )(?P<cue>(?:\b(?:but\s+not|and\s+not|not|no|never|nothing|excluding|exclude|excludes"
     r"|except(?:\s+for)?|other\s+than|rather\s+than|without|omitting|omit|ignoring|ignore|outside(?:\s+of)?"
-    r"|leaving\s+out|minus|avoid(?:s|ing)?(?=\s+(?:using|relying\s+on|requiring|the\s+use\s+of|any)\b))\b(?!-)|n't\b))(?!\s+only\b)(?!\s+(?:necessarily|just|always)\b)\s*(?P<phrase>[^|,;:.()!?]+?)"
+    r"|leaving\s+out|minus|avoid(?:s|ing)?(?=\s+(?:using|relying\s+on|requiring|the\s+use\s+of|any)\b"
+    rf"|\s+(?:{_RESOURCE_MODIFIER}\s+)*{_RESOURCE_HEAD}\b))\b(?!-)|n't\b))(?!\s+only\b)(?!\s+(?:necessarily|just|always)\b)\s*(?P<phrase>[^|,;:.()!?]+?)"
     r"(?=\s*(?:[|,;:.()!?]|\bbut\b|\bwhile\b|\balthough\b|\bthough\b|\bwhereas\b|\bexcept\b|\bexcluding\b"
     r"|\band\s+not\b|\bnor\b"
     r"|\b(?:for|across|within|applied\s+to|(?:evaluated|tested|trained)\s+on)\b|$))",
@@ -185,6 +205,24 @@ def _base_verb_after(text: str, end: int) -> bool:
     return word not in stop_words() and not word.endswith("ing") and word in all_lemmas(word).get("VERB", ())
 
 
+
+
+_CLAUSE_END = re.compile(r"[|,;:.()!?]|\b(?:but|while|although|though|whereas|except|excluding|nor)\b", re.I)
+
+
+def _absent_resource(text: str, m: re.Match[str]) -> int | None:
+    """The end offset of the resource of supervision an absence cue ``m`` negates
+    (:data:`_ABSENT_RESOURCE`: "without | labeled data", "that do not use | any parallel corpora in
+    the target language"), read from the cue's clause after its lead words ("using", "relying
+    on"); None when the clause negates something else."""
+    start = m.start("phrase")
+    end = _CLAUSE_END.search(text, start)
+    clause = text[start:end.start() if end else len(text)]
+    lead = _EXCLUSION_LEAD.match(clause)
+    found = _ABSENT_RESOURCE.match(clause.rstrip()) or _ABSENT_RESOURCE.match(clause.rstrip(), lead.end() if lead else 0)
+    return start + found.end() if found else None
+
+
 def _verb_negation(text: str, m: re.Match[str]) -> bool:
     """A negation that belongs to the content (see module doc): "n't", "not"/"never" after an
     auxiliary or copula ("does not affect", "is not") or in an inverted question ("why do some
@@ -241,6 +279,11 @@ def narrow_other_than(text: str) -> str:
     return _OTHER_THAN.sub(sub, text)
 
 
+_ABSENCE_CUES = {"without", "not", "no", "n't", "never", "avoid", "avoids", "avoiding"}
+"""Cues that can say a method does without a resource ("without", "that do not use", "with no");
+"excluding", "other than" and "except" always exclude."""
+
+
 def extract_exclusions(ws: Workspace) -> list[tuple[str, list[str], int]]:
     """Find content exclusions, consume them; return ``(phrase, terms, offset)`` each, in order.
     A clause may name the excluded thing before its cue ("..., Twitter excluded").
@@ -249,6 +292,10 @@ def extract_exclusions(ws: Workspace) -> list[tuple[str, list[str], int]]:
     found = []
     for m in list(_EXCLUSION.finditer(ws.text)):
         if _verb_negation(ws.text, m) or _title_negation(ws, m):
+            continue
+        cue = re.sub(r"\s+", " ", m.group("cue").lower())
+        if cue in _ABSENCE_CUES and (end := _absent_resource(ws.text, m)) is not None:
+            ws.absent_resources.append((m.start(), end))  # "without labeled data": content (_ABSENT_RESOURCE)
             continue
         phrase = _EXCLUSION_LEAD.sub("", m.group("phrase").strip())
         terms = [re.sub(rf"\s+{_DATA_WORDS}$", "", t, flags=re.I) if re.search(r"[A-Z0-9]\S*\s+\S+$", t) else t
@@ -340,6 +387,8 @@ def extract_facets(ws: Workspace, phrases: PhraseTable | None = None, *, passage
     At most :data:`MAX_FACETS` facets are kept (highest salience). ``passage``: the text is running
     prose (a pasted abstract), so no verb is read as a compound noun's head (``concepts``)."""
     text = blank_framing(ws.text)
+    for start, end in ws.absent_resources:  # in the whole intent (c1), but no facet: "labeled data" is no topic
+        text = text[:start] + BOUNDARY + " " * (end - start - 1) + text[end:]
     acronyms: list[tuple[int, str]] = []
     for m in list(_PAREN_ACRONYM.finditer(text)):
         acronyms.append((m.start(), m.group("a")))

@@ -62,6 +62,9 @@ class Workspace:
         """``(offset, name)`` of venue-like names an extractor consumed after the venue extractor
         ran (a bare acronym after "in" at a clause end, ``facets.extract_facets``): reported as
         venues the vocabulary does not know."""
+        self.absent_resources: list[tuple[int, int]] = []
+        """``(start, end)`` of negated resources of supervision ("without labeled data",
+        ``facets.extract_exclusions``): they stay in the whole intent but make no facet."""
 
     @cached_property
     def title_cased(self) -> bool:
