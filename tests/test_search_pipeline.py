@@ -357,3 +357,19 @@ def test_has_author_finds_surnames_case_insensitively(corpus):
     (paper,) = some.values()
     assert corpus.has_author(paper.authors[0].name.upper())
     assert not corpus.has_author("Grace Hopper")
+
+
+def test_a_corpus_without_citation_edges_says_so_under_the_results(search_jsonl, tmp_path):
+    """Over a corpus built from records without references, citation expansion can find nothing:
+    the results say why, instead of only "round 2 added no new paper"."""
+    from litnav.ingest import build
+    from litnav.navigator import search
+    from litnav.session.render import result_notes
+
+    build([search_jsonl], tmp_path / "corpus", progress=False)
+    with Corpus.open(tmp_path / "corpus") as c:
+        assert c.stats()["citations"] == 0
+        session = search("dense retrieval for question answering", c, Settings(), rounds=2, top_k=5)
+    ran = [run for r in session.rounds for run in r.operator_runs if run.op == "citation_expand"]
+    assert ran and all(run.note == "nothing to follow: this corpus holds no citation edges" for run in ran)
+    assert any("holds no citation edges" in n for n in result_notes(session))

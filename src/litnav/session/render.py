@@ -203,6 +203,7 @@ def result_notes(session: Session) -> list[str]:
     intent is a pasted passage, which no other paper states whole) how many results
     are judged to satisfy the whole intent (checkpoint ``c1``), so a list in which none does
     (the corpus holds no such paper) does not read like a list of matches."""
+    from litnav.librarians.operators.citation import NO_EDGES_NOTE
     from litnav.navigator.intent.parser import reading
     from litnav.navigator.planner import NO_YEARS_NOTE, RELAXED_NOTE, hard_metadata
 
@@ -223,6 +224,11 @@ def result_notes(session: Session) -> list[str]:
             else:
                 notes.append(f"Note: {c.id} names {m.group(1)}, which no venue of this corpus matches; the "
                              "results come from the other venues it names.")
+    first = session.turns[0] if session.turns else None
+    if (not (first is not None and first.asked_direction)  # an anchor search says it its own way
+            and any(run.note == NO_EDGES_NOTE for rnd in session.rounds for run in rnd.operator_runs)):
+        notes.append("Note: this corpus holds no citation edges, so citation expansion found nothing; a build "
+                      "from S2ORC records or a citations dump adds them.")
     if checklist is not None and checklist.source_ids:
         ranks = {r.corpus_id: r.rank for r in session.results}
         returned = [f"{c} (#{ranks[c]})" for c in checklist.source_ids if c in ranks]

@@ -28,6 +28,18 @@ class CitationExpandParams(OperatorParams):
     query: str | None = Field(None, description="Ranks neighbours by similarity to this text too.")
 
 
+NO_EDGES_NOTE = "nothing to follow: this corpus holds no citation edges"
+"""The note of a citation expansion over a corpus without citation edges (a searcher's results
+say so: ``session.render.result_notes``)."""
+
+
+def _edgeless(corpus) -> bool:
+    """True when ``corpus`` holds no citation edge (``stats()["citations"]`` 0); False for corpus
+    doubles without ``stats``."""
+    stats = getattr(corpus, "stats", None)
+    return callable(stats) and stats().get("citations") == 0
+
+
 def _neighbours(corpus, cid: str, direction: str) -> list[str]:
     out: list[str] = []
     if direction in ("cited", "both"):
@@ -60,6 +72,8 @@ def citation_expand(params: CitationExpandParams, inputs: list, ctx: RunContext,
                     nxt.append(nb)
         frontier = nxt
     if not strength:
+        if _edgeless(ctx.corpus):
+            ctx.note(node_id, NO_EDGES_NOTE)
         return Pool()
     ids = list(strength)
     missing = missing_channels(ctx.corpus).get("semantic")
