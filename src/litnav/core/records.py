@@ -74,6 +74,9 @@ class Checklist(_Record):
     source_ids: list[str] = Field(
         default_factory=list, description="Corpus ids of the paper a pasted passage is quoted from "
         "(``navigator.source``): the search's source, never one of its results.")
+    not_judged: list[str] = Field(
+        default_factory=list, description="Phrases of the intent that neither search nor judge: what the "
+        "methods do without ('without labeled data'), which the papers that qualify name too.")
 
     def get(self, checkpoint_id: str) -> Checkpoint:
         """Return the checkpoint with that id; raises ``KeyError`` naming it."""

@@ -224,6 +224,9 @@ def result_notes(session: Session) -> list[str]:
             else:
                 notes.append(f"Note: {c.id} names {m.group(1)}, which no venue of this corpus matches; the "
                              "results come from the other venues it names.")
+    for phrase in checklist.not_judged if checklist else []:
+        notes.append(f"Note: \"{phrase}\" is read as how the methods work, not as an exclusion: papers that do "
+                     "without it name it too, so it neither filters, ranks nor is judged; check it in the abstracts.")
     first = session.turns[0] if session.turns else None
     if (not (first is not None and first.asked_direction)  # an anchor search says it its own way
             and any(run.note == NO_EDGES_NOTE for rnd in session.rounds for run in rnd.operator_runs)):

@@ -164,7 +164,7 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
     if not checkpoints:
         raise ValueError(f"intent {intent!r} yields no checkpoint: it names no topic, method, "
                          "application, data set, venue, date, author or publication type")
-    return Checklist(intent=as_typed, checkpoints=checkpoints)
+    return Checklist(intent=as_typed, checkpoints=checkpoints, not_judged=ws.absent_resources)
 
 
 def reading(intent: str) -> Literal["passage", "claim", "request"]:

@@ -62,9 +62,9 @@ class Workspace:
         """``(offset, name)`` of venue-like names an extractor consumed after the venue extractor
         ran (a bare acronym after "in" at a clause end, ``facets.extract_facets``): reported as
         venues the vocabulary does not know."""
-        self.absent_resources: list[tuple[int, int]] = []
-        """``(start, end)`` of negated resources of supervision ("without labeled data",
-        ``facets.extract_exclusions``): they stay in the whole intent but make no facet."""
+        self.absent_resources: list[str] = []
+        """Negated resources of supervision ("without labeled data", ``facets.extract_exclusions``):
+        consumed, neither excluded nor searched (``Checklist.not_judged``)."""
 
     @cached_property
     def title_cased(self) -> bool:
