@@ -204,3 +204,22 @@ def test_markup_and_terminal_escapes_in_data_or_arguments_are_shown_never_run(ru
     bad = runner.invoke(app, ["show", "[/x]", "--corpus", str(tmp_path / "c")])
     assert bad.exit_code == 1 and "error:" in bad.output and "[/x]" in bad.output
     assert bad.exception is None or isinstance(bad.exception, SystemExit)  # no MarkupError
+
+
+def test_an_anchor_whose_title_has_no_words_searches_audits_and_refines(runner, tmp_path):
+    """A corpus paper titled "???" (or only emoji) names its anchor session; printing the results,
+    the audit, the report and a refine turn of that session never trip over the wordless text."""
+    src = tmp_path / "w.jsonl"
+    src.write_text(json.dumps({"id": "w.q", "title": "???", "year": 2020,
+                               "abstract": "Message passing networks predict molecular properties."}) + "\n"
+                   + "".join(json.dumps(r) + "\n" for r in PAPERS))
+    assert runner.invoke(app, ["build", str(src), "--corpus", str(tmp_path / "c"), "--no-progress"]).exit_code == 0
+    session = tmp_path / "a.json"
+    res = runner.invoke(app, ["search", "--anchor", "w.q", "--direction", "sibling", "--corpus", str(tmp_path / "c"),
+                              "--json", str(session), "--no-interactive"])
+    assert res.exit_code == 0, res.output
+    for args in (["audit", str(session)], ["report", str(session), "--out", str(tmp_path / "a.html")],
+                 ["refine", str(session), "show 3 results"], ["audit", str(session)]):
+        res = runner.invoke(app, args)
+        assert res.exit_code == 0, (args, res.output)
+    assert len(json.loads(session.read_text())["turns"]) == 2

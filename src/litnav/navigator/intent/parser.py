@@ -171,8 +171,13 @@ def reading(intent: str) -> Literal["passage", "claim", "request"]:
     """How :func:`parse_intent` reads ``intent``: ``"passage"`` for a paper's own text (an abstract,
     ``passage.is_passage``; or a sentence or two of one, ``passage.is_prose``), ``"claim"`` for a
     declarative claim that asks for nothing (``claims.is_claim``, no ``passage.asks_for_papers``
-    words), else ``"request"``. Passages and claims state no search constraints."""
-    typed = normalise(intent)
+    words), else ``"request"`` (also for an intent without words: an anchor paper's title "???"
+    names its session, and a session file may hold any text). Passages and claims state no search
+    constraints."""
+    try:
+        typed = normalise(intent)
+    except ValueError:
+        return "request"
     if is_passage(typed):
         return "passage"
     if is_claim(narrow_other_than(typed)) and not asks_for_papers(typed):
