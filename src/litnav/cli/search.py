@@ -48,8 +48,9 @@ def search_cmd(
         except ExportError as exc:
             fail(str(exc), code=2)
     settings = settings_from(settings_file, overrides)
+    named = json_out is not None  # else the first free litnav-session[-N].json, taken when written
     if continue_from is None:
-        json_out = json_out or _free_session_path(Path("litnav-session.json"))
+        json_out = json_out or _free_session_path(DEFAULT_SESSION)
         if export is not None and json_out.resolve() == Path(export).resolve():
             fail(f"--json and --export name the same file {export}; give two paths", code=2)
     if continue_from is not None:
@@ -83,6 +84,7 @@ def search_cmd(
     from litnav import search, write_session
     from litnav.librarians import WorkflowError, load_workflow
     from litnav.llm import LLMError
+    from litnav.session.io import write_new_session
     from litnav.session.render import print_session
 
     branches: list = []
@@ -101,7 +103,7 @@ def search_cmd(
             session, branches = clarify(session, c, settings, ask=terminal_ask if ask else None)
     # written before anything is printed: a closed pipe (`litnav search ... | head`) keeps the session
     with clean_errors(OSError, ValueError):
-        write_session(session, json_out)
+        json_out = write_session(session, json_out) if named else write_new_session(session, DEFAULT_SESSION)
     make_console(stderr=True).print(f"session written to {json_out} (audit it with `litnav audit {json_out}`)")
     if branches and not ask:  # the question was answered with its default: say so
         import shlex
@@ -238,9 +240,14 @@ def register(app: typer.Typer) -> None:
     app.command("operators")(operators_cmd)
 
 
+DEFAULT_SESSION = Path("litnav-session.json")
+"""Where a search without ``--json`` writes its session (``-2``, ``-3``, ... when taken)."""
+
+
 def _free_session_path(path: Path) -> Path:
-    """``path``, or ``stem-2.json``, ``stem-3.json``, ... when it exists: a search without
-    ``--json`` never overwrites an earlier session."""
+    """``path``, or ``stem-2.json``, ``stem-3.json``, ... when it exists: the name a search without
+    ``--json`` checks before it runs (it takes the first free one when it writes,
+    ``session.io.write_new_session``, so two searches at once never share one)."""
     n = 2
     candidate = path
     while candidate.exists():

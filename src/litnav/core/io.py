@@ -9,15 +9,23 @@ temporary file is removed and the old file is left as it was. New files get ordi
 - :func:`write_text` / :func:`write_bytes` / :func:`write_json`: whole contents at once.
 - :func:`atomic_path`: a context manager yielding a temporary path for writers that need a file
   name (``np.save``, ``faiss.write_index``, a JSONL stream); renamed on success.
+- :func:`write_new_text`: a new file under the first free name of a sequence, never replacing one
+  (two processes picking a name at once each get their own).
+
+A temporary file's name carries this host and process id; a write removes the ones beside its
+target that a process of this host killed mid-write (``kill -9``) left behind.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import glob
 import gzip
+import itertools
 import json
 import os
+import socket
 import tempfile
 import zlib
 from collections.abc import Iterator
@@ -49,13 +57,7 @@ def atomic_path(path: str | Path, suffix: str = ".tmp") -> Iterator[Path]:
     path = Path(os.path.realpath(path)) if given.is_symlink() else given
     if path.is_dir():
         raise IsADirectoryError(errno.EISDIR, "is a folder, not a file", str(path))
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=suffix)
-    except OSError as exc:
-        raise OSError(exc.errno, exc.strerror, str(path)) from exc
-    os.close(fd)
-    tmp = Path(tmp_name)
+    tmp = _temporary(path, suffix)
     try:
         yield tmp
         os.chmod(tmp, 0o666 & ~_umask())
@@ -63,6 +65,73 @@ def atomic_path(path: str | Path, suffix: str = ".tmp") -> Iterator[Path]:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+_HOST = socket.gethostname().replace(".", "_").replace("-", "_")[:40] or "host"
+
+
+def _temporary(path: Path, suffix: str) -> Path:
+    """A new empty temporary file beside ``path`` named ``.NAME.HOST-PID-XXXX<suffix>``, after
+    removing those of this host whose process is gone (:func:`_remove_orphans`). Raises an
+    ``OSError`` naming ``path`` when its folder cannot be made or written."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _remove_orphans(path, suffix)
+        fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{_HOST}-{os.getpid()}-", suffix=suffix)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, str(path)) from exc
+    os.close(fd)
+    return Path(tmp_name)
+
+
+def _remove_orphans(path: Path, suffix: str) -> None:
+    """Delete the temporary files of ``path`` that a process of this host left when it was killed
+    mid-write (its pid is no longer running). Another host's (a shared folder) are left alone."""
+    prefix = f".{path.name}.{_HOST}-"
+    for tmp in path.parent.glob(f"{glob.escape(prefix)}*{glob.escape(suffix)}"):
+        pid = tmp.name[len(prefix):].split("-", 1)[0]
+        if pid.isdigit() and int(pid) != os.getpid() and not _running(int(pid)):
+            tmp.unlink(missing_ok=True)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: running
+        return True
+    return True
+
+
+def write_new_text(paths: Iterator[Path], text: str) -> Path:
+    """Write ``text`` (UTF-8) to the first of ``paths`` (all in one folder) that does not exist,
+    never replacing a file even when another process takes a name at the same moment; returns the
+    path written. The file appears whole (a hard link of a finished temporary file); where the file
+    system has no hard links it is created exclusively and then written."""
+    first = next(paths)
+    tmp = _temporary(first, ".tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8", newline="")
+        os.chmod(tmp, 0o666 & ~_umask())
+        for candidate in itertools.chain([first], paths):
+            try:
+                os.link(tmp, candidate)
+                return candidate
+            except FileExistsError:
+                continue
+            except OSError as exc:
+                if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
+                    raise
+            try:
+                with open(candidate, "x", encoding="utf-8", newline="") as fh:
+                    fh.write(text)
+                return candidate
+            except FileExistsError:
+                continue
+        raise FileExistsError(errno.EEXIST, "every candidate name exists", str(first))
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def write_bytes(path: str | Path, data: bytes) -> Path:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -10,7 +11,7 @@ from typing import Literal
 
 from pydantic import ValidationError
 
-from litnav.core.io import write_text
+from litnav.core.io import write_new_text, write_text
 from litnav.core.records import Session
 from litnav.corpus.schema import DB_NAME as CORPUS_DB
 
@@ -101,6 +102,17 @@ def write_session(session: Session, path: str | Path) -> Path:
     return write_text(check_output(path, "session"), session.model_dump_json(indent=1))
 
 
+def write_new_session(session: Session, path: str | Path) -> Path:
+    """Write ``session`` to ``path``, or to ``stem-2.json``, ``stem-3.json``, ... when that exists,
+    never replacing a file, even when another search picks a name at the same moment; returns the
+    path written. Refusals and errors as :func:`write_session`."""
+    if not isinstance(session, Session):
+        raise TypeError(f"session must be a Session, got {type(session).__name__}")
+    path = check_output(path, "session")
+    names = (path.with_name(f"{path.stem}-{n}{path.suffix}") if n > 1 else path for n in itertools.count(1))
+    return write_new_text(names, session.model_dump_json(indent=1))
+
+
 def _check_results(path: Path, session: Session) -> None:
     """Raise ``SessionFileError`` for results no search writes (a hand edit): a corpus id twice,
     ranks that do not run 1, 2, 3, ... or a score that is not a finite number."""
@@ -150,10 +162,11 @@ def session_lock(path: str | Path) -> Iterator[None]:
     another holder) while a turn is read, run and written, so two refinements of one file (two
     ``litnav refine`` runs, or one beside the HTTP API's) both keep their turn. Where no lock file
     can be made (a read-only folder) it runs without one. The empty lock file stays; deleting it
-    between runs is safe."""
+    between runs is safe. A symbolic link is followed: the lock is the file's own, whatever name
+    reaches it."""
     from filelock import FileLock
 
-    target = Path(path)
+    target = Path(path).resolve()
     lock = FileLock(str(target.parent / f".{target.name}.lock"))
     try:
         lock.acquire()

@@ -1,0 +1,63 @@
+"""Session files survive concurrent writers: searches without ``--json`` started together each
+get their own file, refinements reached through a symbolic link share the file's own lock, and
+a temporary file left by a writer killed mid-write is removed by the next write."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+
+from litnav.core import io as core_io
+from litnav.core.io import write_text
+from litnav.core.records import Session
+from litnav.session.io import session_lock, write_new_session
+
+
+def _session(intent: str) -> Session:
+    return Session(intent=intent, corpus="c")
+
+
+def test_searches_writing_the_default_session_at_once_each_keep_their_own(tmp_path: Path) -> None:
+    default = tmp_path / "litnav-session.json"
+    default.write_text(_session("earlier").model_dump_json())
+    start, written = threading.Barrier(6), []
+
+    def search(i: int) -> None:
+        start.wait()
+        written.append(write_new_session(_session(f"intent {i}"), default))
+
+    threads = [threading.Thread(target=search, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(set(written)) == 6 and default not in written  # the earlier session is never replaced
+    assert json.loads(default.read_text())["intent"] == "earlier"
+    assert sorted(json.loads(p.read_text())["intent"] for p in written) == [f"intent {i}" for i in range(6)]
+    assert {p.name for p in written} == {f"litnav-session-{n}.json" for n in range(2, 8)}
+    assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_a_link_to_a_session_locks_the_session_itself(tmp_path: Path) -> None:
+    real = tmp_path / "real.json"
+    real.write_text(_session("x").model_dump_json())
+    (tmp_path / "a").mkdir()
+    link = tmp_path / "a" / "link.json"
+    link.symlink_to(real)
+    with session_lock(link):
+        assert (tmp_path / ".real.json.lock").exists()
+    assert not (tmp_path / "a" / ".link.json.lock").exists()
+
+
+def test_a_temporary_file_left_by_a_killed_writer_is_removed_by_the_next_write(tmp_path: Path) -> None:
+    target = tmp_path / "s.json"
+    dead = tmp_path / f".s.json.{core_io._HOST}-{2**22 + 12345}-abc.tmp"  # above pid_max: never running
+    alive = tmp_path / f".s.json.{core_io._HOST}-{os.getppid()}-def.tmp"  # a writer still at work
+    other = tmp_path / f".s.json.otherhost-{2**22 + 12345}-ghi.tmp"  # another host's, on a shared folder
+    for p in (dead, alive, other):
+        p.write_text('{"half": ')
+    write_text(target, "{}")
+    assert target.read_text() == "{}"
+    assert not dead.exists() and alive.exists() and other.exists()
