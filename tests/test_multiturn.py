@@ -418,3 +418,32 @@ def test_focus_on_a_subtopic_searches_it_within_the_topic(corpus):
     session = refine(session, "focus on speech", corpus, Settings())
     queries = {n.params.get("query") for n in session.turns[-1].workflow.nodes if n.note and "focus" in n.note}
     assert queries == {f"speech {topic}"}
+
+
+def test_a_refinement_after_the_corpus_was_rebuilt_searches_it_again(search_jsonl, tmp_path):
+    """The session's recorded searches name the papers of the corpus as it was. Rebuilt in place
+    with other papers, a refinement runs the searches again (nothing reused, every result a paper
+    of the corpus now); the next refinement of the same version reuses that turn's outputs."""
+    import json
+
+    from litnav.ingest import build
+
+    lines = search_jsonl.read_text().splitlines()
+    corpus = tmp_path / "corpus"
+    build([search_jsonl], corpus, progress=False)
+    with Corpus.open(corpus) as c:
+        session = search("dense retrieval for question answering", c, Settings(), rounds=1, top_k=5)
+    first = [r.corpus_id for r in session.results]
+    kept = [line for line in lines if json.loads(line)["id"] not in first[:3]]  # the top three leave the corpus
+    import shutil
+    shutil.rmtree(corpus)
+    src = tmp_path / "v2.jsonl"
+    src.write_text("\n".join(kept) + "\n")
+    build([src], corpus, progress=False)
+    with Corpus.open(corpus) as c:
+        session = refine(session, "show 4 results", c, Settings())
+        assert session.turns[-1].reused == [] and session.turns[-1].corpus_fingerprint == c.fingerprint()
+        ids = [r.corpus_id for r in session.results]
+        assert ids and not set(ids) & set(first[:3]) and all(c.paper(i) is not None for i in ids)
+        session = refine(session, "show 5 results", c, Settings())
+        assert session.turns[-1].reused  # the same corpus version: the recorded searches are reused

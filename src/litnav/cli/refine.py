@@ -41,9 +41,11 @@ def _continue_session(session_file: Path, feedback: str, corpus: Optional[Path],
     with clean_errors(ValueError):
         check_output(out or session_file, "session", corpus=c)
     same_place = corpus is None or Path(corpus).resolve() == Path(session.corpus or corpus).resolve()
-    if same_place and session.corpus_fingerprint and c.fingerprint() != session.corpus_fingerprint:
-        make_console(stderr=True).print(f"[yellow]note: {path} changed since this session; cached operator "
-                                        "outputs are reused as recorded[/yellow]")
+    searched = session.turns[-1].corpus_fingerprint if session.turns else None
+    searched = searched or session.corpus_fingerprint
+    if same_place and searched and c.fingerprint() != searched:
+        make_console(stderr=True).print(f"[yellow]note: {path} changed since this session searched it; its "
+                                        "searches run again on the corpus as it is now[/yellow]")
     with clean_errors(FeedbackError, WorkflowError, ValueError):
         session = refine(session, feedback, c, settings, top_k=top_k)
     target = out or session_file

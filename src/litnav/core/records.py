@@ -327,6 +327,9 @@ class Turn(_Record):
     diff: ResultDiff | None = None
     clarification: Clarification | None = None
     engine: str = Field("rules", description="What turned the feedback into edits: 'rules' or 'llm:MODEL'.")
+    corpus_fingerprint: str | None = Field(None, description="The corpus version this turn searched "
+                                                             "(Corpus.fingerprint); None in sessions written "
+                                                             "before it was recorded: Session.corpus_fingerprint.")
 
 
 class Session(_Record):

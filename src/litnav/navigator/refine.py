@@ -167,10 +167,18 @@ def node_keys(workflow: Workflow, checklist: Checklist) -> dict[str, str]:
     return keys
 
 
-def operator_cache(session: Session) -> dict[str, OperatorRun]:
-    """Key -> the latest recorded run of a pool-producing node with that key, over every round."""
+def operator_cache(session: Session, fingerprint: str | None = None) -> dict[str, OperatorRun]:
+    """Key -> the latest recorded run of a pool-producing node with that key, over every round;
+    with ``fingerprint`` (the corpus version now, ``Corpus.fingerprint``) only over the rounds of
+    turns that searched that version (``Turn.corpus_fingerprint``, else the session's): a rebuilt
+    corpus may have lost, changed or gained papers, so its searches run again."""
     cache: dict[str, OperatorRun] = {}
+    fresh = None if fingerprint is None else {
+        i for t in session.turns if (t.corpus_fingerprint or session.corpus_fingerprint) == fingerprint
+        for i in t.rounds}
     for rnd in session.rounds:
+        if fresh is not None and session.turns and rnd.index not in fresh:
+            continue
         try:
             keys = node_keys(rnd.workflow, rnd.checklist)
         except ValueError:
@@ -513,7 +521,8 @@ def run_turn(
     checklist, workflow, done, pins, bans = apply_edits(prev.checklist, prev.workflow, edits, settings,
                                                          prev.pins, prev.bans)
     keys = node_keys(workflow, checklist)
-    cached = _cached_values(workflow, keys, operator_cache(session))
+    fingerprint = corpus.fingerprint() if hasattr(corpus, "fingerprint") else None
+    cached = _cached_values(workflow, keys, operator_cache(session, fingerprint))
     top_k = workflow.top_k() or settings.navigator.top_k
     student = search_student(settings, corpus)
     run = SearchRun(session.intent, corpus, settings, workflow=workflow, checklist=checklist, cached=cached,
@@ -524,8 +533,11 @@ def run_turn(
         by_id = {p.corpus_id: p for p in ranked}
         ranked = [by_id[c] for c in pins if c in by_id] + [p for p in ranked if p.corpus_id not in pins]
         missing = [c for c in pins if c not in by_id]
-        if missing:
-            log.warning("pinned papers %s are not among this turn's candidates", missing)
+        gone = [c for c in missing if hasattr(corpus, "paper") and corpus.paper(c) is None]
+        if gone:
+            log.warning("pinned papers %s are no longer in the corpus (it was rebuilt without them)", gone)
+        if set(missing) - set(gone):
+            log.warning("pinned papers %s are not among this turn's candidates", [c for c in missing if c not in gone])
     ranked = [p for p in ranked if p.corpus_id not in set(bans)]
     results = build_results(corpus, ranked, run.found_by, top_k)
     base = len(session.rounds)
@@ -538,7 +550,7 @@ def run_turn(
                 checklist=checklist, workflow=workflow, rounds=[r.index for r in rounds],
                 rerun=list(dict.fromkeys(ran)), reused=[n for n in cached if n not in ran], pins=pins, bans=bans,
                 results=results, diff=diff_results([r.corpus_id for r in prev.results], [r.corpus_id for r in results]),
-                engine=engine, clarification=clarification)
+                engine=engine, clarification=clarification, corpus_fingerprint=fingerprint)
     session.rounds.extend(rounds)
     session.turns.append(turn)
     session.results = results
