@@ -477,3 +477,33 @@ def test_control_characters_and_line_breaks_of_a_record_stay_out_of_every_export
         text = export_module.export_session(session, corpus, fmt, top=2)
         assert "\x00" not in text and "\x1b" not in text and "Line one line two" in text, fmt
         assert "Venue Split" in text, fmt
+
+
+@pytest.mark.parametrize(("name", "family", "given", "suffix"), [
+    ("Robert L. Logan IV", "Logan", "Robert L.", "IV"),
+    ("Hal Daumé III", "Daumé", "Hal", "III"),
+    ("Ann Smith, Jr.", "Smith", "Ann", "Jr."),
+    ("Logan, Robert L., IV", "Logan", "Robert L.", "IV"),
+    ("Anand Kumar V", "V", "Anand Kumar", None),  # a bare V is an initial, not "the fifth"
+])
+def test_a_generational_suffix_is_no_family_name_in_any_format(name, family, given, suffix):
+    """Real ACL authors ("Robert L. Logan IV", "Hal Daumé III"): CSL-JSON, BibTeX (as bibtexparser
+    splits the name), RIS and the citation key all read the family name, not "IV"."""
+    import bibtexparser
+    from bibtexparser.middlewares import LatexDecodingMiddleware, SeparateCoAuthors, SplitNameParts
+
+    from litnav.core.records import Result
+    from litnav.corpus.records import Author, Paper
+    from litnav.session.export import ExportRow, to_bibtex
+
+    csl = csl_name(name)
+    assert (csl["family"], csl["given"], csl.get("suffix")) == (family, given, suffix)
+    assert ris_name(name).startswith(f"{family}, {given}")
+    paper = Paper(corpus_id="n1", title="Importance of names", year=2020, authors=[Author(name=name)])
+    assert bibtex_key(paper).startswith(family.lower().replace("é", "e") + "2020")
+    row = ExportRow(result=Result(rank=1, corpus_id="n1", title=paper.title, final_score=0.5, probability=0.5,
+                                  checkpoints=[]), paper=paper)
+    [entry] = bibtexparser.parse_string(to_bibtex([row]), append_middleware=[
+        LatexDecodingMiddleware(), SeparateCoAuthors(), SplitNameParts()]).entries
+    [person] = entry["author"]
+    assert " ".join(person.last) == family and " ".join(person.jr) == (suffix or "")

@@ -266,16 +266,30 @@ def shown_values(values: list[str]) -> str:
     return shown
 
 
-def surname(name: str) -> str:
-    """The normalised family name of a display name: the part before a comma
-    (``"Vaswani, Ashish"``), else the last token (``"Ashish Vaswani"``); lower-case, no accents,
-    no punctuation. Suffixes such as ``Jr`` are skipped."""
-    name = name.strip()
+_NAME_SUFFIX = re.compile(r"(?:,\s*|\s+)(Jr\.?|Sr\.?|II|III|IV)$|,\s*(V)$")
+"""A generational suffix at the end of a name ("Robert L. Logan IV", "Ann Smith, Jr."); a bare
+"V" only after a comma (without one it is an initial: "Anand Kumar V")."""
+
+
+def split_name(name: str) -> tuple[str, str, str]:
+    """``(family, given, suffix)`` of an author's display name: "Ashish Vaswani" -> ("Vaswani",
+    "Ashish", ""); "Vaswani, Ashish" the same; "Robert L. Logan IV" and "Logan, Robert L., IV" ->
+    ("Logan", "Robert L.", "IV"); "Ann Smith, Jr." -> ("Smith", "Ann", "Jr."); a one-word name
+    is its family name alone. Whitespace is collapsed."""
+    name = " ".join(name.split())
+    suffix = ""
+    m = _NAME_SUFFIX.search(name)
+    if m and " " in name[:m.start()].strip(", "):
+        suffix, name = m.group(1) or m.group(2), name[:m.start()].strip(", ")
     if "," in name:
-        fam = name.split(",", 1)[0]
-    else:
-        toks = [t for t in re.split(r"\s+", name) if t]
-        while len(toks) > 1 and toks[-1].strip(".").lower() in {"jr", "sr", "ii", "iii", "iv"}:
-            toks.pop()
-        fam = toks[-1] if toks else ""
+        family, given = (part.strip() for part in name.split(",", 1))
+        return family, given, suffix
+    given, _, family = name.rpartition(" ")
+    return family, given, suffix
+
+
+def surname(name: str) -> str:
+    """The normalised family name of a display name (:func:`split_name`: "Vaswani, Ashish",
+    "Ashish Vaswani", "Robert L. Logan IV" -> "logan"); lower-case, no accents, no punctuation."""
+    fam = split_name(name)[0]
     return " ".join(_PUNCT.sub("", _COMBINING.sub("", unicodedata.normalize("NFKD", fam)).lower()).split())

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Literal, get_args
 
 from litnav.core.records import Result, Session
-from litnav.core.text import visible_text
+from litnav.core.text import split_name, visible_text
 from litnav.corpus.records import Paper
 
 logger = logging.getLogger(__name__)
@@ -179,10 +179,7 @@ def bibtex_key(paper: Paper) -> str:
     comes first (``attention2017``: a key opening with a year reads as a number); with neither
     author nor year the title word and the corpus id (``randomized13716045``, never a bare word
     such as ``long``); ``corpus_id`` based when all are empty."""
-    surname = ""
-    if paper.authors:
-        name = paper.authors[0].name.strip()
-        surname = name.split(",")[0] if "," in name else (name.split() or [""])[-1]
+    surname = split_name(paper.authors[0].name)[0] if paper.authors else ""
     words = [w for w in re.findall(r"[a-z0-9]+", _ascii(paper.title).lower())
              if w not in _STOP and w[0].isalpha()]  # a key never opens with a digit ("3D ..." -> "object")
     cid = re.sub(r"[^A-Za-z0-9]", "", paper.corpus_id)
@@ -304,6 +301,9 @@ def _bib_name(enc, name: str) -> str:
     """One author of a BibTeX ``author`` field, escaped; braced when it holds the word "and"
     (BibTeX splits the field on "and" at brace level 0, in any case), braces added after the
     escaping so they stay braces."""
+    family, given, suffix = split_name(name)
+    if suffix:  # BibTeX's "von Last, Jr, First": else "IV" is read as the family name
+        name = f"{family}, {suffix}, {given}"
     text = _escape_text(enc, name)
     return "{" + text + "}" if re.search(r"(?:^|\s)and(?:\s|$)", name, re.I) else text
 
@@ -392,18 +392,12 @@ def to_ris(rows: list[ExportRow]) -> str:
     return rispy.dumps(entries, implementation=_ris_writer())
 
 
-_NAME_SUFFIX = re.compile(r",?\s+(Jr\.?|Sr\.?|II|III|IV|V)$")
-
-
 def ris_name(name: str) -> str:
     """An author as RIS writes one, ``Family, Given[, Suffix]`` ("Ashish Vaswani" -> "Vaswani,
-    Ashish"; "Robert L. Logan IV" -> "Logan, Robert L., IV"; the split of :func:`csl_name`); a
+    Ashish"; "Robert L. Logan IV" -> "Logan, Robert L., IV"; ``core.text.split_name``); a
     one-word name as it is."""
-    name = " ".join(name.split())
-    m = _NAME_SUFFIX.search(name)
-    suffix, name = (m.group(1), name[:m.start()]) if m and " " in name[:m.start()] else ("", name)
-    parts = csl_name(name)
-    out = f"{parts['family']}, {parts['given']}" if "family" in parts else parts["literal"]
+    family, given, suffix = split_name(name)
+    out = f"{family}, {given}" if given else family
     return f"{out}, {suffix}" if suffix else out
 
 
@@ -422,14 +416,13 @@ def _ris_writer():
 # -- CSL-JSON -------------------------------------------------------------------------------------
 
 def csl_name(name: str) -> dict[str, str]:
-    """A CSL name object: ``Family, Given`` and ``Given Family`` split into family/given; one-word
-    names stay ``literal``."""
-    name = " ".join(name.split())
-    if "," in name:
-        family, given = (s.strip() for s in name.split(",", 1))
-        return {"family": family, "given": given} if given else {"literal": family}
-    parts = name.rsplit(" ", 1)
-    return {"family": parts[1], "given": parts[0]} if len(parts) == 2 else {"literal": name}
+    """A CSL name object: ``Family, Given`` and ``Given Family`` split into family/given, a
+    generational suffix into ``suffix`` ("Robert L. Logan IV": family "Logan", given "Robert L.",
+    suffix "IV"; ``core.text.split_name``); one-word names stay ``literal``."""
+    family, given, suffix = split_name(name)
+    if not given:
+        return {"literal": " ".join(name.split())}
+    return {"family": family, "given": given, **({"suffix": suffix} if suffix else {})}
 
 
 def to_csl_items(rows: list[ExportRow]) -> list[dict]:
