@@ -61,3 +61,38 @@ def test_a_temporary_file_left_by_a_killed_writer_is_removed_by_the_next_write(t
     write_text(target, "{}")
     assert target.read_text() == "{}"
     assert not dead.exists() and alive.exists() and other.exists()
+
+
+def test_a_write_that_fails_names_the_file_it_was_writing(tmp_path: Path, monkeypatch) -> None:
+    """A full disk raises an error without a file name; litnav's says which file, and leaves the
+    old one and no temporary file behind."""
+    import errno
+
+    import pytest
+
+    target = tmp_path / "s.json"
+    target.write_text("old")
+
+    class Full:
+        def __init__(self, *a, **k):
+            pass
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *a):
+            return False
+
+        def write(self, text):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(Path, "open", lambda self, *a, **k: Full())
+    with pytest.raises(OSError, match="No space left") as caught:
+        write_text(target, "new")
+    monkeypatch.undo()
+    assert caught.value.filename == str(target) and target.read_text() == "old"
+    assert not list(tmp_path.glob(".*.tmp"))
+    if Path("/dev/full").exists():
+        with pytest.raises(OSError) as caught:
+            write_text("/dev/full", "x")
+        assert caught.value.filename == "/dev/full"

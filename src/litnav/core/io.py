@@ -52,7 +52,12 @@ def atomic_path(path: str | Path, suffix: str = ".tmp") -> Iterator[Path]:
     (not the temporary file) when its folder cannot be written."""
     given = Path(path)
     if given.exists() and not given.is_file() and not given.is_dir():  # followed by stat: /dev/stdout to a pipe
-        yield given  # opened by its own name: a pipe's resolved name ("/proc/N/fd/pipe:[...]") cannot be
+        try:
+            yield given  # opened by its own name: a pipe's resolved name ("/proc/N/fd/pipe:[...]") cannot be
+        except OSError as exc:
+            if exc.filename is None:  # /dev/full: the write names no file
+                raise OSError(exc.errno, exc.strerror or str(exc), str(given)) from exc
+            raise
         return
     path = Path(os.path.realpath(path)) if given.is_symlink() else given
     if path.is_dir():
@@ -62,6 +67,11 @@ def atomic_path(path: str | Path, suffix: str = ".tmp") -> Iterator[Path]:
         yield tmp
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        if exc.filename is None or exc.filename == str(tmp):  # a full disk names no file: name the target
+            raise OSError(exc.errno, f"{exc.strerror or exc} (nothing was changed)", str(path)) from exc
+        raise
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
@@ -79,6 +89,9 @@ def _temporary(path: Path, suffix: str) -> Path:
         _remove_orphans(path, suffix)
         fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{_HOST}-{os.getpid()}-", suffix=suffix)
     except OSError as exc:
+        if path.parent.is_dir():  # /proc, a read-only mount: the folder exists but takes no new file
+            raise OSError(exc.errno, f"no new file can be made in its folder {path.parent} ({exc.strerror})",
+                          str(path)) from exc
         raise OSError(exc.errno, exc.strerror, str(path)) from exc
     os.close(fd)
     return Path(tmp_name)

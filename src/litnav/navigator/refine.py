@@ -113,7 +113,8 @@ def rounds_workflow(rounds: list[Round]) -> Workflow:
         used |= set(rename.values())
         heads.append(rename[_head(r.workflow)])
     k = next((n.params.get("k") for n in last.nodes if n.op == "union" and n.params.get("k")), None)
-    fuse = Node(id="fuse_rounds", op="union", inputs=heads,
+    fuse_id = next(f"fuse_rounds{n or ''}" for n in range(len(used) + 1) if f"fuse_rounds{n or ''}" not in used)
+    fuse = Node(id=fuse_id, op="union", inputs=heads,
                 params={"method": "sum", "weights": [1.0] * len(heads), **({"k": k} if k else {})},
                 note="the candidates of every round of the search: their fused scores summed, as the search loop does")
     tail = [n.model_copy(deep=True) for n in last.nodes if n.op in TAIL_OPS]

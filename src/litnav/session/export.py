@@ -272,8 +272,9 @@ def _escape_text(enc, value: str) -> str:
 def _latex_encoder():
     from pylatexenc.latexencode import UnicodeToLatexEncoder
 
-    # every character is text (keep_math off): "$", "_", "%", "&", "#", "{", "}" are escaped
-    return UnicodeToLatexEncoder(non_ascii_only=False, unknown_char_policy="keep",
+    # every character is text (keep_math off): "$", "_", "%", "&", "#", "{", "}" are escaped; a
+    # character LaTeX has no macro for ("ș") is kept as UTF-8, which BibTeX and biber read, unlogged
+    return UnicodeToLatexEncoder(non_ascii_only=False, unknown_char_policy="keep", unknown_char_warning=False,
                                  replacement_latex_protection="braces")
 
 
