@@ -466,3 +466,18 @@ def test_a_workflow_node_named_like_the_rounds_fusion_does_not_break_refine(sear
         assert len(session.rounds) == 2
         session = refine(session, "show 3 results", c, Settings())
     assert len(session.results) == 3
+
+
+def test_a_focus_said_twice_or_a_pin_and_ban_of_one_paper_are_refused(corpus):
+    """"focus on speech" again would count speech twice; "pin paper 1 and ban paper 1" cannot
+    both hold. Both are refused with a reason, and the session keeps its turns."""
+    from litnav.navigator.feedback import FeedbackError
+
+    session = ensure_turns(search(INTENT, corpus, Settings(), top_k=10))
+    session = refine(session, "focus on speech", corpus, Settings())
+    turns = len(session.turns)
+    with pytest.raises(FeedbackError, match="already in the checklist"):
+        refine(session, "focus on Speech", corpus, Settings())
+    with pytest.raises(FeedbackError, match="name the same paper"):
+        refine(session, "pin paper 1 and ban paper 1", corpus, Settings())
+    assert len(session.turns) == turns

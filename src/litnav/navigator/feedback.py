@@ -215,6 +215,10 @@ def parse_feedback(
         verb = m.group("verb").lower()
         seed = resolve_paper(m, ranking, corpus)
         action = "pin" if verb in ("pin", "keep") else "ban"
+        other = next((e for e in edits if e.action == ("ban" if action == "pin" else "pin") and e.target == seed), None)
+        if other is not None:
+            raise FeedbackError(f"{other.reason!r} and {m.group(0).strip()!r} name the same paper {seed}: "
+                                "say one of them")
         edits.append(Edit(action=action, target=seed, reason=take(m)))
     for m in _EXCLUDE.finditer(text):
         if any(s <= m.start() < e for s, e in consumed):
@@ -260,6 +264,11 @@ def parse_feedback(
         edits.append(_focus(scratch, what, f"The paper is like {what!r}", take(m)))
     for m in _FOCUS.finditer(text):
         what = " ".join(m.group("what").split())
+        same = next((c for c in scratch.checkpoints if c.text.lower() == f"the paper is about {what}".lower()), None)
+        if same is not None:  # "focus on X" twice would count X twice
+            already.append(f"{same.id} {same.text!r} is already in the checklist")
+            take(m)
+            continue
         edits.append(_focus(scratch, what, f"The paper is about {what}", take(m), _within_topic(what, checklist)))
     for m in _REWEIGHT.finditer(text):
         what = m.group("what").lower().split()
