@@ -314,3 +314,52 @@ def test_a_hyphenated_phrase_and_its_closed_form_state_the_same_checkpoint(sente
 
     for checkpoint in ("Pre-Exposure Prophylaxis", "preexposure prophylaxis"):
         assert states(sentence, checkpoint_terms(f"The paper studies {checkpoint}", [checkpoint])[1])
+
+
+class _ByConcept:
+    """A student that reads a checkpoint as satisfied (P 0.7) unless it is about a concept the
+    evidence does not name (P 0.0): what the bundled student does with c1 beside a missing facet."""
+
+    name = "student:by-concept"
+    training = {"data": "test", "checkpoint_kinds": ["topic", "application"]}
+
+    def predict_satisfaction(self, items):
+        import numpy as np
+
+        def p(item):
+            text = " ".join(e.text for e in item.evidence).lower()
+            return 0.0 if item.text.startswith("The paper studies") and not all(
+                t.lower() in text for t in item.terms) else 0.7
+
+        return np.array([p(item) for item in items])
+
+    def relevance(self, rows):
+        import numpy as np
+
+        return np.full(len(rows), 0.5)
+
+
+def test_the_whole_intent_is_not_satisfied_when_one_of_its_concepts_is_not_addressed():
+    """"data augmentation for dialogue state tracking": a tracker that augments nothing scored c1
+    3.5/5 "satisfied" beside c2 'data augmentation' 0.0/5, and "7 of 10 satisfy the whole intent"
+    counted it. c1 is held below satisfied, saying which concept is missing; a paper addressing both
+    stays satisfied."""
+    from litnav.navigator.intent import parse_intent
+
+    checklist = parse_intent("data augmentation for dialogue state tracking")
+    assert [c.text for c in checklist.checkpoints][1] == "The paper studies data augmentation"
+    tracker = "We model the dependencies between slot values of the dialogue state."
+    augmented = "We generate synthetic user utterances by data augmentation for training."
+    scored = {}
+    for name, sentence in (("tracker", tracker), ("augmented", augmented)):
+        evidence = {c.id: [ev(sentence, 0.8)] for c in checklist.checkpoints}
+        paper = Paper(corpus_id="p", title="A dialogue state tracker", year=2021)
+        scored[name] = {j.checkpoint_id: j for j in score_paper(paper, checklist, evidence, _ByConcept()).judgements}
+    c1 = scored["tracker"]["c1"]
+    assert c1.score < 2.5 and "held below satisfied: c2 'The paper studies data augmentation'" in c1.rationale
+    assert scored["augmented"]["c1"].score >= 2.5 and "held below" not in scored["augmented"]["c1"].rationale
+    either = parse_intent("data augmentation or dialogue state tracking")  # alternatives: one concept is enough
+    evidence = {c.id: [ev(tracker, 0.8)] for c in either.checkpoints}
+    [c1] = [j for j in score_paper(Paper(corpus_id="p", title="t"), either, evidence, _ByConcept()).judgements
+            if j.checkpoint_id == "c1"]
+    assert "held below" not in c1.rationale

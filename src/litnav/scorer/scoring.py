@@ -101,6 +101,24 @@ def _content_rationale(cp: Checkpoint, p_about: float, score: float, quote, ev_b
     return f"{head}; {label} ({ev_best.section}, cosine {ev_best.similarity:.2f}): \"{quote.text}\""
 
 
+ABSENT_FACET_P = 0.2
+"""A facet of the intent judged below this P is not addressed by the paper."""
+WHOLE_HELD_P = 0.45
+"""The whole intent's (c1) P when one of its facets is not addressed: below "satisfied" (0.5), so
+"data augmentation for dialogue state tracking" is not satisfied by a tracker that augments nothing."""
+
+
+def _whole_and_facets(checklist: Checklist) -> tuple[Checkpoint | None, list[Checkpoint]]:
+    """The whole-intent checkpoint (c1 of the intent parser; none when its concepts are
+    alternatives, ``any_of``) and the intent's other content checkpoints, its concepts."""
+    whole = next((c for c in checklist.checkpoints if c.id == "c1" and c.source == "intent"
+                  and c.kind not in ("metadata", "exclusion") and not c.any_of), None)
+    if whole is None:
+        return None, []
+    return whole, [c for c in checklist.checkpoints if c is not whole and c.source == "intent"
+                   and c.kind not in ("metadata", "exclusion")]
+
+
 def lexical_query(checkpoint: Checkpoint) -> str:
     """The BM25 query behind a checkpoint's ``bm25_rel`` feature: its key phrases, else its text."""
     return " ".join(checkpoint.terms) if checkpoint.terms else checkpoint.text
@@ -146,7 +164,9 @@ def score_papers(
     quote, so a "not satisfied" verdict never quotes a sentence stating the checkpoint and an
     exclusion is never "respected" beside a quote that violates it; a satisfied verdict (a violated
     exclusion) quotes such a sentence too when one exists, rather than the cosine-best chunk's
-    best sentence, without changing P. A checkpoint with alternatives (``Checkpoint.any_of``:
+    best sentence, without changing P. The whole intent (c1) is held below satisfied, at
+    :data:`WHOLE_HELD_P`, when one of the intent's facets is judged not addressed (P below
+    :data:`ABSENT_FACET_P`) and no quote states every key phrase of c1. A checkpoint with alternatives (``Checkpoint.any_of``:
     "The paper studies NMT or speech translation") is judged for each (``features.alternatives``)
     and takes the most probable one's P and quote. ``lexical_evidence`` (same
     shape as ``evidence``: chunks found lexically, e.g. by ``navigator.scoring``'s stated-chunk
@@ -203,6 +223,7 @@ def score_papers(
     per_paper: list[list[Judgement]] = [[] for _ in papers]
     content_scores: list[list[tuple[float, float]]] = [[] for _ in papers]
     best_sim = np.zeros(len(papers))
+    decided: dict[tuple[int, str], tuple] = {}
     k = 0
     for pi, cp, located in where:
         lexical = (lexical_evidence or {}).get(papers[pi].corpus_id, {}).get(cp.id, [])
@@ -211,16 +232,27 @@ def score_papers(
             verdicts.append(_verdict(float(p_about[k]), located, terms[(cp.id, i)], stated_evidence, lexical))
             k += 1
         best = max(range(len(verdicts)), key=lambda i: verdicts[i][0])
-        p, quote, raised, evs = verdicts[best]
+        decided[(pi, cp.id)] = (*verdicts[best], best, len(verdicts))
+    whole, facets = _whole_and_facets(checklist)
+    for pi, cp, located in where:
+        p, quote, raised, evs, best, n_ways = decided[(pi, cp.id)]
+        held = None
+        if cp is whole and p >= 0.5 and raised is None and facets:
+            weakest = min(facets, key=lambda f: decided[(pi, f.id)][0])
+            if decided[(pi, weakest.id)][0] < ABSENT_FACET_P:
+                held, p = (weakest, decided[(pi, weakest.id)][0]), min(p, WHOLE_HELD_P)
         similarity_from = evs if raised is not None else located  # a quote-only change moves no score
         if cp.kind != "exclusion" and similarity_from:
             best_sim[pi] = max(best_sim[pi], similarity_from[0].similarity)
         score = 5.0 * (1.0 - p) if cp.kind == "exclusion" else 5.0 * p
         rationale = _content_rationale(cp, p, score, quote, quote.evidence if quote else None)
-        if len(verdicts) > 1:
+        if n_ways > 1:
             rationale += f" (judged for its alternative '{ways[cp.id][best][0]}')"
         if raised is not None:
             rationale += f" (P raised from {raised:.2f}: the quote states every key phrase)"
+        if held is not None:
+            rationale += (f" (held below satisfied: {held[0].id} '{held[0].text}', one of its concepts, is not "
+                          f"addressed, P {held[1]:.2f})")
         if cp.kind not in kinds:
             rationale += (f" [not calibrated for {cp.kind} checkpoints: {student.name} was trained on {data}"
                           f" ({', '.join(kinds) or 'unknown'} checkpoints only)]")
