@@ -82,6 +82,8 @@ def test_stop_words_are_function_words():
 def test_surname_skips_suffixes_and_accents():
     assert surname("Ashish Vaswani") == surname("Vaswani, Ashish") == "vaswani"
     assert surname("Martin Luther King Jr.") == "king"
+    assert surname("Daumé III") == "daume" and surname("Smith Jr.") == "smith" and surname("Smith,") == "smith"
+    assert surname("Anand Kumar V") == "v"  # a bare V is an initial
     assert surname("José Muñoz") == "munoz"
 
 

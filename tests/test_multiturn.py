@@ -449,16 +449,18 @@ def test_a_refinement_after_the_corpus_was_rebuilt_searches_it_again(search_json
         assert session.turns[-1].reused  # the same corpus version: the recorded searches are reused
 
 
-def test_a_workflow_node_named_like_the_rounds_fusion_does_not_break_refine(search_corpus_dir):
+@pytest.mark.parametrize("ops", [("semantic_search", "lexical_search"), ("locate_evidence",)])
+def test_a_workflow_node_named_like_the_rounds_fusion_does_not_break_refine(search_corpus_dir, ops):
     """Refine fuses the rounds of a search in a node of its own; a user's node already called
-    "fuse_rounds" keeps its name and the fusion takes another."""
+    "fuse_rounds" (a search, or a tail node such as the evidence locator) keeps its name and the
+    fusion takes another."""
     from litnav.navigator.intent import parse_intent
     from litnav.navigator.planner import plan_workflow
 
     intent = "dense retrieval for question answering"
     with Corpus.open(search_corpus_dir) as c:
         wf = plan_workflow(parse_intent(intent), Settings())
-        old = next(n.id for n in wf.nodes if n.op in ("semantic_search", "lexical_search"))
+        old = next(n.id for n in wf.nodes if n.op in ops)
         nodes = [n.model_copy(update={"id": "fuse_rounds" if n.id == old else n.id,
                                       "inputs": ["fuse_rounds" if i == old else i for i in n.inputs]}) for n in wf.nodes]
         wf = wf.model_copy(update={"nodes": nodes})

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
 from pathlib import Path
 
 from litnav.core import io as core_io
@@ -40,6 +41,22 @@ def test_searches_writing_the_default_session_at_once_each_keep_their_own(tmp_pa
     assert not list(tmp_path.glob(".*.tmp"))
 
 
+def test_where_hard_links_fail_the_session_is_created_exclusively(tmp_path: Path, monkeypatch) -> None:
+    """FUSE mounts answer link() with ENOSYS: the session is then written under the first free
+    name by exclusive creation, still never replacing a file."""
+    import errno
+
+    def no_links(*a, **k):
+        raise OSError(errno.ENOSYS, "Function not implemented")
+
+    monkeypatch.setattr(os, "link", no_links)
+    default = tmp_path / "litnav-session.json"
+    default.write_text(_session("earlier").model_dump_json())
+    written = write_new_session(_session("new"), default)
+    assert written.name == "litnav-session-2.json" and json.loads(written.read_text())["intent"] == "new"
+    assert json.loads(default.read_text())["intent"] == "earlier" and not list(tmp_path.glob(".*.tmp"))
+
+
 def test_a_link_to_a_session_locks_the_session_itself(tmp_path: Path) -> None:
     real = tmp_path / "real.json"
     real.write_text(_session("x").model_dump_json())
@@ -52,15 +69,22 @@ def test_a_link_to_a_session_locks_the_session_itself(tmp_path: Path) -> None:
 
 
 def test_a_temporary_file_left_by_a_killed_writer_is_removed_by_the_next_write(tmp_path: Path) -> None:
+    """An old unlocked temporary file is a dead writer's; a young one may be a writer about to lock
+    it, and a locked one is a live writer's, in whatever process namespace or host it runs."""
+    import fcntl
+
     target = tmp_path / "s.json"
-    dead = tmp_path / f".s.json.{core_io._HOST}-{2**22 + 12345}-abc.tmp"  # above pid_max: never running
-    alive = tmp_path / f".s.json.{core_io._HOST}-{os.getppid()}-def.tmp"  # a writer still at work
-    other = tmp_path / f".s.json.otherhost-{2**22 + 12345}-ghi.tmp"  # another host's, on a shared folder
-    for p in (dead, alive, other):
+    dead, young, live = (tmp_path / f".s.json.{name}.tmp" for name in ("dead", "young", "live"))
+    for p in (dead, young, live):
         p.write_text('{"half": ')
-    write_text(target, "{}")
+    old = time.time() - 2 * core_io.ORPHAN_AGE_S
+    for p in (dead, live):
+        os.utime(p, (old, old))
+    with live.open() as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        write_text(target, "{}")
     assert target.read_text() == "{}"
-    assert not dead.exists() and alive.exists() and other.exists()
+    assert not dead.exists() and young.exists() and live.exists()
 
 
 def test_a_write_that_fails_names_the_file_it_was_writing(tmp_path: Path, monkeypatch) -> None:

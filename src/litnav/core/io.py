@@ -12,8 +12,9 @@ temporary file is removed and the old file is left as it was. New files get ordi
 - :func:`write_new_text`: a new file under the first free name of a sequence, never replacing one
   (two processes picking a name at once each get their own).
 
-A temporary file's name carries this host and process id; a write removes the ones beside its
-target that a process of this host killed mid-write (``kill -9``) left behind.
+A writer holds a ``flock`` on its temporary file while it writes; a write removes the temporary
+files beside its target that are unlocked and a minute old: a writer killed mid-write (``kill
+-9``) left them.
 """
 
 from __future__ import annotations
@@ -25,12 +26,17 @@ import gzip
 import itertools
 import json
 import os
-import socket
 import tempfile
+import time
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+try:
+    import fcntl
+except ImportError:  # Windows: no flock, no orphan removal
+    fcntl = None  # type: ignore[assignment]
 
 
 def _umask() -> int:
@@ -62,7 +68,7 @@ def atomic_path(path: str | Path, suffix: str = ".tmp") -> Iterator[Path]:
     path = Path(os.path.realpath(path)) if given.is_symlink() else given
     if path.is_dir():
         raise IsADirectoryError(errno.EISDIR, "is a folder, not a file", str(path))
-    tmp = _temporary(path, suffix)
+    tmp, held = _temporary(path, suffix)
     try:
         yield tmp
         os.chmod(tmp, 0o666 & ~_umask())
@@ -75,46 +81,56 @@ def atomic_path(path: str | Path, suffix: str = ".tmp") -> Iterator[Path]:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+    finally:
+        os.close(held)
 
 
-_HOST = socket.gethostname().replace(".", "_").replace("-", "_")[:40] or "host"
+ORPHAN_AGE_S = 60.0
+"""A temporary file unlocked and untouched this long was left by a writer that died mid-write."""
 
 
-def _temporary(path: Path, suffix: str) -> Path:
-    """A new empty temporary file beside ``path`` named ``.NAME.HOST-PID-XXXX<suffix>``, after
-    removing those of this host whose process is gone (:func:`_remove_orphans`). Raises an
-    ``OSError`` naming ``path`` when its folder cannot be made or written."""
+def _temporary(path: Path, suffix: str) -> tuple[Path, int]:
+    """A new empty temporary file beside ``path`` (``.NAME.XXXX<suffix>``) and an open descriptor
+    holding an exclusive ``flock`` on it for as long as the write lasts (close it after), after
+    removing the orphans of earlier writers (:func:`_remove_orphans`). Raises an ``OSError``
+    naming ``path`` when its folder cannot be made or written."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         _remove_orphans(path, suffix)
-        fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{_HOST}-{os.getpid()}-", suffix=suffix)
+        fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=suffix)
     except OSError as exc:
         if path.parent.is_dir():  # /proc, a read-only mount: the folder exists but takes no new file
             raise OSError(exc.errno, f"no new file can be made in its folder {path.parent} ({exc.strerror})",
                           str(path)) from exc
         raise OSError(exc.errno, exc.strerror, str(path)) from exc
-    os.close(fd)
-    return Path(tmp_name)
+    if fcntl is not None:
+        with contextlib.suppress(OSError):  # a file system without locks: the age alone protects it
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    return Path(tmp_name), fd
 
 
 def _remove_orphans(path: Path, suffix: str) -> None:
-    """Delete the temporary files of ``path`` that a process of this host left when it was killed
-    mid-write (its pid is no longer running). Another host's (a shared folder) are left alone."""
-    prefix = f".{path.name}.{_HOST}-"
-    for tmp in path.parent.glob(f"{glob.escape(prefix)}*{glob.escape(suffix)}"):
-        pid = tmp.name[len(prefix):].split("-", 1)[0]
-        if pid.isdigit() and int(pid) != os.getpid() and not _running(int(pid)):
+    """Delete the temporary files of ``path`` that a writer killed mid-write (``kill -9``, a lost
+    node) left: older than :data:`ORPHAN_AGE_S` and not locked. A live writer holds its file's
+    lock whatever host or process namespace it runs in; a young file may be a writer about to lock it."""
+    if fcntl is None:
+        return
+    now = time.time()
+    for tmp in path.parent.glob(f"{glob.escape('.' + path.name + '.')}*{glob.escape(suffix)}"):
+        try:
+            if now - tmp.stat().st_mtime < ORPHAN_AGE_S:
+                continue
+            fd = os.open(tmp, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            continue  # held: a writer is at work
+        else:
             tmp.unlink(missing_ok=True)
-
-
-def _running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # another user's process: running
-        return True
-    return True
+        finally:
+            os.close(fd)
 
 
 def write_new_text(paths: Iterator[Path], text: str) -> Path:
@@ -123,28 +139,35 @@ def write_new_text(paths: Iterator[Path], text: str) -> Path:
     path written. The file appears whole (a hard link of a finished temporary file); where the file
     system has no hard links it is created exclusively and then written."""
     first = next(paths)
-    tmp = _temporary(first, ".tmp")
+    tmp, held = _temporary(first, ".tmp")
     try:
         tmp.write_text(text, encoding="utf-8", newline="")
         os.chmod(tmp, 0o666 & ~_umask())
+        links = True
         for candidate in itertools.chain([first], paths):
+            if links:
+                try:
+                    os.link(tmp, candidate)
+                    return candidate
+                except FileExistsError:
+                    continue
+                except OSError:  # no hard links here (EPERM, ENOTSUP, ENOSYS on FUSE, ...)
+                    links = False
             try:
-                os.link(tmp, candidate)
-                return candidate
+                fh = open(candidate, "x", encoding="utf-8", newline="")
             except FileExistsError:
                 continue
-            except OSError as exc:
-                if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
-                    raise
             try:
-                with open(candidate, "x", encoding="utf-8", newline="") as fh:
+                with fh:
                     fh.write(text)
-                return candidate
-            except FileExistsError:
-                continue
+            except BaseException:
+                candidate.unlink(missing_ok=True)  # never a half-written session under its name
+                raise
+            return candidate
         raise FileExistsError(errno.EEXIST, "every candidate name exists", str(first))
     finally:
         tmp.unlink(missing_ok=True)
+        os.close(held)
 
 
 def write_bytes(path: str | Path, data: bytes) -> Path:

@@ -276,10 +276,10 @@ def split_name(name: str) -> tuple[str, str, str]:
     "Ashish", ""); "Vaswani, Ashish" the same; "Robert L. Logan IV" and "Logan, Robert L., IV" ->
     ("Logan", "Robert L.", "IV"); "Ann Smith, Jr." -> ("Smith", "Ann", "Jr."); a one-word name
     is its family name alone. Whitespace is collapsed."""
-    name = " ".join(name.split())
+    name = " ".join(name.split()).strip(", ")
     suffix = ""
     m = _NAME_SUFFIX.search(name)
-    if m and " " in name[:m.start()].strip(", "):
+    if m and name[:m.start()].strip(", "):  # "Daumé III", "Smith Jr.": a family name and its suffix
         suffix, name = m.group(1) or m.group(2), name[:m.start()].strip(", ")
     if "," in name:
         family, given = (part.strip() for part in name.split(",", 1))

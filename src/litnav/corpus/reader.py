@@ -877,7 +877,12 @@ class Corpus:
         if k <= 0 or not all_ids:
             return []
         if ids is None and self._previous_dense():  # the last build's index may hold papers removed since
-            return self._present(self._semantic_hits(index, all_ids, q, k + 50))[:k]
+            depth = k + 50
+            while True:
+                hits = self._present(self._semantic_hits(index, all_ids, q, depth))
+                if len(hits) >= k or depth >= len(all_ids):
+                    return hits[:k]
+                depth *= 4
         if ids is not None:
             found, vecs = self.abstract_vectors(sorted(i for i in ids if i in row_of))
             if not found:

@@ -113,7 +113,8 @@ def rounds_workflow(rounds: list[Round]) -> Workflow:
         used |= set(rename.values())
         heads.append(rename[_head(r.workflow)])
     k = next((n.params.get("k") for n in last.nodes if n.op == "union" and n.params.get("k")), None)
-    fuse_id = next(f"fuse_rounds{n or ''}" for n in range(len(used) + 1) if f"fuse_rounds{n or ''}" not in used)
+    taken = used | {n.id for r in rounds for n in r.workflow.nodes}  # the tail's ids too
+    fuse_id = next(f"fuse_rounds{n or ''}" for n in range(len(taken) + 1) if f"fuse_rounds{n or ''}" not in taken)
     fuse = Node(id=fuse_id, op="union", inputs=heads,
                 params={"method": "sum", "weights": [1.0] * len(heads), **({"k": k} if k else {})},
                 note="the candidates of every round of the search: their fused scores summed, as the search loop does")

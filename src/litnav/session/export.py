@@ -422,7 +422,7 @@ def csl_name(name: str) -> dict[str, str]:
     suffix "IV"; ``core.text.split_name``); one-word names stay ``literal``."""
     family, given, suffix = split_name(name)
     if not given:
-        return {"literal": " ".join(name.split())}
+        return {"literal": " ".join(name.split()).strip(", ")}
     return {"family": family, "given": given, **({"suffix": suffix} if suffix else {})}
 
 

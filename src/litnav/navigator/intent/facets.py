@@ -118,11 +118,13 @@ _RESOURCE_MODIFIER = (r"(?:label+ed|unlabel+ed|annotated|parallel|paired|aligned
                       r"|word-level|token-level|document-level|any|the|a)")
 _ABSENT_RESOURCE = re.compile(
     rf"(?:(?:the\s+)?(?:need|use)\s+(?:for|of)\s+)?(?:{_RESOURCE_MODIFIER}\s+)*{_RESOURCE_HEAD}\b"
-    r"(?=\s*$|\s+(?:in|from|of|on|at|for|to|across|when|while|and|or)\b)", re.I)
+    r"(?=\s*$|\s+(?:in|for|across|when|while)\b)", re.I)
 """What a method does without ("without labeled data", "that do not use parallel corpora", "with no
 human annotations", "without fine-tuning"): a resource of supervision whose absence makes a kind
 of method (unsupervised, zero-shot), so its papers name the resource ("does not require
-labelled training data"). Neither an exclusion nor a query; "without Twitter data" still excludes."""
+labelled training data"). Neither an exclusion nor a query; "without Twitter data" still excludes,
+and so does a resource whose source follows ("without labeled data from Twitter", "not using the
+training data of SQuAD") or that a list continues ("without gazetteers or features")."""
 
 _EXCLUSION = re.compile(
     r"(?<!whether or )(?P<cue>(?:\b(?:but\s+not|and\s+not|not|no|never|nothing|excluding|exclude|excludes"

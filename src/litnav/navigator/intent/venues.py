@@ -140,7 +140,7 @@ def derived_acronyms(venue: str) -> list[str]:
     if 3 <= len(words) <= 8 and all(w[0].isupper() for w in words):
         out.append("".join(w[0] for w in words))
         named = [w for w in words if not re.fullmatch(_VENUE_WORD, w)]  # "INLG": no C for "Conference"
-        if 3 <= len(named) < len(words):
+        if MIN_RESOLVED <= len(named) < len(words):  # three letters would be field terms: NLI, NMT, SDP
             out.append("".join(w[0] for w in named))
     return list(dict.fromkeys(out))
 
@@ -314,6 +314,11 @@ _TITLE_TAIL = re.compile(r"\s+((?:[A-Z][a-z]+)(?:\s+(?:of\s+|and\s+|&\s+)?[A-Z][
 """Capitalised words after a one-word venue name ("Nature Immunology", "Science Advances"): one
 journal's name, not the venue plus a topic."""
 
+MIN_RESOLVED = 4
+"""The shortest acronym made from a venue's words that a plain "in" (beside a known venue, or
+through :func:`resolve_name`) takes for that venue: "IJCNLP", "INLG"; "NLI", "NMT", "SDP" are task
+names first, venues ("Workshop on Natural Language Interfaces") only after a strong cue."""
+
 LOOSE, CUED, MADE = 0, 1, 2
 """How much context a venue alias needs: none; a venue cue ("in", "at", a venue word after it);
 a strong cue (an acronym made from the venue's words)."""
@@ -339,7 +344,8 @@ def extract_venues(ws: Workspace, vocab: dict[str, int] | None) -> list[VenueMen
         only_after = re.match(r"\s+only\b", ws.text[m.end():], re.I)  # "Nature or Science only"
         strong = bool(_STRONG_CUE.search(cue) or m.group("suffix")) or negated or only or listed_on or bool(only_after)
         beside_loose = bool(cue) and any(strict == LOOSE for _e, strict in items)  # "in IJCNLP or EMNLP"
-        items = [(e, strict) for e, strict in items if strict < MADE or strong or beside_loose]
+        items = [(e, strict) for e, strict in items
+                 if strict < MADE or strong or (beside_loose and len(e.name) >= MIN_RESOLVED)]
         if not items or (all(strict for _e, strict in items) and not (cue or strong)):
             continue
         end = m.end() + (only_after.end() if only_after else 0)
@@ -475,12 +481,14 @@ def resolve_name(name: str, vocab: dict[str, int] | None) -> list[str]:
     """The vocabulary spellings (every edition, most papers first) of a venue-like ``name`` that
     some rule already took for a venue, looked up in any case among every name the table and the
     vocabulary answer to ("at SIGDIAL" -> the "... SIGdial Meeting ..." spellings; "in IJCNLP"
-    -> "... International Joint Conference on Natural Language Processing ..."); [] when none."""
+    -> "... International Joint Conference on Natural Language Processing ..."); [] when none, and for
+    an acronym made from a venue's words shorter than :data:`MIN_RESOLVED` ("NLI")."""
     if not vocab:
         return []
     known = _matcher(_vocab_tuple(vocab))[2].get(re.sub(r"\s+", " ", name.strip()).lower())
-    hits = [v for v in map_to_vocabulary(known[0], vocab) if _names_venue(name, v)] if known else []
-    return with_editions(hits, vocab)
+    if known is None or (known[1] == MADE and len(name.strip()) < MIN_RESOLVED):  # "at NLI": a task, not a workshop
+        return []
+    return with_editions([v for v in map_to_vocabulary(known[0], vocab) if _names_venue(name, v)], vocab)
 
 
 def _names_venue(name: str, spelling: str) -> bool:
