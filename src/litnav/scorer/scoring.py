@@ -237,7 +237,8 @@ def score_papers(
     for pi, cp, located in where:
         p, quote, raised, evs, best, n_ways = decided[(pi, cp.id)]
         held = None
-        if cp is whole and p >= 0.5 and raised is None and facets:
+        stated = raised is not None or (quote is not None and states(quote.text, terms[(cp.id, best)][1]))
+        if cp is whole and p >= 0.5 and not stated and facets:
             weakest = min(facets, key=lambda f: decided[(pi, f.id)][0])
             if decided[(pi, weakest.id)][0] < ABSENT_FACET_P:
                 held, p = (weakest, decided[(pi, weakest.id)][0]), min(p, WHOLE_HELD_P)
