@@ -135,8 +135,9 @@ def test_plan_shows_the_workflow_as_a_table_and_json_on_request(runner, corpus):
     assert '"nodes"' not in res.output
     res = runner.invoke(app, ["plan", "graph neural networks for molecules", "--corpus", str(corpus), "--json"])
     assert res.exit_code == 0, res.output
-    workflow = json.loads(res.output[res.output.index("\n{\n") + 1:])
+    workflow = json.loads(res.stdout)  # stdout is the JSON alone: `plan --json > wf.json` feeds --workflow
     assert {n["op"] for n in workflow["nodes"]} >= {"semantic_search", "lexical_search", "union"}
+    assert "c1" in res.stderr  # the checklist is still shown, beside it
 
 
 def test_build_names_why_records_were_rejected(runner, tmp_path):

@@ -363,3 +363,23 @@ def test_the_whole_intent_is_not_satisfied_when_one_of_its_concepts_is_not_addre
     [c1] = [j for j in score_paper(Paper(corpus_id="p", title="t"), either, evidence, _ByConcept()).judgements
             if j.checkpoint_id == "c1"]
     assert "held below" not in c1.rationale
+
+
+@pytest.mark.parametrize("sentence, checkpoint, term, stated", [
+    ("Knowledge graphs support downstream applications like question answering (Bordes et al., 2014), dialog "
+     "systems (Madotto et al., 2018) and recommendation, and we propose a new model.",
+     "The paper is not about dialogue", "dialogue", False),  # a cited example of what others do
+    ("Word senses are useful for tasks such as word sense disambiguation (Navigli, 2009), and we build a lexicon.",
+     "The paper studies word sense disambiguation", "word sense disambiguation", False),
+    ("We use pretrained encoders such as BERT (Devlin et al., 2019).", "The paper uses BERT", "BERT", True),
+    ("Our module is based on graph neural networks (Scarselli et al., 2009).",
+     "The paper uses graph neural networks", "graph neural networks", True),
+])
+def test_a_cited_example_in_a_list_is_a_passing_mention_even_beside_we(sentence, checkpoint, term, stated):
+    """A relation-extraction paper listing "dialog systems (Madotto et al., 2018)" among the uses
+    of knowledge graphs was judged to violate "not about dialogue" (P raised: "the quote states
+    every key phrase"); an example the paper's own "we use ... such as" introduces still states it."""
+    from litnav.scorer.quote import states
+
+    _terms, phrases = checkpoint_terms(checkpoint, [term])
+    assert states(sentence, phrases) is stated

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Optional
 
@@ -158,11 +159,11 @@ def plan_cmd(
         validate_workflow(workflow)  # never write a workflow `search --workflow` would refuse
     from litnav.session.render import workflow_table
 
-    console = make_console()
+    console = make_console(stderr=as_json)  # with --json, stdout carries the workflow JSON alone
     console.print(describe(checklist), markup=False, highlight=False)
     text = workflow.model_dump_json(indent=2)
     if as_json:
-        console.print_json(text)
+        sys.stdout.write(text + "\n")
     else:
         console.print(workflow_table(workflow))
     if out:

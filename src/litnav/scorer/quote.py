@@ -137,11 +137,31 @@ def _in_covariates(text: str, at: int) -> bool:
 _WORD = re.compile(r"[\w'-]+")
 
 
+_EXAMPLE_BEFORE = re.compile(r"\b(?:like|such\s+as|e\.g\.,?|including|for\s+(?:example|instance))\s"
+                             r"(?:[^;:.!?]|\bal\.|\be\.g\.)*$", re.I)  # "et al." ends no clause
+_CITED_AFTER = re.compile(r"^(?:\s+[\w-]+){0,3}\s*(?:\([^()]*?(?:19|20)\d{2}[a-z]?[^()]*\)|\[\d+(?:\s*[,;–-]\s*\d+)*\])")
+"""An example of a list that carries its own citation ("applications like question answering
+(Bordes et al., 2014), dialog systems (Madotto et al., 2018)"): a passing mention of cited work,
+even in a sentence that speaks of the paper's own work after it; "we use encoders such as BERT
+(Devlin et al., 2019)" still speaks of the paper (:func:`_cited_example`)."""
+
+
+def _cited_example(text: str, start: int, after: str) -> bool:
+    """True when the phrase at ``start`` of ``text`` (``after``: the text right after it) is a cited
+    example (:data:`_CITED_AFTER`) after an example cue that no "we"/"our" precedes."""
+    if not _CITED_AFTER.match(after):
+        return False
+    window = max(0, start - 200)
+    cue = _EXAMPLE_BEFORE.search(text, window, start)
+    return cue is not None and _OWN.search(text, 0, cue.start()) is None
+
+
 def _affirmed(phrase: str, st: list[str], starts: list[int], sentence: str) -> bool:
     """True when the stemmed ``phrase`` key occurs in ``st`` (``stem_offsets(sentence)``) at least
     once not negated: no negation cue (:data:`_NEGATED`; "not only" is none) just before it in
-    its clause, no "is not"/"were never" (:data:`_NEGATED_AFTER`) right after it, and not in a
-    covariate list ("adjusted for ... aspirin use": :data:`_COVARIATE`)."""
+    its clause, no "is not"/"were never" (:data:`_NEGATED_AFTER`) right after it, not in a
+    covariate list ("adjusted for ... aspirin use": :data:`_COVARIATE`), and not a cited example
+    ("like ... dialog systems (Madotto et al., 2018)": :data:`_CITED_AFTER`)."""
     key = phrase.split()
     if not key:
         return False
@@ -153,7 +173,8 @@ def _affirmed(phrase: str, st: list[str], starts: list[int], sentence: str) -> b
             end = last.end() if last else starts[i + len(key) - 1]
             after = text[end:end + 40]
             negated_before = _NEGATED.search(before) and not _NOT_ONLY.search(before)
-            if not negated_before and not _NEGATED_AFTER.search(after) and not _in_covariates(text, starts[i]):
+            if (not negated_before and not _NEGATED_AFTER.search(after) and not _in_covariates(text, starts[i])
+                    and not _cited_example(text, starts[i], after)):
                 return True
     return False
 
