@@ -14,19 +14,19 @@ temporary file is removed and the old file is left as it was. New files get ordi
 
 A writer holds a ``flock`` on its temporary file while it writes; a write removes the temporary
 files beside its target that are unlocked and a minute old: a writer killed mid-write (``kill
--9``) left them.
+-9``) left them (those there when the process first wrote into the folder, which it lists once).
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
-import glob
 import gzip
 import itertools
 import json
 import os
 import tempfile
+import threading
 import time
 import zlib
 from collections.abc import Iterator
@@ -109,14 +109,29 @@ def _temporary(path: Path, suffix: str) -> tuple[Path, int]:
     return Path(tmp_name), fd
 
 
+_HIDDEN: dict[Path, list[str]] = {}
+"""Folder -> the hidden files it held when this process first wrote into it: the candidates for
+:func:`_remove_orphans`, so a folder of many files (embedding shards, the chunk cache) is listed
+once per process, not once per write."""
+_HIDDEN_LOCK = threading.Lock()
+
+
 def _remove_orphans(path: Path, suffix: str) -> None:
     """Delete the temporary files of ``path`` that a writer killed mid-write (``kill -9``, a lost
     node) left: older than :data:`ORPHAN_AGE_S` and not locked. A live writer holds its file's
-    lock whatever host or process namespace it runs in; a young file may be a writer about to lock it."""
+    lock whatever host or process namespace it runs in; a young file may be a writer about to lock it.
+    Only the hidden files of the folder's first listing in this process are candidates (:data:`_HIDDEN`)."""
     if fcntl is None:
         return
+    with _HIDDEN_LOCK:
+        if path.parent not in _HIDDEN:
+            with os.scandir(path.parent) as entries:
+                _HIDDEN[path.parent] = [e.name for e in entries if e.name.startswith(".")]
+        prefix = f".{path.name}."
+        mine = [n for n in _HIDDEN[path.parent] if n.startswith(prefix) and n.endswith(suffix)]
     now = time.time()
-    for tmp in path.parent.glob(f"{glob.escape('.' + path.name + '.')}*{glob.escape(suffix)}"):
+    for name in mine:
+        tmp = path.parent / name
         try:
             if now - tmp.stat().st_mtime < ORPHAN_AGE_S:
                 continue
@@ -129,6 +144,8 @@ def _remove_orphans(path: Path, suffix: str) -> None:
             continue  # held: a writer is at work
         else:
             tmp.unlink(missing_ok=True)
+            with _HIDDEN_LOCK, contextlib.suppress(ValueError):
+                _HIDDEN[path.parent].remove(name)
         finally:
             os.close(fd)
 

@@ -405,7 +405,8 @@ def build(
 
     with storage_errors(corpus_dir), CorpusWriter.open(corpus_dir, corpus_settings,
                                                        allow_settings_change=reembed) as writer:
-        complete = {u.key for u in units if writer.is_committed(u.key) and u.key not in writer.incomplete_sources()}
+        incomplete = writer.incomplete_sources()
+        complete = {u.key for u in units if u.key not in incomplete and writer.is_committed(u.key)}
         _release_shared(writer, units, complete, report)
         todo = [u for u in units if u.key not in report.kept_complete
                 and not writer.is_ingested(u.key, u.print.size, u.print.sha256)]

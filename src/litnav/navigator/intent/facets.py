@@ -221,9 +221,9 @@ def _absent_resource(text: str, m: re.Match[str]) -> int | None:
     on"); None when the clause negates something else."""
     start = m.start("phrase")
     end = _CLAUSE_END.search(text, start)
-    clause = text[start:end.start() if end else len(text)]
-    lead = _EXCLUSION_LEAD.match(clause)
-    found = _ABSENT_RESOURCE.match(clause.rstrip()) or _ABSENT_RESOURCE.match(clause.rstrip(), lead.end() if lead else 0)
+    clause = text[start:end.start() if end else len(text)].rstrip()
+    lead = _EXCLUSION_LEAD.match(clause)  # "using", "relying on"; tried after the clause as it is ("the need for")
+    found = _ABSENT_RESOURCE.match(clause) or (_ABSENT_RESOURCE.match(clause, lead.end()) if lead else None)
     return start + found.end() if found else None
 
 
