@@ -227,6 +227,9 @@ def test_a_data_set_or_field_named_after_a_venue_is_no_venue_filter(intent):
     ("Not using Twitter data: stance detection", ["Twitter"]),
     ("sentiment analysis, Twitter excluded", ["Twitter"]),
     ("relation extraction on TACRED, not on SemEval", ["SemEval"]),
+    ("dependency parsing without the Penn Treebank", ["Penn Treebank"]),
+    ("parsing not evaluated on the Wall Street Journal", ["Wall Street Journal"]),
+    ("question answering not trained on the SQuAD dataset", ["SQuAD"]),
 ])
 def test_exclusions_however_they_are_phrased(intent, excluded):
     checklist = parse_intent(intent, today=TODAY)

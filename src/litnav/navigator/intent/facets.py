@@ -140,7 +140,8 @@ _EXCLUDED_AFTER = re.compile(r"(?:^|(?<=[|,;]))\s*(?P<phrase>[^|,;:.()!?]+?)\s+(
 """A clause that names what to leave out before the cue: "..., Twitter excluded"."""
 _EXCLUSION_LEAD = re.compile(
     r"^(?:(?:about|on|using|use|uses|used|involving|involve|include|including|related\s+to|concerning|regarding"
-    r"|based\s+on|built\s+on|trained\s+on|that|which|rely\s+on|relies\s+on|employ|employs|require|requires"
+    r"|based\s+on|built\s+on|(?:evaluated|tested|validated|benchmarked|trained|fine-?tuned|pre-?trained)\s+(?:on|using|with)"
+    r"|that|which|rely\s+on|relies\s+on|employ|employs|require|requires"
     r"|consider|considers|need|apply"
     r"|relying\s+on|focusing\s+on|focused\s+on|with|in" + rf"(?!\s+{LATIN_WORDS}\b)" + r"|of|any|the|a|an|papers?|works?|studies|articles?|ones"
     r"|are|is|be|those)\s+)+", re.I)
@@ -288,6 +289,18 @@ _ABSENCE_CUES = {"without", "not", "no", "n't", "never", "avoid", "avoids", "avo
 "excluding", "other than" and "except" always exclude."""
 
 
+_NAMED_DATA_WORD = re.compile(r"\s+(?:Treebanks?|Corpus|Corpora|Benchmarks?)$")
+
+
+def _without_data_word(term: str) -> str:
+    """A named source less its data word: "Twitter data" -> "Twitter", "SQuAD Dataset" -> "SQuAD";
+    a capitalised treebank, corpus or benchmark is part of the name ("Penn Treebank", "Brown
+    Corpus"), and a lower-case term keeps its data word ("parallel data")."""
+    if not re.search(r"[A-Z0-9]\S*\s+\S+$", term) or _NAMED_DATA_WORD.search(term):
+        return term
+    return re.sub(rf"\s+{_DATA_WORDS}$", "", term, flags=re.I)
+
+
 def extract_exclusions(ws: Workspace) -> list[tuple[str, list[str], int]]:
     """Find content exclusions, consume them; return ``(phrase, terms, offset)`` each, in order.
     A clause may name the excluded thing before its cue ("..., Twitter excluded").
@@ -303,8 +316,7 @@ def extract_exclusions(ws: Workspace) -> list[tuple[str, list[str], int]]:
             ws.consume(m.start(), end)
             continue
         phrase = _EXCLUSION_LEAD.sub("", m.group("phrase").strip())
-        terms = [re.sub(rf"\s+{_DATA_WORDS}$", "", t, flags=re.I) if re.search(r"[A-Z0-9]\S*\s+\S+$", t) else t
-                 for t in key_terms(phrase, "exclusion")]
+        terms = [_without_data_word(t) for t in key_terms(phrase, "exclusion")]
         if not terms:
             continue
         ws.consume(m.start(), m.end())
