@@ -343,6 +343,34 @@ def test_excluding_the_same_thing_twice_adds_no_second_checkpoint(scripted, corp
     assert [e.action for e in edits] == ["set_param"]
 
 
+def test_excluding_alternatives_excludes_a_paper_about_either(scripted, corpus):
+    from litnav.navigator.feedback import parse_feedback
+
+    last = scripted.turns[-1]
+    [edit] = parse_feedback("drop anything about crystals or materials", last.checklist, last.workflow,
+                            [r.corpus_id for r in last.results], corpus, None)
+    cp = edit.detail["checkpoint"]
+    assert (cp["kind"], cp["any_of"]) == ("exclusion", True)
+    assert {"crystals", "materials"} <= set(cp["terms"])
+
+
+def test_followed_citations_below_the_results_are_named_not_silent(scripted):
+    from litnav.session.render import result_notes
+
+    turn = scripted.turns[2]  # 'follow the citing direction of the top paper'
+    upto = scripted.model_copy(update={"turns": scripted.turns[:3], "results": turn.results,
+                                       "rounds": [r for r in scripted.rounds if r.index <= max(turn.rounds)]})
+    [run] = [r for rnd in upto.rounds if rnd.index in turn.rounds for r in rnd.operator_runs
+             if r.op == "citation_expand"]
+    found = {cid for cid, _ in run.outputs}
+    assert found
+    if found & {r.corpus_id for r in turn.results}:  # one of them shown: nothing to say
+        assert not [n for n in result_notes(upto) if "none ranks among" in n]
+    hidden = upto.model_copy(update={"results": [r for r in turn.results if r.corpus_id not in found]})
+    [note] = [n for n in result_notes(hidden) if "citing" in n]
+    assert f"found {len(found)} paper" in note and "none ranks among these" in note
+
+
 def test_the_results_table_names_the_latest_turn_and_its_feedback(scripted):
     from rich.console import Console
 

@@ -226,11 +226,12 @@ def parse_feedback(
         what = " ".join(m.group("what").split())
         if not what or what.lower() in ("paper", "papers", "results"):
             continue
-        if _excluded(scratch, [what]):
+        terms = [t for t in re.split(r"\s+or\s+|\s*/\s*", what, flags=re.I) if t]  # "crystals or materials": either
+        if _excluded(scratch, terms):
             already.append(f"{what!r} is already excluded")
             take(m)  # no second checkpoint for the same exclusion
             continue
-        cp = exclusion_checkpoint(_next_id("x", scratch), what, [what], source="user")
+        cp = exclusion_checkpoint(_next_id("x", scratch), what, terms, source="user")
         scratch.checkpoints.append(cp)
         edits.append(Edit(action="add_checkpoint", target=cp.id, detail={"checkpoint": cp.model_dump(mode="json"),
                                                                           "role": "exclude", "terms": cp.terms},

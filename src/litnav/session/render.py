@@ -232,6 +232,7 @@ def result_notes(session: Session) -> list[str]:
             and any(run.note == NO_EDGES_NOTE for rnd in session.rounds for run in rnd.operator_runs)):
         notes.append("Note: this corpus holds no citation edges, so citation expansion found nothing; a build "
                       "from S2ORC records or a citations dump adds them.")
+    notes.extend(_followed_citations(session))
     if checklist is not None and checklist.source_ids:
         ranks = {r.corpus_id: r.rank for r in session.results}
         returned = [f"{c} (#{ranks[c]})" for c in checklist.source_ids if c in ranks]
@@ -277,6 +278,34 @@ def result_notes(session: Session) -> list[str]:
                      "the whole intent (c1)"
                      + ("; the scorer judges strictly (a paper on the topic can miss one phrase of it), so read the "
                         "top results before concluding that the corpus holds none." if satisfied == 0 else "."))
+    return notes
+
+
+def _followed_citations(session: Session) -> list[str]:
+    """For a refinement that followed citations ("follow the citing direction of the top paper"):
+    how many papers the citation search found and, when none of them is among the results,
+    where the best of them ranks, so the feedback does not read as ignored."""
+    turn = session.turns[-1] if len(session.turns) > 1 else None
+    if turn is None or not session.rounds:
+        return []
+    runs = {run.node_id: run for rnd in session.rounds if rnd.index in turn.rounds for run in rnd.operator_runs}
+    ranks = {cid: i for i, (cid, _) in enumerate(session.rounds[-1].ranking, 1)}
+    shown = {r.corpus_id for r in session.results}
+    notes = []
+    for e in turn.edits:
+        run = runs.get(e.target)
+        if e.action != "add_node" or run is None or run.op != "citation_expand":
+            continue
+        found = [cid for cid, _ in run.outputs]
+        relation = "citing" if run.params.get("direction") == "citing" else "cited by"
+        of = ", ".join(run.params.get("seed_ids") or [])
+        if not found:
+            notes.append(f"Note: \"{e.reason}\" found no corpus paper {relation} {of}.")
+        elif not shown & set(found):
+            best = min((ranks[c] for c in found if c in ranks), default=None)
+            notes.append(f"Note: \"{e.reason}\" found {len(found)} paper{'s' if len(found) != 1 else ''} {relation} "
+                         f"{of}; none ranks among these {len(session.results)} results"
+                         + (f" (the best at #{best}: ask for more results, or pin it)." if best else "."))
     return notes
 
 
