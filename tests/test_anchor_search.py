@@ -129,6 +129,21 @@ def test_an_intent_asking_for_follow_up_work_of_a_paper_runs_its_anchor_search(c
     assert not s.turns or s.turns[0].anchor is None  # no such paper: a topic search
 
 
+def test_constraints_after_the_anchor_title_filter_its_neighbours(corpus):
+    """'papers citing <title> since YEAR' (title quoted or not) is the anchor search, filtered."""
+    from litnav.navigator import search
+
+    citers = [corpus.paper(e.citing_id) for e in corpus.citations("simclr")]
+    years = sorted({p.year for p in citers if p.year})
+    assert len(years) >= 2
+    title = "A simple framework for contrastive learning of visual representations"
+    for intent in (f"papers citing {title} since {years[-1]}", f'papers citing "{title}", since {years[-1]}'):
+        s = search(intent, corpus, FAST, top_k=10)
+        assert s.turns[0].anchor == "simclr" and s.turns[0].direction == "successor", intent
+        assert set(_ids(s)) == {p.corpus_id for p in citers if p.year and p.year >= years[-1]}, intent
+        assert [c.kind for c in s.turns[0].checklist.checkpoints] == ["topic", "metadata"]
+
+
 def test_the_notes_say_how_much_of_the_anchors_neighbourhood_the_corpus_holds(corpus, sessions):
     """'papers cited by X' over a corpus holding part of X's bibliography says so, and a list cut
     by --top says how many of the linked papers it shows."""

@@ -135,6 +135,20 @@ def _coverage(corpus, cid: str, direction: str) -> tuple[int | None, int | None]
     return None, None
 
 
+def _constraints(text: str | None, corpus, today: date | None) -> list[Checkpoint]:
+    """The metadata and exclusion checkpoints the intent parser reads in ``text`` (none without)."""
+    from litnav.navigator.intent import parse_intent
+
+    if not text or not text.strip():
+        return []
+    try:
+        checklist = parse_intent(text, venues=corpus.venues(), today=today,
+                                 newest=corpus.newest_date() if hasattr(corpus, "newest_date") else None)
+    except ValueError:
+        return []
+    return [c for c in checklist.checkpoints if c.kind in ("metadata", "exclusion")]
+
+
 def anchor_search(
     anchor: str,
     direction: str,
@@ -145,11 +159,14 @@ def anchor_search(
     top_k: int | None = None,
     template: str | Path | None = None,
     today: date | None = None,
+    constraints: str | None = None,
 ) -> Session:
     """Search from the paper ``anchor`` (id, DOI, arXiv id or title) in ``direction``.
 
     The intent (default: the anchor's title) gives the checklist that scores and orders the
-    candidates; its hard metadata constraints become a ``filter`` node. Returns a session whose
+    candidates; its hard metadata constraints become a ``filter`` node. ``constraints`` ("since
+    2023, not surveys"; with no intent) adds the metadata and exclusion checkpoints the intent
+    parser reads in it to the title's checklist; its other words are dropped. Returns a session whose
     turn 1 records the anchor and direction, ready for ``navigator.refine``. Raises
     ``AnchorError`` (unknown anchor/direction/template) or ``WorkflowError``.
     """
@@ -186,7 +203,8 @@ def anchor_search(
     if not given:  # the anchor's title is no request: one checkpoint, the title whole
         checklist = Checklist(intent=query, checkpoints=[Checkpoint(id="c1", kind="topic", text=query,
                                                                     terms=[t for c in checklist.checkpoints if c.id == "c1"
-                                                                           for t in c.terms] or [query])])
+                                                                           for t in c.terms] or [query]),
+                                                         *_constraints(constraints, corpus, today)])
     checklist = relax_unsatisfiable(checklist, corpus)  # "since 2030": a preference, as in a search
     checklist = with_source(checklist, corpus, settings, text=query) if given else checklist
     if checklist.source_ids and settings.navigator.exclude_source:  # a pasted passage: never its own paper

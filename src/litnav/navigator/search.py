@@ -96,18 +96,48 @@ def _anchor_from_intent(intent: str, corpus, settings: Settings, *, top_k, today
     request = anchor_request(intent)
     if request is None:
         return None
-    direction, ref = request
+    direction, ref, rest = request
     try:
         anchor = resolve_anchor(corpus, ref)
     except AnchorError:
-        return None
+        split = _title_and_constraints(ref, corpus, today) if not rest else None
+        if split is None:
+            return None
+        try:
+            anchor = resolve_anchor(corpus, split[0])
+        except AnchorError:
+            return None
+        rest = split[1]
     asked = None
     if direction != "sibling" and not _has_citation_edges(corpus):
         asked, direction = direction, "sibling"  # nothing cites anything here: the papers most like it
-    session = anchor_search(anchor, direction, corpus, settings, top_k=top_k, today=today)
+    session = anchor_search(anchor, direction, corpus, settings, top_k=top_k, today=today, constraints=rest or None)
     session.engines["navigator"] += " (read from the intent)"
     session.turns[0].asked_direction = asked
     return session
+
+
+def _title_and_constraints(ref: str, corpus, today) -> tuple[str, str] | None:
+    """``(title, constraints)`` of a reference that ends with constraints ("Denoising Diffusion
+    Probabilistic Models since 2023" -> the title, "since 2023"): the intent parser's whole-intent
+    checkpoint when the reference opens with it and the rest states metadata or an exclusion;
+    else None."""
+    from litnav.navigator.intent import parse_intent
+
+    try:
+        checklist = parse_intent(ref, venues=corpus.venues(), today=today,
+                                 newest=corpus.newest_date() if hasattr(corpus, "newest_date") else None)
+    except ValueError:
+        return None
+    whole = next((c for c in checklist.checkpoints if c.id == "c1"), None)
+    at = ref.lower().find(whole.text.lower()) if whole is not None else -1
+    if at < 0 or ref[:at].strip().lower() not in ("", "a", "an", "the"):  # "A simple framework ...": c1 has no "A"
+        return None
+    end = at + len(whole.text)
+    rest = ref[end:].strip(" ,;")
+    if not rest or not any(c.kind in ("metadata", "exclusion") for c in checklist.checkpoints):
+        return None
+    return ref[:end], rest
 
 
 def _has_citation_edges(corpus) -> bool:

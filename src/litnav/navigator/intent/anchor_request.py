@@ -11,6 +11,7 @@ at least :data:`MIN_TITLE_WORDS` words ("follow-up work on knowledge distillatio
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 MIN_TITLE_WORDS = 4
 """Fewest words of an unquoted title read as a paper ("follow-up work on X Y Z W")."""
@@ -39,15 +40,26 @@ _HEADS = {
 }
 _PATTERNS = [(d, re.compile(rf"^\s*{_ASK}(?:{h})\b\s*[:\-]?\s*(?P<ref>.+?)\s*[?.!]*\s*$", re.I | re.S))
              for d, heads in _HEADS.items() for h in heads]
-_QUOTED = re.compile(r"^[\"'“”‘’«](?P<ref>.+?)[\"'“”‘’»]$", re.S)
+_QUOTED = re.compile(r"^[\"'“”‘’«](?P<ref>.+?)[\"'“”‘’»](?:$|(?P<rest>[\s,;].*)$)", re.S)
 _IDENTIFIER = re.compile(r"^(?:10\.\d{4,9}/\S+|(?:arxiv:)?\d{4}\.\d{4,5}(?:v\d+)?|https?://\S+|doi:\S+)$", re.I)
 
 
-def anchor_request(intent: str) -> tuple[str, str] | None:
-    """``(direction, reference)`` when ``intent`` asks for the citing papers (``successor``), the
-    cited papers (``predecessor``) or the similar papers (``sibling``) of one paper named whole;
-    else None. ``reference`` is unquoted; it is returned only when quoted, shaped as a DOI /
-    arXiv id / URL, or at least :data:`MIN_TITLE_WORDS` words long. Never raises."""
+class AnchorRequest(NamedTuple):
+    """What :func:`anchor_request` read: the direction, the paper's reference, and what follows a
+    quoted reference (its constraints: ``'papers citing "Deep Sets" since 2023'`` -> "since 2023"; else "")."""
+
+    direction: str
+    reference: str
+    rest: str = ""
+
+
+def anchor_request(intent: str) -> AnchorRequest | None:
+    """``(direction, reference, rest)`` when ``intent`` asks for the citing papers (``successor``),
+    the cited papers (``predecessor``) or the similar papers (``sibling``) of one paper named
+    whole; else None. ``reference`` is unquoted; it is returned only when quoted, shaped as a DOI /
+    arXiv id / URL, or at least :data:`MIN_TITLE_WORDS` words long. An unquoted reference may end
+    with constraints ("... since 2023"): the caller splits them off when the whole names no
+    paper. Never raises."""
     if not isinstance(intent, str) or len(intent) > 2_000:
         return None
     for direction, pattern in _PATTERNS:
@@ -56,11 +68,11 @@ def anchor_request(intent: str) -> tuple[str, str] | None:
             continue
         ref = m.group("ref").strip()
         if q := _QUOTED.match(ref):
-            return direction, q.group("ref").strip()
+            return AnchorRequest(direction, q.group("ref").strip(), (q.group("rest") or "").strip(" ,;"))
         if _IDENTIFIER.match(ref) or len(ref.split()) >= MIN_TITLE_WORDS:
-            return direction, ref
+            return AnchorRequest(direction, ref)
         return None
     return None
 
 
-__all__ = ["MIN_TITLE_WORDS", "anchor_request"]
+__all__ = ["MIN_TITLE_WORDS", "AnchorRequest", "anchor_request"]
