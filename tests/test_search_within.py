@@ -95,6 +95,8 @@ def test_fewer_results_than_asked_say_the_constraints_decided(corpus):
     session = search("dense retrieval for question answering in EMNLP 2021", corpus, Settings(), top_k=10, rounds=1)
     assert 0 < len(session.results) < 10
     assert all(r.venue == "EMNLP" and r.year == 2021 for r in session.results)
-    assert any(f"Only {len(session.results)} papers found pass the hard constraints" in n for n in result_notes(session))
+    n = len(session.results)
+    assert any(note.startswith(f"Only {n} paper{'s' if n != 1 else ''} found pass") and "hard constraints (m" in note
+               for note in result_notes(session))
     full = search("dense retrieval for question answering", corpus, Settings(), top_k=3, rounds=1)
     assert not any("hard constraints" in n for n in result_notes(full))

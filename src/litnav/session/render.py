@@ -266,12 +266,13 @@ def result_notes(session: Session) -> list[str]:
                      "a paper comes, not as a verdict.")
     last = session.turns[-1].workflow if session.turns else (session.rounds[-1].workflow if session.rounds else None)
     asked = last.top_k() if last else None
-    hard = [c.id for c in hard_metadata(checklist)] if checklist else []
+    hard = hard_metadata(checklist) if checklist else []
     filtered = bool(session.rounds) and any(n.op == "filter" for n in session.rounds[-1].workflow.nodes)
     banned = bool(session.turns and session.turns[-1].bans)
     if hard and filtered and not banned and asked and len(session.results) < asked:
-        notes.append(f"Only {len(session.results)} papers found pass the hard constraints ({', '.join(hard)}); "
-                     f"{asked} were asked for.")
+        n = len(session.results)
+        notes.append(f"Only {n} {'paper' if n == 1 else 'papers'} found {'passes' if n == 1 else 'pass'} the hard "
+                     f"constraints ({'; '.join(f'{c.id}: {c.text}' for c in hard)}); {asked} were asked for.")
     if judged and not quoted:  # no other paper states a pasted passage whole
         satisfied = sum(j.score >= 2.5 for j in judged)
         notes.append(f"{satisfied} of {len(judged)} results {'is' if satisfied == 1 else 'are'} judged to satisfy "
