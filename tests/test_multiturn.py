@@ -294,7 +294,11 @@ def test_more_like_a_result_adds_its_title_as_a_focus(corpus):
     session = refine(session, "more like #2", corpus, Settings())
     [cp] = [c for c in session.turns[-1].checklist.checkpoints if c.source == "user"]
     assert cp.terms == [" ".join(second.title.split())]
-    assert any(n.params.get("query") == cp.terms[0] for n in session.turns[-1].workflow.nodes)
+    focus = {n.op: n.params["query"] for n in session.turns[-1].workflow.nodes if n.params.get("checkpoint_id") == cp.id}
+    topic = session.turns[0].checklist.get("c1").text
+    # within the search's topic, not the title's words alone; the dense branch by the paper's title + abstract
+    assert focus["lexical_search"].startswith(cp.terms[0]) and topic in focus["lexical_search"]
+    assert focus["semantic_search"].startswith(cp.terms[0]) and corpus.abstract(second.corpus_id) in focus["semantic_search"]
     # the first turn's plain-hybrid guard is lifted, so papers like #2 beyond its top 100 can rise
     assert not {"lexical_verbatim", "semantic_verbatim"} & {n.id for n in session.turns[-1].workflow.nodes}
     assert {"lexical_verbatim", "semantic_verbatim"} <= {n.id for n in session.turns[0].workflow.nodes}

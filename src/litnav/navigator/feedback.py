@@ -86,14 +86,16 @@ def _require_edges(seed: str, direction: str, corpus, said: str) -> None:
                             "nothing to follow; 'more like #N' searches for similar papers instead")
 
 
-def _focus(scratch: Checklist, what: str, text: str, reason: str, query: str | None = None) -> Edit:
+def _focus(scratch: Checklist, what: str, text: str, reason: str, query: str | None = None,
+           semantic_query: str | None = None) -> Edit:
     """A user topic checkpoint ``text`` on ``what`` (added to ``scratch``) and the edit that adds it
-    with its own retrieval branches (role ``focus``, queried with ``query``, default ``what``)."""
+    with its own retrieval branches (role ``focus``, queried with ``query``, default ``what``; the
+    dense branch with ``semantic_query`` when given)."""
     cp = Checkpoint(id=_next_id("c", scratch), kind="topic", text=text, terms=[what], source="user")
     scratch.checkpoints.append(cp)
+    detail = {"checkpoint": cp.model_dump(mode="json"), "role": "focus", "query": query or what}
     return Edit(action="add_checkpoint", target=cp.id,
-                detail={"checkpoint": cp.model_dump(mode="json"), "role": "focus", "query": query or what},
-                reason=reason)
+                detail=detail | ({"semantic_query": semantic_query} if semantic_query else {}), reason=reason)
 
 
 def _within_topic(what: str, checklist: Checklist) -> str:
@@ -262,7 +264,11 @@ def parse_feedback(
         cid = resolve_paper(m, ranking, corpus)
         paper = corpus.paper(cid) if corpus is not None else None
         what = " ".join((paper.title if paper is not None else cid).split())
-        edits.append(_focus(scratch, what, f"The paper is like {what!r}", take(m)))
+        abstract = corpus.abstract(cid) if paper is not None and hasattr(corpus, "abstract") else None
+        # within the search's topic (its title's words alone find papers that share a word with it,
+        # "Quantum" of "... for Quantum Chemistry"); the dense branch searches by its title + abstract
+        edits.append(_focus(scratch, what, f"The paper is like {what!r}", take(m), _within_topic(what, checklist),
+                            f"{what}. {abstract}" if abstract else None))
     for m in _FOCUS.finditer(text):
         what = " ".join(m.group("what").split())
         same = next((c for c in scratch.checkpoints if c.text.lower() == f"the paper is about {what}".lower()), None)

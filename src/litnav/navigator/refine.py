@@ -30,6 +30,7 @@ import logging
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
+from textwrap import shorten
 from typing import Any
 
 from litnav.core.records import (
@@ -356,9 +357,10 @@ def apply_edits(checklist: Checklist, workflow: Workflow, edits: list[Edit], set
             elif role == "focus":
                 q = e.detail.get("query") or " ".join(cp.terms)
                 for op, k in (("semantic_search", lib.semantic_k), ("lexical_search", lib.lexical_k)):
+                    query = (e.detail.get("semantic_query") or q) if op == "semantic_search" else q
                     node = Node(id=_unique_id(wf, f"{op.split('_')[0]}_{cp.id}"), op=op,
-                                params={"query": q, "k": max(10, k // 2), "checkpoint_id": cp.id},
-                                note=f"retrieval for the user's focus {q!r}")
+                                params={"query": query, "k": max(10, k // 2), "checkpoint_id": cp.id},
+                                note=f"retrieval for the user's focus {shorten(query, 120)!r}")
                     done.append(Edit(action="add_node", target=node.id, detail={"node": node.model_dump(mode="json")},
                                      reason=e.reason))
                     done += _add_branch(wf, node, 1.0)
