@@ -129,6 +129,28 @@ def test_changed_source_file_replaces_its_records_exactly(tmp_path):
         assert c.abstract(records[1]["id"]) is None
 
 
+@pytest.mark.parametrize("damage", ["cut mid-record", "emptied", "a wrong --map"])
+def test_a_plain_jsonl_cut_emptied_or_misread_keeps_the_papers_it_held(tmp_path, damage):
+    """A plain JSONL file ingested whole and then cut mid-record (no final newline), emptied, or
+    rebuilt with a --map that no record satisfies: refused, and every stored paper stays."""
+    records = papers(60)
+    src = tmp_path / "p.jsonl"
+    src.write_bytes(jsonl_bytes(records))
+    corpus = tmp_path / "c"
+    build([src], corpus, fmt="jsonl", progress=False, finalize=False)
+    mapping = None
+    if damage == "cut mid-record":
+        data = jsonl_bytes(records)
+        src.write_bytes(data[: len(data) // 2 + 7].rstrip(b"\n") + b'{"id": "x')
+    elif damage == "emptied":
+        src.write_bytes(b"")
+    else:
+        mapping = {"id": "no_such_field"}
+    report = build([src], corpus, fmt="jsonl", mapping=mapping, progress=False, finalize=False)
+    assert list(report.kept_complete) == [str(src)]
+    assert stored_ids(corpus) == [r["id"] for r in records]
+
+
 def test_a_damaged_copy_never_replaces_a_complete_one(runner, tmp_path):
     """A half-finished download over an input ingested whole: the build refuses it, keeps every
     stored paper, exits 1 saying so, and the complete file later rebuilds as before. A rerun while

@@ -438,18 +438,25 @@ def build(
                 for u in bar:
                     bar.set_postfix_str(u.path.name)
                     damage: list[TruncatedSourceError] = []
+                    refused = ""
                     try:
                         with writer.source(u.key, u.print.size, u.print.sha256) as tx:
                             _write(tx, _until_damage(iter_unit(u, ctx), damage), report.read, batch_size)
                             damage += [store.damaged[str(p)] for p in u.covers if str(p) in store.damaged]
+                            refused = "; ".join(str(d) for d in damage)
                             if damage and u.key in complete:
+                                raise _KeepComplete
+                            if u.key in complete and not (tx.counts["documents"] or tx.counts["citations"]):
+                                # emptied, or every record rejected (a --map typo): never wipe what it held
+                                refused = (f"{u.key}: no record of it was accepted now ({tx.counts['rejects']} "
+                                           "rejected: an emptied file, or a --map field that no record has?)")
                                 raise _KeepComplete
                             for p in u.covers:  # content rows rejected alone earlier, joined now
                                 if p != u.path and tx.has_foreign_rejects(str(p)):  # a scan of the store: skip it
                                     tx.drop_rejects(str(p), store.taken_lines(p))
                             mark_damage(tx, report, u.key, [str(d) for d in damage])
                     except _KeepComplete:
-                        report.kept_complete[u.key] = "; ".join(str(d) for d in damage)
+                        report.kept_complete[u.key] = refused
                         continue
                     count_unit(tx, report, u.key)
             report.seconds["ingest"] = time.perf_counter() - t0

@@ -226,8 +226,9 @@ def iter_records(path: Path) -> Iterator[RawRecord]:
     A ``.json`` file whose content is one object yields that object; a ``.json`` file that
     holds one object per line is read as JSONL. Bad JSON yields a ``RawRecord`` with
     ``error`` set instead of raising, so one broken line never stops a build. A damaged or
-    truncated compressed file (any compression) raises :class:`TruncatedSourceError` naming it and
-    the last line read; every record before the damage has been yielded by then.
+    truncated compressed file (any compression), or a JSONL file whose last line is invalid JSON
+    without a final newline (a copy or download cut short), raises :class:`TruncatedSourceError`
+    naming it and the last line read; every record before the damage has been yielded by then.
     """
     last = [0]
     try:
@@ -263,6 +264,8 @@ def _iter_records(path: Path) -> Iterator[RawRecord]:
             try:
                 yield RawRecord(n, orjson.loads(line))
             except orjson.JSONDecodeError as exc:
+                if lines is fh and not line.endswith(b"\n"):  # the file ends inside a record: cut short
+                    raise TruncatedSourceError(path, n - 1, f"its last line {n} ends mid-record: {exc}") from exc
                 yield RawRecord(n, error=f"invalid JSON: {exc}")
 
 
