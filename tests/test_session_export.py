@@ -124,7 +124,9 @@ def test_ris_round_trip(session, corpus, records):
     assert text.startswith("TY  - ")
     entries = rispy.loads(text)
     assert len(entries) == len(session.results)
-    by_id = {e["custom1"]: e for e in entries}
+    by_id = {e["accession_number"]: e for e in entries}
+    assert not any(k.startswith("custom") for e in entries for k in e)  # Zotero: C1 place, C3 proceedings title
+    assert all(e["name_of_database"] == "litnav" for e in entries)
     for cid, paper in records.items():
         e = by_id[cid]
         assert e["title"] == paper.title
@@ -135,7 +137,7 @@ def test_ris_round_trip(session, corpus, records):
     assert by_id[SPECIAL_ID]["secondary_title"] == records[SPECIAL_ID].venue_raw
     assert "https://aclanthology.org/2020.emnlp-main.550" in by_id[SPECIAL_ID]["urls"]
     assert "https://api.semanticscholar.org/CorpusID:215737187" in by_id[SPECIAL_ID]["urls"]
-    assert by_id["2104.08663v2"]["custom2"] == "2104.08663"
+    assert "arXiv: 2104.08663" in by_id["2104.08663v2"]["notes"][0]
     assert by_id["2104.08663v2"]["journal_name"] == "Bioinformatics"
 
 

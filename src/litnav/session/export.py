@@ -364,8 +364,13 @@ def to_bibtex(rows: list[ExportRow]) -> str:
 
 def to_ris(rows: list[ExportRow]) -> str:
     """RIS records (``JOUR``/``CPAPER``/``GEN``): TI, AU (``Family, Given``: :func:`ris_name`), PY, JO or T2, DO, UR (every landing
-    page), ID (the citation key), C1 (corpus id), C2 (arXiv id), C3 (ACL id), C4 (PubMed id)."""
+    page), ID (the citation key), AN (the corpus id: the accession number in the database DB
+    ``litnav``) and N1, a note naming every id ("litnav corpus_id: ... | arXiv: ... | ACL
+    Anthology: ... | PubMed: ..."). Not C1-C4: Zotero's RIS import reads them as a conference
+    paper's place and proceedings title."""
     import rispy
+
+    from litnav.web.references import RIS_NOTE_IDS
 
     keys = unique_keys([r.paper for r in rows])
     entries = []
@@ -385,10 +390,10 @@ def to_ris(rows: list[ExportRow]) -> str:
             e["doi"] = ids["doi"]
         if row.urls:
             e["urls"] = row.urls
-        e["custom1"] = p.corpus_id
-        for tag, kind in (("custom2", "arxiv"), ("custom3", "acl"), ("custom4", "pubmed")):
-            if ids.get(kind):
-                e[tag] = ids[kind]
+        e["accession_number"] = p.corpus_id
+        e["name_of_database"] = "litnav"
+        e["notes"] = [" | ".join([f"litnav corpus_id: {p.corpus_id}"] + [
+            f"{label}: {ids[kind]}" for kind, label in RIS_NOTE_IDS if ids.get(kind)])]
         entries.append(e)
     return rispy.dumps(entries, implementation=_ris_writer())
 

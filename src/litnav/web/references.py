@@ -194,17 +194,31 @@ def _ris(path: Path, text: str) -> list[Reference]:
         m = _ARXIV_IN_TEXT.search(" ".join(e.get("urls") or []) + " " + str(e.get("url", "")))
         if m:
             ids["arxiv"] = m.group(1)
-        # litnav's own RIS: C1 corpus id, C2 arXiv, C3 ACL, C4 PubMed; another tool's C1-C4 hold other
-        # things, so each counts only in its id's own shape (and a corpus id only beside its title)
-        for tag, kind, shape in (("custom1", "corpus_id", _ANY_ID), ("custom2", "arxiv", _ARXIV_ID),
-                                 ("custom3", "acl", _ACL_ID), ("custom4", "pubmed", _PUBMED_ID)):
-            value = e.get(tag).strip() if isinstance(e.get(tag), str) else ""
+        # litnav's own RIS: AN corpus id and an N1 note naming the other ids (earlier exports: C1 corpus
+        # id, C2 arXiv, C3 ACL, C4 PubMed); another tool's fields hold other things, so each counts
+        # only in its id's own shape (and a corpus id only beside its title)
+        note = " ".join(n for n in e.get("notes") or [] if isinstance(n, str))
+        named = {kind: m.group(1) for kind, label in (("corpus_id", "litnav corpus_id"), *(
+            (k, lab) for k, lab in RIS_NOTE_IDS)) if (m := re.search(rf"\b{re.escape(label)}: (\S+)", note))}
+        litnav_db = str(e.get("name_of_database", "")).strip() == "litnav"
+        for tag, kind, shape in (("accession_number" if litnav_db else "", "corpus_id", _ANY_ID),
+                                 ("custom1", "corpus_id", _ANY_ID), ("custom2", "arxiv", _ARXIV_ID),
+                                 ("custom3", "acl", _ACL_ID), ("custom4", "pubmed", _PUBMED_ID),
+                                 *((f"note:{k}", k, {"corpus_id": _ANY_ID, "arxiv": _ARXIV_ID, "acl": _ACL_ID,
+                                                    "pubmed": _PUBMED_ID}[k]) for k in named)):
+            raw = named.get(kind) if tag.startswith("note:") else e.get(tag) if tag else None
+            value = raw.strip() if isinstance(raw, str) else ""
             if value and shape.fullmatch(value) and kind not in ids:
                 ids[kind] = value
         venue = e.get("journal_name") or e.get("secondary_title")
         key = e.get("id") or f"entry {i + 1}"
         refs.append(Reference(key=str(key), line=line, record=_record(title, authors, year, venue, ids, str(key))))
     return refs
+
+
+RIS_NOTE_IDS = (("arxiv", "arXiv"), ("acl", "ACL Anthology"), ("pubmed", "PubMed"))
+"""The ids the N1 note of litnav's RIS export names after its corpus id, as ``(kind, label)``
+("litnav corpus_id: X | arXiv: Y | ACL Anthology: Z | PubMed: W"; ``session.export.to_ris``)."""
 
 
 def _csl_name(a: dict[str, Any]) -> str:
