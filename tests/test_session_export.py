@@ -91,6 +91,13 @@ def test_bibtex_escapes_special_characters(session, corpus):
         assert entry.count("{") == entry.count("}"), entry
 
 
+def test_bibtex_names_brace_each_special_character(session, corpus):
+    """BibTeX reads "N{\\'u}{\\~n}ez" as one name; unbraced, it splits "N\\'u\\~nez" at the "~"."""
+    text = export_session(session, corpus, "bibtex")
+    author = next(ln for ln in text.splitlines() if ln.strip().startswith("author") and "ez" in ln and "Jos" in ln)
+    assert r"Jos{\'e} N{\'u}{\~n}ez" in author, author
+
+
 def test_bibtex_keys_are_stable_and_unique(session, corpus, records):
     full, raw = _bib_entries(export_session(session, corpus, "bibtex"))
     keys = [e.key for e in full]

@@ -269,13 +269,15 @@ def _escape_text(enc, value: str) -> str:
     return "".join(out) + text(value[at:])
 
 
-def _latex_encoder():
+def _latex_encoder(protection: str = "braces"):
     from pylatexenc.latexencode import UnicodeToLatexEncoder
 
     # every character is text (keep_math off): "$", "_", "%", "&", "#", "{", "}" are escaped; a
-    # character LaTeX has no macro for ("ș") is kept as UTF-8, which BibTeX and biber read, unlogged
+    # character LaTeX has no macro for ("ș") is kept as UTF-8, which BibTeX and biber read, unlogged.
+    # Names take "braces-all": BibTeX reads "N{\'u}{\~n}ez" as one name with two special
+    # characters, while it splits "N\'u\~nez" at the "~" and labels "\v{Z}eljko" by the "v"
     return UnicodeToLatexEncoder(non_ascii_only=False, unknown_char_policy="keep", unknown_char_warning=False,
-                                 replacement_latex_protection="braces")
+                                 replacement_latex_protection=protection)
 
 
 def _braces_nest(value: str) -> bool:
@@ -319,7 +321,7 @@ def to_bibtex(rows: list[ExportRow]) -> str:
     from bibtexparser.library import Library
     from bibtexparser.model import Entry, Field
 
-    enc = _latex_encoder()
+    enc, name_enc = _latex_encoder(), _latex_encoder("braces-all")
     keys = unique_keys([r.paper for r in rows])
     entries = []
     for key, row in zip(keys, rows):
@@ -327,7 +329,7 @@ def to_bibtex(rows: list[ExportRow]) -> str:
         etype = _entry_type(p)
         fields: list[tuple[str, str]] = [("title", p.title)]
         if p.authors:
-            fields.append(("author", " and ".join(_bib_name(enc, a.name) for a in p.authors)))
+            fields.append(("author", " and ".join(_bib_name(name_enc, a.name) for a in p.authors)))
         if p.year:
             fields.append(("year", str(p.year)))
         venue = p.venue_raw or p.venue
