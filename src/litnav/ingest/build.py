@@ -446,7 +446,8 @@ def build(
                             refused = "; ".join(str(d) for d in damage)
                             if damage and u.key in complete:
                                 raise _KeepComplete
-                            if u.key in complete and not (tx.counts["documents"] or tx.counts["citations"]):
+                            if (u.key in complete and u.fmt not in CONTENT_FORMATS  # content rows join other units
+                                    and not (tx.counts["documents"] or tx.counts["citations"])):
                                 # emptied, or every record rejected (a --map typo): never wipe what it held
                                 refused = (f"{u.key}: no record of it was accepted now ({tx.counts['rejects']} "
                                            "rejected: an emptied file, or a --map field that no record has?)")
