@@ -124,7 +124,7 @@ def test_unique_keys_suffixes():
     assert bibtex_key(Paper(corpus_id="13716045", title="Long-term effects of statins")) == "long13716045"
 
 
-def test_ris_round_trip(session, corpus, records):
+def test_ris_round_trip(session, corpus, records, tmp_path):
     import rispy
 
     text = export_session(session, corpus, "ris")
@@ -145,6 +145,14 @@ def test_ris_round_trip(session, corpus, records):
     assert "https://aclanthology.org/2020.emnlp-main.550" in by_id[SPECIAL_ID]["urls"]
     assert "https://api.semanticscholar.org/CorpusID:215737187" in by_id[SPECIAL_ID]["urls"]
     assert "arXiv: 2104.08663" in by_id["2104.08663v2"]["notes"][0]
+    # `litnav verify` reads its own ids back from AN and the note
+    from litnav.web.references import read_references
+
+    path = tmp_path / "refs.ris"
+    path.write_text(text, encoding="utf-8")
+    read = {r.record.external_ids["corpus_id"]: r.record.external_ids for r in read_references(path, "ris")[1]}
+    assert set(read) == {r.corpus_id for r in session.results}
+    assert read["2104.08663v2"]["arxiv"] == "2104.08663"
     assert by_id["2104.08663v2"]["journal_name"] == "Bioinformatics"
 
 

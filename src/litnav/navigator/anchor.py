@@ -137,13 +137,12 @@ def _coverage(corpus, cid: str, direction: str) -> tuple[int | None, int | None]
 
 def _constraints(text: str | None, corpus, today: date | None) -> list[Checkpoint]:
     """The metadata and exclusion checkpoints the intent parser reads in ``text`` (none without)."""
-    from litnav.navigator.intent import parse_intent
+    from litnav.navigator.planner import corpus_parse
 
     if not text or not text.strip():
         return []
     try:
-        checklist = parse_intent(text, venues=corpus.venues(), today=today,
-                                 newest=corpus.newest_date() if hasattr(corpus, "newest_date") else None)
+        checklist = corpus_parse(text, corpus, today)
     except ValueError:
         return []
     return [c for c in checklist.checkpoints if c.kind in ("metadata", "exclusion")]
@@ -172,9 +171,14 @@ def anchor_search(
     """
     from litnav.core.records import Node
     from litnav.navigator.arguments import check_arguments
-    from litnav.navigator.intent import parse_intent
     from litnav.navigator.loop import SearchRun
-    from litnav.navigator.planner import hard_metadata, insert_before_evidence, relax_unsatisfiable, source_node
+    from litnav.navigator.planner import (
+        corpus_parse,
+        hard_metadata,
+        insert_before_evidence,
+        relax_unsatisfiable,
+        source_node,
+    )
     from litnav.navigator.source import with_source
     from litnav.navigator.students import search_student
 
@@ -188,8 +192,7 @@ def anchor_search(
     given = visible_text(intent or "").strip()
     query = given or paper.title
     try:
-        checklist = parse_intent(query, venues=corpus.venues(), today=today,
-                                 newest=corpus.newest_date() if hasattr(corpus, "newest_date") else None)
+        checklist = corpus_parse(query, corpus, today)
     except ValueError:
         checklist = Checklist(intent=query, checkpoints=[Checkpoint(id="c1", kind="topic", text=query,
                                                                      terms=[query])])

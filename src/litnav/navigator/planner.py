@@ -104,6 +104,16 @@ def relax_unsatisfiable(checklist: Checklist, corpus) -> Checklist:
     return checklist.model_copy(update={"checkpoints": changed})
 
 
+def corpus_parse(text: str, corpus, today=None, *, phrases=None) -> Checklist:
+    """``intent.parse_intent(text)`` over ``corpus``: its venue vocabulary and newest paper's date
+    ("recent" counts back from it), and ``phrases`` (a ``corpus.phrases.PhraseTable``) when given.
+    Raises ``ValueError`` for a text with nothing to read."""
+    from litnav.navigator.intent import parse_intent
+
+    newest = corpus.newest_date() if hasattr(corpus, "newest_date") else None
+    return parse_intent(text, venues=corpus.venues(), today=today, phrases=phrases, newest=newest)
+
+
 def rule_checklist(intent: str, corpus, settings: Settings, today=None) -> Checklist:
     """The no-LLM checklist of ``intent`` over ``corpus``: ``intent.parse_intent`` with the corpus's
     venue vocabulary and phrase table, hard constraints no paper satisfies relaxed
@@ -112,11 +122,9 @@ def rule_checklist(intent: str, corpus, settings: Settings, today=None) -> Check
     "recent" counts back from the corpus's newest paper when that is older. Raises
     ``ValueError`` for an empty intent."""
     from litnav.corpus.phrases import corpus_phrases
-    from litnav.navigator.intent import parse_intent
     from litnav.navigator.source import with_source
 
-    newest = corpus.newest_date() if hasattr(corpus, "newest_date") else None
-    checklist = parse_intent(intent, venues=corpus.venues(), today=today, phrases=corpus_phrases(corpus), newest=newest)
+    checklist = corpus_parse(intent, corpus, today, phrases=corpus_phrases(corpus))
     return with_source(relax_unsatisfiable(checklist, corpus), corpus, settings, text=intent)
 
 

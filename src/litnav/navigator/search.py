@@ -122,11 +122,10 @@ def _title_and_constraints(ref: str, corpus, today) -> tuple[str, str] | None:
     Probabilistic Models since 2023" -> the title, "since 2023"): the intent parser's whole-intent
     checkpoint when the reference opens with it and the rest states metadata or an exclusion;
     else None."""
-    from litnav.navigator.intent import parse_intent
+    from litnav.navigator.planner import corpus_parse
 
     try:
-        checklist = parse_intent(ref, venues=corpus.venues(), today=today,
-                                 newest=corpus.newest_date() if hasattr(corpus, "newest_date") else None)
+        checklist = corpus_parse(ref, corpus, today)
     except ValueError:
         return None
     whole = next((c for c in checklist.checkpoints if c.id == "c1"), None)

@@ -40,6 +40,7 @@ _ANY_ID = re.compile(r"\S{1,64}")
 _ARXIV_ID = re.compile(r"(?:\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?")
 _ACL_ID = re.compile(r"[A-Z]\d{2}-\d{4}|\d{4}\.[a-z][\w-]*\.\d+")
 _PUBMED_ID = re.compile(r"\d{1,9}")
+_ID_SHAPES = {"corpus_id": _ANY_ID, "arxiv": _ARXIV_ID, "acl": _ACL_ID, "pubmed": _PUBMED_ID}
 _ARXIV_IN_TEXT = re.compile(r"arxiv[:\s/]+(?:abs/)?(\d{4}\.\d{4,5}|[a-z\-]+/\d{7})", re.I)
 
 
@@ -194,21 +195,18 @@ def _ris(path: Path, text: str) -> list[Reference]:
         m = _ARXIV_IN_TEXT.search(" ".join(e.get("urls") or []) + " " + str(e.get("url", "")))
         if m:
             ids["arxiv"] = m.group(1)
-        # litnav's own RIS: AN corpus id and an N1 note naming the other ids (earlier exports: C1 corpus
-        # id, C2 arXiv, C3 ACL, C4 PubMed); another tool's fields hold other things, so each counts
-        # only in its id's own shape (and a corpus id only beside its title)
+        # litnav's own RIS: AN corpus id (DB litnav) and an N1 note naming the ids (earlier exports: C1
+        # corpus id, C2 arXiv, C3 ACL, C4 PubMed); another tool's fields hold other things, so each
+        # counts only in its id's own shape (and a corpus id only beside its title)
         note = " ".join(n for n in e.get("notes") or [] if isinstance(n, str))
-        named = {kind: m.group(1) for kind, label in (("corpus_id", "litnav corpus_id"), *(
-            (k, lab) for k, lab in RIS_NOTE_IDS)) if (m := re.search(rf"\b{re.escape(label)}: (\S+)", note))}
-        litnav_db = str(e.get("name_of_database", "")).strip() == "litnav"
-        for tag, kind, shape in (("accession_number" if litnav_db else "", "corpus_id", _ANY_ID),
-                                 ("custom1", "corpus_id", _ANY_ID), ("custom2", "arxiv", _ARXIV_ID),
-                                 ("custom3", "acl", _ACL_ID), ("custom4", "pubmed", _PUBMED_ID),
-                                 *((f"note:{k}", k, {"corpus_id": _ANY_ID, "arxiv": _ARXIV_ID, "acl": _ACL_ID,
-                                                    "pubmed": _PUBMED_ID}[k]) for k in named)):
-            raw = named.get(kind) if tag.startswith("note:") else e.get(tag) if tag else None
+        found = [("corpus_id", e.get("accession_number") if e.get("name_of_database") == "litnav" else None)]
+        found += [(kind, e.get(tag)) for tag, kind in (("custom1", "corpus_id"), ("custom2", "arxiv"),
+                                                       ("custom3", "acl"), ("custom4", "pubmed"))]
+        found += [(kind, m.group(1)) for kind, label in (("corpus_id", "litnav corpus_id"), *RIS_NOTE_IDS)
+                  if (m := re.search(rf"\b{re.escape(label)}: (\S+)", note))]
+        for kind, raw in found:
             value = raw.strip() if isinstance(raw, str) else ""
-            if value and shape.fullmatch(value) and kind not in ids:
+            if value and _ID_SHAPES[kind].fullmatch(value) and kind not in ids:
                 ids[kind] = value
         venue = e.get("journal_name") or e.get("secondary_title")
         key = e.get("id") or f"entry {i + 1}"
