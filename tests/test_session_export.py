@@ -524,3 +524,18 @@ def test_a_generational_suffix_is_no_family_name_in_any_format(name, family, giv
         LatexDecodingMiddleware(), SeparateCoAuthors(), SplitNameParts()]).entries
     [person] = entry["author"]
     assert " ".join(person.last) == family and " ".join(person.jr) == (suffix or "")
+
+
+def test_a_result_below_the_scored_top_n_is_exported_unscored_not_as_zero(session, corpus):
+    tail = session.results[-1].model_copy(update={"checkpoints": [], "final_score": 0.0, "probability": 0.0})
+    unscored = session.model_copy(update={"results": session.results[:-1] + [tail]})
+    lines = [json.loads(ln) for ln in export_session(unscored, corpus, "jsonl").splitlines()]
+    assert lines[-1]["scored"] is False and lines[-1]["final_score"] is None and lines[-1]["probability"] is None
+    assert all(obj["scored"] and obj["final_score"] is not None for obj in lines[:-1])
+    rows = list(csv.DictReader(io.StringIO(export_session(unscored, corpus, "csv"))))
+    assert rows[-1]["final_score"] == "" and rows[-1]["probability"] == ""
+    assert all(float(r["final_score"]) >= 0 for r in rows[:-1])
+    # with no scorer at all, every score is the fused retrieval score and is exported as one
+    retrieval = unscored.model_copy(update={"engines": {**unscored.engines, "scorer": "none (retrieval score)"}})
+    lines = [json.loads(ln) for ln in export_session(retrieval, corpus, "jsonl").splitlines()]
+    assert lines[-1]["scored"] is True and lines[-1]["final_score"] == 0.0

@@ -353,3 +353,11 @@ class Session(_Record):
     timings: dict[str, float] = Field(default_factory=dict, description="stage -> seconds")
     stop_reason: str | None = None
     turns: list[Turn] = Field(default_factory=list)
+
+    def is_scored(self, result: Result) -> bool:
+        """True when ``result``'s final score and probability mean something: the scorer judged it
+        (it has judgements; every scored paper has c1's), or no scorer ran and both are the fused
+        retrieval score (``engines["scorer"]`` starts with "none"). False for a result passed on
+        below the scored top N (``librarians.pool_size``) in first-stage order, whose 0.0 scores
+        are placeholders, not a judgement of irrelevance."""
+        return bool(result.checkpoints) or str(self.engines.get("scorer", "")).startswith("none")

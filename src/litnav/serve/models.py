@@ -77,7 +77,9 @@ class JudgementOut(_Model):
 
 
 class ResultOut(_Model):
-    """One ranked paper (metadata re-read from the corpus) with its scores."""
+    """One ranked paper (metadata re-read from the corpus) with its scores; ``scored`` false and
+    both scores null for a paper below the scored top N (``librarians.pool_size``), which was
+    passed on in first-stage order without a judgement."""
 
     rank: int
     corpus_id: str
@@ -85,8 +87,9 @@ class ResultOut(_Model):
     year: int | None = None
     venue: str | None = None
     authors: list[str] = Field(default_factory=list)
-    final_score: float
-    probability: float
+    scored: bool = True
+    final_score: float | None
+    probability: float | None
     checkpoints: list[JudgementOut]
 
 

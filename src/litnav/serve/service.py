@@ -289,7 +289,9 @@ def summarize(session_id: str, session: Session, seconds: float) -> SearchRespon
         seconds=round(seconds, 3),
         checklist=[CheckpointOut(id=c.id, kind=c.kind, text=c.text, weight=c.weight) for c in checklist],
         results=[ResultOut(rank=r.rank, corpus_id=r.corpus_id, title=r.title, year=r.year, venue=r.venue,
-                           authors=r.authors, final_score=r.final_score, probability=r.probability,
+                           authors=r.authors, scored=session.is_scored(r),
+                           final_score=r.final_score if session.is_scored(r) else None,
+                           probability=r.probability if session.is_scored(r) else None,
                            checkpoints=[JudgementOut(id=j.checkpoint_id, kind=j.kind, score=j.score,
                                                      rationale=j.rationale, quote=j.quote) for j in r.checkpoints])
                  for r in session.results],

@@ -484,8 +484,9 @@ def _checkpoint_ids(session: Session) -> list[str]:
     return list(dict.fromkeys(j.checkpoint_id for r in session.results for j in r.checkpoints))
 
 
-def result_record(row: ExportRow) -> dict:
-    """The JSONL object of one result: rank, every corpus field, scores, and per checkpoint
+def result_record(row: ExportRow, scored: bool = True) -> dict:
+    """The JSONL object of one result: rank, every corpus field, ``scored``, scores (None when not
+    ``scored``: a result below the scored top N, ``Session.is_scored``), and per checkpoint
     ``{id, kind, text, score, rationale, quote, section, quote_start, quote_end, engine}``."""
     p, r = row.paper, row.result
     sections = {e.chunk_id: e.section for j in r.checkpoints for e in j.evidence}
@@ -494,7 +495,8 @@ def result_record(row: ExportRow) -> dict:
         "year": p.year, "publication_date": p.publication_date.isoformat() if p.publication_date else None,
         "venue": p.venue, "venue_raw": p.venue_raw, "publication_types": p.publication_types,
         "external_ids": row.ids, "urls": row.urls, "s2_url": row.s2_url,
-        "final_score": r.final_score, "probability": r.probability,
+        "scored": scored, "final_score": r.final_score if scored else None,
+        "probability": r.probability if scored else None,
         "checkpoints": [{
             "id": j.checkpoint_id, "kind": j.kind, "text": j.text, "score": j.score, "rationale": j.rationale,
             "quote": j.quote, "section": sections.get(j.quote_chunk_id) if j.quote_chunk_id else None,
@@ -503,16 +505,18 @@ def result_record(row: ExportRow) -> dict:
     }
 
 
-def to_jsonl(rows: list[ExportRow]) -> str:
+def to_jsonl(rows: list[ExportRow], session: Session) -> str:
     """One ``result_record`` JSON object per line, in rank order."""
-    return "".join(json.dumps(result_record(row), ensure_ascii=False) + "\n" for row in rows)
+    return "".join(json.dumps(result_record(row, session.is_scored(row.result)), ensure_ascii=False) + "\n"
+                   for row in rows)
 
 
 def to_csv(rows: list[ExportRow], session: Session) -> str:
     """A spreadsheet: rank, corpus_id, title, authors (``; ``-joined), year, venue, doi, arxiv,
     acl, pubmed, url, s2_url, final_score, probability (4 decimals), then ``<id> score`` (0-5, 2
     decimals) and ``<id> quote`` per checkpoint of the final checklist (empty where the paper has
-    no judgement; the JSONL export keeps full precision and each checkpoint's text). A text cell
+    no judgement; the JSONL export keeps full precision and each checkpoint's text). A result
+    below the scored top N (``Session.is_scored``) has empty score cells, not 0. A text cell
     that a spreadsheet would run as a formula (it begins with ``=``, ``+``, ``-``, ``@``, a tab or a
     carriage return) starts with an apostrophe (:func:`_cell`, OWASP's CSV-injection advice)."""
     cids = _checkpoint_ids(session)
@@ -529,7 +533,7 @@ def to_csv(rows: list[ExportRow], session: Session) -> str:
         line = [r.rank, _cell(p.corpus_id), _cell(p.title), _cell("; ".join(a.name for a in p.authors)),
                 p.year or "", _cell(p.venue_raw or p.venue or ""), ids.get("doi", ""), ids.get("arxiv", ""),
                 ids.get("acl", ""), ids.get("pubmed", ""), row.urls[0] if row.urls else "", row.s2_url or "",
-                round(r.final_score, 4), round(r.probability, 4)]
+                *((round(r.final_score, 4), round(r.probability, 4)) if session.is_scored(r) else ("", ""))]
         for c in cids:
             j = by_id.get(c)
             line += [round(j.score, 2) if j else "", _cell(j.quote or "") if j else ""]
@@ -575,7 +579,7 @@ def render(rows: list[ExportRow], fmt: ExportFormat, session: Session) -> str:
     if fmt == "csv":
         return to_csv(rows, session)
     if fmt == "jsonl":
-        return to_jsonl(rows)
+        return to_jsonl(rows, session)
     if fmt == "trec":
         return to_trec(rows, session)
     raise ExportError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}")

@@ -71,6 +71,9 @@ def results_table(session: Session, top: int | None = None) -> Table:
     table.caption = (f"final score = (weighted mean checkpoint score + p) / 6; c1 = the whole intent's score "
                      f"(0-5, + when judged satisfied); order: {escape(str(order))}, so a lower score can rank higher; "
                      "found by: each channel's best rank in any of its searches")
+    if any(not session.is_scored(r) for r in session.results[:top]):
+        table.caption += ("; – = not scored: below the scored top N (librarians.pool_size), "
+                          "in first-stage retrieval order")
     if str(session.engines.get("scorer", "")).startswith("none"):
         table.caption = "no scorer ran: the score is the fused retrieval score (best = 1) and the rank its order"
     if not session.results:
@@ -81,7 +84,9 @@ def results_table(session: Session, top: int | None = None) -> Table:
     for r in session.results[:top]:
         c1 = next((j.score for j in r.checkpoints if j.checkpoint_id == "c1"), None)
         whole = "" if c1 is None else f"{c1:.1f}" + (" +" if c1 >= 2.5 else "")
-        table.add_row(str(r.rank), f"{r.final_score:.3f}", f"{r.probability:.2f}", whole, str(r.year or ""),
+        scored = session.is_scored(r)
+        table.add_row(str(r.rank), f"{r.final_score:.3f}" if scored else "–", f"{r.probability:.2f}" if scored else "–",
+                      whole, str(r.year or ""),
                       escape(r.venue or ""), escape(r.title), r.corpus_id, ", ".join(found_by_summary(r.found_by)))
     return table
 
