@@ -87,6 +87,19 @@ def test_surname_skips_suffixes_and_accents():
     assert surname("José Muñoz") == "munoz"
 
 
+def test_a_family_name_keeps_its_particles_and_surnames_match_wherever_the_particle_stands():
+    from litnav.core.text import split_name
+
+    assert split_name("Maarten De Rijke")[:2] == ("De Rijke", "Maarten")
+    assert split_name("Sam Van Der Meer")[:2] == ("Van Der Meer", "Sam")
+    assert split_name("Ludwig van Beethoven")[:2] == ("van Beethoven", "Ludwig")
+    # a capitalised "Van", "Le" or "Da" before a Vietnamese or Chinese family name is a given name
+    assert split_name("Quang Van Nguyen")[:2] == ("Nguyen", "Quang Van")
+    assert split_name("Thi Van Anh Tran")[:2] == ("Tran", "Thi Van Anh")
+    assert split_name("Le Sun")[:2] == ("Sun", "Le") and split_name("Quoc V. Le")[:2] == ("Le", "Quoc V.")
+    assert surname("Maarten De Rijke") == surname("de Rijke, Maarten") == surname("Rijke, M. de") == "rijke"
+
+
 def _paper(title: str, types: list[str] | None = None, authors: list[str] | None = None) -> Paper:
     return Paper(corpus_id="p1", title=title, publication_types=types or [], year=2020,
                  publication_date=date(2020, 1, 1), authors=[Author(name=a) for a in authors or []])

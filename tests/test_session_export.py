@@ -539,3 +539,65 @@ def test_a_result_below_the_scored_top_n_is_exported_unscored_not_as_zero(sessio
     retrieval = unscored.model_copy(update={"engines": {**unscored.engines, "scorer": "none (retrieval score)"}})
     lines = [json.loads(ln) for ln in export_session(retrieval, corpus, "jsonl").splitlines()]
     assert lines[-1]["scored"] is True and lines[-1]["final_score"] == 0.0
+
+
+@pytest.mark.parametrize("venue", ["arXiv", "ArXiv", "CoRR", "bioRxiv", "medRxiv"])
+def test_a_preprint_is_exported_as_a_preprint_not_a_conference_paper(venue):
+    import bibtexparser
+    import rispy
+
+    from litnav.core.records import Result
+    from litnav.corpus.records import Author, Paper
+    from litnav.session.export import ExportRow, to_bibtex, to_csl_items, to_ris
+
+    paper = Paper(corpus_id="p1", title="Scaling Laws for Preprints", year=2019, venue=venue,
+                  publication_types=["JournalArticle", "Review"], authors=[Author(name="Ada Lovelace")],
+                  external_ids={"arxiv": "1901.00001"})
+    row = ExportRow(result=Result(rank=1, corpus_id="p1", title=paper.title, final_score=0.5, probability=0.5,
+                                  checkpoints=[]), paper=paper)
+    entry = bibtexparser.parse_string(to_bibtex([row])).entries[0]
+    assert entry.entry_type == "misc" and "booktitle" not in entry.fields_dict
+    assert entry.fields_dict["eprint"].value == "1901.00001"
+    ris = rispy.loads(to_ris([row]))[0]
+    assert ris["type_of_reference"] == "UNPB" and ris["publisher"] == venue and "secondary_title" not in ris
+    csl = to_csl_items([row])[0]
+    assert csl["type"] == "article" and csl["publisher"] == venue and "container-title" not in csl
+
+
+def test_a_family_name_keeps_its_particle_in_every_format():
+    import bibtexparser
+    import rispy
+    from bibtexparser.middlewares import SeparateCoAuthors, SplitNameParts
+
+    from litnav.core.records import Result
+    from litnav.corpus.records import Author, Paper
+    from litnav.session.export import ExportRow, bibtex_key, csl_name, to_bibtex, to_ris
+
+    paper = Paper(corpus_id="d1", title="Query Expansion", year=2016, venue="SIGIR",
+                  authors=[Author(name="Maarten De Rijke"), Author(name="Ludwig van Beethoven"),
+                           Author(name="Quang Van Nguyen")])
+    row = ExportRow(result=Result(rank=1, corpus_id="d1", title=paper.title, final_score=0.5, probability=0.5,
+                                  checkpoints=[]), paper=paper)
+    library = bibtexparser.parse_string(to_bibtex([row]), append_middleware=[SeparateCoAuthors(), SplitNameParts()])
+    names = library.entries[0].fields_dict["author"].value
+    assert [(n.von, n.last) for n in names] == [([], ["De", "Rijke"]), (["van"], ["Beethoven"]), ([], ["Nguyen"])]
+    assert rispy.loads(to_ris([row]))[0]["authors"][:2] == ["De Rijke, Maarten", "van Beethoven, Ludwig"]
+    assert csl_name("Maarten De Rijke") == {"family": "De Rijke", "given": "Maarten"}
+    assert csl_name("Ludwig van Beethoven") == {"family": "Beethoven", "given": "Ludwig",
+                                                "non-dropping-particle": "van"}
+    assert bibtex_key(paper) == "derijke2016query"
+
+
+def test_straight_double_quotes_in_a_title_are_written_as_an_opening_and_a_closing_quote():
+    from litnav.core.records import Result
+    from litnav.core.text import normalise_title
+    from litnav.corpus.records import Paper
+    from litnav.session.export import ExportRow, to_bibtex
+
+    paper = Paper(corpus_id="q1", title='Who is "You"? Let\'s do it "again"', year=2009, venue="EACL")
+    row = ExportRow(result=Result(rank=1, corpus_id="q1", title=paper.title, final_score=0.5, probability=0.5,
+                                  checkpoints=[]), paper=paper)
+    entries, _ = _bib_entries(to_bibtex([row]))
+    title = entries[0]["title"]
+    assert title.count("\u201c") == title.count("\u201d") == 2 and "''" not in title
+    assert normalise_title(title) == normalise_title(paper.title)

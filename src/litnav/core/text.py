@@ -271,11 +271,41 @@ _NAME_SUFFIX = re.compile(r"(?:,\s*|\s+)(Jr\.?|Sr\.?|II|III|IV)$|,\s*(V)$")
 "V" only after a comma (without one it is an initial: "Anand Kumar V")."""
 
 
+NAME_PARTICLES = frozenset("""
+van von de der den del della dei degli di da das dos du des le la ter ten zu zum zur vom op bin ibn al el
+""".split())
+"""Lower-case particles that open a family name ("Ludwig van Beethoven" -> "van Beethoven"); the
+capitalised forms of :data:`_CAPITAL_PARTICLES` do so only right before the last word."""
+_CAPITAL_PARTICLES = frozenset("De Der Den Del Della Di Da Dos Du Van Von Ter Ten Le La".split())
+_EAST_ASIAN_FAMILY = frozenset("""
+Nguyen Tran Le Pham Hoang Huynh Phan Vu Vo Dang Bui Do Ho Ngo Duong Ly Dinh Trinh Truong Mai Lam
+Wang Li Zhang Liu Chen Yang Huang Zhao Wu Zhou Xu Sun Ma Zhu Hu Guo He Lin Luo Gao Zheng Liang Xie Song Tang
+""".split())
+"""Family names after which a capitalised "Van", "Le", "Da" or "Di" is a given name ("Quang Van
+Nguyen", "Yu Da Wang"), not a particle."""
+
+
+def _family_start(words: list[str]) -> int:
+    """Index of the first word of the family name of a "Given ... Family" name: the last word,
+    with the particles before it ("Maarten De Rijke", "Sam Van Der Meer", "Ludwig van
+    Beethoven"); the first word always stays given."""
+    i = len(words) - 1
+    while i > 1:
+        w = words[i - 1]
+        lower = w in NAME_PARTICLES
+        capital = (w in _CAPITAL_PARTICLES and i == len(words) - 1 and words[-1] not in _EAST_ASIAN_FAMILY)
+        if not (lower or capital or (w in _CAPITAL_PARTICLES and words[i] in _CAPITAL_PARTICLES)):
+            break
+        i -= 1
+    return i
+
+
 def split_name(name: str) -> tuple[str, str, str]:
     """``(family, given, suffix)`` of an author's display name: "Ashish Vaswani" -> ("Vaswani",
     "Ashish", ""); "Vaswani, Ashish" the same; "Robert L. Logan IV" and "Logan, Robert L., IV" ->
-    ("Logan", "Robert L.", "IV"); "Ann Smith, Jr." -> ("Smith", "Ann", "Jr."); a one-word name
-    is its family name alone. Whitespace is collapsed."""
+    ("Logan", "Robert L.", "IV"); "Ann Smith, Jr." -> ("Smith", "Ann", "Jr."); a family name keeps
+    its particles ("Maarten De Rijke" -> "De Rijke", "Ludwig van Beethoven" -> "van Beethoven",
+    :data:`NAME_PARTICLES`); a one-word name is its family name alone. Whitespace is collapsed."""
     name = " ".join(name.split()).strip(", ")
     suffix = ""
     m = _NAME_SUFFIX.search(name)
@@ -284,12 +314,18 @@ def split_name(name: str) -> tuple[str, str, str]:
     if "," in name:
         family, given = (part.strip() for part in name.split(",", 1))
         return family, given, suffix
-    given, _, family = name.rpartition(" ")
-    return family, given, suffix
+    words = name.split(" ")
+    at = _family_start(words)
+    return " ".join(words[at:]), " ".join(words[:at]), suffix
 
 
 def surname(name: str) -> str:
     """The normalised family name of a display name (:func:`split_name`: "Vaswani, Ashish",
-    "Ashish Vaswani", "Robert L. Logan IV" -> "logan"); lower-case, no accents, no punctuation."""
-    fam = split_name(name)[0]
+    "Ashish Vaswani", "Robert L. Logan IV" -> "logan"); lower-case, no accents, no punctuation,
+    without its leading particles ("Maarten De Rijke", "de Rijke, M." and "Rijke, M. de" ->
+    "rijke"), so names match however a bibliography places the particle."""
+    words = split_name(name)[0].split(" ")
+    while len(words) > 1 and (words[0].lower() in NAME_PARTICLES):
+        words = words[1:]
+    fam = " ".join(words)
     return " ".join(_PUNCT.sub("", _COMBINING.sub("", unicodedata.normalize("NFKD", fam)).lower()).split())

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Literal, get_args
 
 from litnav.core.records import Result, Session
-from litnav.core.text import split_name, visible_text
+from litnav.core.text import NAME_PARTICLES, split_name, visible_text
 from litnav.corpus.records import Paper
 
 logger = logging.getLogger(__name__)
@@ -252,12 +252,18 @@ _STORED_ESCAPE = re.compile(r"\\([&%#_])")
 the ACL Anthology): the character itself, escaped once, not a backslash and the character."""
 
 
+_STRAIGHT_QUOTES = re.compile(r'"([^"]*)"')
+"""A pair of straight double quotes ('Who is "You"?'): written as opening and closing quotes, which
+LaTeX typesets and decodes as such (the encoder writes each straight quote as a closing one)."""
+
+
 def _escape_text(enc, value: str) -> str:
     """``value`` LaTeX-escaped for a BibTeX text field: Latin-script runs through ``enc``, other
     scripts (Greek, Cyrillic, CJK, ...) kept as UTF-8 text, which biber and UTF-8 LaTeX read, and
     the inline math spans of a title (:data:`_MATH`, when the "$" signs pair up) kept as written."""
     def text(part: str) -> str:
-        return _LATIN.sub(lambda m: enc.unicode_to_latex(m.group(0)), _STORED_ESCAPE.sub(r"\1", part))
+        part = _STRAIGHT_QUOTES.sub("\u201c\\1\u201d", _STORED_ESCAPE.sub(r"\1", part))
+        return _LATIN.sub(lambda m: enc.unicode_to_latex(m.group(0)), part)
 
     spans = [m for m in _MATH.finditer(value) if _is_math(m.group(0))]
     if not spans or value.count("$") % 2:
@@ -291,8 +297,20 @@ def _braces_nest(value: str) -> bool:
     return depth == 0
 
 
+PREPRINT_SERVERS = frozenset({"arxiv", "corr", "biorxiv", "medrxiv", "chemrxiv", "psyarxiv", "socarxiv", "ssrn",
+                              "research square", "preprints", "techrxiv", "eartharxiv", "osf preprints"})
+"""Venues (lower case) that are preprint servers, not places of publication: a paper there is
+exported as a preprint (BibTeX ``@misc`` with its eprint, RIS ``UNPB``, CSL ``article``), never as
+a conference paper "in arXiv"."""
+
+
 def _entry_type(paper: Paper) -> str:
+    """``article`` (a journal article with a venue), ``misc`` (a preprint server's or no venue)
+    or ``inproceedings`` (any other venue)."""
     types = {t.lower() for t in paper.publication_types}
+    venue = " ".join((paper.venue or paper.venue_raw or "").lower().split())
+    if venue in PREPRINT_SERVERS or venue.removesuffix(" preprint") in PREPRINT_SERVERS:
+        return "misc"
     if "journalarticle" in types and paper.venue:
         return "article"
     if paper.venue or paper.venue_raw:
@@ -307,12 +325,15 @@ def _bib_name(enc, name: str) -> str:
     family, given, suffix = split_name(name)
     if suffix:  # BibTeX's "von Last, Jr, First": else "IV" is read as the family name
         name = f"{family}, {suffix}, {given}"
+    elif given and " " in family and family[:1].isupper():  # BibTeX reads a capitalised "De" as given
+        name = f"{family}, {given}"  # "De Rijke, Maarten" ("van der Berg" it reads right)
     text = _escape_text(enc, name)
     return "{" + text + "}" if re.search(r"(?:^|\s)and(?:\s|$)", name, re.I) else text
 
 
 def to_bibtex(rows: list[ExportRow]) -> str:
-    """BibTeX entries (``@article``/``@inproceedings``/``@misc``) with LaTeX-escaped text fields;
+    """BibTeX entries (``@article``/``@inproceedings``/``@misc``, a preprint's server as
+    ``howpublished``) with LaTeX-escaped text fields;
     DOI, ``eprint`` (arXiv), ``pmid``, ``url`` and ``corpusid`` verbatim (a backslash, and braces
     that do not nest, percent-encoded, so a field never ends early and adds fields of its own). Text round-trips through
     ``bibtexparser`` with its ``LatexDecodingMiddleware`` except ``^``, which is written as
@@ -365,7 +386,7 @@ def to_bibtex(rows: list[ExportRow]) -> str:
 # -- RIS ------------------------------------------------------------------------------------------
 
 def to_ris(rows: list[ExportRow]) -> str:
-    """RIS records (``JOUR``/``CPAPER``/``GEN``): TI, AU (``Family, Given``: :func:`ris_name`), PY, JO or T2, DO, UR (every landing
+    """RIS records (``JOUR``/``CPAPER``/``UNPB`` for a preprint, with its server as PB/``GEN``): TI, AU (``Family, Given``: :func:`ris_name`), PY, JO or T2, DO, UR (every landing
     page), ID (the citation key), AN (the corpus id: the accession number in the database DB
     ``litnav``) and N1, a note naming every id ("litnav corpus_id: ... | arXiv: ... | ACL
     Anthology: ... | PubMed: ..."). Not C1-C4: Zotero's RIS import reads them as a conference
@@ -379,7 +400,9 @@ def to_ris(rows: list[ExportRow]) -> str:
     for key, row in zip(keys, rows):
         p, ids = row.paper, row.ids
         etype = _entry_type(p)
-        e: dict = {"type_of_reference": {"article": "JOUR", "inproceedings": "CPAPER"}.get(etype, "GEN"),
+        preprint = etype == "misc" and bool(p.venue or p.venue_raw)  # unpublished work on a preprint server
+        e: dict = {"type_of_reference": {"article": "JOUR", "inproceedings": "CPAPER"}.get(
+                       etype, "UNPB" if preprint else "GEN"),
                    "id": key, "title": p.title}
         if p.authors:
             e["authors"] = [ris_name(a.name) for a in p.authors]
@@ -387,7 +410,7 @@ def to_ris(rows: list[ExportRow]) -> str:
             e["year"] = str(p.year)
         venue = p.venue_raw or p.venue
         if venue:
-            e["journal_name" if etype == "article" else "secondary_title"] = venue
+            e["journal_name" if etype == "article" else "publisher" if preprint else "secondary_title"] = venue
         if ids.get("doi"):
             e["doi"] = ids["doi"]
         if row.urls:
@@ -426,15 +449,23 @@ def _ris_writer():
 def csl_name(name: str) -> dict[str, str]:
     """A CSL name object: ``Family, Given`` and ``Given Family`` split into family/given, a
     generational suffix into ``suffix`` ("Robert L. Logan IV": family "Logan", given "Robert L.",
-    suffix "IV"; ``core.text.split_name``); one-word names stay ``literal``."""
+    suffix "IV"; ``core.text.split_name``), a lower-case particle into ``non-dropping-particle``
+    ("Ludwig van Beethoven": family "Beethoven", particle "van"; a capitalised one stays in the
+    family, "De Rijke"); one-word names stay ``literal``."""
     family, given, suffix = split_name(name)
     if not given:
         return {"literal": " ".join(name.split()).strip(", ")}
-    return {"family": family, "given": given, **({"suffix": suffix} if suffix else {})}
+    out = {"family": family, "given": given, **({"suffix": suffix} if suffix else {})}
+    words = family.split(" ")
+    lead = next((i for i, w in enumerate(words) if w not in NAME_PARTICLES), len(words))
+    if 0 < lead < len(words):  # "van Beethoven": CSL's particle, so styles sort and print it right
+        out.update({"family": " ".join(words[lead:]), "non-dropping-particle": " ".join(words[:lead])})
+    return out
 
 
 def to_csl_items(rows: list[ExportRow]) -> list[dict]:
-    """CSL-JSON items (``paper-conference``, ``article-journal`` or ``article``); ``id`` is the
+    """CSL-JSON items (``paper-conference``, ``article-journal`` or ``article``, a preprint's server
+    as its ``publisher``); ``id`` is the
     citation key; ``custom`` keeps the corpus id and the ids CSL has no variable for."""
     keys = unique_keys([r.paper for r in rows])
     items = []
@@ -452,8 +483,8 @@ def to_csl_items(rows: list[ExportRow]) -> list[dict]:
         elif p.year:
             item["issued"] = {"date-parts": [[p.year]]}
         venue = p.venue_raw or p.venue
-        if venue:
-            item["container-title"] = venue
+        if venue:  # a preprint server publishes the paper; it contains nothing
+            item["publisher" if etype == "misc" else "container-title"] = venue
         if ids.get("doi"):
             item["DOI"] = ids["doi"]
         if ids.get("pubmed"):
@@ -463,7 +494,7 @@ def to_csl_items(rows: list[ExportRow]) -> list[dict]:
         if ids.get("arxiv"):
             item["number"] = f"arXiv:{ids['arxiv']}"
             if etype == "misc":
-                item["publisher"] = "arXiv"
+                item.setdefault("publisher", "arXiv")
         if row.urls:
             item["URL"] = row.urls[0]
         item["custom"] = {"corpus_id": p.corpus_id, **{k: v for k, v in ids.items()}}
