@@ -37,8 +37,12 @@ def test_mcp_tools_over_stdio(export_corpus, tmp_path):
 
     async def scenario():
         async with await _session(export_corpus, tmp_path / "sessions") as client:
-            tools = {t.name for t in (await client.list_tools()).tools}
-            assert {"search", "refine", "show_paper", "audit", "verify_references", "export"} <= tools
+            listed = {t.name: t.input_schema for t in (await client.list_tools()).tools}
+            assert {"search", "refine", "show_paper", "audit", "verify_references", "export"} <= set(listed)
+            # the schemas an assistant reads state the bounds and refuse unknown arguments
+            assert all(schema.get("additionalProperties") is False for schema in listed.values())
+            assert listed["search"]["properties"]["top_k"]["maximum"] == 100
+            assert listed["search"]["properties"]["intent"]["minLength"] == 1
 
             found = _payload(await client.call_tool("search", {"intent": INTENT, "top_k": 4,
                                                                "constraints": ["since 2020"]}))
@@ -82,6 +86,12 @@ def test_mcp_tools_over_stdio(export_corpus, tmp_path):
             for args in ({"rounds": -3}, {"rounds": 1000}, {"top_k": 0}):
                 out = await client.call_tool("search", {"intent": INTENT, **args})
                 assert out.is_error and next(iter(args)) in out.content[0].text, args
+            typo = await client.call_tool("export", {"session_id": sid, "fmt": "ris"})
+            assert typo.is_error and "fmt" in typo.content[0].text  # never BibTeX, the default, in silence
+            elsewhere = await client.call_tool("search", {"intent": INTENT, "corpus": "/nonexistent"})
+            assert elsewhere.is_error and "corpus" in elsewhere.content[0].text
+            csl = await client.call_tool("export", {"session_id": sid, "format": "csl-json"})
+            assert not csl.is_error
             for args in ({"top": 0}, {"min_score": 5}):
                 out = await client.call_tool("export", {"session_id": sid, **args})
                 assert out.is_error and next(iter(args)) in out.content[0].text, args

@@ -9,9 +9,19 @@ stdout carries only the protocol.
 from __future__ import annotations
 
 import logging
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from litnav.serve.models import SearchRequest, SearchResponse, validation_message
+from pydantic import Field
+
+from litnav.serve.models import (
+    CONSTRAINTS_MAX,
+    HARD_MAX_CHARS,
+    ROUNDS_MAX,
+    TOP_K_MAX,
+    SearchRequest,
+    SearchResponse,
+    validation_message,
+)
 from litnav.serve.service import Service, ServiceError
 
 logger = logging.getLogger(__name__)
@@ -27,11 +37,13 @@ INSTRUCTIONS = (
 
 
 def build_server(service: Service):
-    """An ``MCPServer`` named ``litnav`` whose tools call ``service``."""
+    """An ``MCPServer`` named ``litnav`` whose tools call ``service``. Every tool's input schema
+    states its bounds and forbids unknown arguments (``additionalProperties: false``), and a call
+    with one is refused naming it, as the HTTP API refuses it: a typo such as ``fmt`` for
+    ``format`` must not silently return the default."""
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
-
-    server = MCPServer(name="litnav", instructions=INSTRUCTIONS, log_level="WARNING")
+    from mcp.server.mcpserver.tools import Tool
 
     def checked(model, **fields):
         """``fields`` validated by the HTTP API's request model (one set of bounds for both)."""
@@ -48,61 +60,72 @@ def build_server(service: Service):
         except ServiceError as exc:
             raise ToolError(str(exc)) from None
 
-    @server.tool()
-    def search(intent: str, top_k: int = 10, rounds: int | None = None,
-               constraints: list[str] | None = None) -> SearchResponse:
+    def search(intent: Annotated[str, Field(min_length=1, max_length=HARD_MAX_CHARS)],
+               top_k: Annotated[int, Field(ge=1, le=TOP_K_MAX)] = 10,
+               rounds: Annotated[int | None, Field(ge=1, le=ROUNDS_MAX)] = None,
+               constraints: Annotated[list[str] | None, Field(max_length=CONSTRAINTS_MAX)] = None) -> SearchResponse:
         """Search the corpus for papers matching a complex intent.
 
         Args:
             intent: what you are looking for, in natural language.
             top_k: how many ranked results to return (1-100).
-            rounds: at most this many search rounds (default from settings).
+            rounds: at most this many search rounds (1-10; default from settings).
             constraints: extra phrases such as "since 2018", "in ACL or NAACL", "not surveys".
 
         Returns the session_id, the checklist and ranked results; each result carries its per-checkpoint
-        score (0-5), rationale and the verbatim evidence quote.
+        score (0-5), rationale and the verbatim evidence quote (results below the scored top N have
+        scored=false and null scores).
         """
         req = checked(SearchRequest, intent=intent, top_k=top_k, rounds=rounds, constraints=constraints or [])
         return call(service.search, req.intent, top_k=req.top_k, rounds=req.rounds, constraints=req.constraints)
 
-    @server.tool()
-    def refine(session_id: str, feedback: str) -> SearchResponse:
+    def refine(session_id: str, feedback: Annotated[str, Field(min_length=1, max_length=HARD_MAX_CHARS)]
+               ) -> SearchResponse:
         """Refine an earlier search with one line of feedback (e.g. "drop #3", "more like #1",
         "only since 2019") and return the new ranking with what changed."""
         return call(service.refine, session_id, feedback)
 
-    @server.tool()
     def show_paper(corpus_id: str) -> dict[str, Any]:
         """Everything the corpus holds about one paper: metadata, abstract, sections, evidence chunks,
         references (corpus papers, and the bibliography entries not in the corpus) and citing papers."""
         return call(service.show_paper, corpus_id)
 
-    @server.tool()
     def audit(session_id: str, corpus_id: str | None = None) -> dict[str, Any]:
         """The audit of a search: checklist, every judgement with its evidence in the surrounding text
         (section and character offsets), the per-round history, clarifications, cost and timing.
         Give corpus_id to audit one result only."""
         return call(service.audit, session_id, corpus_id)
 
-    @server.tool()
-    def verify_references(text: str, format: Literal["bibtex", "ris", "csl-json", "titles"] | None = None
+    def verify_references(text: Annotated[str, Field(min_length=1)],
+                          format: Literal["bibtex", "ris", "csl-json", "csljson", "titles"] | None = None
                           ) -> dict[str, Any]:
         """Check a reference list (BibTeX, RIS, CSL-JSON or one title per line) against the corpus: per
         entry 'verified', 'metadata_mismatch' (with the differences) or 'not_found' (possibly fabricated)."""
         return call(service.verify_references, text, format).model_dump(mode="json")
 
-    @server.tool()
-    def export(session_id: str, format: Literal["bibtex", "ris", "csljson", "csv", "jsonl", "trec"] = "bibtex",
-               top: int | None = None, min_score: float | None = None) -> str:
+    def export(session_id: str,
+               format: Literal["bibtex", "ris", "csljson", "csl-json", "csv", "jsonl", "trec"] = "bibtex",
+               top: Annotated[int | None, Field(ge=1)] = None,
+               min_score: Annotated[float | None, Field(ge=0, le=1)] = None) -> str:
         """A search's results as BibTeX, RIS, CSL-JSON, CSV, JSONL or a TREC run (fields from the corpus
-        records; CSV/JSONL add scores and quotes)."""
-        if top is not None and top < 1:
-            raise ToolError("top must be at least 1")
-        if min_score is not None and not 0 <= min_score <= 1:
-            raise ToolError("min_score must lie in [0, 1]")
+        records; CSV/JSONL add scores and quotes; min_score keeps scored results only)."""
         return call(service.export, session_id, format, top=top, min_score=min_score)
 
-    return server
+    tools = [_strict(Tool.from_function(fn)) for fn in (search, refine, show_paper, audit, verify_references, export)]
+    return MCPServer(name="litnav", instructions=INSTRUCTIONS, log_level="WARNING", tools=tools)
+
+
+def _strict(tool):
+    """``tool`` with an argument model that forbids unknown arguments, and the input schema it
+    advertises regenerated from that model (so it says ``additionalProperties: false``)."""
+    from pydantic import ConfigDict
+
+    base = tool.fn_metadata.arg_model
+    strict = type(base.__name__, (base,), {"model_config": ConfigDict(**base.model_config, extra="forbid"),
+                                           "__module__": base.__module__})
+    tool.fn_metadata.arg_model = strict
+    tool.parameters = strict.model_json_schema(by_alias=True)
+    return tool
 
 
 def run(service: Service) -> None:

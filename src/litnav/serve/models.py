@@ -10,6 +10,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 HARD_MAX_CHARS = 20_000
 """Schema-level ceiling on any text field; the service's ``max_query_chars`` is the working limit."""
+TOP_K_MAX = 100
+"""The most results one request may ask for (``top_k``)."""
+ROUNDS_MAX = 10
+"""The most navigator rounds one request may ask for."""
+CONSTRAINTS_MAX = 20
+"""The most extra constraint phrases one search may add."""
 
 
 def validation_message(errors: list[dict]) -> str:
@@ -38,9 +44,9 @@ class SearchRequest(_Request):
     extra constraint phrases appended to the intent (``"since 2018"``, ``"in ACL"``, ``"not surveys"``)."""
 
     intent: str = Field(..., min_length=1, max_length=HARD_MAX_CHARS, description="The search intent.")
-    top_k: int = Field(10, ge=1, le=100, description="Results to return.")
-    rounds: int | None = Field(None, ge=1, le=10, description="Maximum navigator rounds (default: settings).")
-    constraints: list[str] = Field(default_factory=list, max_length=20,
+    top_k: int = Field(10, ge=1, le=TOP_K_MAX, description="Results to return.")
+    rounds: int | None = Field(None, ge=1, le=ROUNDS_MAX, description="Maximum navigator rounds (default: settings).")
+    constraints: list[str] = Field(default_factory=list, max_length=CONSTRAINTS_MAX,
                                    description="Extra constraint phrases, appended to the intent.")
 
 

@@ -239,10 +239,12 @@ class Service:
         return render_report(self.load(session_id), self.corpus)
 
     def export(self, session_id: str, fmt: str, top: int | None = None, min_score: float | None = None) -> str:
-        """The session's results as ``fmt`` text (``session.export.FORMATS``); 422 for an unknown format
+        """The session's results as ``fmt`` text (``session.export.FORMATS``; "csl-json" is read as
+        "csljson"); 422 for an unknown format
         or a session whose results the served corpus does not hold (``ExportError``)."""
         from litnav.session.export import FORMATS, ExportError, export_session
 
+        fmt = {"csl-json": "csljson"}.get(fmt, fmt)  # verify_references' spelling
         if fmt not in FORMATS:
             raise ServiceError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}", status=422)
         session = self.load(session_id)
@@ -257,7 +259,8 @@ class Service:
         Raises ``ServiceError`` (422) for unparseable text or an unknown format."""
         from litnav.web import ReferenceParseError, verify_references
 
-        suffix = {None: ".refs", "bibtex": ".bib", "ris": ".ris", "csl-json": ".json", "titles": ".txt"}
+        suffix = {None: ".refs", "bibtex": ".bib", "ris": ".ris", "csl-json": ".json", "csljson": ".json",
+                  "titles": ".txt"}
         if fmt not in suffix:
             raise ServiceError(f"unknown reference format {fmt!r}; use bibtex, ris, csl-json or titles", status=422)
         if not (text or "").strip():
