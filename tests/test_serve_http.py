@@ -181,6 +181,7 @@ def test_audit_export_report(client, searched):
     r = client.get(f"/sessions/{sid}/export", params={"format": "bibtex", "top": 2})
     assert r.status_code == 200 and r.headers["content-type"].startswith("application/x-bibtex")
     assert len(bibtexparser.parse_string(r.text).entries) == 2
+    assert r.headers["content-disposition"] == f'attachment; filename="litnav-{sid}.bib"'
     r = client.get(f"/sessions/{sid}/export", params={"format": "docx"})
     assert r.status_code == 422 and "bibtex" in r.json()["detail"]
     r = client.get(f"/sessions/{sid}/report")
@@ -238,6 +239,13 @@ def test_openapi_schema(server):
     schema = httpx.get(server["url"] + "/openapi.json").json()
     assert {"/search", "/sessions/{session_id}/refine", "/verify", "/sessions/{session_id}/export"} <= set(schema["paths"])
     assert "SearchRequest" in schema["components"]["schemas"]
+    # the error bodies it documents are the ones the server sends: {"detail": "<one sentence>"}
+    for path in ("/search", "/sessions/{session_id}/export"):
+        responses = next(iter(schema["paths"][path].values()))["responses"]
+        assert {"401", "404", "413", "422"} <= set(responses)
+        for code in ("401", "404", "422"):
+            body = responses[code]["content"]["application/json"]["schema"]
+            assert body["properties"]["detail"]["type"] == "string" and body["required"] == ["detail"]
 
 
 def test_refuses_missing_corpus(tmp_path):

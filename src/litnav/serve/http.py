@@ -19,7 +19,9 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from litnav.core.version import package_version
 from litnav.serve.models import (
+    ErrorBody,
     Health,
     RefineRequest,
     SearchRequest,
@@ -38,6 +40,8 @@ MAX_BODY_BYTES = 1_000_000
 MEDIA_TYPES = {"bibtex": "application/x-bibtex", "ris": "application/x-research-info-systems",
                "csljson": "application/vnd.citationstyles.csl+json", "csv": "text/csv",
                "jsonl": "application/x-ndjson", "trec": "text/plain"}
+EXTENSIONS = {"bibtex": "bib", "ris": "ris", "csljson": "json", "csv": "csv", "jsonl": "jsonl", "trec": "trec"}
+"""Export format -> the file extension of the ``Content-Disposition`` filename."""
 
 
 class BodyLimit:
@@ -91,8 +95,15 @@ def create_app(service: Service, *, token: str | None = None, max_body_bytes: in
             raise HTTPException(401, "missing or wrong bearer token (send 'Authorization: Bearer <token>')",
                                 headers={"WWW-Authenticate": "Bearer"})
 
-    app = FastAPI(title="litnav", version=_version(),
-                  description="Agentic, checklist-driven literature search over a local corpus.")
+    errors = {413: "request body too large", 422: "invalid request", 404: "no such session or paper",
+              501: "refine needs the multi-turn navigator", 502: "an LLM endpoint failed"}
+    if token is not None:
+        errors[401] = "missing or wrong bearer token"
+    app = FastAPI(title="litnav", version=package_version(),
+                  description="Agentic, checklist-driven literature search over a local corpus.",
+                  responses={code: {"description": text,  # JSON also from the text and HTML routes
+                                     "content": {"application/json": {"schema": ErrorBody.model_json_schema()}}}
+                             for code, text in errors.items()})
     app.add_middleware(BodyLimit, limit=max_body_bytes)
     auth = [Depends(authorize)]
 
@@ -143,7 +154,10 @@ def create_app(service: Service, *, token: str | None = None, max_body_bytes: in
                top: int | None = Query(None, ge=1), min_score: float | None = Query(None, ge=0, le=1)):
         """The results as BibTeX, RIS, CSL-JSON, CSV, JSONL or a TREC run."""
         text = service.export(session_id, format, top=top, min_score=min_score)
-        return PlainTextResponse(text, media_type=MEDIA_TYPES.get(format, "text/plain"))
+        fmt = {"csl-json": "csljson"}.get(format, format)
+        name = f"litnav-{session_id}.{EXTENSIONS[fmt]}"
+        return PlainTextResponse(text, media_type=MEDIA_TYPES.get(fmt, "text/plain"),
+                                 headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
     @app.get("/sessions/{session_id}/report", response_class=HTMLResponse, dependencies=auth)
     def report(session_id: str) -> HTMLResponse:
@@ -167,15 +181,6 @@ def _refine_available() -> bool:
     import importlib.util
 
     return importlib.util.find_spec("litnav.navigator.refine") is not None
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("litnav")
-    except PackageNotFoundError:
-        return "unknown"
 
 
 def run(service: Service, host: str = "127.0.0.1", port: int = 8000, *, token: str | None = None,

@@ -112,7 +112,10 @@ def build_server(service: Service):
         return call(service.export, session_id, format, top=top, min_score=min_score)
 
     tools = [_strict(Tool.from_function(fn)) for fn in (search, refine, show_paper, audit, verify_references, export)]
-    return MCPServer(name="litnav", instructions=INSTRUCTIONS, log_level="WARNING", tools=tools)
+    from litnav.core.version import package_version
+
+    return MCPServer(name="litnav", version=package_version(), instructions=INSTRUCTIONS, log_level="WARNING",
+                     tools=tools)
 
 
 def _strict(tool):

@@ -32,6 +32,12 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class ErrorBody(_Model):
+    """Every error response of the HTTP API: ``{"detail": "<one clear sentence>"}``."""
+
+    detail: str
+
+
 class _Request(_Model):
     """A request body: no coercion (``"top_k": "5"`` or ``true`` is an error naming the field, as
     an unknown field is)."""

@@ -121,7 +121,7 @@ class Service:
 
         path = self._path(session_id)
         if not path.exists():
-            raise NotFound(f"no session {session_id!r} in {self.sessions_dir}")
+            raise NotFound(f"no session {session_id!r} on this server")
         try:
             return read_session(path)
         except SessionFileError as exc:  # the server's folders are no business of a client
@@ -200,7 +200,7 @@ class Service:
         feedback = self._check_text(feedback, "feedback")
         settings = self.settings.model_copy(deep=True)
         if not self._path(session_id).is_file():  # no lock file for a session that is not there
-            raise NotFound(f"no session {session_id!r} in {self.sessions_dir}")
+            raise NotFound(f"no session {session_id!r} on this server")
         with self._lock(session_id), session_lock(self._path(session_id)):  # the CLI's lock too
             session = self.load(session_id)
             with self._slots:
@@ -218,7 +218,7 @@ class Service:
 
         view = paper_view(self.corpus, corpus_id)
         if view is None:
-            raise NotFound(f"no paper {corpus_id!r} in {self.corpus.directory}")
+            raise NotFound(f"no paper {corpus_id!r} in the served corpus")
         return view
 
     def audit(self, session_id: str, corpus_id: str | None = None) -> dict[str, Any]:

@@ -146,11 +146,8 @@ def _code_spans(text: str):
 def render_report(session: Session, corpus=None) -> str:
     """The HTML audit report of ``session``: one self-contained page (inline CSS and JS, no
     network). ``corpus`` (optional) supplies the text around each evidence chunk."""
-    from importlib.metadata import PackageNotFoundError, version
+    from litnav.core.version import package_version
 
-    try:
-        litnav_version = version("litnav")
-    except PackageNotFoundError:
-        litnav_version = "unknown"
+    litnav_version = package_version()
     view = audit_view(session, corpus)
     return _environment().get_template("report.html.j2").render(v=view, version=litnav_version)
