@@ -84,12 +84,15 @@ def test_numbers_too_large_for_their_column_reject_only_their_record(tmp_path):
                                         {"id": "y1", "title": "Bad year", "year": 3000000000},
                                         {"id": "y2", "title": "Bad year", "year": 10**20},
                                         {"id": "y3", "title": "Year zero", "year": 0},
-                                        {"id": "y4", "title": "Year zero", "year": "0000-05"}])
+                                        {"id": "y4", "title": "Year zero", "year": "0000-05"},
+                                        {"id": "y5", "title": "Five digits", "year": "20190"},
+                                        {"id": "y6", "title": "A letter", "year": "2019a"},
+                                        {"id": "d1", "title": "A date", "year": "2019-05-01T00:00:00Z"}])
     build([src], tmp_path / "c", fmt="jsonl", progress=False, finalize=False)
     with Corpus.open(tmp_path / "c") as c:
-        assert c.all_ids() == ["g1"]
+        assert c.all_ids() == ["d1", "g1"] and c.paper("d1").year == 2019
         reasons = {row[2]: row[3] for row in c.rejects()}
-        assert set(reasons) == {2, 3, 4, 5} and all("'year'" in r and "not a year" in r for r in reasons.values())
+        assert set(reasons) == {2, 3, 4, 5, 6, 7} and all("'year'" in r and "not a year" in r for r in reasons.values())
 
 
 def test_a_year_no_date_can_have_is_unknown_to_a_date_predicate():
@@ -154,3 +157,12 @@ def test_a_publication_date_that_contradicts_the_year_does_not_decide_date_const
     with Corpus.open(tmp_path / "c") as c:
         assert c.paper("p").publication_date is None and c.paper("p").year == 2019
         assert c.paper("o").publication_date == date(2018, 12, 20)  # a year apart: kept
+
+
+def test_a_json_array_of_papers_is_rejected_with_how_to_convert_it(tmp_path):
+    src = tmp_path / "papers.jsonl"
+    src.write_text(json.dumps([{"id": "a1", "title": "One"}, {"id": "a2", "title": "Two"}]) + "\n")
+    build([src], tmp_path / "c", fmt="jsonl", progress=False, finalize=False)
+    with Corpus.open(tmp_path / "c") as c:
+        [reject] = c.rejects()
+        assert "JSON array" in reject[3] and "jq -c" in reject[3]

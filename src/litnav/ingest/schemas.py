@@ -28,7 +28,9 @@ def _opt_id(value: Any) -> Any:
     return None if value in ("", None) else value
 
 
-_YEAR = re.compile(r"^\s*(\d{4})")
+_YEAR = re.compile(r"^\s*(\d{4})(?:[-/.T ][\d:.+\-TZ/ ]*)?\s*$")
+"""A year as a string: four digits alone or opening a date ("2011", "2011-11", "2011-11-05",
+"2011/11/05", "2011-11-05T10:00:00Z"); not "20190" or "2019a"."""
 
 
 def _year(value: Any) -> Any:
@@ -45,8 +47,8 @@ def _year(value: Any) -> Any:
 
 
 def parse_year(value: Any) -> int | None:
-    """A year from an int, an integral float or a string starting with four digits
-    (``"2011"``, ``"2011-11"``); None/``""`` give None. Raises ``ValueError("not a year: ...")``
+    """A year from an int, an integral float or a string of four digits alone or opening a date
+    (``"2011"``, ``"2011-11"``; not ``"20190"`` or ``"2019a"``); None/``""`` give None. Raises ``ValueError("not a year: ...")``
     for anything else (booleans and numbers outside 1-9999 included: year 0 has no date)."""
     value = _year(value)
     if isinstance(value, float) and value.is_integer():

@@ -230,6 +230,9 @@ def generic_document(record: Any, mapping: dict[str, str], source_file: str, lin
     ``'year'``, ``'authors'`` ...) when the record lacks an id or title or has a wrongly typed
     field.
     """
+    if isinstance(record, list):
+        raise ValueError("record: a JSON array, not an object; litnav reads JSON Lines, one paper object per line "
+                         "(a file holding one array of papers converts with: jq -c '.[]' FILE > FILE.jsonl)")
     if not isinstance(record, dict):
         raise ValueError("record: expected a JSON object")
     values, fields = _resolve(record, mapping)
