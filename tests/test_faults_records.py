@@ -166,3 +166,15 @@ def test_a_json_array_of_papers_is_rejected_with_how_to_convert_it(tmp_path):
     with Corpus.open(tmp_path / "c") as c:
         [reject] = c.rejects()
         assert "JSON array" in reject[3] and "jq -c" in reject[3]
+
+
+def test_an_abstract_too_large_to_ingest_rejects_its_record_naming_the_field(tmp_path):
+    from litnav.ingest.schemas import MAX_ABSTRACT_CHARS
+
+    src = _jsonl(tmp_path / "a.jsonl", [{"id": "g1", "title": "Good", "abstract": "Parsing."},
+                                        {"id": "h1", "title": "Huge", "abstract": "word " * (MAX_ABSTRACT_CHARS // 5 + 1)}])
+    build([src], tmp_path / "c", fmt="jsonl", progress=False, finalize=False)
+    with Corpus.open(tmp_path / "c") as c:
+        assert c.all_ids() == ["g1"]
+        [(_, _, line, reason, *_)] = c.rejects()
+        assert line == 2 and "'abstract'" in reason and f"{MAX_ABSTRACT_CHARS:,}" in reason

@@ -239,18 +239,39 @@ def reason(exc: ValidationError) -> str:
 
 
 
+MAX_ABSTRACT_CHARS = 100_000
+"""Longest abstract a record may carry (the longest of the ACL Anthology's in ``shared/data`` has
+under 10,000 characters): a 10 MB "abstract" took 2 GiB and 30 s to ingest, a 100 MB one 14 GiB."""
+MAX_FULL_TEXT_CHARS = 10_000_000
+"""Longest body text (all paragraphs) a record may carry: a book-length thesis has about 1 MB."""
+
+
+def oversized(doc) -> str | None:
+    """Why ``doc`` (a ``Document``) is too large to ingest, or None: an abstract over
+    :data:`MAX_ABSTRACT_CHARS` or a body over :data:`MAX_FULL_TEXT_CHARS` characters."""
+    if doc.abstract and len(doc.abstract) > MAX_ABSTRACT_CHARS:
+        return (f"field 'abstract': {len(doc.abstract):,} characters; an abstract has at most {MAX_ABSTRACT_CHARS:,} "
+                "(is the field mapped to the right source field?)")
+    body = sum(len(p.text) for p in doc.paragraphs)
+    if body > MAX_FULL_TEXT_CHARS:
+        return f"full text: {body:,} characters in its paragraphs; a paper's body has at most {MAX_FULL_TEXT_CHARS:,}"
+    return None
+
+
 def converted_records(records, source_file: str, convert, expected: tuple[type[Exception], ...] = (ValueError,)):
     """Yield ``convert(record)`` for each ``RawRecord``, and instead a ``Reject`` naming the file,
-    line and reason for bad JSON, a failed pydantic validation (the failing fields) or one of the
-    ``expected`` errors (its message)."""
-    from litnav.corpus.records import Reject
+    line and reason for bad JSON, a failed pydantic validation (the failing fields), one of the
+    ``expected`` errors (its message) or a ``Document`` too large to ingest (:func:`oversized`)."""
+    from litnav.corpus.records import Document, Reject
 
     for rec in records:
         if rec.error:
             yield Reject(source_file=source_file, line=rec.line, reason=rec.error)
             continue
         try:
-            yield convert(rec)
+            out = convert(rec)
+            too_large = oversized(out) if isinstance(out, Document) else None
+            yield Reject(source_file=source_file, line=rec.line, reason=too_large) if too_large else out
         except ValidationError as exc:
             yield Reject(source_file=source_file, line=rec.line, reason=reason(exc))
         except expected as exc:
