@@ -224,3 +224,17 @@ def test_an_anchor_whose_title_has_no_words_searches_audits_and_refines(runner, 
         res = runner.invoke(app, args)
         assert res.exit_code == 0, (args, res.output)
     assert len(json.loads(session.read_text())["turns"]) == 2
+
+
+def test_an_interrupted_build_says_how_to_resume(runner, tmp_path, monkeypatch):
+    import litnav
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(litnav, "build", interrupted)
+    src = tmp_path / "p.jsonl"
+    src.write_text(json.dumps({"id": "p1", "title": "Parsing"}) + "\n")
+    res = runner.invoke(app, ["build", str(src), "--corpus", str(tmp_path / "c")])
+    assert res.exit_code == 130
+    assert "interrupted" in res.output and "rerun the same `litnav build` to resume" in res.output

@@ -62,8 +62,12 @@ def register(app: typer.Typer) -> None:
 
         run = build if engine == "local" else functools.partial(build_on_ray, address=address)
         with clean_errors(SourceError, FormatError, CorpusError, OSError, EngineError):
-            report = run(sources, corpus, fmt=fmt, settings=settings, progress=not no_progress, mapping=mapping,
-                         reembed=reembed, on_stage=reached)
+            try:
+                report = run(sources, corpus, fmt=fmt, settings=settings, progress=not no_progress, mapping=mapping,
+                             reembed=reembed, on_stage=reached)
+            except KeyboardInterrupt:  # 130 = 128 + SIGINT, as a shell reports an interrupted command
+                fail(f"interrupted; what was finished is kept: rerun the same `litnav build` to resume "
+                     f"(`litnav check --corpus {corpus}` shows the corpus's state)", code=130)
         console = make_console()
         table = Table(title=f"litnav build -> {corpus}")
         table.add_column("what")
