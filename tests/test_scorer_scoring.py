@@ -84,6 +84,13 @@ def test_metadata_judgement_is_exact(student):
     assert old.judgements[2].score == 0.0 and metadata_failed(old) == ["c3"]
     # metadata is reported but stays out of the content score S that thresholds use
     assert weighted_mean_score(old.judgements, CHECKLIST) == pytest.approx(weighted_mean_score(s.judgements, CHECKLIST))
+    # a year the record lacks is unknown, shown "?": neither met nor a failure
+    undated = score_paper(PAPER.model_copy(update={"year": None}), CHECKLIST, {}, student)
+    assert undated.judgements[2].unknown and not metadata_failed(undated)
+    assert not s.judgements[2].unknown and not old.judgements[2].unknown
+    from litnav.session.render import score_text
+
+    assert score_text(undated.judgements[2]) == "?" and score_text(old.judgements[2]) == "0.0"
 
 
 def test_final_score_formula(student):

@@ -152,6 +152,11 @@ class Evidence(_Record):
     similarity: float
 
 
+METADATA_UNKNOWN_SCORE = 2.5
+"""The score of a metadata checkpoint whose field the paper's record lacks (no year, venue or
+publication type): neither met nor failed. Met is 5, failed 0."""
+
+
 class Judgement(_Record):
     """The scorer's verdict on one checkpoint for one paper.
 
@@ -175,6 +180,12 @@ class Judgement(_Record):
     quote_end: int | None = None
     evidence: list[Evidence] = Field(default_factory=list)
     engine: str
+
+    @property
+    def unknown(self) -> bool:
+        """A metadata verdict on a field the record lacks (:data:`METADATA_UNKNOWN_SCORE`): shown
+        as "?", never as a failed 0/5."""
+        return self.kind == "metadata" and self.score == METADATA_UNKNOWN_SCORE
 
 
 class ScoredPaper(_Record):

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from litnav.core.records import Checklist, Checkpoint, Evidence, Judgement, ScoredPaper
+from litnav.core.records import METADATA_UNKNOWN_SCORE, Checklist, Checkpoint, Evidence, Judgement, ScoredPaper
 from litnav.corpus.records import Paper
 from litnav.scorer import metadata as meta
 from litnav.scorer.features import EvidenceItem, FeatureInput, alternatives, checkpoint_terms
@@ -73,18 +73,20 @@ def final_score(mean_score: float | None, probability: float) -> float:
 
 
 def metadata_failed(scored: ScoredPaper) -> list[str]:
-    """Ids of the metadata checkpoints the paper failed (score 0)."""
+    """Ids of the metadata checkpoints the paper failed (score 0; an unknown field is no failure)."""
     return [j.checkpoint_id for j in scored.judgements if j.kind == "metadata" and j.score < 2.5]
 
 
 def metadata_judgement(cp: Checkpoint, paper: Paper) -> Judgement:
     """The exact judgement of a metadata checkpoint: 5 when its predicate holds on the paper's
-    tier-1 metadata, else 0, with a rationale naming the field and value (engine ``metadata``).
+    tier-1 metadata, 0 when it fails, ``METADATA_UNKNOWN_SCORE`` (2.5, shown as "?") when the
+    record lacks the field, with a rationale naming the field and value (engine ``metadata``).
     Raises ``ValueError`` when the checkpoint has no predicate."""
     if cp.predicate is None:
         raise ValueError(f"checkpoint {cp.id!r}: kind 'metadata' needs a predicate")
-    ok, why = meta.check(cp.predicate, paper)
-    return Judgement(checkpoint_id=cp.id, kind=cp.kind, text=cp.text, score=5.0 if ok else 0.0,
+    ok, why = meta.evaluate(cp.predicate, paper)
+    score = METADATA_UNKNOWN_SCORE if ok is None else 5.0 if ok else 0.0
+    return Judgement(checkpoint_id=cp.id, kind=cp.kind, text=cp.text, score=score,
                      rationale=f"{cp.predicate.field}: {why}", engine=METADATA_ENGINE)
 
 

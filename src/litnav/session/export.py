@@ -529,7 +529,8 @@ def result_record(row: ExportRow, scored: bool = True) -> dict:
         "scored": scored, "final_score": r.final_score if scored else None,
         "probability": r.probability if scored else None,
         "checkpoints": [{
-            "id": j.checkpoint_id, "kind": j.kind, "text": j.text, "score": j.score, "rationale": j.rationale,
+            "id": j.checkpoint_id, "kind": j.kind, "text": j.text, "score": None if j.unknown else j.score,
+            "rationale": j.rationale,
             "quote": j.quote, "section": sections.get(j.quote_chunk_id) if j.quote_chunk_id else None,
             "quote_start": j.quote_start, "quote_end": j.quote_end, "engine": j.engine,
         } for j in r.checkpoints],
@@ -547,7 +548,8 @@ def to_csv(rows: list[ExportRow], session: Session) -> str:
     acl, pubmed, url, s2_url, final_score, probability (4 decimals), then ``<id> score`` (0-5, 2
     decimals) and ``<id> quote`` per checkpoint of the final checklist (empty where the paper has
     no judgement; the JSONL export keeps full precision and each checkpoint's text). A result
-    below the scored top N (``Session.is_scored``) has empty score cells, not 0. A text cell
+    below the scored top N (``Session.is_scored``) has empty score cells, not 0; a metadata field the
+    record lacks scores "?" (``Judgement.unknown``; null in JSONL). A text cell
     that a spreadsheet would run as a formula (it begins with ``=``, ``+``, ``-``, ``@``, a tab or a
     carriage return) starts with an apostrophe (:func:`_cell`, OWASP's CSV-injection advice)."""
     cids = _checkpoint_ids(session)
@@ -567,7 +569,7 @@ def to_csv(rows: list[ExportRow], session: Session) -> str:
                 *((round(r.final_score, 4), round(r.probability, 4)) if session.is_scored(r) else ("", ""))]
         for c in cids:
             j = by_id.get(c)
-            line += [round(j.score, 2) if j else "", _cell(j.quote or "") if j else ""]
+            line += ["" if not j else "?" if j.unknown else round(j.score, 2), _cell(j.quote or "") if j else ""]
         w.writerow(line)
     return buf.getvalue()
 

@@ -11,7 +11,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from litnav.core.records import FoundBy, Result, Session, Turn, Workflow
+from litnav.core.records import FoundBy, Judgement, Result, Session, Turn, Workflow
 from litnav.core.text import shown_values, visible_text
 from litnav.navigator.intent.describe import predicate_text
 
@@ -27,6 +27,15 @@ def escape(text: str) -> str:
 
 def _score_style(score: float) -> str:
     return "green" if score >= 4 else "yellow" if score >= 2.5 else "red"
+
+
+def score_text(j: Judgement, spec: str = ".1f") -> str:
+    """A judgement's score as shown: ``?`` for a metadata field the record lacks (``Judgement.unknown``)."""
+    return "?" if j.unknown else format(j.score, spec)
+
+
+def _judgement_style(j: Judgement) -> str:
+    return "dim" if j.unknown else _score_style(j.score)
 
 
 def checklist_table(session: Session) -> Table:
@@ -107,7 +116,7 @@ def rationale_lines(result: Result, max_checkpoints: int | None = None) -> Text:
     """One line per checkpoint: score and rationale (quotes are verbatim evidence)."""
     text = Text()
     for j in result.checkpoints[:max_checkpoints]:
-        text.append(f"  {j.checkpoint_id} {j.score:.1f}/5 ", style=_score_style(j.score))
+        text.append(f"  {j.checkpoint_id} {score_text(j)}/5 ", style=_judgement_style(j))
         text.append(f"{visible_text(j.rationale)}\n")
     return text
 
@@ -123,8 +132,8 @@ def matrix_table(session: Session) -> Table:
         table.add_column(cid, justify="center")
     table.add_column("final", justify="right")
     for r in session.results:
-        scores = {j.checkpoint_id: j.score for j in r.checkpoints}
-        cells = [Text(f"{scores[c]:.1f}", style=_score_style(scores[c])) if c in scores else Text("–")
+        judged = {j.checkpoint_id: j for j in r.checkpoints}
+        cells = [Text(score_text(judged[c]), style=_judgement_style(judged[c])) if c in judged else Text("–")
                  for c in ids]
         table.add_row(str(r.rank), r.corpus_id, *cells, f"{r.final_score:.3f}")
     return table
@@ -137,8 +146,8 @@ def paper_panel(result: Result, full_text: str | None = None) -> Panel:
                         style="bold")]
     for j in result.checkpoints:
         parts.append(Text(visible_text(f"\n{j.checkpoint_id} [{j.kind}] {j.text}"), style="bold cyan"))
-        parts.append(Text(visible_text(f"score {j.score:.1f}/5 by {j.engine}: {j.rationale}"),
-                          style=_score_style(j.score)))
+        parts.append(Text(visible_text(f"score {score_text(j)}/5 by {j.engine}: {j.rationale}"),
+                          style=_judgement_style(j)))
         for e in j.evidence:
             head = Text(f"  evidence {e.chunk_id} ({e.section}, chars {e.char_start}-{e.char_end}, "
                         f"cos {e.similarity:.2f})", style="dim")

@@ -13,7 +13,7 @@ from typing import Any
 
 from litnav.core.records import Session
 from litnav.navigator.intent.describe import predicate_text
-from litnav.session.render import found_by_summary, result_notes
+from litnav.session.render import found_by_summary, result_notes, score_text
 
 CONTEXT_CHARS = 240
 """Characters of surrounding text shown either side of an evidence chunk."""
@@ -61,7 +61,8 @@ def audit_view(session: Session, corpus=None) -> dict[str, Any]:
         judgements = {}
         for j in r.checkpoints:
             judgements[j.checkpoint_id] = {
-                "kind": j.kind, "text": j.text, "score": j.score, "score_class": _score_class(j.score),
+                "kind": j.kind, "text": j.text, "score": None if j.unknown else j.score,
+                "score_class": _score_class(None if j.unknown else j.score), "shown": score_text(j),
                 "rationale": j.rationale, "quote": j.quote, "quote_chunk_id": j.quote_chunk_id,
                 "quote_start": j.quote_start, "quote_end": j.quote_end,
                 "engine": j.engine, "evidence": [_evidence(e, j.quote, full_text) for e in j.evidence],
