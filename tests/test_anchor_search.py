@@ -121,6 +121,9 @@ def test_an_intent_asking_for_follow_up_work_of_a_paper_runs_its_anchor_search(c
     s = search(f"papers cited by {title}", corpus, FAST, top_k=10)
     assert s.turns[0].direction == "predecessor" and set(_ids(s)) == cited
     assert anchor_request("follow-up work on knowledge distillation") is None  # a topic, not a paper
+    # a short title counts only when written as one, and then only a paper of exactly that title
+    assert anchor_request("papers similar to Deep Sets").exact_title
+    assert anchor_request("papers similar to knowledge distillation") is None
     uncited = next(corpus.paper(c) for c in corpus.all_ids()
                    if not corpus.citations(c) and len(corpus.paper(c).title.split()) >= 4)
     s = search(f"follow-up work on {uncited.title}", corpus, FAST, top_k=10)
@@ -205,3 +208,17 @@ def test_a_date_over_a_corpus_without_years_says_that_no_paper_has_one(open_corp
     [m] = [c for c in s.rounds[-1].checklist.checkpoints if c.kind == "metadata"]
     assert m.weight < 1 and s.results
     assert any("no paper of this corpus has a publication year" in n for n in result_notes(s))
+
+
+def test_papers_similar_to_a_short_title_search_that_paper_or_its_words(corpus, monkeypatch):
+    """"papers similar to <short title>": the paper of exactly that title as a sibling anchor; when
+    the corpus holds none, a topic search for the title's words, without "similar to"."""
+    from litnav.navigator import search
+
+    s = search("papers similar to Deep Sets", corpus, FAST, top_k=5)
+    assert not s.turns or s.turns[0].anchor is None
+    assert s.rounds[0].checklist.checkpoints[0].text == "Deep Sets"
+    monkeypatch.setattr(type(corpus), "find_by_title",
+                        lambda self, title, year=None: ["graphcl"] if title == "Graph Pretraining" else [])
+    s = search("papers similar to Graph Pretraining", corpus, FAST, top_k=5)
+    assert s.turns[0].anchor == "graphcl" and s.turns[0].direction == "sibling"

@@ -96,7 +96,12 @@ def _anchor_from_intent(intent: str, corpus, settings: Settings, *, top_k, today
     request = anchor_request(intent)
     if request is None:
         return None
-    direction, ref, rest = request
+    direction, ref, rest, exact_title = request
+    if exact_title:  # "papers similar to Deep Sets": the paper of that title, else a topic
+        ids = corpus.find_by_title(ref)
+        if len(ids) != 1:
+            return None
+        ref = ids[0]
     try:
         anchor = resolve_anchor(corpus, ref)
     except AnchorError:

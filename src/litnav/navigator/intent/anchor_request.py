@@ -45,19 +45,35 @@ _IDENTIFIER = re.compile(r"^(?:10\.\d{4,9}/\S+|(?:arxiv:)?\d{4}\.\d{4,5}(?:v\d+)
 
 
 class AnchorRequest(NamedTuple):
-    """What :func:`anchor_request` read: the direction, the paper's reference, and what follows a
-    quoted reference (its constraints: ``'papers citing "Deep Sets" since 2023'`` -> "since 2023"; else "")."""
+    """What :func:`anchor_request` read: the direction, the paper's reference, what follows a
+    quoted reference (its constraints: ``'papers citing "Deep Sets" since 2023'`` -> "since 2023"; else ""),
+    and ``exact_title``: a reference too short to be read as a title unless a corpus paper has
+    exactly that title ("papers similar to Deep Sets")."""
 
     direction: str
     reference: str
     rest: str = ""
+    exact_title: bool = False
+
+
+_MINOR = frozenset("a an the of for and or in on to with via by at from as is are".split())
+
+
+def _title_cased(ref: str) -> bool:
+    """Whether a short reference is written as a title: every word but minor ones opens with a
+    capital or a digit ("Deep Sets", "BERT", "Attention Is All"), so "knowledge distillation"
+    stays a topic."""
+    words = [w for w in re.split(r"[\s:-]+", ref) if w]
+    return bool(words) and all(w[0].isupper() or w[0].isdigit() or w.lower() in _MINOR for w in words) \
+        and words[0].lower() not in _MINOR
 
 
 def anchor_request(intent: str) -> AnchorRequest | None:
     """``(direction, reference, rest)`` when ``intent`` asks for the citing papers (``successor``),
     the cited papers (``predecessor``) or the similar papers (``sibling``) of one paper named
     whole; else None. ``reference`` is unquoted; it is returned only when quoted, shaped as a DOI /
-    arXiv id / URL, or at least :data:`MIN_TITLE_WORDS` words long. An unquoted reference may end
+    arXiv id / URL, at least :data:`MIN_TITLE_WORDS` words long, or written as a title (then
+    ``exact_title``: only a corpus paper of exactly that title makes it an anchor). An unquoted reference may end
     with constraints ("... since 2023"): the caller splits them off when the whole names no
     paper. Never raises."""
     if not isinstance(intent, str) or len(intent) > 2_000:
@@ -71,6 +87,8 @@ def anchor_request(intent: str) -> AnchorRequest | None:
             return AnchorRequest(direction, q.group("ref").strip(), (q.group("rest") or "").strip(" ,;"))
         if _IDENTIFIER.match(ref) or len(ref.split()) >= MIN_TITLE_WORDS:
             return AnchorRequest(direction, ref)
+        if _title_cased(ref):
+            return AnchorRequest(direction, ref, exact_title=True)
         return None
     return None
 

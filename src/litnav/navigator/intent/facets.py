@@ -100,7 +100,8 @@ _QUALIFIERS = (r"(?:(?:some|any|all|the|a|an|relevant|good|key|important|seminal
                r"|foundational|classic|follow-?up)\s+)*")
 _LINK = (r"(?:on|about|of|(?<=follow-ups )to|(?<=follow-up )to|(?<=followups )to|regarding|concerning|into|in|that|which|dealing\s+with|addressing|investigating"
          r"|examining|exploring|studying|describing|proposing|related\s+to|focusing\s+on|focused\s+on"
-         r"|looking\s+at|discussing|in\s+the\s+(?:area|field)\s+of|covering|analy[sz]ing|presenting|where|whose)")
+         r"|looking\s+at|discussing|in\s+the\s+(?:area|field)\s+of|covering|analy[sz]ing|presenting|where|whose"
+         r"|similar\s+to|like)")
 _DOC_LINK = re.compile(rf"\b{_QUALIFIERS}(?:{_DOCS})\s+(?:{_LINK}"
                        r"|(?!using\b|leveraging\b|employing\b|applying\b|including\b)[a-z]+ing)\b", re.I)
 
