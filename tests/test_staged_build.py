@@ -271,3 +271,39 @@ def test_papers_added_to_a_complete_corpus_keep_dense_retrieval_over_the_last_bu
         assert set(c.missing_channels()) == {"semantic"} and not c.partial_channels()
         with pytest.raises(DenseUnavailableError, match="not built yet"):
             c.semantic_search(QUERY, 3)
+
+
+def test_a_changed_paper_is_re_embedded_alone_and_never_found_by_its_old_vector(source: Path, tmp_path: Path,
+                                                                                 monkeypatch) -> None:
+    """Changing one record of a file re-embeds that paper only (the others keep their vectors);
+    until it is embedded, dense retrieval over the last complete build never returns it for the
+    text it no longer has."""
+    import json
+
+    from litnav.corpus.encoder import Encoder
+
+    corpus = tmp_path / "corpus"
+    rows = [json.loads(line) for line in source.read_text().splitlines()]
+    papers = tmp_path / "papers.jsonl"
+    papers.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    build([papers], corpus, progress=False)
+    with Corpus.open(corpus) as c:
+        changed = c.semantic_search(QUERY, 1)[0].corpus_id
+    for r in rows:
+        if r["id"] == changed:
+            r.update(title="Lattice QCD at finite temperature", abstract="We simulate quarks and gluons on a lattice.")
+    papers.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+    build([papers], corpus, progress=False, stop_after="lexical")
+    with Corpus.open(corpus) as c:
+        assert c.partial_channels() and changed not in {h.corpus_id for h in c.semantic_search(QUERY, 14)}
+
+    encoded: list[str] = []
+    real = Encoder.encode
+    monkeypatch.setattr(Encoder, "encode", lambda self, texts, *a, **k: encoded.extend(texts) or real(self, texts, *a, **k))
+    build([papers], corpus, progress=False)
+    unchanged = [r["title"] for r in rows if r["id"] != changed]
+    assert encoded and not any(t in text for t in unchanged for text in encoded)
+    with Corpus.open(corpus) as c:
+        assert c.semantic_search("lattice quarks and gluons", 1)[0].corpus_id == changed
+        assert c.stats()["vectors"] == len(rows)

@@ -57,7 +57,7 @@ from litnav.corpus.encoder import Encoder
 from litnav.corpus.errors import ModelMismatchError, mismatch_message
 from litnav.corpus.lexical import BM25_DIR, build_bm25
 from litnav.corpus.phrases import PHRASES_FILE, build_phrase_table, save_phrases
-from litnav.corpus.schema import CHUNK_CACHE_DIR, EMBED_DIR, INDEX_DIR
+from litnav.corpus.schema import CHUNK_CACHE_DIR, EMBED_DIR, EMBED_TEXT_SQL, INDEX_DIR
 from litnav.corpus.store import STAGE_KEY, content_counts, get_meta, register, set_meta, unregister
 from litnav.corpus.vectors import (
     IDS_FILE,
@@ -82,8 +82,6 @@ SPLITTER_VERSION = 1
 PHRASE_SAMPLE = 100_000
 """Papers whose titles+abstracts the phrase statistics count, at most (every k-th paper beyond)."""
 
-EMBED_TEXT_SQL = "coalesce(p.title, '') || CASE WHEN a.abstract IS NULL THEN '' ELSE chr(10) || a.abstract END"
-"""The text embedded for a paper: title, newline, abstract. Its md5 is the stored ``text_hash``."""
 
 ABSTRACT_TODO = "abstracts.todo.parquet"
 CHUNK_TODO = "chunks.todo.parquet"

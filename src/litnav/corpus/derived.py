@@ -4,7 +4,7 @@ A distributed build (``ingest.ray_build``) parses, chunks and embeds each input 
 before the shard's documents reach the corpus. What a worker derives is what finalize would make
 from the same documents: :func:`derive_chunks` runs the same row conversion
 (``rows.document_tables``), chunker (``corpus.build.chunk_table``) and embedded text
-(``corpus.build.EMBED_TEXT_SQL``) on an in-memory DuckDB holding only that shard's rows.
+(``corpus.schema.EMBED_TEXT_SQL``) on an in-memory DuckDB holding only that shard's rows.
 
 :func:`merge_derived` stores a shard's derived rows inside the shard's source transaction, but only
 where they still describe the stored paper: chunks when the stored abstract and paragraphs hash to
@@ -24,9 +24,10 @@ import duckdb
 import pyarrow as pa
 
 from litnav.corpus import rows
-from litnav.corpus.build import EMBED_TEXT_SQL, chunk_table
+from litnav.corpus.build import chunk_table
 from litnav.corpus.chunking import Chunker
 from litnav.corpus.records import Document
+from litnav.corpus.schema import EMBED_TEXT_SQL
 from litnav.corpus.store import get_meta, register, set_meta, unregister
 
 CONTENT_HASH_SQL = """

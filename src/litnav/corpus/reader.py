@@ -32,7 +32,7 @@ from litnav.corpus.encoder import Encoder, backend_of
 from litnav.corpus.errors import CorpusError, DenseUnavailableError, ModelMismatchError, mismatch_message
 from litnav.corpus.records import EXTERNAL_ID_KINDS, Chunk, Citation, Hit, Paper
 from litnav.corpus.rows import PAPER_SELECT, paper_from_row
-from litnav.corpus.schema import CHUNK_CACHE_DIR, INDEX_DIR
+from litnav.corpus.schema import CHUNK_CACHE_DIR, EMBED_TEXT_SQL, INDEX_DIR
 from litnav.corpus.store import (
     COUNT_KEYS,
     STAGE_KEY,
@@ -265,7 +265,8 @@ class Corpus:
         corpus). ``{"semantic": ...}`` in build stage ``lexical`` after papers were added to or changed
         in a complete corpus: dense retrieval searches the FAISS index of the last complete build
         until the running (or interrupted) build publishes the new one, so the papers added or
-        changed since are found by BM25 and citations only (and a changed paper by its old vector)."""
+        changed since are found by BM25 and citations only (never a changed paper by its old
+        vector: ``semantic_search`` drops it)."""
         previous = self._previous_dense()
         if not previous:
             return {}
@@ -905,9 +906,13 @@ class Corpus:
         return [Hit(corpus_id=c, score=s) for c, s in hits[:k]]
 
     def _present(self, hits: list[Hit]) -> list[Hit]:
-        """``hits`` whose paper is in the corpus, in order."""
-        present = set(self._arrow_ids("SELECT corpus_id FROM papers WHERE corpus_id IN (SELECT corpus_id FROM _ids)",
-                                      [h.corpus_id for h in hits]).column("corpus_id").to_pylist())
+        """``hits`` of the last complete build's index whose paper is in the corpus with the title and
+        abstract its vector was made from (a paper changed since waits for its new vector, as a new
+        one does: BM25 finds it meanwhile), in order."""
+        present = set(self._arrow_ids(
+            f"SELECT p.corpus_id FROM papers p LEFT JOIN abstracts a USING (corpus_id) JOIN vectors v USING (corpus_id) "
+            f"WHERE p.corpus_id IN (SELECT corpus_id FROM _ids) AND v.text_hash = md5({EMBED_TEXT_SQL})",
+            [h.corpus_id for h in hits]).column("corpus_id").to_pylist())
         return [h for h in hits if h.corpus_id in present]
 
     def _lexical(self):

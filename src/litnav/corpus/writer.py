@@ -473,8 +473,10 @@ class CorpusWriter:
 
     def _forget_source(self, source_key: str) -> None:
         """Inside a source transaction: drop what an earlier version of this input stored (its
-        rejects, and the papers whose stored record came from it), so that a changed file replaces
-        its records exactly, deletions included. Nothing to do for a file never committed."""
+        rejects, and the papers whose stored record came from it, but not their abstract vectors:
+        the dense phase keeps the vector of a paper whose title and abstract are unchanged and
+        drops those of papers the new version lacks), so that a changed file replaces its records
+        exactly, deletions included. Nothing to do for a file never committed."""
         if not self.is_committed(source_key):
             return
         self.conn.execute("DELETE FROM rejects WHERE source_key = ?", [source_key])
@@ -482,8 +484,8 @@ class CorpusWriter:
         if not ids.num_rows:
             return
         register(self.conn, "_gone", ids)
-        try:
-            _delete_papers(self.conn, "_gone", also=("vectors",))
+        try:  # abstract vectors stay: the dense phase re-embeds only a paper whose text hash changed
+            _delete_papers(self.conn, "_gone")  # and drops those of papers the new version lacks
         finally:
             unregister(self.conn, "_gone")
 
