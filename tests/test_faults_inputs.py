@@ -360,3 +360,22 @@ def test_an_overlong_title_or_id_and_an_id_with_control_characters_are_rejected_
         reasons = [r[3] for r in c.rejects()]
     assert sum("field 'title': 1,100,000 characters" in r for r in reasons) == 1
     assert sum("field 'id': an id has at most 512 characters" in r for r in reasons) == 2
+
+
+@pytest.mark.parametrize("abstract, trial", [
+    ("DESIGN Randomized, blinded, placebo-controlled trial. SETTING Eleven clinical centers.", True),
+    ("We conducted a multicentre, open-label, randomised controlled trial in 31 hospitals.", True),
+    ("In this double-blind randomized trial, 412 adults received vitamin D or placebo.", True),
+    ("Patients with type 2 diabetes were randomly assigned to liraglutide or placebo.", True),
+    ("Male Wistar rats were randomized into three groups.", False),
+    ("We did a meta-analysis of randomised controlled trials of statins.", False),
+    ("Of 1,017 registered randomised trials, 21% were discontinued.", False),
+])
+def test_a_paper_whose_abstract_reports_its_own_randomised_trial_is_typed_a_trial(tmp_path, abstract, trial):
+    """"only randomised trials" read trials from titles alone: the Fracture Intervention Trial
+    ("DESIGN Randomized, blinded, placebo-controlled trial.", no "trial" in its title) was filtered out."""
+    src = tmp_path / "p.jsonl"
+    src.write_text(json.dumps({"id": "p1", "title": "Alendronate and fracture risk", "abstract": abstract}) + "\n")
+    build([src], tmp_path / "c", fmt="jsonl", progress=False, finalize=False)
+    with Corpus.open(tmp_path / "c") as c:
+        assert (c.paper("p1").publication_types == ["ClinicalTrial"]) is trial

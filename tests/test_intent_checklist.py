@@ -309,6 +309,9 @@ def test_trials_without_a_cue_stay_the_topic(intent):
     ("Aspirin and colorectal adenomas: results of a phase III clinical trial", [], True),
     ("Statin use and fracture risk", ["ClinicalTrial"], True),
     ("Statin use and fracture risk in a cohort of older adults", ["JournalArticle"], False),
+    # a study of trials is no trial
+    ("Discontinuation and non-publication of surgical randomised controlled trials", ["JournalArticle"], False),
+    ("Two randomized trials of vitamin D in older women", [], True),
 ])
 def test_the_trial_type_is_decided_from_the_title_or_the_s2_type(title, types, expected):
     from litnav.corpus.predicates import evaluate
@@ -328,3 +331,16 @@ def test_not_reviews_leaves_out_a_meta_analysis():
     typed = Paper(corpus_id="t", title="Statins and strokes", publication_types=["MetaAnalysis"])
     trial = Paper(corpus_id="r", title="A randomised trial of pravastatin in older adults")
     assert [evaluate(not_reviews, p)[0] for p in (meta, typed, trial)] == [False, False, True]
+
+
+@pytest.mark.parametrize(("intent", "weight"), [
+    ("autophagy in cancer cells, primary research only", 1.0),
+    ("original research on autophagy in cancer cells", 0.5),
+])
+def test_original_or_primary_research_asks_for_empirical_papers(intent, weight):
+    """"primary research" is the type a biomedical reader asks for (not a review), never a topic
+    word ("c1 autophagy in cancer cells, primary")."""
+    checklist = parse_intent(intent)
+    [meta] = [c for c in checklist.checkpoints if c.kind == "metadata"]
+    assert meta.predicate.values == ["empirical"] and meta.weight == weight
+    assert checklist.checkpoints[0].text == "autophagy in cancer cells"

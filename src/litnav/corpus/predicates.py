@@ -62,7 +62,8 @@ def _fold(s: str) -> str:
 
 _REVIEW = re.compile(
     "|".join(f"(?:{p})" for p in [
-        r"^\s*(an?\s+)?((brief|short|comprehensive|systematic|critical|concise|empirical)\s+)?(survey|review|overview)\b",
+        r"^\s*(an?\s+)?((brief|short|comprehensive|systematic|critical|concise|empirical|historical|scientific"
+        r"|bibliometric|mini|general|updated|narrative|scoping|integrative|umbrella)\s+)?(survey|review|overview)\b",
         r"\b(survey|review|overview)\s+(of|on)\b",
         r"(?:[:–—(]|\s-)\s*(an?\s+)?([\w-]+\s+){0,2}(survey|review|overview)\s*\)?\s*$",
         r",\s*an?\s+(\w+\s+){0,2}(survey|review|overview)\s*$",
@@ -78,6 +79,8 @@ _REVIEW = re.compile(
     re.IGNORECASE,
 )
 
+
+_PEER_REVIEW = re.compile(r"\bpeer[- ]review", re.I)
 
 _TASK_OVERVIEW = re.compile(
     "|".join(f"(?:{p})" for p in [
@@ -95,16 +98,20 @@ Shared Task ..."; a participant's title names its team first ("TeamX at SemEval-
 def review_cue(title: str | None) -> str | None:
     """The words of ``title`` that mark it as a survey/review/overview paper, or None.
 
-    Matches e.g. "A Survey of ...", "... : A Review", "Overview of the ... Shared Task",
-    "Systematic review ...", and the titles of shared-task overviews (:data:`_TASK_OVERVIEW`);
-    not "survey" or "review" used otherwise ("Using survey data to estimate migration flows",
-    "Peer review bias in NLP conferences"), nor a participant's system paper.
+    Matches e.g. "A Survey of ...", "... : A Review" (a final period ignored), "Historical
+    review: ...", "Overview of the ... Shared Task", "Systematic review ...", and the titles of
+    shared-task overviews (:data:`_TASK_OVERVIEW`); not "survey" or "review" used otherwise
+    ("Using survey data to estimate migration flows", "Peer review bias in NLP conferences",
+    "Effect on the quality of peer review of blinding reviewers ...: a randomized controlled
+    trial"), nor a participant's system paper.
     """
     if not title:
         return None
     m = _TASK_OVERVIEW.search(title)
     if m:
         return m.group(0).strip(" :")
+    # a final period ("...: a review.") is no part of the title's form; "peer review" is a process
+    title = _PEER_REVIEW.sub("peer-assessment", title.rstrip(" ."))
     lower = title.lower()
     # every pattern needs one of these words: a substring test skips the regex for most titles
     if "survey" not in lower and "review" not in lower and "overview" not in lower:
@@ -149,6 +156,37 @@ def abstract_review_cue(abstract: str | None) -> str | None:
     if "review" not in lower and "survey" not in lower and "perspective" not in lower:
         return None
     m = _ABSTRACT_REVIEW.search(abstract)
+    return m.group(0) if m else None
+
+
+_RCT = r"(?:randomi[sz]ed|controlled)(?:[-,\s]+(?:[\w-]+[-,\s]+){0,5}?)trial\b"
+_ABSTRACT_TRIAL = re.compile(
+    "|".join(f"(?:{p})" for p in [
+        rf"\bdesign(?:,\s*setting,?\s*(?:and\s+)?participants)?\s*[:.,-]?\s*(?:this\s+(?:was|is)\s+)?(?:an?\s+)?"
+        rf"(?:[\w-]+[-,\s]+){{0,4}}?{_RCT}",
+        rf"\b(?:we|this\s+study)\s+(?:conducted|performed|carried\s+out|did|undertook|report|reports|describes?|was)\s+"
+        rf"an?\s+(?:[\w-]+[-,\s]+){{0,4}}?{_RCT}",
+        rf"\bin\s+(?:this|a|our)\s+(?:[\w-]+[-,\s]+){{0,4}}?{_RCT}",
+        r"\b(?:patients|participants|subjects|women|men|adults|children|infants|individuals|volunteers|people"
+        r"|persons|smokers|mothers|students|residents|households|families|clusters|practices|schools|communities)\b"
+        r"(?:[\s,]+[\w()%.-]+){0,8}?\s+(?:were|was)\s+(?:randomly\s+assigned|randomi[sz]ed)\s+(?:\(\S+\)\s+)?"
+        r"(?:to|into|between)\b",
+    ]),
+    re.IGNORECASE,
+)
+
+
+def abstract_trial_cue(abstract: str | None) -> str | None:
+    """The words of ``abstract`` that say the paper reports a randomised trial of its own ("DESIGN
+    Randomized, blinded, placebo-controlled trial.", "We conducted a randomised controlled
+    trial ...", "In this double-blind randomized trial ...", "patients were randomly assigned
+    to ..."; people, not animals: "rats were randomized into groups" is no trial), or None: not an abstract that only names trials ("a meta-analysis of randomised
+    trials", "registered trials were discontinued") nor one of a review or meta-analysis."""
+    if not abstract or not re.search(r"randomi[sz]|random\w*\s+assign", abstract, re.I):
+        return None
+    if abstract_review_cue(abstract) or re.search(r"\bmeta-?analys[ie]s\b|\bsystematic\s+review\b", abstract, re.I):
+        return None
+    m = _ABSTRACT_TRIAL.search(abstract)
     return m.group(0) if m else None
 
 
@@ -247,13 +285,23 @@ def _venue_name(p: MetadataPredicate, paper: Paper) -> tuple[bool | None, str]:
     return False, f"venue {shown!r} is none of {p.values}"
 
 
+_ABOUT_TRIALS = re.compile(r"\b(?:of|in|from|among|across|about|on)\s+(?:[\w-]+\s+){0,2}$", re.I)
+"""Words before a plural "... trials" that make a title a study *of* trials ("Discontinuation and
+non-publication of surgical randomised controlled trials"), not a trial ("... : a randomised
+controlled trial", "Two randomized trials of ...")."""
+
+
 def _cued_type(value: str, paper: Paper, types: set[str]) -> str | None:
     cue, s2_types = TYPE_TITLE_CUES[value]
     listed = [t for t in paper.publication_types if t.lower().replace("-", "") in s2_types]
     if listed:
         return f"publication type {listed[0]!r}"
-    m = cue.search(paper.title or "")
-    return f"title says {m.group(0)!r}" if m else None
+    title = paper.title or ""
+    for m in cue.finditer(title):
+        if value == "trial" and m.group(0).lower().endswith("trials") and _ABOUT_TRIALS.search(title[:m.start()]):
+            continue
+        return f"title says {m.group(0)!r}"
+    return None
 
 
 def _publication_type(p: MetadataPredicate, paper: Paper) -> tuple[bool | None, str]:

@@ -8,7 +8,7 @@ from datetime import date
 from typing import Any
 
 from litnav.core.ids import normalise_external_id
-from litnav.corpus.predicates import abstract_review_cue, looks_like_review
+from litnav.corpus.predicates import abstract_review_cue, abstract_trial_cue, looks_like_review
 from litnav.corpus.records import Author, Document, Paper
 from litnav.ingest.text import title_text
 from litnav.ingest.venues import clean, normalise_venue, parse_acl_id
@@ -109,10 +109,16 @@ def make_paper(
 
 
 def typed_by_abstract(doc: Document) -> Document:
-    """``doc`` typed ``["Review"]`` when its source gave no publication types and its abstract
-    says it is a review or survey (``corpus.predicates.abstract_review_cue``: "This review
-    summarizes ...", "Here, we review ..."), as :func:`make_paper` types one by its title; else
-    ``doc`` itself."""
-    if doc.paper.publication_types or not abstract_review_cue(doc.abstract):
+    """``doc`` typed by its abstract when its source gave no publication types: ``["Review"]``
+    when it says it is a review or survey (``corpus.predicates.abstract_review_cue``: "This review
+    summarizes ...", "Here, we review ..."), as :func:`make_paper` types one by its title;
+    ``["ClinicalTrial"]`` when it reports a randomised trial of its own
+    (``corpus.predicates.abstract_trial_cue``: "DESIGN Randomized, blinded, placebo-controlled
+    trial."); else ``doc`` itself."""
+    if doc.paper.publication_types:
         return doc
-    return doc.model_copy(update={"paper": doc.paper.model_copy(update={"publication_types": ["Review"]})})
+    types = (["Review"] if abstract_review_cue(doc.abstract)
+             else ["ClinicalTrial"] if abstract_trial_cue(doc.abstract) else None)
+    if types is None:
+        return doc
+    return doc.model_copy(update={"paper": doc.paper.model_copy(update={"publication_types": types})})
