@@ -339,3 +339,16 @@ def test_the_verb_of_a_goal_is_no_part_of_its_concepts(intent: str, kept: str, d
     that can be a verb ("transfer learning") and a pasted title keep their first word."""
     terms = {t for c in parse_intent(intent, None, TODAY).checkpoints for t in c.terms}
     assert kept in terms and dropped not in terms, terms
+
+
+@pytest.mark.parametrize("intent", [
+    "mechanisms of insulin resistance in adipose tissue, excluding studies in mice",
+    "mechanisms of insulin resistance in adipose tissue, not animal models",
+    "mechanisms of insulin resistance in adipose tissue, excluding animal studies",
+    "mechanisms of insulin resistance in adipose tissue, excluding rodent studies",
+])
+def test_every_way_of_excluding_animal_work_excludes_mouse_papers(intent: str) -> None:
+    """"not animal models" and "excluding rodent studies" say what "excluding studies in mice"
+    says: a paper about mice violates each (an exclusion is judged by its terms)."""
+    [exclusion] = [c for c in parse_intent(intent).checkpoints if c.kind == "exclusion"]
+    assert {"mice", "mouse"} <= set(exclusion.terms) and exclusion.any_of

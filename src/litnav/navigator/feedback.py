@@ -306,9 +306,10 @@ def parse_feedback(
                    and c.predicate.field == cp.predicate.field and c.source == "user"
                    and (cp.predicate.field != "venue_year" or c.predicate.values == cp.predicate.values)]
             if cp.predicate.field == "year" and newest is None and hasattr(corpus, "newest_date"):
+                where = getattr(corpus, "directory", None)
                 raise FeedbackError(f"{cp.text!r}: no paper of this corpus has a publication year or date, so a "
-                                    "date constraint cannot change the results (`litnav stats --venues 5` lists "
-                                    "the papers per year)")
+                                    "date constraint cannot change the results (`litnav stats --corpus "
+                                    f"{where or 'DIR'} --venues 5` lists the papers per year)")
             dropped = {e.target for e in edits if e.action == "drop_checkpoint"}  # "ignore the year constraint and ..."
             _refuse_contradiction(cp, [c for c in scratch.checkpoints if c.id not in old and c.id not in dropped])
             if corpus is not None and hasattr(corpus, "ids_matching"):  # as a search does: a filter

@@ -2,7 +2,8 @@
 
 Values (our own small vocabulary, see :data:`PUBLICATION_TYPES`): ``survey`` (survey, review
 paper, systematic/literature review, overview), ``meta-analysis``, ``tutorial``,
-``empirical`` (empirical/experimental study, paper, evaluation, analysis; bare "empirical"),
+``empirical`` (empirical/experimental study, paper, evaluation, analysis; bare "empirical";
+original or primary research, studies or articles),
 ``benchmark`` (benchmark paper/study), ``position`` (position paper), ``dataset`` (dataset or
 resource paper), ``theoretical`` (theoretical paper/analysis), ``trial`` (randomised/controlled/
 clinical trials, RCTs; only with a cue: "only RCTs", "not clinical trials"). A bare "review(s)" counts only
@@ -53,6 +54,7 @@ _TYPES: list[tuple[str, str]] = [
     ("empirical", r"(?:empirical|experimental|quantitative)\s+(?:stud(?:y|ies)|papers?|works?|evaluations?"
                   r"|analys[ie]s|investigations?|research|comparisons?)"),
     ("empirical", r"empirical(?![\w-])"),
+    ("empirical", r"(?:original|primary)\s+(?:research|stud(?:y|ies)|research\s+(?:papers?|articles?)|articles?)"),
     ("benchmark", r"benchmark(?:ing)?\s+(?:papers?|stud(?:y|ies))"),
     ("position", r"(?:position|opinion)\s+(?:papers?|pieces?|articles?)"),
     ("dataset", r"(?:dataset|data\s+set|resource|corpus)\s+papers?"),
