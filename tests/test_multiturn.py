@@ -515,3 +515,20 @@ def test_a_focus_said_twice_or_a_pin_and_ban_of_one_paper_are_refused(corpus):
     with pytest.raises(FeedbackError, match="name the same paper"):
         refine(session, "pin paper 1 and ban paper 1", corpus, Settings())
     assert len(session.turns) == turns
+
+
+def test_an_exclusion_added_by_feedback_can_be_dropped_by_its_id(scripted, corpus):
+    """"drop checkpoint x1" takes back an earlier turn's exclusion: the checkpoint and its terms
+    in the exclusion filter go, and the excluded papers may come back; c1 cannot be dropped."""
+    from litnav.navigator.feedback import FeedbackError
+
+    last = scripted.turns[-1]  # turn 4 excluded speech
+    [x] = [c for c in last.checklist.checkpoints if c.kind == "exclusion" and "speech" in c.terms]
+    undone = refine(scripted.model_copy(deep=True), f"drop checkpoint {x.id}", corpus, Settings())
+    turn = undone.turns[-1]
+    assert x.id not in {c.id for c in turn.checklist.checkpoints}
+    assert all("speech" not in n.params.get("exclude_terms", []) for n in turn.workflow.nodes)
+    with pytest.raises(FeedbackError, match="c1 is the intent itself"):
+        refine(scripted.model_copy(deep=True), "drop checkpoint c1", corpus, Settings())
+    with pytest.raises(FeedbackError, match="no checkpoint 'x9'"):
+        refine(scripted.model_copy(deep=True), "remove checkpoint x9", corpus, Settings())

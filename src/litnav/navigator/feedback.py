@@ -245,18 +245,22 @@ def parse_feedback(
             raise FeedbackError(f"{feedback.strip()!r}: show at least one result")
         edits.append(top_k_edit(n, take(m)))
     for m in _DROP_CP.finditer(text):
-        field = {"date": "year", "type": "publication_type"}.get(m.group("field").lower().split()[0],
-                                                                  m.group("field").lower().replace(" ", "_"))
-        fields = {field, "venue_year"} if field in ("year", "venue") else {field}  # "EMNLP 2019": venue and year
-        ids = [m.group("cid")] if m.group("cid") else [
-            c.id for c in checklist.checkpoints if c.kind == "metadata" and c.predicate is not None
-            and c.predicate.field in fields]
-        if not ids:
-            raise FeedbackError(f"the search has no {m.group('field').lower()} constraint to ignore")
+        if m.group("cid"):  # "drop checkpoint x1": any checkpoint by its id
+            ids = [m.group("cid").lower()]
+        else:
+            field = {"date": "year", "type": "publication_type"}.get(m.group("field").lower().split()[0],
+                                                                      m.group("field").lower().replace(" ", "_"))
+            fields = {field, "venue_year"} if field in ("year", "venue") else {field}  # "EMNLP 2019": venue and year
+            ids = [c.id for c in checklist.checkpoints if c.kind == "metadata" and c.predicate is not None
+                   and c.predicate.field in fields]
+            if not ids:
+                raise FeedbackError(f"the search has no {m.group('field').lower()} constraint to ignore")
         reason = take(m)
         for cid in ids:
             if cid not in {c.id for c in checklist.checkpoints}:
                 raise FeedbackError(f"no checkpoint {cid!r} in the checklist")
+            if cid == "c1":
+                raise FeedbackError("c1 is the intent itself and cannot be dropped; start a new search to change it")
             edits.append(Edit(action="drop_checkpoint", target=cid, reason=reason))
     for m in _MORE_LIKE.finditer(text):
         if any(s <= m.start() < e for s, e in consumed):

@@ -365,8 +365,11 @@ def apply_edits(checklist: Checklist, workflow: Workflow, edits: list[Edit], set
                                      reason=e.reason))
                     done += _add_branch(wf, node, 1.0)
         elif e.action == "drop_checkpoint":
+            gone = next((c for c in cl.checkpoints if c.id == e.target), None)
             cl.checkpoints = [c for c in cl.checkpoints if c.id != e.target]
             done.append(Edit(action="drop_checkpoint", target=e.target, reason=e.reason))
+            if gone is not None and gone.kind == "exclusion":  # its terms leave the exclusion filter too
+                done += _drop_exclusion_terms(wf, gone.terms, cl, e.reason)
             for n in list(wf.nodes):
                 ids = n.params.get("checkpoint_ids") if n.op == "filter" else None
                 if ids and e.target in ids:
@@ -436,6 +439,25 @@ def apply_edits(checklist: Checklist, workflow: Workflow, edits: list[Edit], set
             raise ValueError(f"cannot apply edit {e.action} {e.target!r}")
     validate_workflow(wf)
     return cl, wf, done, pins, bans
+
+
+def _drop_exclusion_terms(wf: Workflow, terms: list[str], cl: Checklist, reason: str) -> list[Edit]:
+    """Take ``terms`` of a dropped exclusion out of the exclusion ``text_filter`` node (those
+    another exclusion of ``cl`` still holds stay), removing the node when it filters nothing."""
+    ex = next((n for n in wf.nodes if n.op == "text_filter" and n.id.startswith("exclude")), None)
+    if ex is None:
+        return []
+    kept = {t.lower() for c in cl.checkpoints if c.kind == "exclusion" for t in c.terms}
+    old = list(ex.params.get("exclude_terms", []))
+    new = [t for t in old if t.lower() in kept or t.lower() not in {x.lower() for x in terms}]
+    if new == old:
+        return []
+    if not new and not ex.params.get("ban_ids") and not ex.params.get("require_terms"):
+        _remove_node(wf, ex.id)
+        return [Edit(action="remove_node", target=ex.id, reason=reason)]
+    ex.params = {**ex.params, "exclude_terms": new}
+    return [Edit(action="set_param", target=ex.id, detail={"param": "exclude_terms", "old": old, "new": new},
+                 reason=reason)]
 
 
 def _extend_exclusion(wf: Workflow, param: str, values: list[str], reason: str) -> Edit:
