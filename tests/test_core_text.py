@@ -208,3 +208,11 @@ def test_terminal_safe_keeps_colours_and_drops_every_other_command():
 
     assert terminal_safe("\x1b[31mred\x1b[0m\tok\n") == "\x1b[31mred\x1b[0m\tok\n"
     assert terminal_safe("a\x1b]52;c;ZXZpbA==\x07b\x1b[2Jc\x00d\x1b]0;title\x1b\\e") == "abcde"
+
+
+def test_invisible_characters_inside_words_are_removed_so_the_word_reads_as_it_looks():
+    from litnav.core.text import visible_text
+
+    assert visible_text("neural machine trans\u200blation") == "neural machine translation"
+    assert visible_text("neu\u200bral ma\u00adchine trans\ufefflation") == "neural machine translation"
+    assert visible_text("a\u200db\u2060c") == "abc"

@@ -352,3 +352,12 @@ def test_every_way_of_excluding_animal_work_excludes_mouse_papers(intent: str) -
     says: a paper about mice violates each (an exclusion is judged by its terms)."""
     [exclusion] = [c for c in parse_intent(intent).checkpoints if c.kind == "exclusion"]
     assert {"mice", "mouse"} <= set(exclusion.terms) and exclusion.any_of
+
+
+def test_an_intent_pasted_with_invisible_characters_reads_as_it_looks() -> None:
+    from litnav.core.text import visible_text
+
+    plain = parse_intent("neural machine translation for low-resource languages, not surveys")
+    pasted = parse_intent(visible_text("neu\u200bral ma\u00adchine trans\ufefflation for low-resource "
+                                       "languages, not surveys"))
+    assert [(c.kind, c.text) for c in pasted.checkpoints] == [(c.kind, c.text) for c in plain.checkpoints]

@@ -144,13 +144,19 @@ _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[
 _INVISIBLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
+_FORMAT = re.compile("[\u00ad\u180e\u200b-\u200d\u2060-\u2064\ufeff]")
+"""Invisible characters inside words (soft hyphen, zero-width space and joiners, word joiner, BOM),
+as text pasted from a PDF or web page carries them: "trans\u200blation" is "translation"."""
+
+
 def visible_text(text: str) -> str:
     """``text`` without terminal escape sequences (ANSI colours, cursor moves, window-title (OSC)
     commands with their payload), control characters, bidirectional overrides or bytes that were no
     UTF-8 (lone surrogates from the command line), each replaced by
-    a space (tabs and newlines are kept): what a user typed or pasted may be echoed to a terminal
-    and into checkpoints, never run there."""
-    return _INVISIBLE.sub(" ", _ANSI.sub(" ", text))
+    a space (tabs and newlines are kept), and without the invisible characters of :data:`_FORMAT`
+    (removed, so the word they split is whole again): what a user typed or pasted may be echoed to
+    a terminal and into checkpoints, never run there, and reads as it looks."""
+    return _INVISIBLE.sub(" ", _ANSI.sub(" ", _FORMAT.sub("", text)))
 
 
 _COMMANDS = re.compile(r"\x1b(?!\[[0-9;]*m)(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])?"
