@@ -141,6 +141,8 @@ def test_search_and_verify_with_a_model_path_do_not_crash(runner, tmp_path, othe
     ("s.toml", "[navigator]\nrounds = 0\n", "navigator.rounds"),
     ("s.toml", "[librarians]\ncitation_weight = inf\n", "librarians.citation_weight"),
     ("s.toml", "[librarians]\nfacet_weight = nan\n", "librarians.facet_weight"),
+    ("s.json", '{"a": ' + "[" * 100_000 + "]" * 100_000 + "}", "not a usable JSON settings file"),
+    ("s.json", '{"navigator": {"rounds": ' + "9" * 5000 + "}}", "not a usable JSON settings file"),
 ])
 def test_a_bad_settings_file_is_named_with_what_is_wrong(tmp_path, name, content, message):
     from litnav.core.settings import SettingsError, load_settings
@@ -158,6 +160,7 @@ def test_a_bad_settings_file_is_named_with_what_is_wrong(tmp_path, name, content
     ("navigator.roundz=3", "unknown setting navigator.roundz (navigator has: rounds,"),
     ("navigatr.rounds=3", "unknown settings group navigatr (groups: corpus,"),
     ("=3", "expected group.field=value"),
+    ("navigator.rounds=" + "9" * 5000, "--set navigator.rounds: not a usable value"),
 ])
 def test_a_misspelt_override_names_the_settings_that_exist(override, message):
     from litnav.core.settings import SettingsError, load_settings
@@ -172,3 +175,28 @@ def test_a_file_given_as_the_corpus_is_named_as_a_file(runner, tmp_path):
     path.write_text("parsing\n")
     res = runner.invoke(app, ["search", "parsing", "--corpus", str(path)])
     assert res.exit_code != 0 and "is a file, not a corpus directory" in " ".join(res.output.split())
+
+
+def test_a_session_file_nested_too_deeply_or_with_a_huge_number_is_named_not_a_traceback(tmp_path):
+    from litnav.session.io import SessionFileError, read_session
+
+    for name, text in (("deep.json", '{"intent": "x", "rounds": ' + "[" * 100_000 + "]" * 100_000 + "}"),
+                       ("big.json", '{"intent": "x", "rounds": [], "version": ' + "9" * 5000 + "}")):
+        path = tmp_path / name
+        path.write_text(text)
+        with pytest.raises(SessionFileError, match=f"{name}: not a litnav session file"):
+            read_session(path)
+
+
+def test_a_session_saved_with_a_byte_order_mark_can_be_refined_in_place(tmp_path):
+    from litnav.session.io import check_output, is_session_file
+
+    path = tmp_path / "bom.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps({"intent": "x", "rounds": []}).encode())
+    assert is_session_file(path) and check_output(path, "session") == path
+
+
+def test_a_student_folder_without_its_document_is_a_clear_error(runner, tmp_path, search_corpus_dir):
+    res = runner.invoke(app, ["search", "dense retrieval", "--corpus", str(search_corpus_dir),
+                              "--set", f"scorer.student={tmp_path}"])
+    assert res.exit_code == 1 and "a student folder needs student.json" in res.output

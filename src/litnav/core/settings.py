@@ -308,11 +308,13 @@ def _set_path(tree: dict[str, Any], dotted: str, value: Any) -> None:
     node[parts[-1]] = value
 
 
-def _parse_value(raw: str) -> Any:
+def _parse_value(raw: str, key: str) -> Any:
     try:
         return json.loads(raw)
     except json.JSONDecodeError:
         return raw
+    except (ValueError, RecursionError) as exc:  # an integer of thousands of digits, deep nesting
+        raise SettingsError(f"--set {key}: not a usable value ({str(exc).splitlines()[0] or 'nested too deeply'})") from None
 
 
 def load_settings(file: str | Path | None = None, overrides: list[str] | None = None) -> Settings:
@@ -334,13 +336,16 @@ def load_settings(file: str | Path | None = None, overrides: list[str] | None = 
             raise SettingsError(f"{path}: cannot read the settings file ({exc.strerror or exc})") from exc
         except (json.JSONDecodeError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise SettingsError(f"{path}: not valid {kind}: {exc}") from exc
+        except (ValueError, RecursionError) as exc:  # an integer of thousands of digits, deep nesting
+            raise SettingsError(f"{path}: not a usable {kind} settings file "
+                                f"({str(exc).splitlines()[0] or 'nested too deeply'})") from None
         if not isinstance(tree, dict):
             raise SettingsError(f"{path}: the settings file must hold a table of groups, not {type(tree).__name__}")
     for item in overrides or []:
         key, sep, raw = item.partition("=")
         if not sep or not key.strip():
             raise SettingsError(f"--set {item!r}: expected group.field=value")
-        _set_path(tree, key.strip(), _parse_value(raw.strip()))
+        _set_path(tree, key.strip(), _parse_value(raw.strip(), key.strip()))
     try:
         return Settings.model_validate(tree)
     except ValidationError as exc:

@@ -62,6 +62,9 @@ def load_workflow(path: str | Path) -> Workflow:
         data = json.loads(path.read_text())
     except (OSError, json.JSONDecodeError) as exc:
         raise WorkflowError(None, f"{path}: {exc}") from None
+    except (ValueError, RecursionError) as exc:  # an integer of thousands of digits, deep nesting
+        raise WorkflowError(None, f"{path}: not a usable workflow file "
+                                  f"({str(exc).splitlines()[0] or 'JSON nested too deeply'})") from None
     if isinstance(data, dict) and "workflow" in data and "nodes" not in data:
         data = data["workflow"]
     try:

@@ -31,7 +31,8 @@ def cached_student(path: str | None, device: str = "cpu"):
     from litnav.scorer import default_model_path
 
     target = Path(path) if path else default_model_path()
-    stamp = (target / "student.json" if target.is_dir() else target).stat().st_mtime_ns if target.exists() else 0
+    stamped = target / "student.json" if target.is_dir() else target
+    stamp = stamped.stat().st_mtime_ns if stamped.exists() else 0  # load_student says what is missing
     return _load_student(str(target), stamp, device)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import itertools
 import json
 from collections.abc import Iterator
@@ -40,10 +41,10 @@ def is_session_file(path: str | Path) -> bool:
         if path.stat().st_size > _MAX_SESSION_BYTES:
             return False
         with path.open("rb") as fh:
-            if not fh.read(64).lstrip().startswith(b"{"):
+            if not fh.read(64).removeprefix(codecs.BOM_UTF8).lstrip().startswith(b"{"):  # a BOM from an editor
                 return False
         data = json.loads(path.read_bytes())
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return False
     return isinstance(data, dict) and "intent" in data and "rounds" in data
 
@@ -71,6 +72,9 @@ def check_output(path: str | Path, kind: Literal["session", "export"], *, inputs
         raise OutputPathError(f"{path}: {blocking} is a file, not a folder")
     if path.is_file() and path.stat().st_size > 0:
         session = is_session_file(path)
+        if kind == "session" and not session and path.stat().st_size > _MAX_SESSION_BYTES:
+            raise OutputPathError(f"{path}: over {_MAX_SESSION_BYTES >> 20} MiB, more than a session file litnav "
+                                  "writes in place; write the new session elsewhere (--out or --json)")
         if kind == "session" and not session:
             raise OutputPathError(f"{path}: exists and is not a litnav session file; a session replaces only a "
                                   "session (choose another path or remove the file)")
@@ -147,6 +151,8 @@ def read_session(path: str | Path) -> Session:
         return session
     except json.JSONDecodeError as exc:
         raise SessionFileError(f"{path}: not JSON ({exc})") from None
+    except RecursionError:
+        raise SessionFileError(f"{path}: not a litnav session file (JSON nested too deeply)") from None
     except UnicodeDecodeError:
         raise SessionFileError(f"{path}: not a litnav session file (binary content)") from None
     except OSError as exc:
@@ -154,6 +160,10 @@ def read_session(path: str | Path) -> Session:
     except ValidationError as exc:
         err = exc.errors()[0]
         raise SessionFileError(f"{path}: {'.'.join(map(str, err['loc']))}: {err['msg']}") from None
+    except SessionFileError:
+        raise
+    except ValueError as exc:  # an integer of thousands of digits
+        raise SessionFileError(f"{path}: not a litnav session file ({str(exc).splitlines()[0]})") from None
 
 
 @contextmanager
