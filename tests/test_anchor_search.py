@@ -222,3 +222,16 @@ def test_papers_similar_to_a_short_title_search_that_paper_or_its_words(corpus, 
                         lambda self, title, year=None: ["graphcl"] if title == "Graph Pretraining" else [])
     s = search("papers similar to Graph Pretraining", corpus, FAST, top_k=5)
     assert s.turns[0].anchor == "graphcl" and s.turns[0].direction == "sibling"
+
+
+def test_an_ordinary_workflow_given_as_an_anchor_template_is_refused(corpus, tmp_path):
+    """A workflow that never reads the anchor ("litnav plan ... --out wf.json" then --anchor P
+    --workflow wf.json) would list another search's papers as the anchor's neighbours."""
+    from litnav.core.settings import Settings
+    from litnav.navigator.intent import parse_intent
+    from litnav.navigator.planner import plan_workflow
+
+    path = tmp_path / "wf.json"
+    path.write_text(plan_workflow(parse_intent("contrastive learning"), Settings()).model_dump_json())
+    with pytest.raises(AnchorError, match="names no anchor"):
+        anchor_search("simclr", "successor", corpus, FAST, template=path, top_k=10)

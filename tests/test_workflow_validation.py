@@ -117,3 +117,17 @@ def test_union_sum_adds_fused_scores_where_rrf_would_use_ranks():
     assert dict(summed.hits)["b"] == pytest.approx(0.025)
     rrf = union(UnionParams(method="rrf"), [round1, round2], None, "fuse_rounds")
     assert rrf.hits[0][0] == "b"
+
+
+def test_a_search_workflow_whose_output_is_no_ranking_is_refused_naming_the_output(tmp_path):
+    """A workflow cut after its fusion ran and said "no candidate was found" though the fusion
+    found 200 papers; its output must be score's or rerank's ranked list."""
+    wf = plan_workflow(_checklist(), Settings())
+    fuse = next(n for n in wf.nodes if n.op == "union" and not any(n.id in m.inputs for m in wf.nodes
+                                                                   if m.op == "union"))
+    tail = {n.id for n in wf.nodes if n.op in ("locate_evidence", "score", "rerank")}
+    cut = wf.model_copy(update={"nodes": [n for n in wf.nodes if n.id not in tail], "output": fuse.id})
+    path = tmp_path / "wf.json"
+    path.write_text(cut.model_dump_json())
+    with pytest.raises(WorkflowError, match=f"output '{fuse.id}' \\(union\\) produces 'pool'.*scorer.enabled=false"):
+        load_workflow(path)

@@ -55,8 +55,21 @@ def validate_workflow(workflow: Workflow) -> tuple[list[str], dict[str, Operator
     return order, params
 
 
+def require_ranked_output(workflow: Workflow) -> None:
+    """Raise ``WorkflowError`` unless the workflow's ``output`` is a ranked list (the scored output
+    of ``score`` or ``rerank``), as a search round needs: a workflow cut after its fusion validates
+    as a graph but gives a round no ranking ("no candidate was found" though it found 200)."""
+    node = next((n for n in workflow.nodes if n.id == workflow.output), None)
+    spec = REGISTRY.get(node.op) if node is not None else None
+    if spec is not None and spec.output != "scored":  # a pool is candidates, not a round's ranking
+        raise WorkflowError(None, f"output {workflow.output!r} ({node.op}) produces {spec.output!r}; a search "
+                                  "round's ranked list is the scored output of score or rerank (keep locate_evidence "
+                                  "-> score -> rerank; for retrieval order alone set scorer.enabled=false)", "output")
+
+
 def load_workflow(path: str | Path) -> Workflow:
-    """Read and validate a workflow JSON file; errors name the file and the node/field."""
+    """Read and validate a workflow JSON file for a search (its output a ranked list:
+    :func:`require_ranked_output`); errors name the file and the node/field."""
     path = Path(path)
     try:
         data = json.loads(path.read_text())
@@ -74,6 +87,7 @@ def load_workflow(path: str | Path) -> Workflow:
         raise WorkflowError(None, f"{path}: {'.'.join(map(str, err['loc']))}: {err['msg']}") from None
     try:
         validate_workflow(workflow)
+        require_ranked_output(workflow)
     except WorkflowError as exc:
         raise WorkflowError(exc.node_id, f"{exc.message} (in {path})", exc.field) from None
     return workflow

@@ -99,9 +99,15 @@ def _fill(value: Any, subs: dict[str, str]) -> Any:
     return value
 
 
+ANCHOR_PLACEHOLDERS = ("anchor", "anchor_title", "anchor_text")
+"""Placeholders through which a template's nodes read the anchor paper."""
+
+
 def load_template(direction: str | None = None, path: str | Path | None = None) -> dict[str, Any]:
     """The raw template (with placeholders) of ``direction`` or from ``path``; raises
-    ``AnchorError`` naming the file when it is not JSON with ``nodes`` and ``output``."""
+    ``AnchorError`` naming the file when it is not JSON with ``nodes`` and ``output``, or when a
+    file's nodes name no anchor placeholder (:data:`ANCHOR_PLACEHOLDERS`: an ordinary workflow
+    would list another search's papers as the anchor's neighbours)."""
     p = Path(path) if path is not None else template_path(direction or "")
     try:
         data = json.loads(p.read_text())
@@ -109,6 +115,10 @@ def load_template(direction: str | None = None, path: str | Path | None = None) 
         raise AnchorError(f"{p}: {exc}") from None
     if not isinstance(data, dict) or "nodes" not in data or "output" not in data:
         raise AnchorError(f"{p}: a workflow template needs 'nodes' and 'output'")
+    if path is not None and not any("{" + k + "}" in json.dumps(data.get("nodes")) for k in ANCHOR_PLACEHOLDERS):
+        raise AnchorError(f"{p}: the workflow names no anchor ({', '.join('{' + k + '}' for k in ANCHOR_PLACEHOLDERS)}), "
+                          f"so its searches would ignore the anchor paper; start from the direction's template "
+                          f"({template_path(direction) if direction in DIRECTIONS else 'navigator/data/anchor_*.json'})")
     return data
 
 

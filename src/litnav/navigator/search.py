@@ -62,6 +62,10 @@ def search(
 
 def _search(intent, corpus, settings, *, workflow, rounds, top_k, meter, progress, today, ask) -> Session:
     settings = settings or Settings()
+    if workflow is not None:
+        from litnav.librarians import require_ranked_output
+
+        require_ranked_output(workflow)
     routed = _anchor_from_intent(intent, corpus, settings, top_k=top_k, today=today) if workflow is None else None
     if routed is not None:
         return routed
