@@ -532,3 +532,12 @@ def test_an_exclusion_added_by_feedback_can_be_dropped_by_its_id(scripted, corpu
         refine(scripted.model_copy(deep=True), "drop checkpoint c1", corpus, Settings())
     with pytest.raises(FeedbackError, match="no checkpoint 'x9'"):
         refine(scripted.model_copy(deep=True), "remove checkpoint x9", corpus, Settings())
+
+
+def test_several_pins_in_one_feedback_each_pin_their_paper(scripted, corpus):
+    from litnav.navigator.feedback import parse_feedback
+
+    last = scripted.turns[-1]
+    ranking = [r.corpus_id for r in last.results]
+    edits = parse_feedback("pin #1 pin #2 pin #3", last.checklist, last.workflow, ranking, corpus, None)
+    assert [e.target for e in edits if e.action == "pin"] == ranking[:3]

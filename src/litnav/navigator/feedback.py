@@ -50,7 +50,10 @@ _EXCLUDE = re.compile(
     r"(?P<what>[\w\s\-]+?)(?:\s+papers?)?\s*(?:[,.;]|$|\band\b)", re.I)
 _TOP_K = re.compile(r"\b(?:show|give|return|list)(?:\s+me)?\s+(?:the\s+)?(?:top\s+)?(?P<n>\d+)|"
                     r"\bonly\s+(?:the\s+)?top\s+(?P<m>\d+)|\b(?P<o>\d+)\s+results\b", re.I)
-_PIN = re.compile(r"\b(?P<verb>pin|keep|ban|remove|drop|discard)\s+" + _PAPER_REF + r"(?=\s*(?:[,.;]|$|\band\b))", re.I)
+_PIN_VERB = r"pin|keep|ban|remove|drop|discard"
+_PIN = re.compile(rf"\b(?P<verb>{_PIN_VERB})\s+" + _PAPER_REF + rf"(?=\s*(?:[,.;]|$|\band\b|\b(?:{_PIN_VERB})\b))", re.I)
+""""pin #1", "ban paper 3", each ended by punctuation, "and", the end or the next such verb
+("pin #1 pin #2 pin #3" pins all three)."""
 _MORE_LIKE = re.compile(r"\b(?:more|papers?|others?|work)\s+(?:papers?\s+)?(?:like|similar\s+to)\s+" + _PAPER_REF, re.I)
 _FOCUS = re.compile(r"\b(?:focus\s+on|prioriti[sz]e|more\s+(?:about|on)|emphasi[sz]e|should\s+(?:also\s+)?(?:cover|address))\s+"
                     r"(?P<what>[\w\s\-]+?)\s*(?:[,.;]|$)", re.I)
