@@ -344,3 +344,19 @@ def test_original_or_primary_research_asks_for_empirical_papers(intent, weight):
     [meta] = [c for c in checklist.checkpoints if c.kind == "metadata"]
     assert meta.predicate.values == ["empirical"] and meta.weight == weight
     assert checklist.checkpoints[0].text == "autophagy in cancer cells"
+
+
+@pytest.mark.parametrize(("intent", "years"), [
+    ("neural machine translation from 2018 or 2020", {2018, 2020}),
+    ("neural machine translation in 2016 and 2022", {2016, 2022}),
+    ("neural machine translation in 2018, 2019 or 2021", {2018, 2019, 2021}),
+    ("neural machine translation between 2018 and 2020", {2018, 2019, 2020}),
+])
+def test_a_list_of_years_admits_those_years_not_the_span_between_them(intent, years):
+    from litnav.corpus.predicates import evaluate
+    from litnav.corpus.records import Paper
+
+    metas = [c for c in parse_intent(intent, today=date(2026, 12, 1)).checkpoints if c.kind == "metadata"]
+    passing = {y for y in range(2010, 2027)
+               if all(evaluate(c.predicate, Paper(corpus_id="p", title="t", year=y))[0] for c in metas)}
+    assert passing == years

@@ -156,8 +156,9 @@ CASES = [
      {'topic': [['zero-shot NER']], 'venue': [(['COLING', 'LREC'], True)], 'year': [(['2020-01-01', '2020-12-31'], True)]}),
     ('contrastive learning after 2018 before 2022',
      {'topic': [['contrastive learning']], 'year': [(['2019-01-01', '2021-12-31'], False)]}),
-    ('text classification in 2019 or 2021',
-     {'topic': [['text classification']], 'year': [(['2019-01-01', '2021-12-31'], False)]}),
+    ('text classification in 2019 or 2021',  # either year: 2019-2021 less 2020
+     {'topic': [['text classification']],
+      'year': [(['2019-01-01', '2021-12-31'], False), (['2020-01-01', '2020-12-31'], True)]}),
     ('NER on the CoNLL-2003 dataset',
      {'topic': [['NER']], 'data': [['CoNLL-2003']]}),
     ('SemEval-2016 stance detection',

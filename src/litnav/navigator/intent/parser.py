@@ -250,6 +250,21 @@ def _period(start: date | None, end: date | None) -> str:
     return f"on or before {end.isoformat()}" if end else "at any time"
 
 
+def _gaps(periods: list[DateConstraint]) -> list[DateConstraint]:
+    """The periods between closed ``periods`` that no one of them covers, negated: "2018 or 2020"
+    is 2018-2020 less 2019 (a paper must lie in one of the periods, not between them)."""
+    merged: list[list] = []
+    for d in sorted(periods, key=lambda d: d.start):
+        if merged and d.start <= merged[-1][1] + timedelta(days=1):
+            merged[-1][1] = max(merged[-1][1], d.end)
+        else:
+            merged.append([d.start, d.end, d])
+    return [DateConstraint(start=a[1] + timedelta(days=1), end=b[0] - timedelta(days=1), negated=True,
+                           position=b[2].position, weight=min(a[2].weight, b[2].weight),
+                           phrase=f"{a[2].phrase} or {b[2].phrase}")
+            for a, b in zip(merged, merged[1:])]
+
+
 def _either_end(chosen: list[DateConstraint], text: str) -> DateConstraint | None:
     """"before 2000 or after 2020": an open-ended "before" and an open-ended "after" joined by
     "or" whose periods do not meet are one negated period (not 2000-2020), not a contradiction."""
@@ -346,8 +361,10 @@ def _year_checkpoints(dates: list[DateConstraint], text: str, newest: date | Non
         starts = [d.start for d in chosen if d.start]
         ends = [d.end for d in chosen if d.end]
         start, end = (max(starts) if starts else None), (min(ends) if ends else None)
-        if start and end and start > end:
+        if start and end and start > end and all(d.start and d.end for d in chosen):
+            # "from 2018 or 2020": either period, not the span between them (2019 is not asked for)
             start, end = min(starts), max(ends)
+            dates = [*dates, *_gaps(chosen)]
         if start and end and start > end:  # no year satisfies them all: an error, not a silent guess
             late = next(d for d in chosen if d.start == max(starts))
             early = next(d for d in chosen if d.end == min(ends))
