@@ -151,3 +151,17 @@ def test_found_by_gives_each_channels_best_rank():
              FoundBy(channel="citation", round=3, node_id="cites2")]
     assert found_by_summary(found) == ["lexical #2", "semantic #4", "citation in round 2"]
     assert found_by_summary([]) == []
+
+
+def test_a_claim_intent_says_its_verdict_is_not_support(search_corpus):
+    """A claim and its contradiction both "satisfy" c1 by the same quote: the note says that
+    support against contradiction is not judged."""
+    from litnav.core.settings import Settings
+    from litnav.navigator import search
+    from litnav.session.render import result_notes
+
+    claim = search("Dense retrieval outperforms BM25 for open-domain question answering.", search_corpus,
+                   Settings(), rounds=1, top_k=5)
+    request = search("dense retrieval for open-domain question answering", search_corpus, Settings(), rounds=1, top_k=5)
+    assert any("reads as a claim" in n for n in result_notes(claim))
+    assert not any("reads as a claim" in n for n in result_notes(request))

@@ -383,3 +383,14 @@ def test_a_cited_example_in_a_list_is_a_passing_mention_even_beside_we(sentence,
 
     _terms, phrases = checkpoint_terms(checkpoint, [term])
     assert states(sentence, phrases) is stated
+
+
+def test_a_phrase_written_as_one_hyphenated_word_is_stated():
+    """"being insulin-resistant" states "insulin resistance" (a verdict of 0.0 beside it read as a
+    contradiction of its own quote); negated, it still does not."""
+    from litnav.scorer.quote import states
+    from litnav.scorer.text import phrase_key
+
+    key = phrase_key("insulin resistance")
+    assert states("White adipocytes have the unexpected feature of being insulin-resistant.", [key])
+    assert not states("These adipocytes are not insulin-resistant.", [key])

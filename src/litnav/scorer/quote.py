@@ -181,7 +181,7 @@ def _affirmed(phrase: str, st: list[str], starts: list[int], sentence: str) -> b
 
 def states(sentence: str, phrases: list[str]) -> bool:
     """True when ``sentence`` contains every phrase key (``scorer.text.phrase_key``) of a
-    checkpoint contiguously after stemming, not negated (a negation cue at most three words
+    checkpoint contiguously after stemming (or as one hyphenated word, :func:`_form_in`), not negated (a negation cue at most three words
     before it: "we do not use BERT", "without Twitter data"), and does not cite other work or
     list examples (:func:`mentions_other_work`): the sentence states the checkpoint's key phrases
     of the paper itself (e.g. "We fine-tune BERT ..." states "The paper uses BERT"). False without
@@ -191,6 +191,17 @@ def states(sentence: str, phrases: list[str]) -> bool:
     st, starts = stem_offsets(sentence)
     st = unhyphenated(st)  # phrase keys are matched without hyphens
     hay = stem_string([st])
-    if not all(phrase_in(p, hay) for p in phrases) or mentions_other_work(sentence):
+    found = [_form_in(p, hay) for p in phrases]
+    if not all(found) or mentions_other_work(sentence):
         return False
-    return all(_affirmed(p, st, starts, sentence) for p in phrases)
+    return all(_affirmed(p, st, starts, sentence) for p in found)
+
+
+def _form_in(key: str, hay: str) -> str | None:
+    """The form in which a phrase key occurs in ``hay``: as it is, or written as one hyphenated
+    word (" insulin resist " in "being insulin-resistant", whose hyphen is dropped: "insulinresist");
+    None when neither occurs."""
+    if phrase_in(key, hay):
+        return key
+    joined = " " + "".join(key.split()) + " "
+    return joined if len(key.split()) > 1 and phrase_in(joined, hay) else None

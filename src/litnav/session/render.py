@@ -293,6 +293,10 @@ def result_notes(session: Session) -> list[str]:
                      "the whole intent (c1)"
                      + ("; the scorer judges strictly (a paper on the topic can miss one phrase of it), so read the "
                         "top results before concluding that the corpus holds none." if satisfied == 0 else "."))
+        if reading(session.intent) == "claim":
+            notes.append("The intent reads as a claim: c1 \"satisfied\" means a paper addresses it, with the quote "
+                         "as its evidence; whether the paper supports or contradicts the claim is not judged (read "
+                         "the quote).")
     return notes
 
 
