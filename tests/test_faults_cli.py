@@ -238,3 +238,20 @@ def test_an_interrupted_build_says_how_to_resume(runner, tmp_path, monkeypatch):
     res = runner.invoke(app, ["build", str(src), "--corpus", str(tmp_path / "c")])
     assert res.exit_code == 130
     assert "interrupted" in res.output and "rerun the same `litnav build` to resume" in res.output
+
+
+def test_audit_with_a_corpus_that_is_no_corpus_is_an_error(runner, export_session, tmp_path):
+    """report and export refuse a --corpus that is no corpus; audit showed the evidence without
+    context and exited 0."""
+    (tmp_path / "file").write_text("x")
+    for bad, message in ((tmp_path / "missing", "does not exist"), (tmp_path / "file", "not a corpus directory")):
+        res = runner.invoke(app, ["audit", str(export_session), "--corpus", str(bad)])
+        assert res.exit_code == 1 and message in res.output and "(--corpus)" in res.output
+
+
+def test_a_workflow_query_of_whitespace_is_refused_naming_the_node():
+    wf = plan_workflow(parse_intent("dense retrieval"), Settings())
+    node = next(n for n in wf.nodes if n.op == "semantic_search")
+    node.params = {**node.params, "query": "   \n\t "}
+    with pytest.raises(WorkflowError, match=f"{node.id}.*params.query"):
+        validate_workflow(wf)

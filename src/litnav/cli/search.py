@@ -211,12 +211,16 @@ def audit_cmd(
         console.print(matrix_table(session))
     c = None
     path = corpus or (Path(session.corpus) if session.corpus else None)
+    if corpus is not None and not corpus.exists():  # one the user named: say so, as report and export do
+        fail(f"corpus directory {corpus} does not exist (--corpus)")
     if path is not None and path.exists():
         from litnav.corpus import Corpus, CorpusError
 
         try:
             c = Corpus.open(path)
-        except CorpusError:
+        except CorpusError as exc:
+            if corpus is not None:
+                fail(f"{exc} (--corpus)")
             c = None
         if c is not None and session.corpus_fingerprint and c.fingerprint() != session.corpus_fingerprint:
             console.print(f"[yellow]note: {path} has changed since this search (fingerprint differs); evidence "

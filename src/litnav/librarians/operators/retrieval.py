@@ -14,7 +14,7 @@ from litnav.librarians.pool import Pool
 class SearchParams(OperatorParams):
     """A query and how many hits to keep."""
 
-    query: str = Field(min_length=1, description="Query text.")
+    query: str = Field(min_length=1, pattern=r"\S", description="Query text (not only whitespace).")
     k: int = Field(100, ge=1, le=10_000, description="Hits to return.")
     checkpoint_id: str | None = Field(None, description="The checkpoint this query targets, if any.")
     within: list[str] = Field(
