@@ -465,7 +465,8 @@ def test_exporting_with_another_corpus_is_refused_not_an_empty_file(session, tmp
 @pytest.mark.parametrize(("edit", "message"), [
     (lambda rs: rs.append(dict(rs[0], rank=len(rs) + 1)), r"corpus_id: .* is listed twice"),
     (lambda rs: rs[1].update(rank=1), r"results\.1\.rank: 1; the results' ranks run 1, 2, 3"),
-    (lambda rs: rs[0].update(final_score=float("nan")), r"results\.0\.final_score: nan is no number"),
+    (lambda rs: rs[0].update(final_score=float("nan")), r"results\.0\.final_score: Input should be a finite number"),
+    (lambda rs: rs[0].update(probability=42), r"results\.0\.probability: Input should be less than or equal to 1"),
 ])
 def test_a_hand_edited_session_with_impossible_results_is_an_error_naming_the_field(export_session, tmp_path,
                                                                                       edit, message):

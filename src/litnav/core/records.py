@@ -207,8 +207,8 @@ class Result(_Record):
     year: int | None = None
     venue: str | None = None
     authors: list[str] = Field(default_factory=list)
-    final_score: float
-    probability: float
+    final_score: float = Field(ge=0.0, le=1.0, allow_inf_nan=False)
+    probability: float = Field(ge=0.0, le=1.0, allow_inf_nan=False)
     checkpoints: list[Judgement]
     found_by: list[FoundBy] = Field(default_factory=list)
 

@@ -119,9 +119,7 @@ def write_new_session(session: Session, path: str | Path) -> Path:
 
 def _check_results(path: Path, session: Session) -> None:
     """Raise ``SessionFileError`` for results no search writes (a hand edit): a corpus id twice,
-    ranks that do not run 1, 2, 3, ... or a score that is not a finite number."""
-    import math
-
+    ranks that do not run 1, 2, 3, ... (a score outside 0-1 or not finite ``Result`` refuses)."""
     seen: set[str] = set()
     for i, r in enumerate(session.results):
         where = f"{path}: results.{i}"
@@ -130,9 +128,6 @@ def _check_results(path: Path, session: Session) -> None:
         seen.add(r.corpus_id)
         if r.rank != i + 1:
             raise SessionFileError(f"{where}.rank: {r.rank}; the results' ranks run 1, 2, 3, ...")
-        for name in ("final_score", "probability"):
-            if not math.isfinite(getattr(r, name)):
-                raise SessionFileError(f"{where}.{name}: {getattr(r, name)} is no number")
 
 
 def read_session(path: str | Path) -> Session:
