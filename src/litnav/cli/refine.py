@@ -74,6 +74,9 @@ def refine_cmd(
     """Turn feedback into workflow edits, re-run only what changed, and append a turn to the session."""
     if not feedback.strip() and top is None:
         fail("give the feedback, e.g. `litnav refine s.json 'only papers after 2019'`, or --top N", code=2)
+    if any(o.split("=", 1)[0].strip() == "navigator.top_k" for o in overrides or []):
+        fail("a refinement's result count is --top N (or feedback 'show N results'); navigator.top_k sets only "
+             "a new search's", code=2)
     continue_session(session_file, feedback, corpus, out, settings_from(settings_file, overrides), top)
 
 

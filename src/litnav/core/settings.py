@@ -1,8 +1,8 @@
 """The one validated settings tree (``Settings``) with a group per layer.
 
-Load order: defaults < preset or settings file (JSON/TOML) < ``LITNAV_*`` environment < CLI
-``--set group.field=value`` overrides. Every group forbids unknown fields, so a typo is an
-error that names the field.
+Load order (:func:`load_settings`): defaults < a settings file (JSON/TOML, ``--settings``) < CLI
+``--set group.field=value`` overrides; no environment variable is read. Every group forbids
+unknown fields, so a typo is an error that names the field.
 """
 
 from __future__ import annotations
