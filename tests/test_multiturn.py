@@ -541,3 +541,16 @@ def test_several_pins_in_one_feedback_each_pin_their_paper(scripted, corpus):
     ranking = [r.corpus_id for r in last.results]
     edits = parse_feedback("pin #1 pin #2 pin #3", last.checklist, last.workflow, ranking, corpus, None)
     assert [e.target for e in edits if e.action == "pin"] == ranking[:3]
+
+
+def test_feedback_that_names_nothing_or_repeats_a_like_is_not_a_new_checkpoint(scripted, corpus):
+    from litnav.navigator.feedback import FeedbackError, parse_feedback
+
+    last = scripted.turns[-1]
+    ranking = [r.corpus_id for r in last.results]
+    with pytest.raises(FeedbackError, match="names nothing to exclude"):
+        parse_feedback("drop anything about the", last.checklist, last.workflow, ranking, corpus, None)
+    once = refine(scripted.model_copy(deep=True), "more like #1", corpus, Settings())
+    turn = once.turns[-1]
+    with pytest.raises(FeedbackError, match="already in the checklist"):
+        parse_feedback("more like #1", turn.checklist, turn.workflow, [r.corpus_id for r in turn.results], corpus, None)

@@ -25,6 +25,7 @@ import re
 from datetime import date
 
 from litnav.core.records import Checklist, Checkpoint, Edit, Workflow
+from litnav.core.text import stop_words
 from litnav.navigator.intent import parse_intent
 from litnav.navigator.intent.dates import YEAR_PATTERN
 from litnav.navigator.intent.parser import exclusion_checkpoint
@@ -232,6 +233,8 @@ def parse_feedback(
         if not what or what.lower() in ("paper", "papers", "results"):
             continue
         terms = [t for t in re.split(r"\s+or\s+|\s*/\s*", what, flags=re.I) if t]  # "crystals or materials": either
+        if not any(w.lower() not in stop_words() for t in terms for w in re.findall(r"\w+", t)):
+            raise FeedbackError(f"{take(m)!r} names nothing to exclude (only words such as {what!r})")
         if _excluded(scratch, terms):
             already.append(f"{what!r} is already excluded")
             take(m)  # no second checkpoint for the same exclusion
@@ -274,7 +277,12 @@ def parse_feedback(
         abstract = corpus.abstract(cid) if paper is not None and hasattr(corpus, "abstract") else None
         # within the search's topic (its title's words alone find papers that share a word with it,
         # "Quantum" of "... for Quantum Chemistry"); the dense branch searches by its title + abstract
-        edits.append(_focus(scratch, what, f"The paper is like {what!r}", take(m), _within_topic(what, checklist),
+        like = f"The paper is like {what!r}"
+        if any(c.text == like for c in scratch.checkpoints):  # "more like #1" twice would count it twice
+            already.append(f"{like!r} is already in the checklist")
+            take(m)
+            continue
+        edits.append(_focus(scratch, what, like, take(m), _within_topic(what, checklist),
                             f"{what}. {abstract}" if abstract else None))
     for m in _FOCUS.finditer(text):
         what = " ".join(m.group("what").split())
