@@ -167,6 +167,7 @@ def test_a_participants_system_paper_is_not_an_overview(title):
     "Impaired awareness of hypoglycaemia: a review.",
     "Clinical use of bone densitometry: scientific review.",
     "Historical review: the discovery of insulin",
+    "Mental health in prison populations. A review--with special emphasis on a study of Danish prisoners",
 ])
 def test_reviews_named_after_their_subject_or_with_a_companion_word_are_reviews(title):
     """A review's title need not start with "A Survey of": "..., a review", ": A Review and Outlook

@@ -554,3 +554,13 @@ def test_feedback_that_names_nothing_or_repeats_a_like_is_not_a_new_checkpoint(s
     turn = once.turns[-1]
     with pytest.raises(FeedbackError, match="already in the checklist"):
         parse_feedback("more like #1", turn.checklist, turn.workflow, [r.corpus_id for r in turn.results], corpus, None)
+
+
+def test_a_session_whose_recorded_round_workflow_is_damaged_is_named_not_a_key_error(scripted, corpus):
+    damaged = scripted.model_copy(deep=True, update={"turns": []})
+    for rnd in damaged.rounds:
+        for n in rnd.workflow.nodes:
+            if n.op == "locate_evidence":
+                n.inputs = ["ghost"]
+    with pytest.raises(ValueError, match="round 1 workflow is damaged.*'ghost'"):
+        refine(damaged, "only papers after 2017", corpus, Settings())

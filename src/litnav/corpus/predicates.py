@@ -65,7 +65,7 @@ _REVIEW = re.compile(
         r"^\s*(an?\s+)?((brief|short|comprehensive|systematic|critical|concise|empirical|historical|scientific"
         r"|bibliometric|mini|general|updated|narrative|scoping|integrative|umbrella)\s+)?(survey|review|overview)\b",
         r"\b(survey|review|overview)\s+(of|on)\b",
-        r"(?:[:–—(]|\s-)\s*(an?\s+)?([\w-]+\s+){0,2}(survey|review|overview)\s*\)?\s*$",
+        r"(?:[:.–—(]|\s-)\s*(an?\s+)?([\w-]+\s+){0,2}(survey|review|overview)\s*\)?\s*(?:$|--|—)",
         r",\s*an?\s+(\w+\s+){0,2}(survey|review|overview)\s*$",
         r"(?:[:–—(]|\s-)\s*(an?\s+)?(\w+\s+){0,2}(survey|review|overview)\s+(and|&)\s+(outlook|prospects?|perspectives?"
         r"|(future|research)\s+(directions?|prospects?)|evaluation|benchmark|recommendations?|some\s+recommendations"

@@ -48,7 +48,7 @@ from litnav.core.records import (
 )
 from litnav.core.settings import Settings
 from litnav.core.text import visible_text
-from litnav.librarians import Pool, validate_workflow
+from litnav.librarians import Pool, WorkflowError, validate_workflow
 from litnav.librarians.operators import REGISTRY
 from litnav.navigator.planner import (
     BASELINE_NODES,
@@ -98,6 +98,11 @@ def rounds_workflow(rounds: list[Round]) -> Workflow:
     input: the last round's workflow unchanged."""
     if not rounds:
         raise ValueError("no rounds")
+    for r in rounds:  # a hand-edited round (an input naming no node) is named, never a KeyError
+        try:
+            validate_workflow(r.workflow)
+        except WorkflowError as exc:
+            raise ValueError(f"the session's round {r.index} workflow is damaged: {exc}") from None
     last = rounds[-1].workflow
     if len(rounds) == 1 or any(_head(r.workflow) is None for r in rounds):
         return last
