@@ -379,3 +379,33 @@ def test_a_paper_whose_abstract_reports_its_own_randomised_trial_is_typed_a_tria
     build([src], tmp_path / "c", fmt="jsonl", progress=False, finalize=False)
     with Corpus.open(tmp_path / "c") as c:
         assert (c.paper("p1").publication_types == ["ClinicalTrial"]) is trial
+
+
+def test_a_changed_papers_shard_read_without_its_joined_abstracts_is_refused(tmp_path, shared_data):
+    """A Datasets API papers shard rebuilt alone wrote its papers again without the abstracts its
+    abstracts shard gave (exit 0); now the build is refused naming that shard, nothing changes,
+    and naming both rebuilds with the abstracts."""
+    from litnav.corpus import CorpusError
+
+    samples = shared_data / "s2orc-samples" / "datasets-api"
+    papers = [json.loads(line) for line in (samples / "papers" / "papers-sample.jsonl").open()][10:15]
+    abstracts = [json.loads(line) for line in (samples / "abstracts" / "abstracts-sample.jsonl").open()][:5]
+    for p, a in zip(papers, abstracts):  # the samples share no ids: give the abstracts the papers' ids
+        a["corpusid"] = p["corpusid"]
+    (tmp_path / "rel" / "papers").mkdir(parents=True)
+    (tmp_path / "rel" / "abstracts").mkdir()
+    pfile, afile = tmp_path / "rel" / "papers" / "papers-1.jsonl", tmp_path / "rel" / "abstracts" / "abstracts-1.jsonl"
+    pfile.write_text("".join(json.dumps(p) + "\n" for p in papers))
+    afile.write_text("".join(json.dumps(a) + "\n" for a in abstracts))
+    corpus = tmp_path / "c"
+    build([tmp_path / "rel"], corpus, progress=False, finalize=False)
+    papers[1]["citationcount"] = 12345
+    pfile.write_text("".join(json.dumps(p) + "\n" for p in papers))
+    with pytest.raises(CorpusError, match="abstracts-1.jsonl joined into its papers"):
+        build([pfile], corpus, progress=False, finalize=False)
+    with Corpus.open(corpus) as c:
+        assert sum(bool(c.abstract(str(p["corpusid"]))) for p in papers) == 5
+    build([pfile, afile], corpus, progress=False, finalize=False)
+    with Corpus.open(corpus) as c:
+        assert sum(bool(c.abstract(str(p["corpusid"]))) for p in papers) == 5
+        assert c.paper(str(papers[1]["corpusid"])).citation_count == 12345

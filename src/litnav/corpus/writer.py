@@ -166,6 +166,9 @@ class SourceTransaction:
         self.counts = {"documents": 0, "citations": 0, "rejects": 0, "duplicates": 0, "id_collisions": 0}
         self.incomplete: str | None = None
         """Set by the caller when the input was damaged part-way: why (recorded in the manifest)."""
+        self.joined: list[str] = []
+        """Set by the caller: the content files (abstracts, full texts) joined into this input's papers
+        (recorded, :meth:`CorpusWriter.joined_sources`)."""
         self._open = True
         self._staged_citations = 0
         """Rows in the temporary ``_dump_citations`` table, stored by :meth:`_finish` (see :meth:`add_citations`)."""
@@ -454,6 +457,12 @@ class CorpusWriter:
             else:
                 incomplete.pop(source_key, None)
             set_meta(self.conn, "incomplete_sources", incomplete)
+            joined = dict(get_meta(self.conn, "joined_sources") or {})
+            if tx.joined:
+                joined[source_key] = list(tx.joined)
+            else:
+                joined.pop(source_key, None)
+            set_meta(self.conn, "joined_sources", joined)
             if source_key in (released := self.released_sources()):
                 set_meta(self.conn, "released_sources", [k for k in released if k != source_key])
             self.conn.execute("DELETE FROM manifest WHERE source_key = ?", [source_key])
@@ -549,6 +558,11 @@ class CorpusWriter:
     def released_sources(self) -> list[str]:
         """Inputs :meth:`release` un-committed that no build has read again yet."""
         return list(get_meta(self.conn, "released_sources") or [])
+
+    def joined_sources(self) -> dict[str, list[str]]:
+        """Committed input -> the content files (abstracts, s2orc or pdf_parses shards) whose rows
+        were joined into its papers when it was last read (``SourceTransaction.joined``)."""
+        return dict(get_meta(self.conn, "joined_sources") or {})
 
     def incomplete_sources(self) -> dict[str, str]:
         """Inputs committed from a damaged file: source key -> what was wrong (see ``tx.incomplete``)."""

@@ -264,6 +264,25 @@ def _release_shared(writer: Any, units: list[Unit], complete: set[str], report: 
                  len(extra), ", ".join(extra))
 
 
+def _refuse_lost_joins(writer: Any, units: list[Unit]) -> None:
+    """Raise ``CorpusError`` when a changed input is read again without a content file that an
+    earlier build joined into its papers and that still exists (a Datasets API ``papers`` shard
+    without its ``abstracts``/``s2orc`` shards, S2ORC metadata without its ``pdf_parses``): read
+    alone, its papers would be written again without the abstracts and full texts that file gave.
+    Nothing is changed. A joined file deleted since is no longer asked for."""
+    from litnav.corpus.errors import CorpusError
+
+    joined = writer.joined_sources()
+    for u in units:
+        if not writer.is_committed(u.key) or writer.is_ingested(u.key, u.print.size, u.print.sha256):
+            continue
+        now = {str(p) for p in u.covers}
+        if missing := [k for k in joined.get(u.key, []) if k not in now and Path(k).exists()]:
+            raise CorpusError(f"{u.key} changed and was built with {', '.join(missing)} joined into its papers "
+                              "(abstracts, full texts), which this build does not name: add them to the build, or its "
+                              "papers are written again without what they gave (nothing was changed)")
+
+
 def _damage_of(unit: Unit) -> str | None:
     """Why a file of ``unit`` is damaged or cut short (read through once), or None."""
     from litnav.ingest.io import iter_records
@@ -407,6 +426,7 @@ def build(
                                                        allow_settings_change=reembed) as writer:
         incomplete = writer.incomplete_sources()
         complete = {u.key for u in units if u.key not in incomplete and writer.is_committed(u.key)}
+        _refuse_lost_joins(writer, units)
         _release_shared(writer, units, complete, report)
         todo = [u for u in units if u.key not in report.kept_complete
                 and not writer.is_ingested(u.key, u.print.size, u.print.sha256)]
@@ -441,6 +461,7 @@ def build(
                     refused = ""
                     try:
                         with writer.source(u.key, u.print.size, u.print.sha256) as tx:
+                            tx.joined = [str(p) for p in u.covers if p != u.path]
                             _write(tx, _until_damage(iter_unit(u, ctx), damage), report.read, batch_size)
                             damage += [store.damaged[str(p)] for p in u.covers if str(p) in store.damaged]
                             refused = "; ".join(str(d) for d in damage)

@@ -291,6 +291,7 @@ def _merge(writer: Any, u: Unit, folder: Path, report: Any, batch_size: int, mod
         report.kept_complete[u.key] = "; ".join(info["damage"])
         return
     with writer.source(u.key, u.print.size, u.print.sha256) as tx:
+        tx.joined = [str(p) for p in u.covers if p != u.path]
         _write(tx, _staged_items(folder / "items.parquet"), report.read, batch_size)
         for p, lines in info["taken"].items():  # content rows rejected alone earlier, joined now
             tx.drop_rejects(p, lines)
