@@ -564,3 +564,17 @@ def test_a_session_whose_recorded_round_workflow_is_damaged_is_named_not_a_key_e
                 n.inputs = ["ghost"]
     with pytest.raises(ValueError, match="round 1 workflow is damaged.*'ghost'"):
         refine(damaged, "only papers after 2017", corpus, Settings())
+
+
+def test_dropping_several_checkpoints_names_each_and_refuses_c1(scripted, corpus):
+    from litnav.navigator.feedback import FeedbackError, parse_feedback
+
+    last = scripted.turns[-1]
+    ranking = [r.corpus_id for r in last.results]
+    ids = [c.id for c in last.checklist.checkpoints if c.id != "c1"][:2]
+    edits = parse_feedback(f"remove checkpoints {ids[0]} and {ids[1]}", last.checklist, last.workflow, ranking,
+                           corpus, None)
+    assert [e.target for e in edits if e.action == "drop_checkpoint"] == ids
+    with pytest.raises(FeedbackError, match="c1 is the intent itself"):
+        parse_feedback(f"remove checkpoint {ids[0]} and checkpoint c1", last.checklist, last.workflow, ranking,
+                       corpus, None)

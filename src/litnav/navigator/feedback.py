@@ -60,7 +60,8 @@ _FOCUS = re.compile(r"\b(?:focus\s+on|prioriti[sz]e|more\s+(?:about|on)|emphasi[
                     r"(?P<what>[\w\s\-]+?)\s*(?:[,.;]|$)", re.I)
 _REWEIGHT = re.compile(r"(?P<what>[\w\s\-]+?)\s+(?:matters?|is|are)\s+(?P<dir>more|less)\s+important", re.I)
 _DROP_CP = re.compile(r"\b(?:ignore|drop|relax|remove)\s+(?:the\s+)?(?:(?P<field>year|date|venue|type|publication\s+type)"
-                      r"\s+(?:constraint|filter|requirement|restriction)|checkpoint\s+(?P<cid>[a-z]\d+))", re.I)
+                      r"\s+(?:constraint|filter|requirement|restriction)"
+                      r"|checkpoints?\s+(?P<cid>[a-z]\d+(?:(?:\s*,\s*|\s+and\s+)(?:checkpoint\s+)?[a-z]\d+)*))", re.I)
 
 
 class FeedbackError(ValueError):
@@ -251,8 +252,8 @@ def parse_feedback(
             raise FeedbackError(f"{feedback.strip()!r}: show at least one result")
         edits.append(top_k_edit(n, take(m)))
     for m in _DROP_CP.finditer(text):
-        if m.group("cid"):  # "drop checkpoint x1": any checkpoint by its id
-            ids = [m.group("cid").lower()]
+        if m.group("cid"):  # "drop checkpoint x1", "remove checkpoints m1 and x2": any checkpoint by its id
+            ids = [c.lower() for c in re.findall(r"\b[a-z]\d+\b", m.group("cid"), re.I)]
         else:
             field = {"date": "year", "type": "publication_type"}.get(m.group("field").lower().split()[0],
                                                                       m.group("field").lower().replace(" ", "_"))
