@@ -372,3 +372,8 @@ class Session(_Record):
         below the scored top N (``librarians.pool_size``) in first-stage order, whose 0.0 scores
         are placeholders, not a judgement of irrelevance."""
         return bool(result.checkpoints) or str(self.engines.get("scorer", "")).startswith("none")
+
+    def shown_scores(self, result: Result) -> tuple[float | None, float | None]:
+        """``(final_score, probability)`` of ``result`` as outputs show them: ``(None, None)``
+        when it was not scored (:meth:`is_scored`), so no output reads a placeholder as a verdict."""
+        return (result.final_score, result.probability) if self.is_scored(result) else (None, None)

@@ -31,6 +31,7 @@ from litnav.serve.models import (
     validation_message,
 )
 from litnav.serve.service import Service, ServiceError
+from litnav.session.export import FORMAT_ALIASES
 
 logger = logging.getLogger(__name__)
 
@@ -154,7 +155,7 @@ def create_app(service: Service, *, token: str | None = None, max_body_bytes: in
                top: int | None = Query(None, ge=1), min_score: float | None = Query(None, ge=0, le=1)):
         """The results as BibTeX, RIS, CSL-JSON, CSV, JSONL or a TREC run."""
         text = service.export(session_id, format, top=top, min_score=min_score)
-        fmt = {"csl-json": "csljson"}.get(format, format)
+        fmt = FORMAT_ALIASES.get(format, format)
         name = f"litnav-{session_id}.{EXTENSIONS[fmt]}"
         return PlainTextResponse(text, media_type=MEDIA_TYPES.get(fmt, "text/plain"),
                                  headers={"Content-Disposition": f'attachment; filename="{name}"'})

@@ -242,9 +242,9 @@ class Service:
         """The session's results as ``fmt`` text (``session.export.FORMATS``; "csl-json" is read as
         "csljson"); 422 for an unknown format
         or a session whose results the served corpus does not hold (``ExportError``)."""
-        from litnav.session.export import FORMATS, ExportError, export_session
+        from litnav.session.export import FORMAT_ALIASES, FORMATS, ExportError, export_session
 
-        fmt = {"csl-json": "csljson"}.get(fmt, fmt)  # verify_references' spelling
+        fmt = FORMAT_ALIASES.get(fmt, fmt)
         if fmt not in FORMATS:
             raise ServiceError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}", status=422)
         session = self.load(session_id)
@@ -293,8 +293,7 @@ def summarize(session_id: str, session: Session, seconds: float) -> SearchRespon
         checklist=[CheckpointOut(id=c.id, kind=c.kind, text=c.text, weight=c.weight) for c in checklist],
         results=[ResultOut(rank=r.rank, corpus_id=r.corpus_id, title=r.title, year=r.year, venue=r.venue,
                            authors=r.authors, scored=session.is_scored(r),
-                           final_score=r.final_score if session.is_scored(r) else None,
-                           probability=r.probability if session.is_scored(r) else None,
+                           **dict(zip(("final_score", "probability"), session.shown_scores(r))),
                            checkpoints=[JudgementOut(id=j.checkpoint_id, kind=j.kind, score=j.score,
                                                      rationale=j.rationale, quote=j.quote) for j in r.checkpoints])
                  for r in session.results],

@@ -35,6 +35,8 @@ SUFFIXES: dict[str, ExportFormat] = {
     ".csv": "csv", ".jsonl": "jsonl", ".trec": "trec", ".run": "trec",
 }
 """File extension -> format, for ``litnav search --export FILE``."""
+FORMAT_ALIASES: dict[str, ExportFormat] = {"csl-json": "csljson"}
+"""Other spellings of a format (``litnav verify`` and the reference readers say "csl-json")."""
 
 RUN_TAG = "litnav"
 TEXT_FIELDS = ("title", "author", "booktitle", "journal", "howpublished")
@@ -566,7 +568,7 @@ def to_csv(rows: list[ExportRow], session: Session) -> str:
         line = [r.rank, _cell(p.corpus_id), _cell(p.title), _cell("; ".join(a.name for a in p.authors)),
                 p.year or "", _cell(p.venue_raw or p.venue or ""), ids.get("doi", ""), ids.get("arxiv", ""),
                 ids.get("acl", ""), ids.get("pubmed", ""), row.urls[0] if row.urls else "", row.s2_url or "",
-                *((round(r.final_score, 4), round(r.probability, 4)) if session.is_scored(r) else ("", ""))]
+                *("" if v is None else round(v, 4) for v in session.shown_scores(r))]
         for c in cids:
             j = by_id.get(c)
             line += ["" if not j else "?" if j.unknown else round(j.score, 2), _cell(j.quote or "") if j else ""]

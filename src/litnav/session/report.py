@@ -69,8 +69,7 @@ def audit_view(session: Session, corpus=None) -> dict[str, Any]:
             }
         results.append({
             "rank": r.rank, "corpus_id": r.corpus_id, "title": r.title, "year": r.year, "venue": r.venue,
-            "authors": r.authors, "final_score": r.final_score if session.is_scored(r) else None,
-            "probability": r.probability if session.is_scored(r) else None,
+            "authors": r.authors, **dict(zip(("final_score", "probability"), session.shown_scores(r))),
             "found_by": found_by_summary(r.found_by), "judgements": judgements,
         })
     titles = {r.corpus_id: r.title for r in session.results}
