@@ -243,8 +243,7 @@ def _release_shared(writer: Any, units: list[Unit], complete: set[str], report: 
         raise CorpusError(f"an earlier build un-committed {', '.join(left)} to read it again with the files sharing "
                           "papers with it and stopped before it did: add it to this build (its papers are not in the "
                           "corpus until then)")
-    changed = [u for u in units if writer.is_committed(u.key)
-               and not writer.is_ingested(u.key, u.print.size, u.print.sha256)]
+    changed = _changed(writer, units)
     extra = writer.sharing_closure([u.key for u in changed]) if changed else []
     if not extra:
         return
@@ -264,6 +263,11 @@ def _release_shared(writer: Any, units: list[Unit], complete: set[str], report: 
                  len(extra), ", ".join(extra))
 
 
+def _changed(writer: Any, units: list[Unit]) -> list[Unit]:
+    """The units committed before whose files changed since (their fingerprint differs)."""
+    return [u for u in units if writer.is_committed(u.key) and not writer.is_ingested(u.key, u.print.size, u.print.sha256)]
+
+
 def _refuse_lost_joins(writer: Any, units: list[Unit]) -> None:
     """Raise ``CorpusError`` when a changed input is read again without a content file that an
     earlier build joined into its papers and that still exists (a Datasets API ``papers`` shard
@@ -273,9 +277,7 @@ def _refuse_lost_joins(writer: Any, units: list[Unit]) -> None:
     from litnav.corpus.errors import CorpusError
 
     joined = writer.joined_sources()
-    for u in units:
-        if not writer.is_committed(u.key) or writer.is_ingested(u.key, u.print.size, u.print.sha256):
-            continue
+    for u in _changed(writer, units):
         now = {str(p) for p in u.covers}
         if missing := [k for k in joined.get(u.key, []) if k not in now and Path(k).exists()]:
             raise CorpusError(f"{u.key} changed and was built with {', '.join(missing)} joined into its papers "
