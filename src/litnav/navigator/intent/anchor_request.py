@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from litnav.core.text import stop_words
+
 MIN_TITLE_WORDS = 4
 """Fewest words of an unquoted title read as a paper ("follow-up work on X Y Z W")."""
 
@@ -56,16 +58,14 @@ class AnchorRequest(NamedTuple):
     exact_title: bool = False
 
 
-_MINOR = frozenset("a an the of for and or in on to with via by at from as is are".split())
-
-
 def _title_cased(ref: str) -> bool:
     """Whether a short reference is written as a title: every word but minor ones opens with a
     capital or a digit ("Deep Sets", "BERT", "Attention Is All"), so "knowledge distillation"
     stays a topic."""
+    minor = stop_words()
     words = [w for w in re.split(r"[\s:-]+", ref) if w]
-    return bool(words) and all(w[0].isupper() or w[0].isdigit() or w.lower() in _MINOR for w in words) \
-        and words[0].lower() not in _MINOR
+    return bool(words) and all(w[0].isupper() or w[0].isdigit() or w.lower() in minor for w in words) \
+        and words[0].lower() not in minor
 
 
 def anchor_request(intent: str) -> AnchorRequest | None:
