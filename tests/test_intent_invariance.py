@@ -361,3 +361,58 @@ def test_an_intent_pasted_with_invisible_characters_reads_as_it_looks() -> None:
     pasted = parse_intent(visible_text("neu\u200bral ma\u00adchine trans\ufefflation for low-resource "
                                        "languages, not surveys"))
     assert [(c.kind, c.text) for c in pasted.checkpoints] == [(c.kind, c.text) for c in plain.checkpoints]
+
+
+@pytest.mark.parametrize("intent", [
+    "the role of the gut microbiota in obesity in humans",
+    "role of gut microbiota in obesity in human subjects",
+    "gut microbiota and obesity among human participants",
+    "What is known about the gut microbiota in obesity in people?",
+])
+def test_work_asked_for_in_humans_prefers_no_animal_studies(intent: str) -> None:
+    """A researcher asking for "the gut microbiota in obesity in humans" saw knockout-mouse and rat
+    papers judged to satisfy it, under a facet "The paper studies humans" that no human study
+    states in those words. However it is said, "in humans" is a preference against animal work
+    (the exclusion of "not animal studies", weight below 1) and no concept of its own."""
+    cl = parse_intent(intent, None, TODAY)
+    [x] = [c for c in cl.checkpoints if c.kind == "exclusion"]
+    assert {"mice", "rats"} <= set(x.terms) and x.weight < 1
+    assert {"gut microbiota", "obesity"} <= concepts(cl)
+    assert not any(concept(t) in {"human", "people", "human subject", "human participant"} for t in
+                   (t for c in cl.checkpoints if c.kind != "exclusion" for t in c.terms))
+
+
+@pytest.mark.parametrize("intent", [
+    "how people use search engines",  # people are the subject, not a population
+    "human evaluation of machine translation",
+    "human pose estimation in videos",
+    "obesity in mice and humans, excluding rats",  # the intent's own exclusion names animals
+])
+def test_human_words_that_are_no_population_add_no_preference(intent: str) -> None:
+    cl = parse_intent(intent, None, TODAY)
+    assert not any(c.kind == "exclusion" and c.weight < 1 for c in cl.checkpoints)
+
+
+@pytest.mark.parametrize("intent, kept", [
+    ("neural architecture search for image classification", "neural architecture search"),
+    ("beam search for neural machine translation", "beam search"),
+    ("query logs of search engines since 2015", "search engines"),
+    ("how people use search engines", "search engines"),
+    ("Monte-Carlo Tree Search by Best Arm Identification", "Monte-Carlo Tree Search"),
+    ("linked list data structures", "linked list data structures"),
+])
+def test_a_request_verb_inside_a_phrase_is_part_of_it(intent: str, kept: str) -> None:
+    """"neural architecture search" was read as "neural architecture" (the request verb "search"
+    was blanked wherever it stood); a request verb asks only at the start of the intent or of a
+    clause ("search for papers on beam search", "please find ...")."""
+    cl = parse_intent(intent, None, TODAY)
+    assert kept in {t for c in cl.checkpoints for t in c.terms} | {cl.checkpoints[0].text}, cl.checkpoints
+
+
+@pytest.mark.parametrize("intent", ["search for papers on beam search", "Please find papers on beam search",
+                                    "papers on dialogue. Find work on beam search too",
+                                    "can you search for beam search"])
+def test_a_request_verb_at_the_start_of_a_clause_still_asks(intent: str) -> None:
+    cl = parse_intent(intent, None, TODAY)
+    assert "beam search" in concepts(cl) and not any(
+        t.lower().startswith(("search for", "find", "please")) for c in cl.checkpoints for t in c.terms)

@@ -394,3 +394,90 @@ def test_a_phrase_written_as_one_hyphenated_word_is_stated():
     key = phrase_key("insulin resistance")
     assert states("White adipocytes have the unexpected feature of being insulin-resistant.", [key])
     assert not states("These adipocytes are not insulin-resistant.", [key])
+
+
+@pytest.mark.parametrize("sentence, checkpoint, stated", [
+    ("Tumour cells evade autophagosome encapsulation and exhibit low autophagic activity.", "autophagy", True),
+    ("Arginine starvation induced mitochondrial oxidative stress.", "mitochondria", True),
+    ("Geometric deep learning generalises convolutions to graphs.", "geometry", True),
+    ("Economic growth slowed in every region.", "economy", True),
+    ("The treatment raised the autophagic flux of the cells.", "autophagic flux", True),
+    ("Tumour cells showed no autophagic activity.", "autophagy", False),  # negated, in either form
+    ("We present a qualitative analysis of the errors.", "quality", False),  # quality is not qualitative
+    ("Each sensory neuron was recorded.", "sensor", False),  # nor sensory a sensor
+])
+def test_a_noun_and_its_adjective_state_the_same_checkpoint(sentence, checkpoint, stated):
+    """A fresh user saw c2 "autophagy" scored 0.2 beside the quote "... exhibit low autophagic
+    activity", and "mitochondria" 0.0 beside "mitochondrial oxidative stress": Snowball keeps a
+    noun in "-y"/"-ia" apart from its adjective in "-ic"/"-al"."""
+    from litnav.scorer.quote import states
+
+    _terms, phrases = checkpoint_terms(f"The paper studies {checkpoint}", [checkpoint])
+    assert states(sentence, phrases) is stated
+
+
+class _Unsure:
+    """A student that finds nothing in the evidence (P 0.1 for every checkpoint)."""
+
+    name = "student:unsure"
+    training = {"data": "test", "checkpoint_kinds": ["topic", "application", "method", "exclusion"]}
+
+    def predict_satisfaction(self, items):
+        import numpy as np
+
+        return np.full(len(items), 0.1)
+
+    def relevance(self, rows):
+        import numpy as np
+
+        return np.full(len(rows), 0.5)
+
+
+@pytest.mark.parametrize("title, raised", [
+    ("Pharmacological interventions for smoking cessation: an overview and network meta-analysis", True),
+    ("Smoking cessation without pharmacological interventions: a cohort study", False),
+    ("Behavioural counselling for smoking cessation", False),
+])
+def test_a_checkpoint_stated_by_the_title_is_satisfied(title, raised):
+    """A paper titled "Pharmacological interventions for smoking cessation: ..." had c2 "The paper
+    studies pharmacological interventions" scored 0.2 and c1 held below satisfied because of it:
+    the title is the paper's own statement of what it is about, so it counts as a stating sentence
+    does (P raised, and the rationale says the title stated it); a negated one does not."""
+    cp = Checkpoint(id="c2", kind="topic", text="The paper studies pharmacological interventions",
+                    terms=["pharmacological interventions"])
+    sentence = "We pooled 267 trials with 101,804 participants."
+    paper = Paper(corpus_id="p", title=title, year=2013)
+    [j] = score_paper(paper, Checklist(intent="x", checkpoints=[cp]), {"c2": [ev(sentence, 0.4)]},
+                      _Unsure()).judgements
+    assert (j.score >= 2.5) is raised
+    assert ("the title states every key phrase" in j.rationale) is raised
+    assert j.quote == sentence  # the quote is still a verbatim evidence sentence
+
+
+def test_an_exclusion_stated_by_the_title_is_violated():
+    """"... that does not use Twitter data": a paper titled "... on Twitter" violates it even when no
+    evidence sentence names Twitter."""
+    paper = Paper(corpus_id="p", title="Detecting hate speech on Twitter", year=2019)
+    sentence = "We annotate 16k posts for racism and sexism."
+    [j] = score_paper(paper, Checklist(intent="x", checkpoints=[TWITTER]), {"x1": [ev(sentence, 0.4)]},
+                      _Unsure()).judgements
+    assert j.score < 2.5 and "the title states" in j.rationale
+
+
+@pytest.mark.parametrize("sentence, stated", [
+    ("In contrast, working with graph convolutional networks (GCNs), we model online communities.", True),
+    ("We encode the molecules with graph attention networks.", True),
+    ("We encode the molecules with graph neural networks.", True),
+    ("We do not use graph convolutional networks.", False),  # negated
+    ("We build a graph of the social network of users.", False),  # not one term: "of the" between
+])
+def test_a_kind_of_neural_network_states_the_neural_network(sentence, stated):
+    """The demo's "detecting abusive or offensive language with graph neural networks" held its top
+    paper below satisfied because c3 "graph neural networks" scored 0.3 beside the quote "working
+    with graph convolutional networks (GCNs)": a graph convolutional network is a graph neural network."""
+    from litnav.scorer.quote import states
+
+    _terms, phrases = checkpoint_terms("The paper studies graph neural networks", ["graph neural networks"])
+    assert states(sentence, phrases) is stated
+    _terms, plain = checkpoint_terms("The paper studies neural networks", ["neural networks"])
+    assert not states("We study social networks of scientists.", plain)  # no kind named: no substitution

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from litnav.core.boilerplate import content_spans
 from litnav.core.records import Evidence
 from litnav.core.text import stem_offsets
-from litnav.scorer.text import phrase_in, stem_string, unhyphenated
+from litnav.scorer.text import derivational_base, phrase_in, stem_string, unhyphenated
 
 
 @dataclass(frozen=True)
@@ -156,18 +156,29 @@ def _cited_example(text: str, start: int, after: str) -> bool:
     return cue is not None and _OWN.search(text, 0, cue.start()) is None
 
 
-def _affirmed(phrase: str, st: list[str], starts: list[int], sentence: str) -> bool:
+def _adjacent(text: str, starts: list[int], i: int, n: int) -> bool:
+    """True when the ``n`` tokens from token ``i`` are consecutive words of ``text`` (nothing but
+    spaces or hyphens between them: no stop word was dropped)."""
+    for j in range(i, i + n - 1):
+        word = _WORD.match(text, starts[j])
+        if word is None or text[word.end():starts[j + 1]].strip(" -"):
+            return False
+    return True
+
+
+def _affirmed(phrase: str, st: list[str], starts: list[int], sentence: str, adjacent: bool = False) -> bool:
     """True when the stemmed ``phrase`` key occurs in ``st`` (``stem_offsets(sentence)``) at least
     once not negated: no negation cue (:data:`_NEGATED`; "not only" is none) just before it in
     its clause, no "is not"/"were never" (:data:`_NEGATED_AFTER`) right after it, not in a
     covariate list ("adjusted for ... aspirin use": :data:`_COVARIATE`), and not a cited example
-    ("like ... dialog systems (Madotto et al., 2018)": :data:`_CITED_AFTER`)."""
+    ("like ... dialog systems (Madotto et al., 2018)": :data:`_CITED_AFTER`). With ``adjacent``
+    the occurrence must also be consecutive words (:func:`_adjacent`)."""
     key = phrase.split()
     if not key:
         return False
     text = sentence.replace("\u2019", "'")
     for i in range(len(st) - len(key) + 1):
-        if st[i:i + len(key)] == key:
+        if st[i:i + len(key)] == key and (not adjacent or _adjacent(text, starts, i, len(key))):
             before = text[max(0, starts[i] - 60):starts[i]]
             last = _WORD.match(text, starts[i + len(key) - 1])
             end = last.end() if last else starts[i + len(key) - 1]
@@ -184,24 +195,50 @@ def states(sentence: str, phrases: list[str]) -> bool:
     checkpoint contiguously after stemming (or as one hyphenated word, :func:`_form_in`), not negated (a negation cue at most three words
     before it: "we do not use BERT", "without Twitter data"), and does not cite other work or
     list examples (:func:`mentions_other_work`): the sentence states the checkpoint's key phrases
-    of the paper itself (e.g. "We fine-tune BERT ..." states "The paper uses BERT"). False without
-    phrase keys."""
-    if not phrases:
+    of the paper itself (e.g. "We fine-tune BERT ..." states "The paper uses BERT"). A noun and its
+    adjective count as one word (:func:`~litnav.scorer.text.derivational_base`: "low autophagic
+    activity" states "autophagy"). False without phrase keys."""
+    if not phrases or mentions_other_work(sentence):
         return False
     st, starts = stem_offsets(sentence)
     st = unhyphenated(st)  # phrase keys are matched without hyphens
+    if _states_in(phrases, st, starts, sentence):
+        return True
+    bases, base_keys = [derivational_base(t) for t in st], [_base_key(p) for p in phrases]
+    if bases == st and base_keys == phrases:
+        return False
+    return _states_in(base_keys, bases, starts, sentence)
+
+
+def _base_key(key: str) -> str:
+    """A phrase key with each stem's :func:`~litnav.scorer.text.derivational_base`."""
+    return f" {' '.join(derivational_base(t) for t in key.split())} " if key.strip() else key
+
+
+def _states_in(phrases: list[str], st: list[str], starts: list[int], sentence: str) -> bool:
+    """True when every phrase key occurs, affirmed (:func:`_affirmed`), in the stems ``st``."""
     hay = stem_string([st])
     found = [_form_in(p, hay) for p in phrases]
-    if not all(found) or mentions_other_work(sentence):
-        return False
-    return all(_affirmed(p, st, starts, sentence) for p in found)
+    return all(found) and all(_affirmed(f, st, starts, sentence, adjacent=f != p) for f, p in zip(found, phrases))
+
+
+_NEURAL = re.compile(r"^( \S+(?: \S+)*) neural( network )")
+"""A key "<kind> neural network" ("graph neural network"), which "<kind> <word> network" states:
+a network named by its kind and architecture is a neural one ("graph convolutional network",
+"graph attention network"; "convolutional network" is short for "convolutional neural network")."""
 
 
 def _form_in(key: str, hay: str) -> str | None:
-    """The form in which a phrase key occurs in ``hay``: as it is, or written as one hyphenated
-    word (" insulin resist " in "being insulin-resistant", whose hyphen is dropped: "insulinresist");
-    None when neither occurs."""
+    """The form in which a phrase key occurs in ``hay``: as it is, written as one hyphenated
+    word (" insulin resist " in "being insulin-resistant", whose hyphen is dropped: "insulinresist"),
+    or, for "<kind> neural network", with another word for "neural" (:data:`_NEURAL`); None when
+    none occurs."""
     if phrase_in(key, hay):
         return key
     joined = " " + "".join(key.split()) + " "
-    return joined if len(key.split()) > 1 and phrase_in(joined, hay) else None
+    if len(key.split()) > 1 and phrase_in(joined, hay):
+        return joined
+    if (m := _NEURAL.match(key)) is not None:
+        found = re.search(re.escape(m.group(1)) + r" [a-z]\S* " + re.escape(m.group(2).strip()) + " ", hay)
+        return found.group(0) if found else None
+    return None

@@ -127,14 +127,16 @@ def lexical_query(checkpoint: Checkpoint) -> str:
 
 
 def _verdict(p: float, located: list[Evidence], terms: tuple[frozenset[str], list[str]], stated_evidence: bool,
-             lexical: list[Evidence]) -> tuple[float, Quote | None, float | None, list[Evidence]]:
-    """``(P, quote, P before raising or None, evidence)`` of one way to satisfy a checkpoint
-    (``features.alternatives``): the quote is the evidence sentence that states its key phrases
-    when there is one (from ``lexical`` when the located evidence has none, which then joins the
-    evidence), raising P to ``STATED_P`` (see :func:`score_papers`)."""
+             lexical: list[Evidence], title: str) -> tuple[float, Quote | None, float | None, list[Evidence], str]:
+    """``(P, quote, P before raising or None, evidence, what stated it)`` of one way to satisfy a
+    checkpoint (``features.alternatives``): the quote is the evidence sentence that states its key
+    phrases when there is one (from ``lexical`` when the located evidence has none, which then
+    joins the evidence), raising P to ``STATED_P``; else, when the paper's ``title`` states them,
+    P is raised the same way and the quote stays the best evidence sentence (what stated it:
+    ``"quote"`` or ``"title"``; see :func:`score_papers`)."""
     quote = pick_quote(located, *terms)
     if not stated_evidence:
-        return p, quote, None, located
+        return p, quote, None, located, "quote"
     stated = quote if quote is not None and states(quote.text, terms[1]) else stating_quote(located, terms[1])
     evs = located
     if stated is None and lexical:
@@ -142,9 +144,11 @@ def _verdict(p: float, located: list[Evidence], terms: tuple[frozenset[str], lis
         if stated is not None:
             evs = [*located, stated.evidence]
     if stated is None:
-        return p, quote, None, evs
+        if p < 0.5 and title and states(title, terms[1]):
+            return STATED_P, quote, p, located, "title"
+        return p, quote, None, evs, "quote"
     # the verdict must agree with a quote that states the checkpoint
-    return (max(p, STATED_P), stated, p, evs) if p < 0.5 else (p, stated, None, evs)
+    return (max(p, STATED_P), stated, p, evs, "quote") if p < 0.5 else (p, stated, None, evs, "quote")
 
 
 def score_papers(
@@ -166,7 +170,10 @@ def score_papers(
     quote, so a "not satisfied" verdict never quotes a sentence stating the checkpoint and an
     exclusion is never "respected" beside a quote that violates it; a satisfied verdict (a violated
     exclusion) quotes such a sentence too when one exists, rather than the cosine-best chunk's
-    best sentence, without changing P. The whole intent (c1) is held below satisfied, at
+    best sentence, without changing P. When no evidence sentence states the checkpoint but the
+    paper's title does ("Pharmacological interventions for smoking cessation: ..." for "The paper
+    studies pharmacological interventions"), P is raised the same way and the rationale says the
+    title stated it. The whole intent (c1) is held below satisfied, at
     :data:`WHOLE_HELD_P`, when one of the intent's facets is judged not addressed (P below
     :data:`ABSENT_FACET_P`) and no quote states every key phrase of c1. A checkpoint with alternatives (``Checkpoint.any_of``:
     "The paper studies NMT or speech translation") is judged for each (``features.alternatives``)
@@ -231,13 +238,14 @@ def score_papers(
         lexical = (lexical_evidence or {}).get(papers[pi].corpus_id, {}).get(cp.id, [])
         verdicts = []  # one per alternative; the checkpoint takes the most probable
         for i in range(len(ways[cp.id])):
-            verdicts.append(_verdict(float(p_about[k]), located, terms[(cp.id, i)], stated_evidence, lexical))
+            verdicts.append(_verdict(float(p_about[k]), located, terms[(cp.id, i)], stated_evidence, lexical,
+                                     papers[pi].title))
             k += 1
         best = max(range(len(verdicts)), key=lambda i: verdicts[i][0])
         decided[(pi, cp.id)] = (*verdicts[best], best, len(verdicts))
     whole, facets = _whole_and_facets(checklist)
     for pi, cp, located in where:
-        p, quote, raised, evs, best, n_ways = decided[(pi, cp.id)]
+        p, quote, raised, evs, stated_by, best, n_ways = decided[(pi, cp.id)]
         held = None
         stated = raised is not None or (quote is not None and states(quote.text, terms[(cp.id, best)][1]))
         if cp is whole and p >= 0.5 and not stated and facets:
@@ -252,7 +260,7 @@ def score_papers(
         if n_ways > 1:
             rationale += f" (judged for its alternative '{ways[cp.id][best][0]}')"
         if raised is not None:
-            rationale += f" (P raised from {raised:.2f}: the quote states every key phrase)"
+            rationale += f" (P raised from {raised:.2f}: the {stated_by} states every key phrase)"
         if held is not None:
             rationale += (f" (held below satisfied: {held[0].id} '{held[0].text}', one of its concepts, is not "
                           f"addressed, P {held[1]:.2f})")

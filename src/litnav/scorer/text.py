@@ -50,6 +50,20 @@ def stem_string(stem_lists: list[list[str]]) -> str:
     return " " + " \x00 ".join(" ".join(unhyphenated(s)) for s in stem_lists) + " "
 
 
+def derivational_base(stem: str) -> str:
+    """A Snowball stem less the ending that tells a noun in "-y"/"-ia" from its adjective in
+    "-ic"/"-al", which Snowball keeps apart: "autophagi" (autophagy) and "autophag" (autophagic) ->
+    "autophag"; "mitochondria" and "mitochondri" (mitochondrial) -> "mitochondr"; "economi" ->
+    "econom". A final "ia" or "i" is dropped when at least six letters remain, except after "-it"
+    and "-or" ("qualiti", quality, would meet "qualit", qualitative; "sensori", sensory, "sensor");
+    any other stem as it is."""
+    if stem.endswith("ia") and len(stem) >= 8:
+        return stem[:-2]
+    if stem.endswith("i") and len(stem) >= 7 and not stem.endswith(("iti", "ori")):
+        return stem[:-1]
+    return stem
+
+
 def phrase_in(key: str, haystack: str) -> bool:
     """True when a ``phrase_key`` occurs contiguously in a ``stem_string`` (C-speed substring test)."""
     return bool(key) and key in haystack

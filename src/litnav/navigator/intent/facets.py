@@ -76,7 +76,7 @@ _CUE_RE = re.compile(
 
 _REQUEST = re.compile(
     r"\b(?:(?:please|kindly)\s+)?(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?"
-    r"(?:(?:help\s+me\s+)?(?:find|show|give|get|list|search(?:\s+for)?|recommend|suggest|retrieve|fetch"
+    r"(?:(?P<help>help\s+me\s+)?(?P<verb>find|show|give|get|list|search(?:\s+for)?|recommend|suggest|retrieve|fetch"
     r"|collect|gather|identify|locate)(?:\s+(?:me|us))?"
     r"|i(?:'m|\s+am)\s+(?:looking|searching)\s+for|(?:looking|searching)\s+for"
     r"|i\s+(?:want|need|would\s+like|'d\s+like)(?:\s+to\s+(?:find|read|see|know\s+about))?"
@@ -356,12 +356,26 @@ def _compound_before(text: str) -> bool:
     return bool(m) and not edge_word(m.group(1)) and m.group(1) not in stop_words() and m.group(1) not in _QUALIFIER_WORDS
 
 
+_ASKS_BEFORE = re.compile(r"(?:^|[.;:?!,(]|\b(?:to|and|also|then|me|us|you|please|kindly))\W*$", re.I)
+"""What may come before a bare request verb: the start of the intent or a clause, or words of a
+request ("please find", "help me to find", "and list")."""
+
+
+def _inner_verb(text: str, m: re.Match[str]) -> bool:
+    """True when a :data:`_REQUEST` match is a bare request verb inside a phrase, not a request:
+    "neural architecture search", "beam search for NMT", "query logs of search engines", "linked
+    list"."""
+    if not m.group("verb") or m.group("help") or m.group(0).lower() != m.group("verb").lower():
+        return False
+    return _ASKS_BEFORE.search(text, 0, m.start()) is None
+
+
 def blank_framing(text: str) -> str:
     """``text`` with request words ("find me", "what is known about") and document links
     ("papers on", "studies of") blanked to boundaries (same length), and so are the question
     words of a question for resources (:data:`_QUESTION`: "What ... exist"); "work on" after a
     modifier that makes a compound ("remote work on productivity") stays."""
-    text = _REQUEST.sub(lambda m: BOUNDARY + " " * (len(m.group(0)) - 1), text)
+    text = _REQUEST.sub(lambda m: m.group(0) if _inner_verb(text, m) else BOUNDARY + " " * (len(m.group(0)) - 1), text)
     for q in list(_QUESTION.finditer(text)):  # the question's words go, its object stays: "datasets"
         generic = _GENERIC_OBJECT.fullmatch(q.group("object")) is not None  # "What approaches exist?": all go
         for group in ("wh", "object", "verb") if generic else ("wh", "verb"):

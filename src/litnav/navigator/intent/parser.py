@@ -54,7 +54,7 @@ from litnav.navigator.intent.facets import (
     narrow_other_than,
 )
 from litnav.navigator.intent.grammar import number_variants
-from litnav.navigator.intent.organisms import species_of
+from litnav.navigator.intent.organisms import in_humans, names_animals, only_humans, species_of
 from litnav.navigator.intent.passage import asks_for_papers, is_markup, is_passage, is_prose
 from litnav.navigator.intent.pubtypes import extract_types
 from litnav.navigator.intent.text import BOUNDARY, Workspace, normalise
@@ -62,6 +62,9 @@ from litnav.navigator.intent.venues import VenueEntry, VenueMention, extract_ven
 
 EMPIRICAL_WEIGHT = 0.5
 FACET_WEIGHT = 0.5
+HUMANS_WEIGHT = 0.5
+"""Weight of the exclusion of animal studies that "in humans" states: a preference (a paper judged
+to be animal work is demoted, not dropped; an intent's own "not animal studies" weighs 1)."""
 """Weight of a facet checkpoint beside the whole-intent checkpoint ``c1`` (weight 1.0)."""
 
 _TYPE_NAMES = {
@@ -114,6 +117,8 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
     authors = extract_authors(ws)
     exclusions = extract_exclusions(ws)
     facets = extract_facets(ws, phrases)
+    humans = [f for f in facets if only_humans(f.terms) and in_humans(ws.text, f.phrases)]  # against animal work
+    facets = [f for f in facets if f not in humans]
     whole = whole_intent(ws.text)
     venue_mentions += _unknown_venue_mentions(ws, venues)
 
@@ -162,6 +167,9 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
     checkpoints = _content_checkpoints(whole, facets)
     checkpoints += [cp.model_copy(update={"id": f"m{i}"}) for i, (_p, cp) in enumerate(metadata, 1)]
     checkpoints += [exclusion_checkpoint(f"x{i}", phrase, terms) for i, (phrase, terms, _p) in enumerate(exclusions, 1)]
+    if humans and not any(names_animals(ts) for _p, ts, _ in exclusions):
+        checkpoints.append(exclusion_checkpoint(f"x{len(exclusions) + 1}", "animal studies", ["animal studies"])
+                           .model_copy(update={"weight": HUMANS_WEIGHT}))
     if not checkpoints:
         raise ValueError(f"intent {intent!r} yields no checkpoint: it names no topic, method, "
                          "application, data set, venue, date, author or publication type")

@@ -174,6 +174,8 @@ def clean_phrase(phrase: str) -> str:
     while tokens and (tokens[0].lower().strip(".,:;!?'\"") in _EDGE_WORDS or not re.search(r"\w", tokens[0])):
         if LATIN_LOCATIVE.match(" ".join(tokens[:2])):
             break
+        if tokens[0].lower() == "search" and len(tokens) > 1 and not edge_word(tokens[1]):
+            break  # "search engines", "search space": a compound, not "search for"
         tokens.pop(0)
     while tokens and ((tokens[-1].lower().strip(".,:;!?'\"") in _EDGE_WORDS - REQUEST_WORDS)
                       or not re.search(r"\w", tokens[-1])):
