@@ -57,7 +57,7 @@ def register(app: typer.Typer) -> None:
         for i, r in enumerate(report.references, start=1):
             where = f"{r.key}" + (f" (line {r.line})" if r.line and not r.key.startswith("line") else "")
             if r.status == "verified":
-                how = f"{r.method} ({r.confidence:.2f})"
+                how = f"{r.method}, confidence {r.confidence:.2f}"
                 if r.unchecked:
                     how += f"; not checked: {', '.join(r.unchecked)} (the corpus record has none)"
             elif r.status == "metadata_mismatch":

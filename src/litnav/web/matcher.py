@@ -155,28 +155,39 @@ CONTENT_ONLY_FACTOR = 0.95
 SUBSTITUTION_CAP = 0.89
 
 
-def substituted_words(a_norm: str, b_norm: str) -> int:
-    """Content words of either title with no counterpart in the other. A word has a
-    counterpart when it is a function word, occurs inside the other title with spaces removed
+ROMAN = {r: str(i) for i, r in enumerate("i ii iii iv v vi vii viii ix x xi xii".split(), 1)}
+ROMAN.update({d: r for r, d in list(ROMAN.items())})
+"""Roman numerals I-XII and their digits, both ways."""
+
+
+def differing_words(a_norm: str, b_norm: str) -> tuple[list[str], list[str]]:
+    """The content words of each title with no counterpart in the other, in title order. A word
+    has a counterpart when it is a function word, occurs inside the other title with spaces removed
     (hyphenation: "pre training" / "pretraining"), is a 1-2 character edit of a word there
     (rapidfuzz ratio >= ``TYPO_TOKEN_RATIO``), or (5+ letters) aligns with part of the other
-    title at partial_ratio >= ``SPLIT_TYPO_RATIO`` (a typo that split or merged words).
-    Returns the larger of the two sides' counts, so one replaced word counts 1."""
-    a_toks, b_toks = a_norm.split(), b_norm.split()
+    title at partial_ratio >= ``SPLIT_TYPO_RATIO`` (a typo that split or merged words), or is a
+    Roman numeral the other title writes in digits ("type II diabetes", "type 2 diabetes": :data:`ROMAN`)."""
 
-    def unmatched(xs: list[str], ys: list[str]) -> int:
-        joined, yset, n = "".join(ys), set(ys), 0
-        for w in set(xs) - yset:
-            if w in FUNCTION_WORDS or (len(w) >= 2 and w in joined):
+    def unmatched(xs: list[str], ys: list[str]) -> list[str]:
+        joined, yset, out = "".join(ys), set(ys), []
+        for w in dict.fromkeys(xs):
+            if w in yset or w in FUNCTION_WORDS or (len(w) >= 2 and w in joined) or ROMAN.get(w) in yset:
                 continue
             if any(fuzz.ratio(w, y) >= TYPO_TOKEN_RATIO for y in yset):
                 continue
             if len(w) >= 5 and fuzz.partial_ratio(w, joined) >= SPLIT_TYPO_RATIO:
                 continue
-            n += 1
-        return n
+            out.append(w)
+        return out
 
-    return max(unmatched(a_toks, b_toks), unmatched(b_toks, a_toks))
+    a_toks, b_toks = a_norm.split(), b_norm.split()
+    return unmatched(a_toks, b_toks), unmatched(b_toks, a_toks)
+
+
+def substituted_words(a_norm: str, b_norm: str) -> int:
+    """How many content words were replaced, added or dropped between two normalised titles: the
+    larger of the two sides' counts of :func:`differing_words`, so one replaced word counts 1."""
+    return max(map(len, differing_words(a_norm, b_norm)))
 
 
 def _content(norm: str) -> str:
@@ -202,6 +213,14 @@ def title_similarity(a_norm: str, b_norm: str) -> float:
     if s > SUBSTITUTION_CAP and substituted_words(a_norm, b_norm):
         s = SUBSTITUTION_CAP
     return s
+
+
+def _differing(ref_title: str | None, corpus_title: str) -> str:
+    """"; words that differ: 'with' vs 'to'" for a not-found reason ("" when no word differs)."""
+    ours, theirs = differing_words(normalise_title(ref_title or ""), normalise_title(corpus_title))
+    if not ours and not theirs:
+        return ""
+    return f"; words that differ: {' '.join(ours) or '(none)'!r} vs corpus {' '.join(theirs) or '(none)'!r}"
 
 
 class Matcher:
@@ -373,5 +392,6 @@ class Matcher:
         return Match(
             status="not_found", corpus_id=paper.corpus_id, method=method, confidence=confidence,
             title_score=round(sim, 4), mismatches=mismatches,
-            reason=f"closest corpus title {paper.title!r} (similarity {sim:.2f}, confidence {confidence:.2f})",
+            reason=f"closest corpus title {paper.title!r} (similarity {sim:.2f}, confidence {confidence:.2f}"
+                   + _differing(record.title, paper.title) + ")",
         )
