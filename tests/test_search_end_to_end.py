@@ -170,3 +170,45 @@ def _app():
     from litnav.cli import app
 
     return app
+
+
+def test_search_json_waits_for_a_refinement_of_the_file_and_says_it_replaced_it(corpus_dir, runner, tmp_path,
+                                                                                  monkeypatch):
+    """`search --json F` while `refine F` ran kept one of the two and both said "written": the search
+    now takes the session lock for its write, and says so when the file changed under it."""
+    import threading
+
+    from litnav.session.io import session_lock
+
+    out = tmp_path / "s.json"
+    args = ["--corpus", str(corpus_dir), "--top", "3", "--json", str(out)]
+    assert runner.invoke(_app(), ["search", "graph neural networks", *args]).exit_code == 0
+    held, release = threading.Event(), threading.Event()
+
+    def refinement():
+        with session_lock(out):
+            held.set()
+            release.wait(60)
+            out.write_text(out.read_text() + "\n")  # a refinement writes its turn before it lets go
+
+    t = threading.Thread(target=refinement)
+    t.start()
+    held.wait(60)
+    import litnav.cli.search as cli_search
+
+    stamp = cli_search._stamp
+
+    def stamp_then_release(path):  # the refinement writes only after the search has looked at the file
+        seen = stamp(path)
+        release.set()
+        return seen
+
+    monkeypatch.setattr(cli_search, "_stamp", stamp_then_release)
+    try:
+        res = runner.invoke(_app(), ["search", "dense retrieval for question answering", *args])
+    finally:
+        release.set()
+        t.join()
+    assert res.exit_code == 0, res.output
+    assert "was changed by another litnav run" in res.output
+    assert read_session(out).intent == "dense retrieval for question answering"

@@ -68,6 +68,7 @@ def search_cmd(
         return
     if corpus is None:
         fail("give the corpus with --corpus DIR", code=2)
+    before = _stamp(json_out) if named else None
     if not query and not anchor:
         fail("give a search intent (or --anchor PAPER)", code=2)
     ask = sys.stdin.isatty() if interactive is None else interactive
@@ -104,7 +105,17 @@ def search_cmd(
             session, branches = clarify(session, c, settings, ask=terminal_ask if ask else None)
     # written before anything is printed: a closed pipe (`litnav search ... | head`) keeps the session
     with clean_errors(OSError, ValueError):
-        json_out = write_session(session, json_out) if named else write_new_session(session, DEFAULT_SESSION)
+        if named:
+            from litnav.session.io import session_lock
+
+            with session_lock(json_out):  # a `litnav refine` of this file finishes its turn first
+                if _stamp(json_out) != before:
+                    make_console(stderr=True).print(
+                        f"note: {json_out} was changed by another litnav run while this search ran "
+                        "(a refinement?); it is replaced by this search's session")
+                json_out = write_session(session, json_out)
+        else:
+            json_out = write_new_session(session, DEFAULT_SESSION)
     make_console(stderr=True).print(f"session written to {json_out} (audit it with `litnav audit {json_out}`)")
     if branches and not ask:  # the question was answered with its default: say so
         import shlex
@@ -235,6 +246,15 @@ def operators_cmd() -> None:
     from litnav.navigator.loop import operator_library
 
     print(json.dumps(operator_library(), indent=2))
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    """``(mtime_ns, size)`` of ``path``, None when it does not exist: whether a file changed."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size
 
 
 def register(app: typer.Typer) -> None:
