@@ -200,3 +200,14 @@ def test_a_student_folder_without_its_document_is_a_clear_error(runner, tmp_path
     res = runner.invoke(app, ["search", "dense retrieval", "--corpus", str(search_corpus_dir),
                               "--set", f"scorer.student={tmp_path}"])
     assert res.exit_code == 1 and "a student folder needs student.json" in res.output
+
+
+@pytest.mark.parametrize("field, value", [("librarians.semantic_k", 20000), ("librarians.lexical_k", 10001),
+                                          ("librarians.citation_k", 6000)])
+def test_a_retrieval_depth_above_what_a_search_returns_is_refused_at_the_setting(field, value):
+    """librarians.semantic_k=20000 was accepted and failed later in node 'semantic_intent', a node
+    the user never wrote; the setting itself now names its bound."""
+    from litnav.core.settings import load_settings
+
+    with pytest.raises(ValueError, match=field.split(".")[1]):
+        load_settings(None, [f"{field}={value}"])

@@ -558,3 +558,16 @@ def test_an_intent_of_alternatives_alone_is_satisfied_by_either():
     assert c1.any_of and c1.terms == ["neural machine translation", "speech translation"]
     [c1] = parse_intent("boosting algorithms", today=TODAY).checkpoints
     assert c1.terms == ["boosting algorithms"]  # a method's name, not a goal's verb
+
+
+@pytest.mark.parametrize("intent", ["not", "no", "without", "never", "excluding"])
+def test_a_negation_with_nothing_to_negate_names_nothing(intent: str) -> None:
+    """The intent "not" became the topic "not"; like "the of and a to" it names nothing."""
+    with pytest.raises(ValueError, match="yields no checkpoint"):
+        parse_intent(intent)
+
+
+def test_an_intent_longer_than_ten_abstracts_is_refused_with_its_length() -> None:
+    """A 100,000-character intent was parsed for over a minute; it is refused, saying how long it was."""
+    with pytest.raises(ValueError, match="25,000 characters long"):
+        parse_intent("word " * 5000)

@@ -163,12 +163,19 @@ class NavigatorSettings(_Group):
     )
 
 
+MAX_HITS = 10_000
+"""The most hits one retrieval search returns (``librarians.semantic_k``/``lexical_k`` and the
+operators' ``k``)."""
+MAX_CITATION_HITS = 5_000
+"""The most papers one citation expansion keeps (``librarians.citation_k``, the operators' ``k``)."""
+
+
 class LibrarianSettings(_Group):
     """Retrieval channels."""
 
-    semantic_k: int = Field(200, ge=1, description="Dense hits per whole-intent query (per-checkpoint: half).")
-    lexical_k: int = Field(200, ge=1, description="BM25 hits per whole-intent query (per-checkpoint: half).")
-    citation_k: int = Field(30, ge=1)
+    semantic_k: int = Field(200, ge=1, le=MAX_HITS, description="Dense hits per whole-intent query (per-checkpoint: half).")
+    lexical_k: int = Field(200, ge=1, le=MAX_HITS, description="BM25 hits per whole-intent query (per-checkpoint: half).")
+    citation_k: int = Field(30, ge=1, le=MAX_CITATION_HITS)
     rrf_k: int = Field(60, ge=1, description="Reciprocal rank fusion constant (Cormack et al. 2009).")
     pool_size: int = Field(
         30, ge=1, description="Top fused candidates given evidence and scores (top-N); every other fused "

@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import Field
 
 from litnav.core.records import FoundBy
+from litnav.core.settings import MAX_CITATION_HITS
 from litnav.librarians.operators.base import OperatorParams, RunContext, WorkflowError, missing_channels, operator
 from litnav.librarians.pool import Pool
 
@@ -22,7 +23,7 @@ class CitationExpandParams(OperatorParams):
 
     direction: Literal["cited", "citing", "both"] = "both"
     depth: int = Field(1, ge=1, le=3)
-    k: int = Field(30, ge=1, le=5000)
+    k: int = Field(30, ge=1, le=MAX_CITATION_HITS)
     seeds: int = Field(5, ge=0, le=500, description="Top papers of the input used as seeds.")
     seed_ids: list[str] = Field(default_factory=list, description="Explicit seed corpus_ids.")
     query: str | None = Field(None, description="Ranks neighbours by similarity to this text too.")

@@ -14,6 +14,7 @@ from typing import Literal
 from pydantic import Field
 
 from litnav.core.records import FoundBy
+from litnav.core.settings import MAX_CITATION_HITS
 from litnav.librarians.operators.base import OperatorParams, RunContext, WorkflowError, operator
 from litnav.librarians.pool import Pool
 
@@ -28,7 +29,7 @@ class GraphNeighbourParams(OperatorParams):
     """
 
     mode: Literal["cocitation", "coupling", "both"] = "both"
-    k: int = Field(50, ge=1, le=5000)
+    k: int = Field(50, ge=1, le=MAX_CITATION_HITS)
     seeds: int = Field(0, ge=0, le=100, description="Top papers of the input used as seeds.")
     seed_ids: list[str] = Field(default_factory=list, description="Explicit seed corpus_ids.")
     min_shared: int = Field(1, ge=1, description="Shared neighbours a paper needs to be kept.")

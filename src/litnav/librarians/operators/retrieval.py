@@ -6,6 +6,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from litnav.core.records import FoundBy
+from litnav.core.settings import MAX_HITS
 from litnav.core.text import stem_set
 from litnav.librarians.operators.base import OperatorParams, RunContext, missing_channels, operator, partial_channels
 from litnav.librarians.pool import Pool
@@ -15,7 +16,7 @@ class SearchParams(OperatorParams):
     """A query and how many hits to keep."""
 
     query: str = Field(min_length=1, pattern=r"\S", description="Query text (not only whitespace).")
-    k: int = Field(100, ge=1, le=10_000, description="Hits to return.")
+    k: int = Field(100, ge=1, le=MAX_HITS, description="Hits to return.")
     checkpoint_id: str | None = Field(None, description="The checkpoint this query targets, if any.")
     within: list[str] = Field(
         default_factory=list, description="Metadata checkpoint ids: search only the papers that satisfy them "
@@ -117,7 +118,7 @@ class ExampleSearchParams(OperatorParams):
     """Example papers (query by example), how many hits to keep, and when the intent is the example."""
 
     seed_ids: list[str] = Field(min_length=1, description="Corpus ids of the example papers.")
-    k: int = Field(100, ge=1, le=10_000, description="Hits to return (the examples themselves among them).")
+    k: int = Field(100, ge=1, le=MAX_HITS, description="Hits to return (the examples themselves among them).")
     max_quoted: float = Field(
         0.85, gt=0, le=1, allow_inf_nan=False, description="Skip the search when the intent holds this share of the examples' distinct "
         "content terms (title + abstract): a pasted whole abstract is the example already, searched by the intent's "

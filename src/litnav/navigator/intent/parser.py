@@ -41,6 +41,7 @@ from datetime import date, timedelta
 from typing import Literal
 
 from litnav.core.records import Checklist, Checkpoint, MetadataPredicate
+from litnav.core.text import stems
 from litnav.corpus.phrases import PhraseTable
 from litnav.navigator.intent.authors import extract_authors
 from litnav.navigator.intent.claims import claim_terms, is_claim
@@ -62,6 +63,15 @@ from litnav.navigator.intent.venues import VenueEntry, VenueMention, extract_ven
 
 EMPIRICAL_WEIGHT = 0.5
 FACET_WEIGHT = 0.5
+_NEGATION_WORDS = frozenset({"without", "never", "except", "exclud", "neither"})
+"""Stems of negation words that are not stop words: an intent of these alone names nothing."""
+
+
+def _names_something(text: str) -> bool:
+    """True when ``text`` holds a word other than stop words and :data:`_NEGATION_WORDS`."""
+    return any(t not in _NEGATION_WORDS for t in stems(text))
+
+
 HUMANS_WEIGHT = 0.5
 """Weight of the exclusion of animal studies that "in humans" states: a preference (a paper judged
 to be animal work is demoted, not dropped; an intent's own "not animal studies" weighs 1)."""
@@ -120,6 +130,9 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
     humans = [f for f in facets if only_humans(f.terms) and in_humans(ws.text, f.phrases)]  # against animal work
     facets = [f for f in facets if f not in humans]
     whole = whole_intent(ws.text)
+    if not _names_something(whole):
+        whole = ""  # "not", "without": a negation with nothing to negate names no topic
+    facets = [f for f in facets if any(map(_names_something, f.terms))]
     venue_mentions += _unknown_venue_mentions(ws, venues)
 
     metadata: list[tuple[int, Checkpoint]] = []

@@ -33,13 +33,21 @@ _NEG_BEFORE = re.compile(NEGATION + r"\s*" + _FILLER + r"$", re.IGNORECASE)
 _ONLY_BEFORE = re.compile(r"\b(?:only|just|exclusively|solely)\s+" + _FILLER + r"$", re.IGNORECASE)
 
 
+MAX_INTENT_CHARS = 20_000
+"""The longest intent read: ten abstracts' worth (a 100,000-character one took over a minute to parse)."""
+
+
 def normalise(intent: str) -> str:
     """NFKC-normalise, map typographic dashes and quotes to ASCII, collapse whitespace.
 
-    Raises ``ValueError`` when ``intent`` is not a string or holds no word character.
+    Raises ``ValueError`` when ``intent`` is not a string, holds no word character or is longer
+    than :data:`MAX_INTENT_CHARS`.
     """
     if not isinstance(intent, str):
         raise ValueError(f"intent must be a string, got {type(intent).__name__}")
+    if len(intent) > MAX_INTENT_CHARS:
+        raise ValueError(f"intent is {len(intent):,} characters long, more than {MAX_INTENT_CHARS:,}: give a "
+                         "request, or a passage of a paper (an abstract is about 1,500), not a whole paper")
     text = unicodedata.normalize("NFKC", intent).translate(_DASHES).translate(_QUOTES)
     text = text.replace(BOUNDARY, " ")
     text = re.sub(r"\s+", " ", text).strip()
