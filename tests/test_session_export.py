@@ -242,6 +242,9 @@ def test_cli_export_and_errors(runner, export_session, tmp_path):
     assert res.exit_code == 0, res.output
     entries, _ = _bib_entries(out.read_text())
     assert len(entries) == 3
+    for spelling in ("csljson", "csl-json"):  # the README's spelling too, as the HTTP and MCP exports take it
+        res = runner.invoke(app, ["export", str(export_session), "--format", spelling, "--top", "2"])
+        assert res.exit_code == 0 and len(json.loads(res.stdout)) == 2, res.output
     res = runner.invoke(app, ["export", str(export_session), "--format", "bibtex", "--min-score", "1",
                               "--out", str(tmp_path / "none.bib")])
     assert res.exit_code == 0 and "no results with final score >= 1.0" in res.output

@@ -26,6 +26,7 @@ def export_cmd(
 ) -> None:
     """Export a session's results; every bibliographic field is re-read from the corpus record."""
     from litnav.session.export import (
+        FORMAT_ALIASES,
         FORMATS,
         ExportError,
         export_session,
@@ -40,6 +41,7 @@ def export_cmd(
             fail(f"give --format ({FORMAT_HELP}) to print an export; with --out FILE it follows the extension", code=2)
         with clean_errors(ExportError):
             fmt = format_for_path(out)
+    fmt = FORMAT_ALIASES.get(fmt, fmt)
     if fmt not in FORMATS:
         fail(f"unknown --format {fmt!r}; use one of {', '.join(FORMATS)}", code=2)
     with clean_errors(SessionFileError, ExportError):
