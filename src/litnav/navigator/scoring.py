@@ -95,12 +95,14 @@ class ScoringStage:
     def __call__(self, evpool: EvidencePool, ctx: RunContext) -> ScoredPool:
         for rank, (cid, score) in enumerate(evpool.pool.hits, 1):
             self.fused[cid] = self.fused.get(cid, 0.0) + score  # dict keeps first-seen order for ties
-            self.retrieval_rank[cid] = min(rank, self.retrieval_rank.get(cid, rank))
         for cid, per in evpool.evidence.items():
             self.evidence.setdefault(cid, {}).update(per)
         first_seen = {cid: i for i, cid in enumerate(self.fused)}
         order = sorted(self.fused, key=lambda c: (-self.fused[c], first_seen[c]))
         self.fused_rank = {cid: i for i, cid in enumerate(order, 1)}
+        # the rank the holistic probability reads: in the cumulative fused list, which a refinement's
+        # one union of every round's searches reproduces (a best rank over the rounds' own lists did not)
+        self.retrieval_rank = dict(self.fused_rank)
         top = self.fused[order[0]] if order and self.fused[order[0]] > 0 else 1.0
         n = 0 if self.student is None else ctx.settings.librarians.pool_size
         self._collect_first_stage(evpool, ctx.settings.librarians.rrf_k)
@@ -240,7 +242,7 @@ class ScoringStage:
 
     def _complete_extra(self, ids: list[str], papers: dict, checklist) -> None:
         """Abstracts and title vectors (the student's title-similarity and coverage inputs),
-        read and encoded once per paper, and each paper's best rank in the fused retrieval lists."""
+        read and encoded once per paper, and each paper's rank in the cumulative fused list."""
         missing = [cid for cid in ids if cid not in self.extra]
         abstracts = self.corpus.abstracts(missing) if missing else {}
         titles = _title_vectors(self.corpus, [papers[c] for c in missing]) if missing else []
