@@ -571,3 +571,16 @@ def test_an_intent_longer_than_ten_abstracts_is_refused_with_its_length() -> Non
     """A 100,000-character intent was parsed for over a minute; it is refused, saying how long it was."""
     with pytest.raises(ValueError, match="25,000 characters long"):
         parse_intent("word " * 5000)
+
+
+@pytest.mark.parametrize("intent", [
+    "theoretical analysis of in-context learning in transformers, 2022 to 2024, excluding empirical studies",
+    "in-context learning in transformers, not empirical papers",
+])
+def test_excluding_empirical_studies_asks_for_theory_not_for_reviews_only(intent: str) -> None:
+    """"excluding empirical studies" returned nothing on an ML corpus: "empirical" is known only as
+    "not a review", so its negation was an exact filter keeping reviews alone. It is a preference for
+    theoretical work instead, and no exact type filter."""
+    cl = parse_intent(intent)
+    types = [c for c in cl.checkpoints if c.predicate is not None and c.predicate.field == "publication_type"]
+    assert [(c.predicate.values, c.predicate.negate, c.weight < 1) for c in types] == [(["theoretical"], False, True)]

@@ -209,5 +209,13 @@ def extract_types(ws: Workspace) -> list[TypeMention]:
             continue  # "screening of randomized trials", "clinical trial reports": a topic unless "only"/"not" says a kind
         values = list(dict.fromkeys("survey" if v == "survey?" else v for v in items))
         ws.consume(cue_start, end)
-        found.append(TypeMention(values, negated, only, cue_start, ws.original[cue_start:end].strip()))
+        phrase = ws.original[cue_start:end].strip()
+        if negated and "empirical" in values:
+            # "empirical" is known only as "not a review": its negation would keep reviews alone, so
+            # "excluding empirical studies" asks for theoretical work, as a preference
+            found.append(TypeMention(["theoretical"], False, False, cue_start, phrase))
+            values = [v for v in values if v != "empirical"]
+            if not values:
+                continue
+        found.append(TypeMention(values, negated, only, cue_start, phrase))
     return found
