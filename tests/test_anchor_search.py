@@ -235,3 +235,43 @@ def test_an_ordinary_workflow_given_as_an_anchor_template_is_refused(corpus, tmp
     path.write_text(plan_workflow(parse_intent("contrastive learning"), Settings()).model_dump_json())
     with pytest.raises(AnchorError, match="names no anchor"):
         anchor_search("simclr", "successor", corpus, FAST, template=path, top_k=10)
+
+
+@pytest.mark.parametrize("phrasing, direction", [
+    ("what does {t} build on?", "predecessor"),
+    ("prior work of {t}", "predecessor"),
+    ("foundational work behind {t}", "predecessor"),
+    ("predecessors of {t}", "predecessor"),
+    ("later work on {t}", "successor"),
+    ("what builds on {t}", "successor"),
+    ("successors of {t}", "successor"),
+    ("siblings of {t}", "sibling"),
+    ("related work to {t}", "sibling"),
+])
+def test_every_common_way_of_asking_for_a_papers_neighbours_runs_its_anchor_search(corpus, phrasing, direction):
+    """A fresh user found "what does <title> build on" read as an exclusion ("without Exploration
+    build"), "prior work of <title>" as an author filter, "siblings of <title>" as a topic whose
+    first hit was the paper itself."""
+    from litnav.navigator import search
+
+    title = "A simple framework for contrastive learning of visual representations"
+    s = search(phrasing.format(t=title), corpus, FAST, top_k=10)
+    assert s.turns[0].anchor == "simclr" and s.turns[0].direction == direction
+    assert "simclr" not in _ids(s)
+
+
+def test_a_paper_the_corpus_does_not_hold_is_searched_as_a_topic_and_the_notes_say_so(corpus):
+    """"follow-up work of Decision Transformer: Reinforcement Learning via Sequence Modeling" (not in
+    the corpus) became an author filter "Authored by Decision Transformer" and a topic "follow-up";
+    now its title is the topic, and the notes say the paper is not in the corpus."""
+    from litnav.navigator import search
+    from litnav.session.render import result_notes
+
+    title = "Decision Transformer: Reinforcement Learning via Sequence Modeling"
+    s = search(f"follow-up work of {title}", corpus, FAST, top_k=5)
+    assert s.turns[0].anchor is None and s.turns[0].paper_not_found == title
+    checkpoints = s.rounds[-1].checklist.checkpoints
+    assert checkpoints[0].text == title and not any(c.kind == "metadata" for c in checkpoints)
+    assert any(f"no paper of this corpus is {title!r}" in n for n in result_notes(s))
+    s = search("follow-up work on contrastive learning of visual representations with momentum", corpus, FAST)
+    assert not s.turns or not s.turns[0].paper_not_found  # a topic, not a paper: searched as typed

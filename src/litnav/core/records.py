@@ -326,6 +326,9 @@ class Turn(_Record):
                                                        "(citing it for successor, cited by it for predecessor).")
     anchor_unresolved: int | None = Field(None, description="Predecessor: the anchor's bibliography entries "
                                                            "that match no corpus paper.")
+    paper_not_found: str | None = Field(None, description="The paper an intent asked the citing, cited or "
+                                                          "similar papers of, when no corpus paper is it: its "
+                                                          "words were searched as a topic instead.")
     edits: list[Edit] = Field(default_factory=list)
     checklist: Checklist
     workflow: Workflow

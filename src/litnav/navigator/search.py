@@ -100,22 +100,22 @@ def _anchor_from_intent(intent: str, corpus, settings: Settings, *, top_k, today
     request = anchor_request(intent)
     if request is None:
         return None
-    direction, ref, rest, exact_title = request
+    direction, ref, rest, exact_title, _quoted = request
     if exact_title:  # "papers similar to Deep Sets": the paper of that title, else a topic
         ids = corpus.find_by_title(ref)
         if len(ids) != 1:
-            return None
+            return _not_found(request, corpus, settings, top_k=top_k, today=today) if not ids else None
         ref = ids[0]
     try:
         anchor = resolve_anchor(corpus, ref)
     except AnchorError:
         split = _title_and_constraints(ref, corpus, today) if not rest else None
         if split is None:
-            return None
+            return _not_found(request, corpus, settings, top_k=top_k, today=today)
         try:
             anchor = resolve_anchor(corpus, split[0])
         except AnchorError:
-            return None
+            return _not_found(request, corpus, settings, top_k=top_k, today=today)
         rest = split[1]
     asked = None
     if direction != "sibling" and not _has_citation_edges(corpus):
@@ -123,6 +123,24 @@ def _anchor_from_intent(intent: str, corpus, settings: Settings, *, top_k, today
     session = anchor_search(anchor, direction, corpus, settings, top_k=top_k, today=today, constraints=rest or None)
     session.engines["navigator"] += " (read from the intent)"
     session.turns[0].asked_direction = asked
+    return session
+
+
+def _not_found(request, corpus, settings: Settings, *, top_k, today) -> Session | None:
+    """When the paper an intent asks the neighbours of is shaped as a paper
+    (``anchor_request.names_a_paper``: quoted, an identifier, a title) but is no corpus paper: a
+    search of its words (and the constraints after it) as the topic, which says so
+    (``Turn.paper_not_found``), rather than of the request's words ("follow-up", "of") with its
+    title read as an author; None for a topic ("prior work of knowledge distillation for speech")."""
+    from litnav.navigator.intent.anchor_request import names_a_paper
+    from litnav.navigator.refine import ensure_turns
+
+    if not names_a_paper(request):
+        return None
+    topic = f"{request.reference}, {request.rest}" if request.rest else request.reference
+    session = ensure_turns(SearchRun(topic, corpus, settings, top_k=top_k, student=search_student(settings, corpus),
+                                     web_fn=_web_fn(settings), today=today).run())
+    session.turns[0].paper_not_found = request.reference
     return session
 
 

@@ -258,6 +258,10 @@ def result_notes(session: Session) -> list[str]:
                         "to bring it back)."))
     judged = [j for r in session.results for j in r.checkpoints if j.checkpoint_id == "c1"]
     first = session.turns[0] if session.turns else None
+    if first is not None and first.paper_not_found:
+        notes.insert(0, f"Note: no paper of this corpus is {first.paper_not_found!r}, so its citing, cited or "
+                        "similar papers cannot be followed; its words were searched as a topic instead (`litnav "
+                        "show` finds a corpus paper by title, DOI or arXiv id).")
     if first is not None and first.anchor:
         notes.insert(0, f"Anchor: {first.direction} of {first.anchor}"
                         + (f" ({first.anchor_title!r})" if first.anchor_title else "") + ".")

@@ -28,41 +28,68 @@ _HEADS = {
         r"(?:what|who)\s+cites",
         r"citing\s+papers\s+of",
         r"citations\s+(?:of|to)",
+        rf"(?:later|subsequent|newer)\s+{_WORK}\s+(?:on|of|to|after)",
+        r"(?:successors|descendants|extensions)\s+(?:of|to)",
+        r"what\s+(?:builds|built|has\s+built)\s+on",
     ],
     "predecessor": [
         r"references\s+(?:of|in)",
         rf"{_WORK}\s+(?:that\s+are\s+|which\s+are\s+)?cited\s+(?:by|in)",
         r"prior\s+work\s+cited\s+(?:by|in)",
+        rf"(?:prior|earlier|previous|foundational|background)\s+{_WORK}\s+(?:of|to|for|behind|before)",
+        r"(?:predecessors|ancestors|foundations)\s+(?:of|to|for|behind)",
     ],
     "sibling": [
         rf"{_WORK}\s+(?:similar\s+to|like)",
         rf"similar\s+{_WORK}\s+to",
         rf"more\s+{_WORK}\s+like",
+        r"siblings\s+of",
+        r"related\s+work\s+(?:to|of)",
     ],
 }
+_REF_FIRST = [
+    ("predecessor", re.compile(r"^\s*what\s+(?:does|did)\s+(?P<ref>.+?)\s+(?:build\s+(?:up)?on|cite|extend"
+                               r"|rely\s+on|draw\s+on)\s*[?.!]*\s*$", re.I | re.S)),
+    ("successor", re.compile(r"^\s*(?:what|which\s+papers|who)\s+(?:builds?|built|extends?|extended)\s+(?:up)?on\s+"
+                             r"(?P<ref>.+?)\s*[?.!]*\s*$", re.I | re.S)),
+]
+"""Questions that name the paper before the request ("what does <title> build on?")."""
 _PATTERNS = [(d, re.compile(rf"^\s*{_ASK}(?:{h})\b\s*[:\-]?\s*(?P<ref>.+?)\s*[?.!]*\s*$", re.I | re.S))
              for d, heads in _HEADS.items() for h in heads]
 _QUOTED = re.compile(r"^[\"'“”‘’«](?P<ref>.+?)[\"'“”‘’»](?:$|(?P<rest>[\s,;].*)$)", re.S)
 _IDENTIFIER = re.compile(r"^(?:10\.\d{4,9}/\S+|(?:arxiv:)?\d{4}\.\d{4,5}(?:v\d+)?|https?://\S+|doi:\S+)$", re.I)
 
 
+def names_a_paper(request: "AnchorRequest") -> bool:
+    """True when a request's reference is shaped as a paper rather than a topic: quoted, an
+    identifier, or written as a title ("Decision Transformer: Reinforcement Learning via Sequence
+    Modeling"); "follow-up work on knowledge distillation for speech translation" names a topic."""
+    ref = request.reference
+    return request.quoted or bool(_IDENTIFIER.match(ref)) or _title_cased(ref)
+
+
 class AnchorRequest(NamedTuple):
     """What :func:`anchor_request` read: the direction, the paper's reference, what follows a
     quoted reference (its constraints: ``'papers citing "Deep Sets" since 2023'`` -> "since 2023"; else ""),
-    and ``exact_title``: a reference too short to be read as a title unless a corpus paper has
+    ``quoted`` (the reference was in quotes), and ``exact_title``: a reference too short to be read as a title unless a corpus paper has
     exactly that title ("papers similar to Deep Sets")."""
 
     direction: str
     reference: str
     rest: str = ""
     exact_title: bool = False
+    quoted: bool = False
+
+
+_TITLE_MINOR = frozenset({"via", "vs", "vs.", "versus", "using", "toward", "towards"})
+"""Lower-case words of titles that are no stop words ("... Reinforcement Learning via Sequence Modeling")."""
 
 
 def _title_cased(ref: str) -> bool:
     """Whether a short reference is written as a title: every word but minor ones opens with a
     capital or a digit ("Deep Sets", "BERT", "Attention Is All"), so "knowledge distillation"
     stays a topic."""
-    minor = stop_words()
+    minor = stop_words() | _TITLE_MINOR
     words = [w for w in re.split(r"[\s:-]+", ref) if w]
     return bool(words) and all(w[0].isupper() or w[0].isdigit() or w.lower() in minor for w in words) \
         and words[0].lower() not in minor
@@ -78,13 +105,13 @@ def anchor_request(intent: str) -> AnchorRequest | None:
     paper. Never raises."""
     if not isinstance(intent, str) or len(intent) > 2_000:
         return None
-    for direction, pattern in _PATTERNS:
+    for direction, pattern in [*_REF_FIRST, *_PATTERNS]:
         m = pattern.match(intent)
         if not m:
             continue
         ref = m.group("ref").strip()
         if q := _QUOTED.match(ref):
-            return AnchorRequest(direction, q.group("ref").strip(), (q.group("rest") or "").strip(" ,;"))
+            return AnchorRequest(direction, q.group("ref").strip(), (q.group("rest") or "").strip(" ,;"), quoted=True)
         if _IDENTIFIER.match(ref) or len(ref.split()) >= MIN_TITLE_WORDS:
             return AnchorRequest(direction, ref)
         if _title_cased(ref):
@@ -93,4 +120,4 @@ def anchor_request(intent: str) -> AnchorRequest | None:
     return None
 
 
-__all__ = ["MIN_TITLE_WORDS", "AnchorRequest", "anchor_request"]
+__all__ = ["MIN_TITLE_WORDS", "AnchorRequest", "anchor_request", "names_a_paper"]
