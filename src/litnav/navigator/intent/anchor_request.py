@@ -60,7 +60,7 @@ _QUOTED = re.compile(r"^[\"'“”‘’«](?P<ref>.+?)[\"'“”‘’»](?:$|(
 _IDENTIFIER = re.compile(r"^(?:10\.\d{4,9}/\S+|(?:arxiv:)?\d{4}\.\d{4,5}(?:v\d+)?|https?://\S+|doi:\S+)$", re.I)
 
 
-def names_a_paper(request: "AnchorRequest") -> bool:
+def names_a_paper(request: AnchorRequest) -> bool:
     """True when a request's reference is shaped as a paper rather than a topic: quoted, an
     identifier, or written as a title ("Decision Transformer: Reinforcement Learning via Sequence
     Modeling"); "follow-up work on knowledge distillation for speech translation" names a topic."""
