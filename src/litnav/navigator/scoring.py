@@ -93,7 +93,7 @@ class ScoringStage:
                 self.evidence[cid].setdefault(cp_id, ev)
 
     def __call__(self, evpool: EvidencePool, ctx: RunContext) -> ScoredPool:
-        for rank, (cid, score) in enumerate(evpool.pool.hits, 1):
+        for cid, score in evpool.pool.hits:
             self.fused[cid] = self.fused.get(cid, 0.0) + score  # dict keeps first-seen order for ties
         for cid, per in evpool.evidence.items():
             self.evidence.setdefault(cid, {}).update(per)
