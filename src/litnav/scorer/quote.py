@@ -157,11 +157,11 @@ def _cited_example(text: str, start: int, after: str) -> bool:
 
 
 def _adjacent(text: str, starts: list[int], i: int, n: int) -> bool:
-    """True when the ``n`` tokens from token ``i`` are consecutive words of ``text`` (nothing but
-    spaces or hyphens between them: no stop word was dropped)."""
+    """True when the ``n`` tokens from token ``i`` are consecutive words of ``text`` (no word between
+    them, only spaces and punctuation: no stop word was dropped)."""
     for j in range(i, i + n - 1):
         word = _WORD.match(text, starts[j])
-        if word is None or text[word.end():starts[j + 1]].strip(" -"):
+        if word is None or re.search(r"\w", text[word.end():starts[j + 1]]):
             return False
     return True
 
@@ -228,11 +228,18 @@ a network named by its kind and architecture is a neural one ("graph convolution
 "graph attention network"; "convolutional network" is short for "convolutional neural network")."""
 
 
+_GENERIC_HEAD = re.compile(r"^( \S+(?: \S+)*) (model|method|approach|techniqu|algorithm|framework|architectur) $")
+"""A key "<kind> <generic head>" ("state space model", "diffusion model"), which the kind states
+with up to two words before the head ("State Space Sequence (S4) models") or as "<kind>-based"
+("a diffusion-based data augmentation pipeline")."""
+
+
 def _form_in(key: str, hay: str) -> str | None:
     """The form in which a phrase key occurs in ``hay``: as it is, written as one hyphenated
     word (" insulin resist " in "being insulin-resistant", whose hyphen is dropped: "insulinresist"),
-    or, for "<kind> neural network", with another word for "neural" (:data:`_NEURAL`); None when
-    none occurs."""
+    or, for "<kind> neural network", with another word for "neural" (:data:`_NEURAL`), or for
+    "<kind> <generic head>" with words before the head or as "<kind>-based" (:data:`_GENERIC_HEAD`);
+    None when none occurs."""
     if phrase_in(key, hay):
         return key
     joined = " " + "".join(key.split()) + " "
@@ -240,5 +247,10 @@ def _form_in(key: str, hay: str) -> str | None:
         return joined
     if (m := _NEURAL.match(key)) is not None:
         found = re.search(re.escape(m.group(1)) + r" [a-z]\S* " + re.escape(m.group(2).strip()) + " ", hay)
+        return found.group(0) if found else None
+    if (m := _GENERIC_HEAD.match(key)) is not None:
+        mods, head = m.group(1), m.group(2)
+        found = (re.search(re.escape(mods) + r"(?: [a-z0-9]\S*){1,2} " + head + " ", hay)
+                 or re.search(" " + re.escape("".join(mods.split())) + r"[a-z]{0,4}bas ", hay))
         return found.group(0) if found else None
     return None
