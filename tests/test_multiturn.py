@@ -583,3 +583,16 @@ def test_dropping_several_checkpoints_names_each_and_refuses_c1(scripted, corpus
     with pytest.raises(FeedbackError, match="c1 is the intent itself"):
         parse_feedback(f"remove checkpoint {ids[0]} and checkpoint c1", last.checklist, last.workflow, ranking,
                        corpus, None)
+
+
+def test_reweighting_a_concept_says_that_the_order_does_not_follow_weights(corpus):
+    """"x matters more" was accepted and then moved nothing, with no word why: the order is the
+    fused retrieval order, which content weights do not change; the notes say so."""
+    from litnav.session.render import result_notes
+
+    first = ensure_turns(search(INTENT, corpus, Settings(), top_k=10, rounds=1))
+    assert not any("not the order" in n for n in result_notes(first))
+    for feedback in ("visual representations matters more", "c1 is less important"):
+        again = refine(first.model_copy(deep=True), feedback, corpus, Settings())
+        assert any(e.action == "reweight_checkpoint" for e in again.turns[-1].edits), feedback
+        assert any("changes the final scores, not the order" in n for n in result_notes(again))

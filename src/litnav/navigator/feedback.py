@@ -58,7 +58,8 @@ _PIN = re.compile(rf"\b(?P<verb>{_PIN_VERB})\s+" + _PAPER_REF + rf"(?=\s*(?:[,.;
 _MORE_LIKE = re.compile(r"\b(?:more|papers?|others?|work)\s+(?:papers?\s+)?(?:like|similar\s+to)\s+" + _PAPER_REF, re.I)
 _FOCUS = re.compile(r"\b(?:focus\s+on|prioriti[sz]e|more\s+(?:about|on)|emphasi[sz]e|should\s+(?:also\s+)?(?:cover|address))\s+"
                     r"(?P<what>[\w\s\-]+?)\s*(?:[,.;]|$)", re.I)
-_REWEIGHT = re.compile(r"(?P<what>[\w\s\-]+?)\s+(?:matters?|is|are)\s+(?P<dir>more|less)\s+important", re.I)
+_REWEIGHT = re.compile(r"(?P<what>[\w\s\-]+?)\s+(?:matters?\s+(?P<dir>more|less)(?:\s+important)?"
+                       r"|(?:is|are)\s+(?P<dir2>more|less)\s+important)\b", re.I)
 _DROP_CP = re.compile(r"\b(?:ignore|drop|relax|remove)\s+(?:the\s+)?(?:(?P<field>year|date|venue|type|publication\s+type)"
                       r"\s+(?:constraint|filter|requirement|restriction)"
                       r"|checkpoints?\s+(?P<cid>[a-z]\d+(?:(?:\s*,\s*|\s+and\s+)(?:checkpoint\s+)?[a-z]\d+)*))", re.I)
@@ -295,10 +296,11 @@ def parse_feedback(
         edits.append(_focus(scratch, what, f"The paper is about {what}", take(m), _within_topic(what, checklist)))
     for m in _REWEIGHT.finditer(text):
         what = m.group("what").lower().split()
-        hit = next((c for c in checklist.checkpoints if any(w in (c.text + " " + " ".join(c.terms)).lower()
-                                                           for w in what if len(w) > 3)), None)
+        hit = next((c for c in checklist.checkpoints if what and what[-1] == c.id.lower()), None) or next(
+            (c for c in checklist.checkpoints if any(w in (c.text + " " + " ".join(c.terms)).lower()
+                                                     for w in what if len(w) > 3)), None)
         if hit is not None:
-            factor = 2.0 if m.group("dir").lower() == "more" else 0.5
+            factor = 2.0 if (m.group("dir") or m.group("dir2")).lower() == "more" else 0.5
             edits.append(Edit(action="reweight_checkpoint", target=hit.id,
                               detail={"old": hit.weight, "new": round(hit.weight * factor, 3)}, reason=take(m)))
     # metadata constraints and stated exclusions, read by the intent parser on what is left
@@ -354,5 +356,5 @@ def parse_feedback(
     if not edits:
         raise ValueError(f"could not turn the feedback {feedback!r} into an edit; try e.g. 'only papers after "
                          "2019', 'follow the citing direction of the top paper', 'drop anything about speech', "
-                         "'focus on X', 'pin paper 2', 'show 20 results'")
+                         "'focus on X', 'c2 matters less', 'pin paper 2', 'show 20 results'")
     return edits

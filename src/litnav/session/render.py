@@ -258,6 +258,14 @@ def result_notes(session: Session) -> list[str]:
                         "to bring it back)."))
     judged = [j for r in session.results for j in r.checkpoints if j.checkpoint_id == "c1"]
     first = session.turns[0] if session.turns else None
+    last = session.turns[-1] if session.turns else None
+    content = {c.id for c in checklist.checkpoints if c.kind not in ("metadata", "exclusion")} if checklist else set()
+    reweighted = [e.target for e in (last.edits if last is not None else []) if e.action == "reweight_checkpoint"
+                  and e.target in content]
+    if reweighted and str(session.engines.get("reranker", "")).startswith("fused retrieval order"):
+        notes.append(f"Note: reweighting {', '.join(reweighted)} changes the final scores, not the order: the order is "
+                     "the fused retrieval order with preference and exclusion demotions (`--set reranker.order=score` "
+                     "orders by final score; \"focus on X\" searches for X).")
     if first is not None and first.paper_not_found:
         notes.insert(0, f"Note: no paper of this corpus is {first.paper_not_found!r}, so its citing, cited or "
                         "similar papers cannot be followed; its words were searched as a topic instead (`litnav "
