@@ -492,7 +492,10 @@ def build(
             def reached(stage: str) -> None:
                 at = time.perf_counter() - started
                 report.seconds["searchable" if stage == "lexical" else stage] = at
-                if on_stage is not None:
+                r = report.read
+                read_nothing = report.ingested_files and not (r.papers or r.abstracts or r.full_texts or r.citations
+                                                              or r.skipped_rows)
+                if on_stage is not None and not read_nothing:  # every record rejected: the caller says that instead
                     on_stage(stage, at)
 
             stages = writer.finalize(progress=progress, reembed=reembed, stop_after=stop_after,
