@@ -77,7 +77,7 @@ def test_build_that_stores_nothing_is_an_error(runner, tmp_path):
     res = runner.invoke(app, ["build", str(src), "--corpus", str(tmp_path / "c"), "--map", "id=no_such_field",
                               "--no-progress"])
     assert res.exit_code != 0 and "every record of" in res.output and "--rejects" in res.output
-    assert "searchable" not in res.output  # it said "searchable with BM25 ... works now" before the error
+    assert "is searchable with BM25" not in res.output  # it said "searchable with BM25 ... works now" before the error
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
     res = runner.invoke(app, ["build", str(empty), "--corpus", str(tmp_path / "e"), "--format", "jsonl",
