@@ -106,3 +106,15 @@ def test_a_near_miss_says_which_words_differ():
     assert m.status == "not_found" and "words that differ: '1' vs corpus '2'" in m.reason
     assert Matcher(MemoryCorpus([paper])).match(
         _rec("Mechanisms linking obesity with insulin resistance and type II diabetes", year=2006)).status == "verified"
+
+
+def test_a_title_with_its_words_reordered_is_not_verified():
+    """A word salad of a corpus title was "verified, title_exact" (token_sort_ratio is 100 for any
+    order), and "Fine-to-Coarse" passed for "Coarse-to-Fine": a hallucination check must not accept them."""
+    corpus = Matcher(MemoryCorpus([
+        Paper(corpus_id="a", title="Code and Named Entity Recognition in StackOverflow", year=2020),
+        Paper(corpus_id="b", title="Coach: A Coarse-to-Fine Approach for Cross-domain Slot Filling", year=2020)]))
+    for title in ("StackOverflow in Recognition Entity Named and Code",
+                  "Coach: A Fine-to-Coarse Approach for Cross-domain Slot Filling"):
+        m = corpus.match(_rec(title, year=2020))
+        assert m.status == "not_found" and m.method != "title_exact", (title, m)

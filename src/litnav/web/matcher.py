@@ -195,8 +195,9 @@ def _content(norm: str) -> str:
 
 
 def title_similarity(a_norm: str, b_norm: str) -> float:
-    """Similarity in [0, 1] of two normalised titles: max of ratio, token_sort_ratio and
-    ratio with spaces removed (so "pre training" meets "pretraining"), divided by 100, and
+    """Similarity in [0, 1] of two normalised titles: max of ratio, token_sort_ratio (at most
+    ``SUBSTITUTION_CAP``: "Fine-to-Coarse" is not "Coarse-to-Fine", and a title's words shuffled
+    are no citation of it) and ratio with spaces removed (so "pre training" meets "pretraining"), divided by 100, and
     ``CONTENT_ONLY_FACTOR`` times the ratio of the titles without function words ("Towards
     X" vs "X"); capped
     at ``SUBSTITUTION_CAP`` (below the default threshold) when a content word was replaced,
@@ -206,7 +207,7 @@ def title_similarity(a_norm: str, b_norm: str) -> float:
         return 1.0
     s = max(
         fuzz.ratio(a_norm, b_norm),
-        fuzz.token_sort_ratio(a_norm, b_norm),
+        min(fuzz.token_sort_ratio(a_norm, b_norm), 100 * SUBSTITUTION_CAP),  # word order alone never verifies
         fuzz.ratio(a_norm.replace(" ", ""), b_norm.replace(" ", "")),
         CONTENT_ONLY_FACTOR * fuzz.ratio(_content(a_norm), _content(b_norm)),
     ) / 100.0
