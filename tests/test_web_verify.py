@@ -49,14 +49,15 @@ def test_every_format_is_read(tmp_path):
 @pytest.mark.parametrize("name,text,where", [
     ("bad.bib", "@article{ok, title={A}, year={2020}}\n\n@article{broken,\n  title = {B\n  year = 2020,\n}\n"
                 "@misc{c, title={C}}\n", r"bad\.bib:3: BibTeX entry cannot be parsed"),
-    ("notitle.bib", "@article{x,\n  author={Doe, J.},\n  year={2020}\n}\n", r"notitle\.bib:1: entry 'x' has no title"),
+    ("deep.json", "[" * 100_000, r"deep\.json: invalid JSON \(nested too deeply\)"),
+    ("latin1.txt", "Attention Is All You Need\nZ\xfcrich".encode("latin-1"), r"latin1\.txt:2: not UTF-8 at line 2, column 2"),
     ("bad.json", '[{"title": "A"},\n {"title": }]', r"bad\.json:2: invalid JSON"),
     ("bad.ris", "TI  - no type line\nER  - \n", r"bad\.ris:1: no RIS entries"),
     ("num.json", '[{"title": "A"}, {"id": "k", "title": 5}]', r"num\.json: CSL-JSON item 2 \(k\): field 'title' must be text"),
 ])
 def test_parse_errors_name_file_and_line(tmp_path, name, text, where):
     p = tmp_path / name
-    p.write_text(text)
+    p.write_bytes(text) if isinstance(text, bytes) else p.write_text(text)
     with pytest.raises(ReferenceParseError, match=where):
         read_references(p)
 
@@ -190,3 +191,75 @@ def test_a_field_the_corpus_record_lacks_is_reported_unchecked(tmp_path):
                    "year={2017}}\n")
     [row] = verify_references(bib, bare).references
     assert row.status == "verified" and row.unchecked == ["authors"]
+
+
+def test_an_entry_without_a_title_is_matched_by_its_id_and_spoils_no_other(tmp_path, corpus):
+    """One title-less entry (a DBLP crossref parent, a DOI-only record) stopped the whole audit with
+    "entry 'x' has no title"; it is matched by its id, and one with no id either is not found."""
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@article{ok, title={Attention Is All You Need}, year={2017}}\n"
+                   "@article{onlydoi, doi={10.18653/v1/N19-1423}}\n"
+                   "@misc{onlyarxiv, eprint={1512.03385}, archivePrefix={arXiv}}\n"
+                   "@proceedings{parent, booktitle={Proceedings of NAACL}}\n")
+    ris = tmp_path / "refs.ris"
+    ris.write_text("TY  - JOUR\nDO  - 10.18653/v1/N19-1423\nER  - \n")
+    csl = tmp_path / "refs.json"
+    csl.write_text(json.dumps([{"id": "f", "DOI": "10.18653/v1/N19-1423"}]))
+    by_key = {r.key: r for r in verify_references(bib, corpus).references}
+    assert by_key["ok"].status == by_key["onlydoi"].status == by_key["onlyarxiv"].status == "verified"
+    assert by_key["onlydoi"].corpus_id == "fx002" and by_key["onlyarxiv"].corpus_id == "fx003"
+    assert by_key["parent"].status == "not_found" and "no title" in by_key["parent"].reason
+    for path in (ris, csl):
+        [only] = verify_references(path, corpus).references
+        assert only.status == "verified" and only.corpus_id == "fx002"
+
+
+def test_plain_lists_take_numbers_bullets_and_bare_ids(tmp_path, corpus):
+    """Numbered lines ("1. Title", "[2] Title") were not found, and a bare DOI or arXiv line was read
+    as a title: real papers reported as possibly fabricated."""
+    txt = tmp_path / "refs.txt"
+    txt.write_text("1. Attention Is All You Need\n[2] Deep Residual Learning for Image Recognition\n"
+                   "https://doi.org/10.18653/v1/N19-1423\narXiv:1706.03762\n• Attention Is All You Need\n")
+    report = verify_references(txt, corpus)
+    assert report.format == "titles" and [r.status for r in report.references] == ["verified"] * 5
+
+
+def test_a_bibtex_or_ris_file_named_txt_is_read_as_what_it_holds(tmp_path, corpus):
+    """A BibTeX file saved as refs.txt was read one line per title: every "@article{" and "}" line
+    became a "possibly fabricated" reference."""
+    txt = tmp_path / "refs.txt"
+    txt.write_text((WEB / "audit.bib").read_text())
+    fmt, refs = read_references(txt)
+    assert fmt == "bibtex" and len(refs) == len(read_references(WEB / "audit.bib")[1])
+
+
+def test_latex_greek_concatenation_and_utf16_read_as_the_corpus_writes_them(tmp_path):
+    """"$\\epsilon$" in a reference did not meet the corpus's "$ε$", a "#"-joined BibTeX title kept its
+    quotes, and a UTF-16 export (Windows, EndNote) was refused."""
+    from litnav.core.text import normalise_title
+
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@article{a, title={Robust $\\phi$-Divergence and $\\varepsilon$-insensitive Losses}}\n"
+                   '@article{b, title="Coach: A Coarse-to-Fine Approach for " # "Cross-domain Slot Filling"}\n'
+                   "@article{c, title={Child\\-directed Speech\\footnote{A note.}}}\n")
+    a, b, c = (r.record.title for r in read_references(bib)[1])
+    assert normalise_title(a) == normalise_title("Robust $ϕ$-Divergence and $ε$-insensitive Losses")
+    assert b == "Coach: A Coarse-to-Fine Approach for Cross-domain Slot Filling"
+    assert c == "Child-directed Speech" or normalise_title(c) == normalise_title("Childdirected Speech")
+    utf16 = tmp_path / "refs16.txt"
+    utf16.write_bytes("Attention Is All You Need\n".encode("utf-16"))
+    assert [r.record.title for r in read_references(utf16)[1]] == ["Attention Is All You Need"]
+
+
+def test_a_duplicate_bibtex_key_is_audited_not_fatal(tmp_path, capsys):
+    """A reference list with one key twice stopped with "Duplicate entry key"; BibTeX warns and goes on,
+    and so does the audit, marking the copy. The parser's own log lines no longer precede ours."""
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@article{k, title={Attention Is All You Need}}\n@article{k, title={Deep Residual Learning}}\n")
+    refs = read_references(bib)[1]
+    assert [(r.key, r.line) for r in refs] == [("k", 1), ("k (duplicate key)", 2)]
+    bad = tmp_path / "bad.bib"
+    bad.write_text("@article{x, title = {A\n")
+    with pytest.raises(ReferenceParseError):
+        read_references(bad)
+    assert "aborted" not in capsys.readouterr().err

@@ -1,7 +1,9 @@
 """Read a reference list (BibTeX, RIS, CSL-JSON or plain titles) into ``Reference``s.
 
-The format is chosen by extension (``.bib``, ``.ris``, ``.json``, ``.txt``) and, for any other
-extension, by content (``@`` -> BibTeX, ``TY  -`` -> RIS, ``[``/``{`` -> CSL-JSON, else titles).
+The format is chosen by extension (``.bib``, ``.ris``, ``.json``) and, for any other name (``.txt``
+too), by content (``@`` -> BibTeX, ``TY  -`` -> RIS, a JSON array or object -> CSL-JSON, else one
+title, DOI or arXiv id per line). An entry without a title is matched by its ids (no id either: not
+found, with the reason).
 Errors raise ``ReferenceParseError`` naming the file and the line or entry.
 """
 
@@ -49,7 +51,24 @@ def _year(v: Any) -> int | None:
     return int(m.group(1)) if m else None
 
 
+_GREEK = {n: chr(0x03B1 + i) for i, n in enumerate(
+    "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho varsigma sigma tau "
+    "upsilon phi chi psi omega".split())}
+_GREEK.update({"var" + n: _GREEK[n] for n in ("epsilon", "theta", "pi", "rho", "sigma", "phi")})
+_GREEK.update({n.capitalize(): c.upper() for n, c in list(_GREEK.items()) if not n.startswith("var")})
+_GREEK_MACRO = re.compile(r"\\(" + "|".join(sorted(_GREEK, key=len, reverse=True)) + r")(?![a-zA-Z])")
+"""LaTeX Greek letters ("\\epsilon", "\\varphi", "\\Omega"): a corpus from S2 or arXiv writes them as
+Unicode ("$ε$"), which ``normalise_title`` folds with its symbol variants (ϕ, ϵ)."""
+
+
+_FOOTNOTE = re.compile(r"\\footnote\s*\{[^{}]*\}")
+"""A footnote in a title: no part of it."""
+
+
 def _clean(s: str) -> str:
+    s = _GREEK_MACRO.sub(lambda m: _GREEK[m.group(1)], s)
+    s = _FOOTNOTE.sub("", s)
+    s = s.replace("\\-", "").replace("\u00ad", "")  # TeX's and Unicode's soft hyphens
     s = re.sub(r"\\[a-zA-Z]+\s*(?=\{)", "", s)  # \emph{x} -> {x}
     return " ".join(s.replace("{", "").replace("}", "").split())
 
@@ -66,16 +85,16 @@ def _record(title: str, authors: list[str], year: int | None, venue: str | None,
 def detect_format(path: Path, text: str) -> RefFormat:
     """The format of a reference file, by extension then by content."""
     suffix = path.suffix.lower()
-    by_ext = {".bib": "bibtex", ".bibtex": "bibtex", ".ris": "ris", ".json": "csl-json", ".txt": "titles"}
+    by_ext = {".bib": "bibtex", ".bibtex": "bibtex", ".ris": "ris", ".json": "csl-json"}
     if suffix in by_ext:
         return by_ext[suffix]  # type: ignore[return-value]
-    head = text.lstrip()
+    head = text.lstrip()  # any other name (".txt" too: a BibTeX file saved as text) by its content
     if head.startswith("@"):
         return "bibtex"
     if re.match(r"TY  - ", head):
         return "ris"
-    if head[:1] in "[{":
-        return "csl-json"
+    if head[:1] in "[{" and head[1:2] in ("", "{", "[", '"', " ", "\n", "\r", "\t"):
+        return "csl-json"  # "[2] A title" is a numbered list
     return "titles"
 
 
@@ -102,6 +121,8 @@ def _used_fields_only(path: Path):
                 if key not in _BIBTEX_FIELDS:
                     entry.pop(field.key)
                     continue
+                if key == "title" and isinstance(field.value, str):  # before LaTeX decoding makes it "[...]"
+                    field.value = _FOOTNOTE.sub("", field.value)
                 if key == "author" and len(str(field.value)) > MAX_FIELD_CHARS:
                     # a collaboration's 1,800 names: the audit compares the first authors only
                     field.value = " and ".join(re.split(r"\s+and\s+", str(field.value), flags=re.I)[:MAX_AUTHORS])
@@ -118,25 +139,36 @@ def _bibtex(path: Path, text: str) -> list[Reference]:
     """Entries with their LaTeX decoded (``Doesn{\\textquoteright}t`` -> "Doesn’t", ``Z\\"urich``
     -> "Zürich"; math such as ``$\\ell_2$`` kept); ids from ``doi``, ``eprint``, ``pmid``, ``acl``
     and litnav's own ``corpusid``."""
+    import logging
+
     import bibtexparser
     from bibtexparser.middlewares import LatexDecodingMiddleware
+    from bibtexparser.model import DuplicateBlockKeyBlock
 
-    lib = bibtexparser.parse_string(text, append_middleware=[_used_fields_only(path), LatexDecodingMiddleware()])
-    if lib.failed_blocks:
-        b = lib.failed_blocks[0]
+    quiet = logging.getLogger("bibtexparser")
+    level, quiet.level = quiet.level, logging.CRITICAL  # its own messages repeat ours, with other line numbers
+    try:
+        lib = bibtexparser.parse_string(text, append_middleware=[_used_fields_only(path), LatexDecodingMiddleware()])
+    finally:
+        quiet.setLevel(level)
+    duplicates = [b for b in lib.failed_blocks if isinstance(b, DuplicateBlockKeyBlock)]
+    failed = [b for b in lib.failed_blocks if not isinstance(b, DuplicateBlockKeyBlock)]
+    if failed:
+        b = failed[0]
         err = getattr(b, "error", None)
         detail = getattr(err, "abort_reason", None) or str(err or "") or type(err).__name__
         first_line = detail.strip().splitlines()[0] if detail.strip() else "unparseable block"
         raise ReferenceParseError(
             f"{path}:{b.start_line + 1}: BibTeX entry cannot be parsed ({first_line}); "
-            f"{len(lib.failed_blocks)} bad block(s) in all"
+            f"{len(failed)} bad block(s) in all"
         )
+    entries = [(e.key, e, e.start_line + 1) for e in lib.entries]
+    for b in duplicates:  # BibTeX warns and goes on; each copy is audited, its key marked
+        again = _bibtex_block(path, b.raw.replace(b.key, f"{b.key}~dup", 1))
+        entries += [(f"{b.key} (duplicate key)", e, b.start_line + 1 + e.start_line) for e in again]
     refs = []
-    for e in lib.entries:
-        f = {k.lower(): str(v.value) for k, v in e.fields_dict.items()}
-        where = f"{path}:{e.start_line + 1}: entry {e.key!r}"
-        if not f.get("title"):
-            raise ReferenceParseError(f"{where} has no title")
+    for key, e, line in entries:
+        f = {k.lower(): _concatenated(str(v.value)) for k, v in e.fields_dict.items()}
         authors = [a for a in re.split(r"\s+and\s+", f.get("author", "")) if a.strip()]
         ids = {"doi": f.get("doi", "")}
         eprint = f.get("eprint", "")
@@ -151,9 +183,32 @@ def _bibtex(path: Path, text: str) -> list[Reference]:
             if f.get(field):
                 ids[kind] = f[field].strip()
         venue = f.get("journal") or f.get("booktitle")
-        refs.append(Reference(key=e.key, line=e.start_line + 1,
-                              record=_record(f["title"], authors, _year(f.get("year")), venue, ids, e.key)))
-    return refs
+        refs.append(Reference(key=key, line=line,
+                              record=_record(f.get("title", ""), authors, _year(f.get("year")), venue, ids, key)))
+    return sorted(refs, key=lambda r: r.line or 0)
+
+
+def _bibtex_block(path: Path, raw: str) -> list:
+    """The entries of one BibTeX block's text, decoded as :func:`_bibtex` decodes a file's."""
+    import bibtexparser
+    from bibtexparser.middlewares import LatexDecodingMiddleware
+
+    return bibtexparser.parse_string(raw, append_middleware=[_used_fields_only(path), LatexDecodingMiddleware()]).entries
+
+
+_PIECE = re.compile(r'\s*(?:"([^"]*)"|\{([^{}]*)\})\s*')
+
+
+def _concatenated(value: str) -> str:
+    """A BibTeX value joined with ``#`` (``"Coach: A Coarse-to-Fine Approach for " # "Cross-domain"``)
+    as one string; any other value as it is."""
+    if "#" not in value:
+        return value
+    parts = value.split("#")
+    pieces = [_PIECE.fullmatch(p) for p in parts]
+    if len(parts) < 2 or not all(pieces):
+        return value
+    return "".join(m.group(1) if m.group(1) is not None else m.group(2) for m in pieces)
 
 
 def _check_ris_ends(path: Path, text: str) -> None:
@@ -186,9 +241,7 @@ def _ris(path: Path, text: str) -> list[Reference]:
     refs = []
     for i, e in enumerate(entries):
         line = starts[i] if i < len(starts) else None
-        title = e.get("title") or e.get("primary_title") or e.get("translated_title")
-        if not title:
-            raise ReferenceParseError(f"{path}:{line}: RIS entry {i + 1} has no title (TI/T1)")
+        title = e.get("title") or e.get("primary_title") or e.get("translated_title") or ""
         authors = list(e.get("first_authors") or []) + list(e.get("authors") or [])
         year = _year(e.get("year") or e.get("publication_year") or e.get("date"))
         ids = {"doi": e.get("doi", "")}
@@ -230,6 +283,8 @@ def _csl(path: Path, text: str) -> list[Reference]:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ReferenceParseError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from exc
+    except RecursionError:
+        raise ReferenceParseError(f"{path}: invalid JSON (nested too deeply)") from None
     if isinstance(data, dict):
         data = data.get("items", [data])
     if not isinstance(data, list):
@@ -237,8 +292,8 @@ def _csl(path: Path, text: str) -> list[Reference]:
     refs = []
     for i, item in enumerate(data):
         key = str(item.get("id", f"item {i + 1}")) if isinstance(item, dict) else f"item {i + 1}"
-        if not isinstance(item, dict) or not item.get("title"):
-            raise ReferenceParseError(f"{path}: CSL-JSON item {i + 1} ({key}) has no title")
+        if not isinstance(item, dict):
+            raise ReferenceParseError(f"{path}: CSL-JSON item {i + 1} is not an object")
         for field in ("title", "container-title", "DOI"):
             value = item.get(field)
             if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
@@ -260,17 +315,30 @@ def _csl(path: Path, text: str) -> list[Reference]:
         if m:
             ids["arxiv"] = m.group(1)
         refs.append(Reference(key=key, line=None, record=_record(
-            item["title"], authors, year, item.get("container-title"), ids, key)))
+            item.get("title") or "", authors, year, item.get("container-title"), ids, key)))
     return refs
 
 
+_LIST_MARKER = re.compile(r"^(?:\[\d{1,4}\]|\(\d{1,4}\)|\d{1,4}[.)]|[-*•·–])\s+")
+"""A list's marker before a title: "1. ", "[2] ", "(3) ", "4) ", "- ", "• "."""
+_DOI_LINE = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)?(10\.\d{4,9}/\S+)$", re.I)
+_ARXIV_LINE = re.compile(r"^(?:arxiv:\s*|https?://arxiv\.org/(?:abs|pdf)/)?(\d{4}\.\d{4,5}(?:v\d+)?)(?:\.pdf)?$", re.I)
+
+
 def _titles(path: Path, text: str) -> list[Reference]:
+    """One reference per line: a title (after a list marker, :data:`_LIST_MARKER`), or a bare DOI
+    or arXiv id (also as a doi.org / arxiv.org address), matched by that id."""
     refs = []
     for i, line in enumerate(text.splitlines(), start=1):
-        title = line.strip()
+        title = _LIST_MARKER.sub("", line.strip())
         if not title or title.startswith("#"):
             continue
-        refs.append(Reference(key=f"line {i}", line=i, record=_record(title, [], None, None, {}, f"line {i}")))
+        ids = {}
+        if m := _DOI_LINE.match(title):
+            ids, title = {"doi": m.group(1)}, ""
+        elif m := _ARXIV_LINE.match(title):
+            ids, title = {"arxiv": m.group(1)}, ""
+        refs.append(Reference(key=f"line {i}", line=i, record=_record(title, [], None, None, ids, f"line {i}")))
     return refs
 
 
@@ -279,9 +347,31 @@ MAX_REFERENCE_BYTES = 64 << 20
 before it fills the memory (a link to ``/dev/zero`` once took 14 GB)."""
 
 
+def _decoded(path: Path, data: bytes) -> str:
+    """The text of a reference file: UTF-8 (with or without its BOM), or UTF-16/32 by their BOM (Windows
+    and EndNote exports); else ``ReferenceParseError`` naming the line and column of the first bad byte."""
+    import codecs
+
+    for bom, codec in ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+                       (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")):
+        if data.startswith(bom):
+            try:
+                return data.decode(codec)
+            except UnicodeDecodeError as exc:
+                raise ReferenceParseError(f"{path}: not valid {codec.upper()} ({exc.reason})") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        before = data[:exc.start]
+        line, column = before.count(b"\n") + 1, exc.start - (before.rfind(b"\n") + 1) + 1
+        raise ReferenceParseError(f"{path}:{line}: not UTF-8 at line {line}, column {column} (byte "
+                                  f"0x{data[exc.start]:02x}); save the file as UTF-8") from None
+
+
 def read_references(path: str | Path, fmt: RefFormat | None = None) -> tuple[RefFormat, list[Reference]]:
     """``(format, references)`` of a reference file. Raises ``ReferenceParseError`` (file and
-    line/entry named) for unreadable files, syntax errors and entries without a title."""
+    line/entry named) for unreadable files and syntax errors; an entry without a title is kept (its ids
+    match it, or it is not found with that reason)."""
     path = Path(path)
     try:
         with path.open("rb") as fh:
@@ -289,8 +379,8 @@ def read_references(path: str | Path, fmt: RefFormat | None = None) -> tuple[Ref
         if len(data) > MAX_REFERENCE_BYTES:
             raise ReferenceParseError(f"{path}: larger than {MAX_REFERENCE_BYTES >> 20} MiB; no reference list is "
                                       "this large (split it)")
-        text = data.decode("utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = _decoded(path, data)
+    except OSError as exc:
         raise ReferenceParseError(f"{path}: cannot read ({exc})") from exc
     fmt = fmt or detect_format(path, text)
     reader = {"bibtex": _bibtex, "ris": _ris, "csl-json": _csl, "titles": _titles}[fmt]
