@@ -263,3 +263,15 @@ def test_a_duplicate_bibtex_key_is_audited_not_fatal(tmp_path, capsys):
     with pytest.raises(ReferenceParseError):
         read_references(bad)
     assert "aborted" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("field", ["eprint={arXiv:1512.03385v1}", "url={https://arxiv.org/abs/1512.03385}",
+                                   "arxiv={1512.03385}", "url={https://doi.org/10.1109/cvpr.2016.90}",
+                                   "doi={10.1109/cvpr.2016.90, 10.1/xyz}"])
+def test_ids_in_the_usual_bibtex_places_are_read(tmp_path, corpus, field):
+    """Ids in an arXiv: prefix, an arxiv.org or doi.org address, an arxiv field or a DOI list were
+    ignored, so a reference with a wrong title was not matched by its id."""
+    bib = tmp_path / "refs.bib"
+    bib.write_text(f"@article{{x, title={{Some Unrelated Title Here}}, {field}}}\n")
+    [ref] = verify_references(bib, corpus).references
+    assert ref.corpus_id == "fx003" and ref.method in ("arxiv", "doi"), ref

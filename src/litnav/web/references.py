@@ -43,7 +43,8 @@ _ARXIV_ID = re.compile(r"(?:\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)
 _ACL_ID = re.compile(r"[A-Z]\d{2}-\d{4}|\d{4}\.[a-z][\w-]*\.\d+")
 _PUBMED_ID = re.compile(r"\d{1,9}")
 _ID_SHAPES = {"corpus_id": _ANY_ID, "arxiv": _ARXIV_ID, "acl": _ACL_ID, "pubmed": _PUBMED_ID}
-_ARXIV_IN_TEXT = re.compile(r"arxiv[:\s/]+(?:abs/)?(\d{4}\.\d{4,5}|[a-z\-]+/\d{7})", re.I)
+_ARXIV_IN_TEXT = re.compile(r"arxiv(?:\.org)?[:\s/]+(?:abs/|pdf/)?(\d{4}\.\d{4,5}|[a-z\-]+/\d{7})", re.I)
+_DOI_IN_TEXT = re.compile(r"(?:doi\.org/|doi:\s*)(10\.\d{4,9}/[^\s,;]+)", re.I)
 
 
 def _year(v: Any) -> int | None:
@@ -98,7 +99,7 @@ def detect_format(path: Path, text: str) -> RefFormat:
     return "titles"
 
 
-_BIBTEX_FIELDS = frozenset({"title", "author", "year", "journal", "booktitle", "doi", "eprint", "archiveprefix",
+_BIBTEX_FIELDS = frozenset({"title", "author", "year", "journal", "booktitle", "doi", "eprint", "archiveprefix", "arxiv",
                             "url", "note", "howpublished", "pmid", "acl", "corpusid"})
 """The BibTeX fields an audit reads; the others (abstracts, reviews, files) are never decoded."""
 MAX_AUTHORS = 100
@@ -170,13 +171,17 @@ def _bibtex(path: Path, text: str) -> list[Reference]:
     for key, e, line in entries:
         f = {k.lower(): _concatenated(str(v.value)) for k, v in e.fields_dict.items()}
         authors = [a for a in re.split(r"\s+and\s+", f.get("author", "")) if a.strip()]
-        ids = {"doi": f.get("doi", "")}
-        eprint = f.get("eprint", "")
-        if eprint and ("arxiv" in f.get("archiveprefix", "").lower() or re.fullmatch(r"\d{4}\.\d{4,5}(v\d+)?", eprint)):
+        ids = {"doi": f.get("doi", "").split(",")[0].strip()}
+        eprint = re.sub(r"^arxiv:\s*", "", f.get("eprint", "") or f.get("arxiv", ""), flags=re.I).strip()
+        if eprint and ("arxiv" in f.get("archiveprefix", "").lower() or re.fullmatch(r"\d{4}\.\d{4,5}(v\d+)?", eprint)
+                       or "arxiv" in f):
             ids["arxiv"] = eprint
-        m = _ARXIV_IN_TEXT.search(" ".join(f.get(k, "") for k in ("url", "journal", "note", "howpublished")))
+        elsewhere = " ".join(f.get(k, "") for k in ("url", "journal", "note", "howpublished"))
+        m = _ARXIV_IN_TEXT.search(elsewhere)
         if m and "arxiv" not in ids:
             ids["arxiv"] = m.group(1)
+        if not ids["doi"] and (m := _DOI_IN_TEXT.search(elsewhere)):
+            ids["doi"] = m.group(1)
         if f.get("pmid"):
             ids["pubmed"] = f["pmid"]
         for field, kind in (("acl", "acl"), ("corpusid", "corpus_id")):
