@@ -212,6 +212,11 @@ def test_papers_and_verify(client):
     assert client.post("/verify", json={"text": ris}).json()["references"][0]["corpus_id"] == "dpr"
     bad = client.post("/verify", json={"text": "@article{x, title={unclosed", "format": "bibtex"})
     assert bad.status_code == 422 and "BibTeX" in bad.json()["detail"]
+    # text holding no reference is an error, as on the command line, not an empty report
+    none = client.post("/verify", json={"text": "abc", "format": "bibtex"})
+    assert none.status_code == 422 and "no references found" in none.json()["detail"]
+    csl = '[{"id": "dpr", "title": "Dense Passage Retrieval for Open-Domain Question Answering"}]'
+    assert client.post("/verify", json={"text": csl, "format": "csljson"}).json()["references"][0]["corpus_id"] == "dpr"
 
 
 def test_limits_and_bad_requests(client):

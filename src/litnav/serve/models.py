@@ -66,7 +66,7 @@ class VerifyRequest(_Request):
     """A reference list as text; ``format`` None = detected from the content."""
 
     text: str = Field(..., min_length=1, description="BibTeX, RIS, CSL-JSON or one title per line.")
-    format: Literal["bibtex", "ris", "csl-json", "titles"] | None = None
+    format: Literal["bibtex", "ris", "csl-json", "csljson", "titles"] | None = None
 
 
 class CheckpointOut(_Model):
