@@ -214,6 +214,10 @@ def test_refining_on_another_corpus_is_refused(runner, search_corpus_dir, tmp_pa
     res = runner.invoke(app, ["refine", str(session), "show 3 results", "--corpus", str(other)])
     assert res.exit_code != 0 and "is not the corpus this session searched" in res.output, res.output
     assert session.read_text() == before
+    # a report too reads its evidence from the session's corpus (it was written silently)
+    res = runner.invoke(app, ["report", str(session), "--corpus", str(other), "--out", str(tmp_path / "r.html")])
+    assert res.exit_code != 0 and "is not the corpus this session searched" in res.output, res.output
+    assert not (tmp_path / "r.html").exists()
 
 
 def _records_file(tmp_path) -> list[str]:

@@ -94,16 +94,24 @@ def report_cmd(
 
 def _optional_corpus(session, corpus: Path | None):
     """The session's corpus (or ``corpus``) when it opens, else None with a note: the report
-    then shows evidence without its surrounding text."""
+    then shows evidence without its surrounding text. Another corpus than the session's (another
+    directory and other contents) is an error, as for an export."""
+    from litnav.navigator.refine import check_same_corpus
     from litnav.session.export import ExportError, open_session_corpus
 
     try:
-        return open_session_corpus(session, corpus)
+        c = open_session_corpus(session, corpus)
     except ExportError as exc:
         if corpus is not None:
             fail(str(exc))
         err_console.print(f"note: {exc}; evidence is shown without its surrounding text", highlight=False)
         return None
+    try:
+        check_same_corpus(session, c, "a report shows its evidence in that corpus's text")
+    except ValueError as exc:
+        c.close()
+        fail(str(exc))
+    return c
 
 
 def register(app: typer.Typer) -> None:
