@@ -64,6 +64,10 @@ def test_search_and_refine_take_a_corpus_directory(search_corpus_dir):
     (lambda c: litnav.refine("s.json", "more", c), TypeError, "read_session"),
     (lambda c: litnav.write_session({}, "s.json"), TypeError, "session must be a Session"),
     (lambda c: litnav.build([], c, mapping={"bogus": "x"}), ValueError, "unknown target 'bogus'"),
+    (lambda c: litnav.load_settings(None, "navigator.rounds=1"), ValueError, "overrides must be a list"),
+    (lambda c: litnav.Corpus.open(None), TypeError, "opened from its directory"),
+    (lambda c: litnav.Corpus.open(["corpus"]), TypeError, "opened from its directory"),
+    (lambda c: litnav.Corpus.open(c, settings="x"), TypeError, "settings must be a CorpusSettings"),
 ])
 def test_a_wrong_argument_is_named_before_any_work(search_corpus_dir, tmp_path, monkeypatch, call, error, message):
     monkeypatch.chdir(tmp_path)

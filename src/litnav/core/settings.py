@@ -328,8 +328,14 @@ def load_settings(file: str | Path | None = None, overrides: list[str] | None = 
     """Build ``Settings`` from an optional JSON/TOML file and ``group.field=value`` overrides.
 
     Values in overrides are parsed as JSON when they parse (``3``, ``true``, ``["a"]``), else
-    taken as strings. Raises ``SettingsError`` naming the file or override and the field.
+    taken as strings. Raises ``SettingsError`` naming the file or override and the field, or the
+    argument of the wrong type.
     """
+    if isinstance(overrides, str) or not isinstance(overrides, (list, tuple, type(None))):
+        raise SettingsError(f"overrides must be a list of 'group.field=value' strings, got "
+                            f"{type(overrides).__name__} (e.g. ['navigator.rounds=1'])")
+    if file is not None and not isinstance(file, (str, Path)):
+        raise SettingsError(f"the settings file must be a path, got {type(file).__name__}")
     tree: dict[str, Any] = {}
     if file is not None:
         path = Path(file)

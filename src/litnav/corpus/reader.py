@@ -103,9 +103,13 @@ class Corpus:
         ``encoder`` None = the model recorded in the corpus settings, checked on first use, unless
         ``settings`` asks for one (:meth:`requested_encoder`: a ``model_path``, or an
         ``encoder_backend`` set explicitly). Raises :class:`CorpusError` naming ``path`` when it is
-        missing or not a corpus, and :class:`ModelMismatchError` when the encoder is not the model
-        that made the corpus's vectors.
+        missing or not a corpus, :class:`ModelMismatchError` when the encoder is not the model
+        that made the corpus's vectors, and ``TypeError`` for a ``path`` or ``settings`` of another type.
         """
+        if not isinstance(path, (str, Path)):
+            raise TypeError(f"a corpus is opened from its directory (a str or Path), got {type(path).__name__}")
+        if settings is not None and not isinstance(settings, CorpusSettings):
+            raise TypeError(f"settings must be a CorpusSettings (Settings().corpus), got {type(settings).__name__}")
         directory = Path(path)
         if not directory.is_dir():
             raise CorpusError(f"{directory} is a file, not a corpus directory" if directory.exists()
