@@ -199,6 +199,8 @@ def test_a_footnote_marker_read_as_an_author_is_dropped_and_marks_are_stripped()
     ("Oxysterol Binding to the Gene 2 (GPR183)*", "Oxysterol Binding to the Gene 2 (GPR183)"),
     ("Differentiation of effector CD4 T cell populations (*).", "Differentiation of effector CD4 T cell populations."),
     ("Gender Bias Throughout the  Lifecycle†‡", "Gender Bias Throughout the Lifecycle"),
+    # control characters and terminal escapes: every output strips them, so the corpus does not keep them
+    ("Control\x07 Characters \x1b[31min\x1b[0m a \x00Title", "Control Characters in a Title"),
     # marks that are part of a name stay
     ("Fast Approximate String Matching with Suffix Arrays and A* Parsing", None),
     ("Efficient Parsing with A*", None),

@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from litnav.core.text import visible_text
+
 _FOOTNOTE_MARKS = "†‡§¶*∗⋆♠♣♦♥"
 _TITLE_MARK = re.compile(
     r"(?:\s+|(?<=[a-z]{2})|(?<=[)\].]))[" + _FOOTNOTE_MARKS + r"]+\s*$"
@@ -38,8 +40,10 @@ def title_text(title: str) -> str:
     PDF's title line carries for its footnote ("... Summarization *", "... Lexicalization*",
     "... (GPR183)*", "... populations (*)."). A mark that is part of a name stays: after a capital
     or a digit ("A*", "GLR*"), or inside the title ("Which *BERT?", "G*Power"). A title that
-    is nothing but marks is kept as it is."""
-    text = " ".join(title.split())
+    is nothing but marks is kept as it is. Terminal escapes and control characters go
+    (``core.text.visible_text``): every output strips them, so a stored one made the exported title
+    differ from the corpus's."""
+    text = " ".join(visible_text(title).split())
     return _TITLE_MARK.sub("", text).rstrip() or text
 
 
