@@ -118,3 +118,16 @@ def test_a_title_with_its_words_reordered_is_not_verified():
                   "Coach: A Fine-to-Coarse Approach for Cross-domain Slot Filling"):
         m = corpus.match(_rec(title, year=2020))
         assert m.status == "not_found" and m.method != "title_exact", (title, m)
+
+
+def test_author_order_and_authors_the_record_lacks_are_noted():
+    """A reference with its authors swapped, or with a fabricated co-author, was verified with no
+    word: the status stands (titles and first authors agree) and a note says what differs."""
+    paper = Paper(corpus_id="k", title="Coach: A Coarse-to-Fine Approach for Cross-domain Slot Filling", year=2020,
+                  authors=[{"name": "Zihan Liu"}, {"name": "Genta Indra Winata"}, {"name": "Pascale Fung"}])
+    m = Matcher(MemoryCorpus([paper]))
+    swapped = m.match(_rec(paper.title, ["Fung, Pascale", "Liu, Zihan"], 2020))
+    assert swapped.status == "verified" and "is author #3 of the corpus record" in swapped.notes[0]
+    extra = m.match(_rec(paper.title, ["Liu, Zihan", "Fung, Pascale", "Fabricated, Extra"], 2020))
+    assert extra.notes == ["authors the corpus record lacks: 'Fabricated, Extra'"]
+    assert m.match(_rec(paper.title, ["Liu, Zihan", "Winata, Genta Indra"], 2020)).notes == []

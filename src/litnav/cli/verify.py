@@ -64,6 +64,8 @@ def register(app: typer.Typer) -> None:
                 how = f"{r.method}: " + "; ".join(r.mismatches)
             else:
                 how = r.reason or ""
+            if r.notes:
+                how += "; " + "; ".join(r.notes)
             table.add_row(str(i), escape(f"{where}\n{r.title}" + (f" ({r.year})" if r.year else "")), _STATUS[r.status],
                           escape(r.corpus_id or ""), escape(r.corpus_title or ""), str(r.corpus_year or ""), escape(how))
         console.print(table)

@@ -318,7 +318,7 @@ class Matcher:
             status = "metadata_mismatch" if mismatches else "verified"
             return Match(
                 status=status, corpus_id=cid, method=kind, confidence=1.0 if not mismatches else round(sim, 4),
-                title_score=round(sim, 4), mismatches=mismatches,
+                title_score=round(sim, 4), mismatches=mismatches, notes=self._author_notes(record, paper),
                 reason=f"{kind} {value}" + (" but " + "; ".join(mismatches) if mismatches else ""),
             )
         return None
@@ -376,7 +376,35 @@ class Matcher:
             mismatches.append(f"year: {record.year} vs corpus {paper.year}")
         return mismatches, factor
 
+    @staticmethod
+    def _author_notes(record: ExternalRecord, paper: Paper) -> list[str]:
+        """What the reference says of the authors that the record does not, short of a mismatch:
+        its first author at another position of the record, and authors the record lacks (a
+        fabricated co-author)."""
+        theirs = [surname(a.name) for a in paper.authors]
+        ours = [surname(a) for a in record.authors]
+        if not theirs or not ours or not ours[0]:
+            return []
+
+        def position(name: str) -> int | None:
+            return next((i for i, t in enumerate(theirs, 1) if fuzz.ratio(name, t) >= SURNAME_AGREE), None)
+
+        notes = []
+        first = position(ours[0])
+        if first is not None and first != 1:
+            notes.append(f"first author {record.authors[0]!r} is author #{first} of the corpus record")
+        missing = [a for a, s in zip(record.authors, ours) if s and position(s) is None]
+        if missing and first is not None and len(theirs) < 50:  # a long list may be cut in the record
+            notes.append(f"authors the corpus record lacks: {', '.join(repr(a) for a in missing[:5])}")
+        return notes
+
     def _judge(self, record: ExternalRecord, paper: Paper, sim: float, method: str) -> Match:
+        match = self._judged(record, paper, sim, method)
+        if match.status != "not_found":
+            match.notes = self._author_notes(record, paper)
+        return match
+
+    def _judged(self, record: ExternalRecord, paper: Paper, sim: float, method: str) -> Match:
         mismatches, factor = self._disagreements(record, paper)
         confidence = round(min(1.0, sim * factor), 4)
         if mismatches and sim * 100 >= self.config.match_threshold:

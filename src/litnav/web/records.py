@@ -51,6 +51,8 @@ class Match(_Record):
     confidence: float = Field(0.0, ge=0.0, le=1.0)
     title_score: float = Field(0.0, ge=0.0, le=1.0)
     mismatches: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list, description="Author differences that do not decide the "
+                                                               "status: order, names the record lacks.")
     reason: str | None = None
 
 

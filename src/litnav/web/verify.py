@@ -34,6 +34,7 @@ class VerifiedReference(BaseModel):
     method: str | None = None
     confidence: float = 0.0
     mismatches: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list, description="Author differences that do not decide the status.")
     unchecked: list[str] = Field(default_factory=list, description="Fields the reference gives but the "
                                                                    "matched corpus record lacks: not compared.")
     reason: str | None = None
@@ -72,7 +73,7 @@ def verify_references(path: str | Path, corpus: CorpusLookup, settings: WebSetti
             corpus_title=paper.title if paper else None,
             corpus_year=paper.year if paper else None,
             method=m.method if paper else None, confidence=m.confidence if paper else 0.0,
-            mismatches=m.mismatches if paper else [], reason=m.reason,
+            mismatches=m.mismatches if paper else [], notes=m.notes if paper else [], reason=m.reason,
             unchecked=[field for field, given, held in (("authors", ref.record.authors, paper.authors if paper else 1),
                                                          ("year", ref.record.year, paper.year if paper else 1))
                        if given and not held],
