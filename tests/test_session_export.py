@@ -545,8 +545,10 @@ def test_a_result_below_the_scored_top_n_is_exported_unscored_not_as_zero(sessio
     assert lines[-1]["scored"] is True and lines[-1]["final_score"] == 0.0
 
 
-@pytest.mark.parametrize("venue", ["arXiv", "ArXiv", "CoRR", "bioRxiv", "medRxiv"])
+@pytest.mark.parametrize("venue", ["arXiv", "ArXiv", "CoRR", "bioRxiv", "medRxiv", None])
 def test_a_preprint_is_exported_as_a_preprint_not_a_conference_paper(venue):
+    """A paper on a preprint server, or with no venue but an arXiv id (RIS gave it GEN while CSL-JSON
+    made it a preprint), is a preprint in every format."""
     import bibtexparser
     import rispy
 
@@ -563,9 +565,9 @@ def test_a_preprint_is_exported_as_a_preprint_not_a_conference_paper(venue):
     assert entry.entry_type == "misc" and "booktitle" not in entry.fields_dict
     assert entry.fields_dict["eprint"].value == "1901.00001"
     ris = rispy.loads(to_ris([row]))[0]
-    assert ris["type_of_reference"] == "UNPB" and ris["publisher"] == venue and "secondary_title" not in ris
+    assert ris["type_of_reference"] == "UNPB" and ris["publisher"] == (venue or "arXiv") and "secondary_title" not in ris
     csl = to_csl_items([row])[0]
-    assert csl["type"] == "article" and csl["publisher"] == venue and "container-title" not in csl
+    assert csl["type"] == "article" and csl["publisher"] == (venue or "arXiv") and "container-title" not in csl
 
 
 def test_a_family_name_keeps_its_particle_in_every_format():

@@ -402,7 +402,8 @@ def to_ris(rows: list[ExportRow]) -> str:
     for key, row in zip(keys, rows):
         p, ids = row.paper, row.ids
         etype = _entry_type(p)
-        preprint = etype == "misc" and bool(p.venue or p.venue_raw)  # unpublished work on a preprint server
+        # unpublished work on a preprint server, or without a venue but with an arXiv id (as CSL-JSON reads it)
+        preprint = etype == "misc" and bool(p.venue or p.venue_raw or ids.get("arxiv"))
         e: dict = {"type_of_reference": {"article": "JOUR", "inproceedings": "CPAPER"}.get(
                        etype, "UNPB" if preprint else "GEN"),
                    "id": key, "title": p.title}
@@ -410,7 +411,7 @@ def to_ris(rows: list[ExportRow]) -> str:
             e["authors"] = [ris_name(a.name) for a in p.authors]
         if p.year:
             e["year"] = str(p.year)
-        venue = p.venue_raw or p.venue
+        venue = p.venue_raw or p.venue or ("arXiv" if preprint else None)
         if venue:
             e["journal_name" if etype == "article" else "publisher" if preprint else "secondary_title"] = venue
         if ids.get("doi"):
