@@ -275,3 +275,16 @@ def test_a_paper_the_corpus_does_not_hold_is_searched_as_a_topic_and_the_notes_s
     assert any(f"no paper of this corpus is {title!r}" in n for n in result_notes(s))
     s = search("follow-up work on contrastive learning of visual representations with momentum", corpus, FAST)
     assert not s.turns or not s.turns[0].paper_not_found  # a topic, not a paper: searched as typed
+
+
+def test_a_survey_search_says_when_its_results_are_surveys_by_wording_only(sessions):
+    """--direction survey returned papers that are no surveys (kept for "rethinking", "empirical
+    study") with no word of it; the notes now say how many candidates are typed a survey."""
+    from litnav.session.render import result_notes
+
+    survey = sessions["survey"]
+    typed = [n for n in result_notes(survey) if "typed a survey, review or tutorial" in n]
+    results = _ids(survey)
+    assert results[0] == "csurvey"  # the fixture's one survey, typed by its title
+    assert bool(typed) == (len(results) > 1)  # the others are there for their wording
+    assert not any("typed a" in n for n in result_notes(sessions["sibling"]))

@@ -208,6 +208,18 @@ def _anchor_coverage(turn: Turn, shown: int | None) -> str | None:
     return text + "."
 
 
+def _kept_by_type(session: Session) -> tuple[int, int] | None:
+    """``(kept by type, kept by wording only)`` of the first turn's type filter (``text_filter`` with
+    required types), from its note; None when none ran."""
+    from litnav.librarians.operators.text import BY_TYPE
+
+    for rnd in session.rounds[:1]:
+        for run in rnd.operator_runs:
+            if run.note and (m := BY_TYPE.search(run.note)):
+                return int(m.group(1)), int(m.group(2))
+    return None
+
+
 def result_notes(session: Session) -> list[str]:
     """Warnings a reader of the results needs: constraints that matched no paper of the corpus
     and were relaxed to preferences (``navigator.planner.RELAXED_NOTE``), the corpus paper a pasted
@@ -280,6 +292,13 @@ def result_notes(session: Session) -> list[str]:
         shown = len(session.results) if len(session.turns) == 1 else None  # a refinement may add other papers
         if (coverage := _anchor_coverage(first, shown)) is not None:
             notes.insert(1, coverage)
+        if first.direction in ("survey", "benchmark") and (kept := _kept_by_type(session)) is not None \
+                and kept[0] < len(session.results):
+            kind = "survey, review or tutorial" if first.direction == "survey" else "benchmark or dataset paper"
+            typed = "no candidate is" if not kept[0] else f"only {kept[0]} {'candidate is' if kept[0] == 1 else 'candidates are'}"
+            notes.append(f"Note: {typed} typed a {kind}; the others are kept for their wording alone "
+                         "(\"we review\", \"empirical study\", \"rethinking\", \"we introduce a dataset\" ...), so this "
+                         f"corpus may hold no {first.direction} of the anchor beyond those.")
         if not first.intent_given and judged:
             routed = "read from the intent" in session.engines.get("navigator", "")
             why = "the intent asked for the anchor's neighbours" if routed else "no intent was given"

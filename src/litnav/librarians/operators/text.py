@@ -33,6 +33,11 @@ def matching_terms(text: str, terms: list[str]) -> list[str]:
     return [t for t in terms if term_pattern(t).search(text)]
 
 
+BY_TYPE_NOTE = "; kept by type: {typed}, by wording only: {worded}"
+"""How a filter with required types or phrases says what it kept (``session.render`` reads it)."""
+BY_TYPE = re.compile(r"; kept by type: (\d+), by wording only: (\d+)")
+
+
 class TextFilterParams(OperatorParams):
     """What to drop and what to require, matched on title + abstract.
 
@@ -83,5 +88,6 @@ def text_filter(params: TextFilterParams, inputs: list[Pool], ctx: RunContext, n
     kept = first + second
     named = "; ".join(excluded[:10]) + ("; ..." if len(excluded) > 10 else "")
     ctx.note(node_id, f"kept {len(kept)} of {len(pool.hits)} (excluded by terms: {len(excluded)}"
-                      + (f": {named}" if excluded else "") + f", banned: {sum(c in bans for c in pool.ids)})")
+                      + (f": {named}" if excluded else "") + f", banned: {sum(c in bans for c in pool.ids)})"
+                      + (BY_TYPE_NOTE.format(typed=len(first), worded=len(second)) if require else ""))
     return Pool(kept, {cid: pool.found_by.get(cid, []) for cid, _ in kept}).truncated(params.limit or len(kept))
