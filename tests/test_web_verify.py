@@ -275,3 +275,18 @@ def test_ids_in_the_usual_bibtex_places_are_read(tmp_path, corpus, field):
     bib.write_text(f"@article{{x, title={{Some Unrelated Title Here}}, {field}}}\n")
     [ref] = verify_references(bib, corpus).references
     assert ref.corpus_id == "fx003" and ref.method in ("arxiv", "doi"), ref
+
+
+def test_an_unreadable_year_is_named_as_not_checked(tmp_path, corpus):
+    """"year = {twenty twenty}" was dropped silently and the entry verified; biblatex's date field
+    was not read at all."""
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@article{a, title={Attention Is All You Need}, year={twenty twenty}}\n"
+                   "@article{b, title={Attention Is All You Need}, date={2017-06-12}}\n")
+    csl = tmp_path / "refs.json"
+    csl.write_text('[{"id": "c", "title": "Attention Is All You Need", "issued": {"date-parts": [[1e400]]}}]')
+    by_key = {r.key: r for r in verify_references(bib, corpus).references}
+    assert by_key["a"].unchecked == ["year 'twenty twenty' (not a year)"]
+    assert by_key["b"].year == 2017 and not by_key["b"].unchecked
+    [c] = verify_references(csl, corpus).references
+    assert c.unchecked and "not a year" in c.unchecked[0]

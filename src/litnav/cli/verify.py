@@ -58,12 +58,13 @@ def register(app: typer.Typer) -> None:
             where = f"{r.key}" + (f" (line {r.line})" if r.line and not r.key.startswith("line") else "")
             if r.status == "verified":
                 how = f"{r.method}, confidence {r.confidence:.2f}"
-                if r.unchecked:
-                    how += f"; not checked: {', '.join(r.unchecked)} (the corpus record has none)"
             elif r.status == "metadata_mismatch":
                 how = f"{r.method}: " + "; ".join(r.mismatches)
             else:
                 how = r.reason or ""
+            if r.unchecked:
+                how += "; not checked: " + ", ".join(u if " " in u else f"{u} (the corpus record has none)"
+                                                    for u in r.unchecked)
             if r.notes:
                 how += "; " + "; ".join(r.notes)
             table.add_row(str(i), escape(f"{where}\n{r.title}" + (f" ({r.year})" if r.year else "")), _STATUS[r.status],

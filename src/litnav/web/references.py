@@ -35,6 +35,8 @@ class Reference(BaseModel):
     key: str
     line: int | None = None
     record: ExternalRecord
+    unreadable: list[str] = []
+    """Fields the entry gives in a form that cannot be read (``"year 'twenty twenty'"``): not compared."""
 
 
 _YEAR = re.compile(r"(1[5-9]\d\d|20\d\d)")
@@ -64,6 +66,12 @@ Unicode ("$ε$"), which ``normalise_title`` folds with its symbol variants (ϕ, 
 
 _FOOTNOTE = re.compile(r"\\footnote\s*\{[^{}]*\}")
 """A footnote in a title: no part of it."""
+
+
+def _unreadable_year(raw: Any) -> list[str]:
+    """``["year 'twenty twenty'"]`` when a given year holds no year of 1500-2099, else []."""
+    text = str(raw).strip() if raw not in (None, "") else ""
+    return [f"year {text[:40]!r}"] if text and _year(text) is None else []
 
 
 def _clean(s: str) -> str:
@@ -99,7 +107,7 @@ def detect_format(path: Path, text: str) -> RefFormat:
     return "titles"
 
 
-_BIBTEX_FIELDS = frozenset({"title", "author", "year", "journal", "booktitle", "doi", "eprint", "archiveprefix", "arxiv",
+_BIBTEX_FIELDS = frozenset({"title", "author", "year", "date", "journal", "booktitle", "doi", "eprint", "archiveprefix", "arxiv",
                             "url", "note", "howpublished", "pmid", "acl", "corpusid"})
 """The BibTeX fields an audit reads; the others (abstracts, reviews, files) are never decoded."""
 MAX_AUTHORS = 100
@@ -188,8 +196,9 @@ def _bibtex(path: Path, text: str) -> list[Reference]:
             if f.get(field):
                 ids[kind] = f[field].strip()
         venue = f.get("journal") or f.get("booktitle")
-        refs.append(Reference(key=key, line=line,
-                              record=_record(f.get("title", ""), authors, _year(f.get("year")), venue, ids, key)))
+        raw_year = f.get("year") or f.get("date")  # biblatex writes date = {2020-07-05}
+        refs.append(Reference(key=key, line=line, unreadable=_unreadable_year(raw_year),
+                              record=_record(f.get("title", ""), authors, _year(raw_year), venue, ids, key)))
     return sorted(refs, key=lambda r: r.line or 0)
 
 
@@ -248,7 +257,8 @@ def _ris(path: Path, text: str) -> list[Reference]:
         line = starts[i] if i < len(starts) else None
         title = e.get("title") or e.get("primary_title") or e.get("translated_title") or ""
         authors = list(e.get("first_authors") or []) + list(e.get("authors") or [])
-        year = _year(e.get("year") or e.get("publication_year") or e.get("date"))
+        raw_year = e.get("year") or e.get("publication_year") or e.get("date")
+        year = _year(raw_year)
         ids = {"doi": e.get("doi", "")}
         m = _ARXIV_IN_TEXT.search(" ".join(e.get("urls") or []) + " " + str(e.get("url", "")))
         if m:
@@ -268,7 +278,8 @@ def _ris(path: Path, text: str) -> list[Reference]:
                 ids[kind] = value
         venue = e.get("journal_name") or e.get("secondary_title")
         key = e.get("id") or f"entry {i + 1}"
-        refs.append(Reference(key=str(key), line=line, record=_record(title, authors, year, venue, ids, str(key))))
+        refs.append(Reference(key=str(key), line=line, unreadable=_unreadable_year(raw_year),
+                              record=_record(title, authors, year, venue, ids, str(key))))
     return refs
 
 
@@ -306,10 +317,20 @@ def _csl(path: Path, text: str) -> list[Reference]:
             elif value is not None and not isinstance(value, str):
                 raise ReferenceParseError(f"{path}: CSL-JSON item {i + 1} ({key}): field {field!r} must be "
                                           f"text, not {type(value).__name__}")
+        issued = item.get("issued")
         try:
-            year = _year(((item.get("issued") or {}).get("date-parts") or [[None]])[0][0])
-        except (AttributeError, IndexError, TypeError):
-            year = _year((item.get("issued") or {}).get("raw") if isinstance(item.get("issued"), dict) else None)
+            raw_year = ((issued or {}).get("date-parts") or [[None]])[0][0]
+        except (AttributeError, IndexError, TypeError, KeyError):
+            raw_year = None
+        if raw_year is None and isinstance(issued, dict):
+            raw_year = issued.get("raw") or issued.get("literal")
+        elif raw_year is None and isinstance(issued, (str, int)):
+            raw_year = issued
+        if isinstance(raw_year, float) and not raw_year.is_integer():
+            raw_year = repr(raw_year)  # NaN, 1e400: no year
+        elif isinstance(raw_year, float):
+            raw_year = int(raw_year) if abs(raw_year) < 1e6 else repr(raw_year)
+        year = _year(raw_year)
         authors = [_csl_name(a) for a in item.get("author") or [] if isinstance(a, dict)]
         ids = {"doi": item.get("DOI", ""), "pubmed": str(item.get("PMID", ""))}
         custom = item.get("custom") if isinstance(item.get("custom"), dict) else {}  # litnav's own CSL-JSON
@@ -319,7 +340,7 @@ def _csl(path: Path, text: str) -> list[Reference]:
         m = _ARXIV_IN_TEXT.search(str(item.get("URL", "")) + " " + str(item.get("number", "")))
         if m:
             ids["arxiv"] = m.group(1)
-        refs.append(Reference(key=key, line=None, record=_record(
+        refs.append(Reference(key=key, line=None, unreadable=_unreadable_year(raw_year), record=_record(
             item.get("title") or "", authors, year, item.get("container-title"), ids, key)))
     return refs
 

@@ -76,7 +76,7 @@ def verify_references(path: str | Path, corpus: CorpusLookup, settings: WebSetti
             mismatches=m.mismatches if paper else [], notes=m.notes if paper else [], reason=m.reason,
             unchecked=[field for field, given, held in (("authors", ref.record.authors, paper.authors if paper else 1),
                                                          ("year", ref.record.year, paper.year if paper else 1))
-                       if given and not held],
+                       if given and not held] + [f"{u} (not a year)" for u in ref.unreadable],
         ))
     counts = Counter(r.status for r in rows)
     totals = {"references": len(rows), **{s: counts.get(s, 0) for s in ("verified", "metadata_mismatch", "not_found")}}
