@@ -95,5 +95,12 @@ def test_mcp_tools_over_stdio(export_corpus, tmp_path):
             for args in ({"top": 0}, {"min_score": 5}):
                 out = await client.call_tool("export", {"session_id": sid, **args})
                 assert out.is_error and next(iter(args)) in out.content[0].text, args
+            # each argument as its own type, as the HTTP API takes it: `true` ran with top_k 1
+            for args in ({"top_k": True}, {"top_k": "3"}, {"top_k": 3.0}, {"constraints": '["since 2018"]'}):
+                out = await client.call_tool("search", {"intent": INTENT, **args})
+                text = out.content[0].text
+                assert out.is_error and next(iter(args)) in text and "\n" not in text.strip(), (args, text)
+            null = await client.call_tool("audit", {"session_id": sid, "corpus_id": "null"})
+            assert null.is_error and "'null'" in null.content[0].text  # the string, not None: no whole audit
 
     anyio.run(scenario)

@@ -119,15 +119,33 @@ def build_server(service: Service):
 
 
 def _strict(tool):
-    """``tool`` with an argument model that forbids unknown arguments, and the input schema it
-    advertises regenerated from that model (so it says ``additionalProperties: false``)."""
-    from pydantic import ConfigDict
+    """``tool`` with an argument model that forbids unknown arguments and takes each argument as its
+    own JSON type (no ``true`` for a count, no ``"3"``, no list written as a JSON string: the SDK's
+    pre-parsing of strings is turned off, so ``"null"`` stays a string), as the HTTP API does; the
+    input schema it advertises regenerated from that model (``additionalProperties: false``); and a
+    refused argument reported in one line (:func:`~litnav.serve.models.validation_message`), not the
+    validator's multi-line dump."""
+    from mcp.server.mcpserver.exceptions import ToolError
+    from pydantic import ConfigDict, ValidationError
 
     base = tool.fn_metadata.arg_model
-    strict = type(base.__name__, (base,), {"model_config": ConfigDict(**base.model_config, extra="forbid"),
-                                           "__module__": base.__module__})
+    config = ConfigDict(**{**base.model_config, "extra": "forbid", "strict": True})
+    strict = type(base.__name__, (base,), {"model_config": config, "__module__": base.__module__})
     tool.fn_metadata.arg_model = strict
+    object.__setattr__(tool.fn_metadata, "pre_parse_json", lambda data: dict(data))
     tool.parameters = strict.model_json_schema(by_alias=True)
+    run = tool.run
+
+    async def one_line_errors(arguments, context, convert_result=False):
+        try:
+            return await run(arguments, context, convert_result=convert_result)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                raise ToolError(f"Error executing tool {tool.name}: "
+                                f"{validation_message(exc.__cause__.errors())}") from None
+            raise
+
+    object.__setattr__(tool, "run", one_line_errors)
     return tool
 
 
