@@ -165,7 +165,7 @@ def test_unicode_intent() -> None:
 
 def test_very_long_intent_is_parsed() -> None:
     part = "graph neural networks for molecule property prediction using attention, "
-    cl = parse_intent(part * 400 + "since 2020, not surveys", today=TODAY)
+    cl = parse_intent(part * 250 + "since 2020, not surveys", today=TODAY)
     kinds = [c.kind for c in cl.checkpoints]
     assert "topic" in kinds and "method" in kinds
     assert any(c.predicate and c.predicate.field == "year" for c in cl.checkpoints)
