@@ -131,3 +131,20 @@ def test_author_order_and_authors_the_record_lacks_are_noted():
     extra = m.match(_rec(paper.title, ["Liu, Zihan", "Fung, Pascale", "Fabricated, Extra"], 2020))
     assert extra.notes == ["authors the corpus record lacks: 'Fabricated, Extra'"]
     assert m.match(_rec(paper.title, ["Liu, Zihan", "Winata, Genta Indra"], 2020)).notes == []
+
+
+def test_a_year_within_the_tolerance_and_an_id_of_another_paper_are_said():
+    """BCQ cited as 2019 (corpus 2018) was verified with no word of the year; an entry titled "Trust
+    Region Policy Optimization" with Batch Normalization's arXiv id was a mismatch against Batch
+    Normalization that did not say the title is another corpus paper."""
+    papers = [Paper(corpus_id="bcq", title="Off-Policy Deep Reinforcement Learning without Exploration", year=2018),
+              Paper(corpus_id="bn", title="Batch Normalization: Accelerating Deep Network Training by Reducing "
+                                         "Internal Covariate Shift", year=2015, external_ids={"arxiv": "1502.03167"}),
+              Paper(corpus_id="trpo", title="Trust Region Policy Optimization", year=2015,
+                    external_ids={"arxiv": "1502.05477"})]
+    m = Matcher(MemoryCorpus(papers))
+    bcq = m.match(_rec("Off-Policy Deep Reinforcement Learning without Exploration", year=2019))
+    assert bcq.status == "verified" and any("year 2019 vs corpus 2018" in n for n in bcq.notes)
+    wrong_id = m.match(_rec("Trust Region Policy Optimization", year=2015, arxiv="1502.03167"))
+    assert wrong_id.status == "metadata_mismatch" and wrong_id.corpus_id == "bn"
+    assert any("the title is corpus paper trpo" in x for x in wrong_id.mismatches)

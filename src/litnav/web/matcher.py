@@ -315,13 +315,23 @@ class Matcher:
             mismatches = self._disagreements(record, paper)[0]
             if record.title and sim * 100 < self.config.match_threshold - 30:
                 mismatches.insert(0, f"title: {record.title!r} vs corpus {paper.title!r}")
+                other = self._title_only(record)
+                if other is not None and other.corpus_id != cid:
+                    mismatches.insert(1, f"the title is corpus paper {other.corpus_id} ({other.method}): the {kind} "
+                                         "may be the entry's error")
             status = "metadata_mismatch" if mismatches else "verified"
             return Match(
                 status=status, corpus_id=cid, method=kind, confidence=1.0 if not mismatches else round(sim, 4),
-                title_score=round(sim, 4), mismatches=mismatches, notes=self._author_notes(record, paper),
+                title_score=round(sim, 4), mismatches=mismatches,
+                notes=self._author_notes(record, paper) + ([] if mismatches else self._year_notes(record, paper)),
                 reason=f"{kind} {value}" + (" but " + "; ".join(mismatches) if mismatches else ""),
             )
         return None
+
+    def _title_only(self, record: ExternalRecord) -> Match | None:
+        """The verified match of ``record`` by its title alone (its ids set aside), or None."""
+        m = self.match(record.model_copy(update={"external_ids": {}}))
+        return m if m.status == "verified" else None
 
     @staticmethod
     def _id_title_similarity(ref_title: str, corpus_title: str) -> float:
@@ -401,8 +411,16 @@ class Matcher:
     def _judge(self, record: ExternalRecord, paper: Paper, sim: float, method: str) -> Match:
         match = self._judged(record, paper, sim, method)
         if match.status != "not_found":
-            match.notes = self._author_notes(record, paper)
+            match.notes = self._author_notes(record, paper) + self._year_notes(record, paper)
         return match
+
+    @staticmethod
+    def _year_notes(record: ExternalRecord, paper: Paper) -> list[str]:
+        """A year that differs within the tolerance, said rather than passed in silence."""
+        if record.year is not None and paper.year is not None and record.year != paper.year:
+            return [f"year {record.year} vs corpus {paper.year} (within the tolerance: a preprint and its "
+                    "published version often differ by a year)"]
+        return []
 
     def _judged(self, record: ExternalRecord, paper: Paper, sim: float, method: str) -> Match:
         mismatches, factor = self._disagreements(record, paper)
