@@ -235,6 +235,11 @@ def test_limits_and_bad_requests(client):
     chunks = (b'{"text": "' + b"a" * 10000, b"a" * 10000, b"a" * 10000 + b'"}')
     r = client.post("/verify", content=iter(chunks), headers={"content-type": "application/json"})
     assert r.status_code == 413 and "20000 bytes" in r.json()["detail"]
+    # a body that is no UTF-8 JSON object says what to send
+    r = client.post("/search", content=b"\xff\xfe{", headers={"content-type": "application/json"})
+    assert r.status_code in (400, 422) and "JSON" in r.json()["detail"], r.text
+    r = client.post("/search", content=b'{"intent": "x"}', headers={"content-type": "text/plain"})
+    assert r.status_code == 422 and "Content-Type: application/json" in r.json()["detail"], r.text
     assert client.get("/sessions/0123456789abcdef/audit").status_code == 404
     r = client.get("/sessions/..%2F..%2Fetc%2Fpasswd")
     assert r.status_code == 404

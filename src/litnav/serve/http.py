@@ -18,6 +18,7 @@ from fastapi import Depends, FastAPI, HTTPException, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from litnav.core.version import package_version
 from litnav.serve.models import (
@@ -111,6 +112,13 @@ def create_app(service: Service, *, token: str | None = None, max_body_bytes: in
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError):
         return JSONResponse({"detail": validation_message(exc.errors())}, status_code=422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException):
+        detail = exc.detail
+        if exc.status_code == 400 and detail == "There was an error parsing the body":
+            detail = "the body is not readable JSON: send a UTF-8 JSON object, uncompressed, with Content-Type: application/json"
+        return JSONResponse({"detail": detail}, status_code=exc.status_code, headers=getattr(exc, "headers", None))
 
     @app.exception_handler(ServiceError)
     async def _service_error(request: Request, exc: ServiceError):

@@ -24,7 +24,12 @@ def validation_message(errors: list[dict]) -> str:
     parts = []
     for err in errors[:3]:
         loc = ".".join(str(x) for x in err.get("loc", ()) if x != "body")
-        parts.append(f"{loc or 'body'}: {err.get('msg')}")
+        msg = err.get("msg")
+        if not loc and err.get("type") in ("model_attributes_type", "dict_type", "model_type"):
+            msg = "expected a JSON object (send it with Content-Type: application/json)"
+        elif err.get("type") == "json_invalid":
+            msg = f"not valid JSON ({(err.get('ctx') or {}).get('error', msg)})"
+        parts.append(f"{loc or 'body'}: {msg}")
     return "invalid request: " + "; ".join(parts)
 
 
