@@ -290,3 +290,15 @@ def test_an_unreadable_year_is_named_as_not_checked(tmp_path, corpus):
     assert by_key["b"].year == 2017 and not by_key["b"].unchecked
     [c] = verify_references(csl, corpus).references
     assert c.unchecked and "not a year" in c.unchecked[0]
+
+
+def test_author_fields_of_odd_shapes(tmp_path):
+    """"author={and and and}" gave the authors 'and', 'and' (a first-author mismatch 'and'); a CSL
+    author written as a string was dropped."""
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@article{a, title={T}, author={and and and}}\n@article{b, title={T}, author={Anderson, B and Sand, C}}\n")
+    a, b = read_references(bib)[1]
+    assert a.record.authors == [] and b.record.authors == ["Anderson, B", "Sand, C"]
+    csl = tmp_path / "refs.json"
+    csl.write_text('[{"id": "c", "title": "T", "author": "Gelderloos"}]')
+    assert read_references(csl)[1][0].record.authors == ["Gelderloos"]

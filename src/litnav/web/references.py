@@ -178,7 +178,7 @@ def _bibtex(path: Path, text: str) -> list[Reference]:
     refs = []
     for key, e, line in entries:
         f = {k.lower(): _concatenated(str(v.value)) for k, v in e.fields_dict.items()}
-        authors = [a for a in re.split(r"\s+and\s+", f.get("author", "")) if a.strip()]
+        authors = [a for a in re.split(r"\s+and\s+", f" {f.get('author', '')} ") if a.strip() and a.strip() != "and"]
         ids = {"doi": f.get("doi", "").split(",")[0].strip()}
         eprint = re.sub(r"^arxiv:\s*", "", f.get("eprint", "") or f.get("arxiv", ""), flags=re.I).strip()
         if eprint and ("arxiv" in f.get("archiveprefix", "").lower() or re.fullmatch(r"\d{4}\.\d{4,5}(v\d+)?", eprint)
@@ -331,7 +331,10 @@ def _csl(path: Path, text: str) -> list[Reference]:
         elif isinstance(raw_year, float):
             raw_year = int(raw_year) if abs(raw_year) < 1e6 else repr(raw_year)
         year = _year(raw_year)
-        authors = [_csl_name(a) for a in item.get("author") or [] if isinstance(a, dict)]
+        given = item.get("author") or []
+        given = [given] if isinstance(given, (str, dict)) else given if isinstance(given, list) else []
+        authors = [_csl_name(a) if isinstance(a, dict) else a.strip() for a in given
+                   if isinstance(a, dict) or (isinstance(a, str) and a.strip())]
         ids = {"doi": item.get("DOI", ""), "pubmed": str(item.get("PMID", ""))}
         custom = item.get("custom") if isinstance(item.get("custom"), dict) else {}  # litnav's own CSL-JSON
         for kind in ("corpus_id", "acl", "arxiv"):
