@@ -133,7 +133,7 @@ def _not_found(request, corpus, settings: Settings, *, top_k, today) -> Session 
     (``Turn.paper_not_found``), rather than of the request's words ("follow-up", "of") with its
     title read as an author; None for a topic ("prior work of knowledge distillation for speech")."""
     from litnav.navigator.intent.anchor_request import names_a_paper
-    from litnav.navigator.refine import ensure_turns
+    from litnav.navigator.turns import ensure_turns
 
     if not names_a_paper(request):
         return None
