@@ -165,3 +165,14 @@ def test_a_claim_intent_says_its_verdict_is_not_support(search_corpus):
     request = search("dense retrieval for open-domain question answering", search_corpus, Settings(), rounds=1, top_k=5)
     assert any("reads as a claim" in n for n in result_notes(claim))
     assert not any("reads as a claim" in n for n in result_notes(request))
+
+
+def test_control_characters_never_reach_the_report(session):
+    """A corpus title with NUL, BEL or an ESC sequence was written into the HTML as it was."""
+    from litnav.session.report import render_report
+
+    odd = session.model_copy(deep=True)
+    odd.results[0].title = "Control\x07 \x1b[31mred\x1b[0m and \x00nul"
+    html = render_report(odd, None)
+    assert not any(ch in html for ch in "\x00\x07\x1b") and "Control" in html
+    assert "&lt;code" not in html  # markup the report makes itself is not escaped twice

@@ -124,10 +124,16 @@ def audit_view(session: Session, corpus=None) -> dict[str, Any]:
 
 def _environment():
     from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+    from markupsafe import Markup
 
+    from litnav.core.text import visible_text
+
+    # every printed text without control characters or terminal escapes (a corpus may hold a NUL or ESC)
     env = Environment(loader=PackageLoader("litnav.session", "templates"),
                       autoescape=select_autoescape(["html", "j2"]), undefined=StrictUndefined,
-                      trim_blocks=True, lstrip_blocks=True)
+                      trim_blocks=True, lstrip_blocks=True,
+                      finalize=lambda v: (Markup(visible_text(v)) if isinstance(v, Markup) else visible_text(v))
+                      if isinstance(v, str) else v)
     env.filters["fmt"] = lambda v, spec: format(v, spec) if v is not None else ""
     env.filters["tojson_safe"] = lambda v: json.dumps(v, ensure_ascii=False).replace("</", "<\\/")
     env.filters["code_spans"] = _code_spans
