@@ -416,3 +416,20 @@ def test_a_request_verb_at_the_start_of_a_clause_still_asks(intent: str) -> None
     cl = parse_intent(intent, None, TODAY)
     assert "beam search" in concepts(cl) and not any(
         t.lower().startswith(("search for", "find", "please")) for c in cl.checkpoints for t in c.terms)
+
+
+@pytest.mark.parametrize("intent", ["what builds on knowledge distillation", "later work on knowledge distillation",
+                                    "siblings of knowledge distillation", "what does knowledge distillation build on?",
+                                    "foundational work behind knowledge distillation",
+                                    "related work to knowledge distillation"])
+def test_a_neighbour_request_about_a_topic_reads_the_topic_alone(intent: str) -> None:
+    """A topic asked for as a paper's neighbours ("what builds on X") kept the request's words as
+    checkpoints: "The paper studies builds", "The paper studies siblings", "later work"."""
+    cl = parse_intent(intent, None, TODAY)
+    assert [c.text for c in cl.checkpoints] == ["knowledge distillation"]
+    assert cl.intent == intent  # the baseline searches still read it as typed
+
+
+def test_search_before_a_noun_is_part_of_the_topic_at_the_start_too() -> None:
+    cl = parse_intent("search engines for scientific literature", None, TODAY)
+    assert "search engines" in {t for c in cl.checkpoints for t in c.terms}

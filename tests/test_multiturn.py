@@ -594,5 +594,6 @@ def test_reweighting_a_concept_says_that_the_order_does_not_follow_weights(corpu
     assert not any("not the order" in n for n in result_notes(first))
     for feedback in ("visual representations matters more", "c1 is less important"):
         again = refine(first.model_copy(deep=True), feedback, corpus, Settings())
-        assert any(e.action == "reweight_checkpoint" for e in again.turns[-1].edits), feedback
+        [edit] = [e for e in again.turns[-1].edits if e.action == "reweight_checkpoint"]
+        assert edit.target == ("c1" if feedback.startswith("c1") else "c3"), (feedback, edit)  # the concept, not c1
         assert any("changes the final scores, not the order" in n for n in result_notes(again))

@@ -483,20 +483,20 @@ def test_a_kind_of_neural_network_states_the_neural_network(sentence, stated):
     assert not states("We study social networks of scientists.", plain)  # no kind named: no substitution
 
 
-@pytest.mark.parametrize("sentence, checkpoint, stated", [
-    ("We investigate Transformers and Structured State Space Sequence (S4) models on long inputs.",
-     "state space models", True),
-    ("We introduce DiffStitch, a novel diffusion-based data augmentation pipeline.", "diffusion models", True),
-    ("We train diffusion models on trajectories.", "diffusion models", True),
-    ("We do not use a diffusion-based sampler.", "diffusion models", False),  # negated
-    ("We study the diffusion of information with epidemic models.", "diffusion models", False),  # another diffusion
+@pytest.mark.parametrize("sentence, checkpoint", [
+    ("We train a language identification model on tweets.", "language models"),
+    ("A language-based approach to code search.", "language models"),
+    ("We fit a topic classification model.", "topic models"),
+    ("We estimate a diffusion tensor model of white matter.", "diffusion models"),
+    ("We use a Markov decision process model of the task.", "Markov models"),
+    ("Unifying Bayesian Flow Networks and Diffusion Models.", "Bayesian neural networks"),
+    ("Players showed mastery of the game.", "master"),
+    ("The imagery was collected by satellites.", "imager"),
 ])
-def test_a_kind_of_model_states_its_kind_with_words_between_or_as_based(sentence, checkpoint, stated):
-    """An exclusion of "state space models" was judged respected beside the quote "Structured State
-    Space Sequence (S4) models", and "diffusion models" not addressed beside "a diffusion-based data
-    augmentation pipeline": a generic head ("models", "methods", ...) may follow its kind after a
-    word or two, or the kind may be written "<kind>-based"."""
+def test_a_word_between_or_another_kind_does_not_state_a_model(sentence, checkpoint):
+    """A trial of a looser rule ("<kind> <a word or two> models", "<kind>-based", any word for
+    "neural") found these read as stating the checkpoint: each names another thing."""
     from litnav.scorer.quote import states
 
     _terms, phrases = checkpoint_terms(f"The paper studies {checkpoint}", [checkpoint])
-    assert states(sentence, phrases) is stated
+    assert not states(sentence, phrases)

@@ -148,3 +148,11 @@ def test_a_year_within_the_tolerance_and_an_id_of_another_paper_are_said():
     wrong_id = m.match(_rec("Trust Region Policy Optimization", year=2015, arxiv="1502.03167"))
     assert wrong_id.status == "metadata_mismatch" and wrong_id.corpus_id == "bn"
     assert any("the title is corpus paper trpo" in x for x in wrong_id.mismatches)
+
+
+def test_short_surnames_agree_only_when_equal():
+    """Authors Zhou and Zhu swapped gave no note: a ratio of 86 made them one person."""
+    from litnav.web.matcher import same_surname
+
+    assert not same_surname("zhou", "zhu") and same_surname("zhu", "zhu")
+    assert same_surname("schmidhuber", "schmidhueber")  # a typo in a long name still agrees

@@ -302,3 +302,11 @@ def test_author_fields_of_odd_shapes(tmp_path):
     csl = tmp_path / "refs.json"
     csl.write_text('[{"id": "c", "title": "T", "author": "Gelderloos"}]')
     assert read_references(csl)[1][0].record.authors == ["Gelderloos"]
+
+
+def test_utf16_without_its_bom_is_read_too(tmp_path):
+    """A UTF-16 file saved without a byte-order mark gave ten garbled "references" and no error."""
+    path = tmp_path / "refs.txt"
+    path.write_bytes("Attention Is All You Need\nDeep Residual Learning for Image Recognition\n".encode("utf-16-le"))
+    assert [r.record.title for r in read_references(path)[1]] == [
+        "Attention Is All You Need", "Deep Residual Learning for Image Recognition"]

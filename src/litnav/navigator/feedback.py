@@ -179,6 +179,18 @@ def top_k_edit(n: int, reason: str) -> Edit:
                 reason=reason)
 
 
+def _named_most(checklist: Checklist, words: list[str]) -> Checkpoint | None:
+    """The checkpoint whose text and terms hold most of ``words``, a concept before the whole intent
+    (c1 holds every word of the intent): "deep neural networks matter less" is its facet, not c1;
+    None when no checkpoint holds any."""
+    def held(c: Checkpoint) -> int:
+        text = (c.text + " " + " ".join(c.terms)).lower()
+        return sum(w in text for w in words)
+
+    best = max(checklist.checkpoints, key=lambda c: (held(c), c.id != "c1"), default=None)
+    return best if best is not None and held(best) else None
+
+
 def parse_feedback(
     feedback: str,
     checklist: Checklist,
@@ -296,9 +308,8 @@ def parse_feedback(
         edits.append(_focus(scratch, what, f"The paper is about {what}", take(m), _within_topic(what, checklist)))
     for m in _REWEIGHT.finditer(text):
         what = m.group("what").lower().split()
-        hit = next((c for c in checklist.checkpoints if what and what[-1] == c.id.lower()), None) or next(
-            (c for c in checklist.checkpoints if any(w in (c.text + " " + " ".join(c.terms)).lower()
-                                                     for w in what if len(w) > 3)), None)
+        hit = next((c for c in checklist.checkpoints if what and what[-1] == c.id.lower()), None) or _named_most(
+            checklist, [w for w in what if len(w) > 3])
         if hit is not None:
             factor = 2.0 if (m.group("dir") or m.group("dir2")).lower() == "more" else 0.5
             edits.append(Edit(action="reweight_checkpoint", target=hit.id,

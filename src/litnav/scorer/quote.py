@@ -223,34 +223,29 @@ def _states_in(phrases: list[str], st: list[str], starts: list[int], sentence: s
 
 
 _NEURAL = re.compile(r"^( \S+(?: \S+)*) neural( network )")
-"""A key "<kind> neural network" ("graph neural network"), which "<kind> <word> network" states:
-a network named by its kind and architecture is a neural one ("graph convolutional network",
-"graph attention network"; "convolutional network" is short for "convolutional neural network")."""
-
-
-_GENERIC_HEAD = re.compile(r"^( \S+(?: \S+)*) (model|method|approach|techniqu|algorithm|framework|architectur) $")
-"""A key "<kind> <generic head>" ("state space model", "diffusion model"), which the kind states
-with up to two words before the head ("State Space Sequence (S4) models") or as "<kind>-based"
-("a diffusion-based data augmentation pipeline")."""
+"""A key "<kind> neural network" ("graph neural network"), which "<kind> <architecture> network"
+states: a network named by its kind and a neural architecture is a neural one ("graph
+convolutional network", "graph attention network"; "convolutional network" is short for
+"convolutional neural network"), unlike another kind of network ("Bayesian flow networks")."""
+_ARCHITECTURES = "|".join(stem for stem in (
+    "convolut", "recurr", "attent", "attention", "transform", "transformer", "residu", "recurs", "spike", "spiking",
+    "feedforward", "feed-forward", "messagepass", "isomorph", "isomorphism", "capsul", "gate", "adversari", "siames",
+    "equivari", "memori", "deep", "generat", "autoregress", "graph"))
+"""Snowball stems of the neural architectures a "<kind> <architecture> network" may name."""
 
 
 def _form_in(key: str, hay: str) -> str | None:
     """The form in which a phrase key occurs in ``hay``: as it is, written as one hyphenated
     word (" insulin resist " in "being insulin-resistant", whose hyphen is dropped: "insulinresist"),
-    or, for "<kind> neural network", with another word for "neural" (:data:`_NEURAL`), or for
-    "<kind> <generic head>" with words before the head or as "<kind>-based" (:data:`_GENERIC_HEAD`);
-    None when none occurs."""
+    or, for "<kind> neural network", with an architecture for "neural" (:data:`_NEURAL`); None when
+    none occurs."""
     if phrase_in(key, hay):
         return key
     joined = " " + "".join(key.split()) + " "
     if len(key.split()) > 1 and phrase_in(joined, hay):
         return joined
     if (m := _NEURAL.match(key)) is not None:
-        found = re.search(re.escape(m.group(1)) + r" [a-z]\S* " + re.escape(m.group(2).strip()) + " ", hay)
-        return found.group(0) if found else None
-    if (m := _GENERIC_HEAD.match(key)) is not None:
-        mods, head = m.group(1), m.group(2)
-        found = (re.search(re.escape(mods) + r"(?: [a-z0-9]\S*){1,2} " + head + " ", hay)
-                 or re.search(" " + re.escape("".join(mods.split())) + r"[a-z]{0,4}bas ", hay))
+        found = re.search(re.escape(m.group(1)) + r" (?:" + _ARCHITECTURES + r") " + re.escape(m.group(2).strip()) + " ",
+                          hay)
         return found.group(0) if found else None
     return None

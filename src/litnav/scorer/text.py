@@ -55,11 +55,11 @@ def derivational_base(stem: str) -> str:
     "-ic"/"-al", which Snowball keeps apart: "autophagi" (autophagy) and "autophag" (autophagic) ->
     "autophag"; "mitochondria" and "mitochondri" (mitochondrial) -> "mitochondr"; "economi" ->
     "econom". A final "ia" or "i" is dropped when at least six letters remain, except after "-it"
-    and "-or" ("qualiti", quality, would meet "qualit", qualitative; "sensori", sensory, "sensor");
-    any other stem as it is."""
+    "-or" and "-er" ("qualiti", quality, would meet "qualit", qualitative; "sensori", sensory, "sensor";
+    "masteri", mastery, "master"); any other stem as it is."""
     if stem.endswith("ia") and len(stem) >= 8:
         return stem[:-2]
-    if stem.endswith("i") and len(stem) >= 7 and not stem.endswith(("iti", "ori")):
+    if stem.endswith("i") and len(stem) >= 7 and not stem.endswith(("iti", "ori", "eri")):
         return stem[:-1]
     return stem
 

@@ -43,8 +43,17 @@ UNKNOWN_FACTOR = 0.97
 DISAGREE_AUTHOR = 0.8
 DISAGREE_YEAR = 0.85
 SURNAME_AGREE = 85.0  # rapidfuzz ratio at which two surnames count as the same (transliteration, typos)
+SHORT_SURNAME = 4  # at most this long, two surnames agree only when equal ("Zhou" is not "Zhu")
 EXTENDING_LIMIT = 200
 FUZZY_CANDIDATES = 5
+
+
+def same_surname(a: str, b: str) -> bool:
+    """Two surnames (``core.text.surname`` forms) of one person: equal, or, when both are longer than
+    :data:`SHORT_SURNAME`, at rapidfuzz ratio >= :data:`SURNAME_AGREE` (a typo, a transliteration)."""
+    if a == b:
+        return True
+    return min(len(a), len(b)) > SHORT_SURNAME and fuzz.ratio(a, b) >= SURNAME_AGREE
 
 
 class CorpusLookup(Protocol):
@@ -370,9 +379,9 @@ class Matcher:
         corpus_names = [surname(a.name) for a in paper.authors]
         if not rec_first or not corpus_names:
             factor *= UNKNOWN_FACTOR
-        elif fuzz.ratio(rec_first, corpus_names[0]) >= SURNAME_AGREE:
+        elif same_surname(rec_first, corpus_names[0]):
             pass
-        elif any(fuzz.ratio(rec_first, n) >= SURNAME_AGREE for n in corpus_names[1:]):
+        elif any(same_surname(rec_first, n) for n in corpus_names[1:]):
             factor *= UNKNOWN_FACTOR  # right author, other position
         else:
             factor *= DISAGREE_AUTHOR
@@ -397,7 +406,7 @@ class Matcher:
             return []
 
         def position(name: str) -> int | None:
-            return next((i for i, t in enumerate(theirs, 1) if fuzz.ratio(name, t) >= SURNAME_AGREE), None)
+            return next((i for i, t in enumerate(theirs, 1) if same_surname(name, t)), None)
 
         notes = []
         first = position(ours[0])

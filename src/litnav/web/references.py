@@ -377,8 +377,9 @@ before it fills the memory (a link to ``/dev/zero`` once took 14 GB)."""
 
 
 def _decoded(path: Path, data: bytes) -> str:
-    """The text of a reference file: UTF-8 (with or without its BOM), or UTF-16/32 by their BOM (Windows
-    and EndNote exports); else ``ReferenceParseError`` naming the line and column of the first bad byte."""
+    """The text of a reference file: UTF-8 (with or without its BOM), UTF-16/32 by their BOM (Windows
+    and EndNote exports), or UTF-16 without one (every other byte zero); else ``ReferenceParseError``
+    naming the line and column of the first bad byte."""
     import codecs
 
     for bom, codec in ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
@@ -388,6 +389,13 @@ def _decoded(path: Path, data: bytes) -> str:
                 return data.decode(codec)
             except UnicodeDecodeError as exc:
                 raise ReferenceParseError(f"{path}: not valid {codec.upper()} ({exc.reason})") from None
+    half = len(data) // 2
+    if half >= 8 and max(data[0::2].count(0), data[1::2].count(0)) > 0.4 * half:  # UTF-16 saved without its BOM
+        codec = "utf-16-le" if data[1::2].count(0) > data[0::2].count(0) else "utf-16-be"
+        try:
+            return data.decode(codec)
+        except UnicodeDecodeError:
+            pass
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -120,4 +120,17 @@ def anchor_request(intent: str) -> AnchorRequest | None:
     return None
 
 
-__all__ = ["MIN_TITLE_WORDS", "AnchorRequest", "anchor_request", "names_a_paper"]
+def request_reference(intent: str) -> str | None:
+    """What follows (or, for "what does X build on?", sits inside) the words of a neighbour request,
+    whatever its shape: "later work on knowledge distillation since 2020" -> "knowledge distillation
+    since 2020"; None when ``intent`` asks for no paper's neighbours. The intent parser reads a
+    topic asked this way without the request's words ("later work", "siblings", "builds")."""
+    if not isinstance(intent, str) or len(intent) > 2_000:
+        return None
+    for _direction, pattern in [*_REF_FIRST, *_PATTERNS]:
+        if m := pattern.match(intent):
+            return m.group("ref").strip() or None
+    return None
+
+
+__all__ = ["MIN_TITLE_WORDS", "AnchorRequest", "anchor_request", "names_a_paper", "request_reference"]

@@ -364,9 +364,12 @@ request ("please find", "help me to find", "and list")."""
 def _inner_verb(text: str, m: re.Match[str]) -> bool:
     """True when a :data:`_REQUEST` match is a bare request verb inside a phrase, not a request:
     "neural architecture search", "beam search for NMT", "query logs of search engines", "linked
-    list"."""
+    list", and "search" before a noun anywhere ("search engines for ...")."""
     if not m.group("verb") or m.group("help") or m.group(0).lower() != m.group("verb").lower():
         return False
+    if m.group("verb").lower() == "search" and (nxt := re.match(r"\s+([\w-]+)", text[m.end():])) \
+            and not edge_word(nxt.group(1)):
+        return True  # "search engines for scientific literature": a compound, wherever it stands
     return _ASKS_BEFORE.search(text, 0, m.start()) is None
 
 

@@ -43,6 +43,7 @@ from typing import Literal
 from litnav.core.records import Checklist, Checkpoint, MetadataPredicate
 from litnav.core.text import stems
 from litnav.corpus.phrases import PhraseTable
+from litnav.navigator.intent.anchor_request import request_reference
 from litnav.navigator.intent.authors import extract_authors
 from litnav.navigator.intent.claims import claim_terms, is_claim
 from litnav.navigator.intent.dates import DateConstraint, extract_dates, unglue_years
@@ -117,7 +118,8 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
     if mode == "passage":
         return _parse_passage(typed, phrases, as_typed)
     today = today or date.today()
-    text = unglue_years(narrow_other_than(typed), today)
+    asked = request_reference(typed)  # "what builds on X", "siblings of X": X is what the intent is about
+    text = unglue_years(narrow_other_than(asked or typed), today)
     if mode == "claim":  # the checklist keeps the intent as typed (the planner's baseline searches read it)
         return _parse_claim(text, today).model_copy(update={"intent": as_typed})
     ws = Workspace(text)
