@@ -37,7 +37,7 @@ _HEADS = {
         rf"{_WORK}\s+(?:that\s+are\s+|which\s+are\s+)?cited\s+(?:by|in)",
         r"prior\s+work\s+cited\s+(?:by|in)",
         rf"(?:prior|earlier|previous|foundational|background)\s+{_WORK}\s+(?:of|to|for|behind|before)",
-        r"(?:predecessors|ancestors|foundations)\s+(?:of|to|for|behind)",
+        r"(?:predecessors|ancestors)\s+(?:of|to|for|behind)",
     ],
     "sibling": [
         rf"{_WORK}\s+(?:similar\s+to|like)",
