@@ -150,3 +150,11 @@ def test_the_reject_summary_counts_this_builds_records_with_their_numbers(tmp_pa
         res = CliRunner().invoke(app, ["build", str(src), "--corpus", corpus, "--map", "id=acl_id", "--no-progress"])
     out = " ".join(res.output.split())
     assert "1 records rejected (1 x invalid JSON" in out and "line 1 column 2" in out and "not a year" not in out
+
+
+def test_build_help_lists_every_map_target():
+    """`litnav build --help` did not list the --map targets; only the error for an unknown one did."""
+    from litnav.cli.build import MAP_TARGETS
+    from litnav.ingest.readers.generic import MAPPABLE
+
+    assert tuple(MAP_TARGETS) == tuple(MAPPABLE)

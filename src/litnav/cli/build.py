@@ -11,6 +11,11 @@ from rich.markup import escape
 
 from litnav.cli.common import SetOpt, SettingsOpt, clean_errors, err_console, fail, make_console, settings_from
 
+MAP_TARGETS = ("id", "title", "abstract", "year", "venue", "authors", "publication_date", "publication_types",
+               "fields_of_study", "doi", "arxiv", "acl", "pubmed", "pmc", "mag", "s2", "citations")
+"""The ``--map`` targets as the help lists them (``ingest.readers.generic.MAPPABLE``, which loads the
+ingest layer: a test keeps the two equal)."""
+
 
 def register(app: typer.Typer) -> None:
     """Add the ``build`` command to ``app``."""
@@ -20,7 +25,8 @@ def register(app: typer.Typer) -> None:
         sources: list[str] = typer.Argument(..., help="Files, directories or globs (plain, .gz, .zst, .bz2, .xz)."),
         corpus: Path = typer.Option(..., "--corpus", help="Corpus directory (created if absent)."),
         fmt: Optional[str] = typer.Option(None, "--format", help="Force a format (default: detect per file)."),
-        map_: list[str] = typer.Option([], "--map", help="Generic JSONL field mapping target=source (repeatable)."),
+        map_: list[str] = typer.Option([], "--map", help="Generic JSONL field mapping target=source (repeatable); "
+                                       f"targets: {', '.join(MAP_TARGETS)}."),
         set_: Optional[list[str]] = SetOpt,
         settings_file: Optional[Path] = SettingsOpt,
         no_progress: bool = typer.Option(False, "--no-progress", help="Hide the progress bars."),
