@@ -82,12 +82,14 @@ def register(app: typer.Typer) -> None:
         rows = [
             ("files ingested", len(report.ingested_files)), ("files skipped (already ingested)", len(report.skipped_files)),
             ("files unsupported", len(report.unsupported_files)), ("papers", r.papers), ("abstracts", r.abstracts),
-            ("full texts", r.full_texts), ("references", r.references), ("linked references", r.linked_references),
-            ("citations", r.citations), ("rejects", r.rejects),
+            ("full texts", r.full_texts), ("bibliography entries read", r.references),
+            ("  of them linked to a corpus id", r.linked_references),
+            ("citation records read (citations files)", r.citations), ("rejects", r.rejects),
             ("duplicate ids merged", report.duplicates), ("external id collisions", report.id_collisions),
         ]
         rows += [(f"skipped rows: {k}", v) for k, v in r.skipped_rows.items()]
-        rows += [(f"corpus {k}", v) for k, v in report.corpus.items() if isinstance(v, int)]
+        rows += [(f"corpus {k}" + (" (edges between corpus papers)" if k == "citations" else ""), v)
+                 for k, v in report.corpus.items() if isinstance(v, int)]
         rows += [(f"ray shards {k}", v) for k, v in report.shards.items()]
         rows += [(f"time {k} (s)", f"{v:.2f}") for k, v in report.seconds.items()]
         for name, value in rows:
