@@ -100,8 +100,8 @@ def _anchor_from_intent(intent: str, corpus, settings: Settings, *, top_k, today
     request = anchor_request(intent)
     if request is None:
         return None
-    direction, ref, rest, exact_title, _quoted = request
-    if exact_title:  # "papers similar to Deep Sets": the paper of that title, else a topic
+    direction, ref, rest = request.direction, request.reference, request.rest
+    if request.exact_title:  # "papers similar to Deep Sets": the paper of that title, else a topic
         ids = corpus.find_by_title(ref)
         if len(ids) != 1:
             return _not_found(request, corpus, settings, top_k=top_k, today=today) if not ids else None

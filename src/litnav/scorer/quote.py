@@ -13,10 +13,11 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from dataclasses import dataclass
+from functools import lru_cache
 
 from litnav.core.boilerplate import content_spans
 from litnav.core.records import Evidence
-from litnav.core.text import stem_offsets
+from litnav.core.text import stem_offsets, stems
 from litnav.scorer.text import derivational_base, phrase_in, stem_string, unhyphenated
 
 
@@ -227,11 +228,17 @@ _NEURAL = re.compile(r"^( \S+(?: \S+)*) neural( network )")
 states: a network named by its kind and a neural architecture is a neural one ("graph
 convolutional network", "graph attention network"; "convolutional network" is short for
 "convolutional neural network"), unlike another kind of network ("Bayesian flow networks")."""
-_ARCHITECTURES = "|".join(stem for stem in (
-    "convolut", "recurr", "attent", "attention", "transform", "transformer", "residu", "recurs", "spike", "spiking",
-    "feedforward", "feed-forward", "messagepass", "isomorph", "isomorphism", "capsul", "gate", "adversari", "siames",
-    "equivari", "memori", "deep", "generat", "autoregress", "graph"))
-"""Snowball stems of the neural architectures a "<kind> <architecture> network" may name."""
+ARCHITECTURES = ("convolutional", "recurrent", "attention", "transformer", "residual", "recursive", "spiking",
+                 "feed-forward", "message-passing", "isomorphism", "capsule", "gated", "adversarial", "siamese",
+                 "equivariant", "memory", "deep", "generative", "autoregressive", "graph")
+"""The neural architectures a "<kind> <architecture> network" may name for "neural"."""
+
+
+@lru_cache(maxsize=1)
+def _architectures() -> str:
+    """:data:`ARCHITECTURES` as a regex alternation of their phrase-key stems (``stems`` in American
+    spelling, hyphens dropped as in every phrase key)."""
+    return "|".join(sorted({re.escape(t) for w in ARCHITECTURES for t in unhyphenated(stems(w))}))
 
 
 def _form_in(key: str, hay: str) -> str | None:
@@ -245,7 +252,7 @@ def _form_in(key: str, hay: str) -> str | None:
     if len(key.split()) > 1 and phrase_in(joined, hay):
         return joined
     if (m := _NEURAL.match(key)) is not None:
-        found = re.search(re.escape(m.group(1)) + r" (?:" + _ARCHITECTURES + r") " + re.escape(m.group(2).strip()) + " ",
-                          hay)
+        found = re.search(re.escape(m.group(1)) + r" (?:" + _architectures() + r") " + re.escape(m.group(2).strip())
+                          + " ", hay)
         return found.group(0) if found else None
     return None

@@ -148,18 +148,9 @@ def _bibtex(path: Path, text: str) -> list[Reference]:
     """Entries with their LaTeX decoded (``Doesn{\\textquoteright}t`` -> "Doesn’t", ``Z\\"urich``
     -> "Zürich"; math such as ``$\\ell_2$`` kept); ids from ``doi``, ``eprint``, ``pmid``, ``acl``
     and litnav's own ``corpusid``."""
-    import logging
-
-    import bibtexparser
-    from bibtexparser.middlewares import LatexDecodingMiddleware
     from bibtexparser.model import DuplicateBlockKeyBlock
 
-    quiet = logging.getLogger("bibtexparser")
-    level, quiet.level = quiet.level, logging.CRITICAL  # its own messages repeat ours, with other line numbers
-    try:
-        lib = bibtexparser.parse_string(text, append_middleware=[_used_fields_only(path), LatexDecodingMiddleware()])
-    finally:
-        quiet.setLevel(level)
+    lib = _parse_bibtex(path, text)
     duplicates = [b for b in lib.failed_blocks if isinstance(b, DuplicateBlockKeyBlock)]
     failed = [b for b in lib.failed_blocks if not isinstance(b, DuplicateBlockKeyBlock)]
     if failed:
@@ -173,7 +164,7 @@ def _bibtex(path: Path, text: str) -> list[Reference]:
         )
     entries = [(e.key, e, e.start_line + 1) for e in lib.entries]
     for b in duplicates:  # BibTeX warns and goes on; each copy is audited, its key marked
-        again = _bibtex_block(path, b.raw.replace(b.key, f"{b.key}~dup", 1))
+        again = _parse_bibtex(path, b.raw.replace(b.key, f"{b.key}~dup", 1)).entries
         entries += [(f"{b.key} (duplicate key)", e, b.start_line + 1 + e.start_line) for e in again]
     refs = []
     for key, e, line in entries:
@@ -202,12 +193,20 @@ def _bibtex(path: Path, text: str) -> list[Reference]:
     return sorted(refs, key=lambda r: r.line or 0)
 
 
-def _bibtex_block(path: Path, raw: str) -> list:
-    """The entries of one BibTeX block's text, decoded as :func:`_bibtex` decodes a file's."""
+def _parse_bibtex(path: Path, text: str):
+    """``bibtexparser.Library`` of ``text``: the fields an audit reads (:func:`_used_fields_only`),
+    LaTeX decoded; bibtexparser's own log is silenced (it repeats our errors with other line numbers)."""
+    import logging
+
     import bibtexparser
     from bibtexparser.middlewares import LatexDecodingMiddleware
 
-    return bibtexparser.parse_string(raw, append_middleware=[_used_fields_only(path), LatexDecodingMiddleware()]).entries
+    quiet = logging.getLogger("bibtexparser")
+    level, quiet.level = quiet.level, logging.CRITICAL
+    try:
+        return bibtexparser.parse_string(text, append_middleware=[_used_fields_only(path), LatexDecodingMiddleware()])
+    finally:
+        quiet.setLevel(level)
 
 
 _PIECE = re.compile(r'\s*(?:"([^"]*)"|\{([^{}]*)\})\s*')

@@ -103,20 +103,16 @@ def anchor_request(intent: str) -> AnchorRequest | None:
     ``exact_title``: only a corpus paper of exactly that title makes it an anchor). An unquoted reference may end
     with constraints ("... since 2023"): the caller splits them off when the whole names no
     paper. Never raises."""
-    if not isinstance(intent, str) or len(intent) > 2_000:
+    asked = _asked(intent)
+    if asked is None:
         return None
-    for direction, pattern in [*_REF_FIRST, *_PATTERNS]:
-        m = pattern.match(intent)
-        if not m:
-            continue
-        ref = m.group("ref").strip()
-        if q := _QUOTED.match(ref):
-            return AnchorRequest(direction, q.group("ref").strip(), (q.group("rest") or "").strip(" ,;"), quoted=True)
-        if _IDENTIFIER.match(ref) or len(ref.split()) >= MIN_TITLE_WORDS:
-            return AnchorRequest(direction, ref)
-        if _title_cased(ref):
-            return AnchorRequest(direction, ref, exact_title=True)
-        return None
+    direction, ref = asked
+    if q := _QUOTED.match(ref):
+        return AnchorRequest(direction, q.group("ref").strip(), (q.group("rest") or "").strip(" ,;"), quoted=True)
+    if _IDENTIFIER.match(ref) or len(ref.split()) >= MIN_TITLE_WORDS:
+        return AnchorRequest(direction, ref)
+    if _title_cased(ref):
+        return AnchorRequest(direction, ref, exact_title=True)
     return None
 
 
@@ -125,11 +121,19 @@ def request_reference(intent: str) -> str | None:
     whatever its shape: "later work on knowledge distillation since 2020" -> "knowledge distillation
     since 2020"; None when ``intent`` asks for no paper's neighbours. The intent parser reads a
     topic asked this way without the request's words ("later work", "siblings", "builds")."""
+    asked = _asked(intent)
+    return (asked[1] or None) if asked is not None else None
+
+
+def _asked(intent: str) -> tuple[str, str] | None:
+    """``(direction, what follows the request's words)`` of the first neighbour-request pattern
+    ``intent`` matches (:data:`_REF_FIRST`, then :data:`_PATTERNS`); None for none, or for a
+    non-string or over-long intent."""
     if not isinstance(intent, str) or len(intent) > 2_000:
         return None
-    for _direction, pattern in [*_REF_FIRST, *_PATTERNS]:
+    for direction, pattern in [*_REF_FIRST, *_PATTERNS]:
         if m := pattern.match(intent):
-            return m.group("ref").strip() or None
+            return direction, m.group("ref").strip()
     return None
 
 

@@ -42,7 +42,15 @@ from litnav.corpus.phrases import PhraseTable
 from litnav.navigator.intent.grammar import is_acronym
 from litnav.navigator.intent.keyphrases import concepts, without_generic_head
 from litnav.navigator.intent.lexicon import all_lemmas
-from litnav.navigator.intent.text import BOUNDARY, LATIN_WORDS, Workspace, clean_phrase, edge_word, split_list  # noqa: F401
+from litnav.navigator.intent.text import (  # noqa: F401
+    BOUNDARY,
+    LATIN_WORDS,
+    Workspace,
+    clean_phrase,
+    edge_word,
+    search_compound,
+    split_list,
+)
 
 DOMAIN_WORDS = (
     "healthcare", "health care", "medicine", "clinical practice", "clinical settings", "hospitals?",
@@ -367,8 +375,7 @@ def _inner_verb(text: str, m: re.Match[str]) -> bool:
     list", and "search" before a noun anywhere ("search engines for ...")."""
     if not m.group("verb") or m.group("help") or m.group(0).lower() != m.group("verb").lower():
         return False
-    if m.group("verb").lower() == "search" and (nxt := re.match(r"\s+([\w-]+)", text[m.end():])) \
-            and not edge_word(nxt.group(1)):
+    if (nxt := re.match(r"\s+([\w-]+)", text[m.end():])) and search_compound(m.group("verb"), nxt.group(1)):
         return True  # "search engines for scientific literature": a compound, wherever it stands
     return _ASKS_BEFORE.search(text, 0, m.start()) is None
 

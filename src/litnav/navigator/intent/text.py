@@ -159,6 +159,12 @@ def edge_word(word: str) -> bool:
     return word.lower().strip(".,:;!?'\"") in _EDGE_WORDS
 
 
+def search_compound(word: str, following: str) -> bool:
+    """True when ``word`` is "search" opening a compound with ``following`` ("search engines",
+    "search space"), not a request ("search for", "search me", "search papers")."""
+    return word.lower() == "search" and not edge_word(following)
+
+
 def _qualifies_documents(word: str) -> bool:
     """True for an adjective that makes a kind of document of what follows ("scientific papers",
     "biomedical literature", "legal articles"), unlike a request's "recent papers" (edge words)."""
@@ -182,8 +188,8 @@ def clean_phrase(phrase: str) -> str:
     while tokens and (tokens[0].lower().strip(".,:;!?'\"") in _EDGE_WORDS or not re.search(r"\w", tokens[0])):
         if LATIN_LOCATIVE.match(" ".join(tokens[:2])):
             break
-        if tokens[0].lower() == "search" and len(tokens) > 1 and not edge_word(tokens[1]):
-            break  # "search engines", "search space": a compound, not "search for"
+        if len(tokens) > 1 and search_compound(tokens[0], tokens[1]):
+            break
         tokens.pop(0)
     while tokens and ((tokens[-1].lower().strip(".,:;!?'\"") in _EDGE_WORDS - REQUEST_WORDS)
                       or not re.search(r"\w", tokens[-1])):
