@@ -188,6 +188,18 @@ def test_audit_export_report(client, searched):
     assert r.status_code == 200 and r.text.startswith("<!DOCTYPE html>") and INTENT in r.text
 
 
+def test_responses_name_the_corpus_without_the_servers_folders(client, searched, server, export_corpus):
+    """A client learns the corpus's name, never where the server keeps its corpus or input files."""
+    sid = searched["session_id"]
+    folders = str(Path(export_corpus).resolve().parent)
+    bodies = {"health": httpx.get(server["url"] + "/health").text, "session": client.get(f"/sessions/{sid}").text,
+              "audit": client.get(f"/sessions/{sid}/audit").text, "report": client.get(f"/sessions/{sid}/report").text,
+              "paper": client.get("/papers/215737187").text}
+    assert {k: folders in v for k, v in bodies.items()} == dict.fromkeys(bodies, False)
+    assert json.loads(bodies["session"])["corpus"] == Path(export_corpus).name
+    assert json.loads(bodies["health"])["corpus"] == Path(export_corpus).name
+
+
 def test_exporting_a_session_whose_papers_the_corpus_lacks_is_a_422(client, searched, server):
     stored = json.loads((server["sessions"] / f"{searched['session_id']}.json").read_text())
     for i, r in enumerate(stored["results"]):

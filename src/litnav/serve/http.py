@@ -124,7 +124,7 @@ def create_app(service: Service, *, token: str | None = None, max_body_bytes: in
     async def _service_error(request: Request, exc: ServiceError):
         return JSONResponse({"detail": str(exc)}, status_code=exc.status)
 
-    info = Health(corpus=str(service.corpus.directory), papers=int(service.corpus.stats()["papers"]),
+    info = Health(corpus=service.corpus.directory.name, papers=int(service.corpus.stats()["papers"]),
                   fingerprint=service.corpus.fingerprint(), refine_available=_refine_available())
 
     @app.get("/health", response_model=Health)
@@ -151,7 +151,7 @@ def create_app(service: Service, *, token: str | None = None, max_body_bytes: in
     @app.get("/sessions/{session_id}", dependencies=auth)
     def session(session_id: str) -> dict[str, Any]:
         """The whole session file (the format `litnav audit` reads)."""
-        return service.load(session_id).model_dump(mode="json")
+        return service.session_view(session_id)
 
     @app.get("/sessions/{session_id}/audit", dependencies=auth)
     def audit(session_id: str, corpus_id: str | None = None) -> dict[str, Any]:

@@ -147,7 +147,7 @@ class SessionInfo(_Model):
 
 
 class Health(_Model):
-    """The server's corpus."""
+    """The server's corpus (named by its folder, not the server's path to it)."""
 
     status: Literal["ok"] = "ok"
     corpus: str

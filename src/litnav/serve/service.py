@@ -127,6 +127,13 @@ class Service:
         except SessionFileError as exc:  # the server's folders are no business of a client
             raise ServiceError(str(exc).replace(str(path), f"stored session {session_id}"), status=500) from None
 
+    def session_view(self, session_id: str) -> dict[str, Any]:
+        """The stored session as JSON (the format ``litnav audit`` reads), its corpus named by its
+        folder's name rather than the server's path to it."""
+        view = self.load(session_id).model_dump(mode="json")
+        view["corpus"] = _folder_name(view.get("corpus"))
+        return view
+
     def _store(self, session: Session, session_id: str | None = None) -> str:
         from litnav.session.io import write_session
 
@@ -219,6 +226,8 @@ class Service:
         view = paper_view(self.corpus, corpus_id)
         if view is None:
             raise NotFound(f"no paper {corpus_id!r} in the served corpus")
+        if view["paper"].get("source_file"):  # the input file by name: the server's folders stay its own
+            view["paper"]["source_file"] = Path(view["paper"]["source_file"]).name
         return view
 
     def audit(self, session_id: str, corpus_id: str | None = None) -> dict[str, Any]:
@@ -226,6 +235,7 @@ class Service:
         from litnav.session.report import audit_view
 
         view = audit_view(self.load(session_id), self.corpus)
+        view["corpus"] = _folder_name(view.get("corpus"))
         if corpus_id is not None:
             view["results"] = [r for r in view["results"] if r["corpus_id"] == corpus_id]
             if not view["results"]:
@@ -236,7 +246,8 @@ class Service:
         """The session's self-contained HTML report."""
         from litnav.session.report import render_report
 
-        return render_report(self.load(session_id), self.corpus)
+        session = self.load(session_id)
+        return render_report(session.model_copy(update={"corpus": _folder_name(session.corpus)}), self.corpus)
 
     def export(self, session_id: str, fmt: str, top: int | None = None, min_score: float | None = None) -> str:
         """The session's results as ``fmt`` text (``session.export.FORMATS``; "csl-json" is read as
@@ -285,6 +296,11 @@ class Service:
 
 MAX_REFERENCE_CHARS = 500_000
 """The longest reference list one request audits (1 MB of BibTeX took 23 s of both cores)."""
+
+
+def _folder_name(path: str | None) -> str | None:
+    """The last part of a server path (``/srv/corpora/acl`` -> ``acl``)."""
+    return Path(path).name if path else path
 
 
 def summarize(session_id: str, session: Session, seconds: float) -> SearchResponse:
