@@ -108,6 +108,19 @@ def test_a_near_miss_says_which_words_differ():
         _rec("Mechanisms linking obesity with insulin resistance and type II diabetes", year=2006)).status == "verified"
 
 
+def test_greek_letters_written_out_meet_the_letters_of_a_corpus_title():
+    """"epsilon-Contamination" in a reference list did not meet the corpus's "$ε$-Contamination";
+    a letter name that is an ordinary word elsewhere ("Raspberry Pi") still meets its own title."""
+    m = Matcher(MemoryCorpus([
+        Paper(corpus_id="e", title="Robust Estimation under $ε$-Contamination with $β$-Divergences", year=2021),
+        Paper(corpus_id="p", title="Deep Learning on a Raspberry Pi", year=2019)]))
+    for title, cid in (("Robust estimation under epsilon-contamination with Beta-divergences", "e"),
+                       ("Deep Learning on a Raspberry Pi", "p")):
+        got = m.match(_rec(title, year=m.corpus.papers([cid])[cid].year))
+        assert (got.status, got.corpus_id, got.method) == ("verified", cid, "title_exact"), (title, got)
+    assert m.match(_rec("Robust estimation under delta-contamination with beta-divergences", year=2021)).status != "verified"
+
+
 def test_a_title_with_its_words_reordered_is_not_verified():
     """A word salad of a corpus title was "verified, title_exact" (token_sort_ratio is 100 for any
     order), and "Fine-to-Coarse" passed for "Coarse-to-Fine": a hallucination check must not accept them."""

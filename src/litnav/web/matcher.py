@@ -34,7 +34,7 @@ from litnav.core.ids import find_external_id
 from litnav.core.text import normalise_title, surname
 from litnav.corpus.records import Paper
 
-from .normalise import main_title
+from .normalise import greek_letters, main_title
 from .records import ExternalRecord, Match
 
 ID_KINDS: tuple[str, ...] = ("doi", "arxiv", "s2", "acl", "pubmed")
@@ -360,6 +360,8 @@ class Matcher:
                     cands[cid] = (sim, method)
 
         add(self.index.exact(norm), 1.0, "title_exact")
+        if (lettered := normalise_title(greek_letters(raw_title))) != norm:  # "epsilon" for the title's "ε"
+            add(self.index.exact(lettered), 1.0, "title_exact")
         main = main_title(raw_title)
         if main:  # the reference adds a subtitle the corpus title lacks
             add(self.index.exact(normalise_title(main)), SUBTITLE_SIMILARITY, "title_main")

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from .normalise import GREEK as _GREEK
 from .records import ExternalRecord
 
 RefFormat = Literal["bibtex", "ris", "csl-json", "titles"]
@@ -54,11 +55,6 @@ def _year(v: Any) -> int | None:
     return int(m.group(1)) if m else None
 
 
-_GREEK = {n: chr(0x03B1 + i) for i, n in enumerate(
-    "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho varsigma sigma tau "
-    "upsilon phi chi psi omega".split())}
-_GREEK.update({"var" + n: _GREEK[n] for n in ("epsilon", "theta", "pi", "rho", "sigma", "phi")})
-_GREEK.update({n.capitalize(): c.upper() for n, c in list(_GREEK.items()) if not n.startswith("var")})
 _GREEK_MACRO = re.compile(r"\\(" + "|".join(sorted(_GREEK, key=len, reverse=True)) + r")(?![a-zA-Z])")
 """LaTeX Greek letters ("\\epsilon", "\\varphi", "\\Omega"): a corpus from S2 or arXiv writes them as
 Unicode ("$ε$"), which ``normalise_title`` folds with its symbol variants (ϕ, ϵ)."""
