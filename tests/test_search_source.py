@@ -66,6 +66,9 @@ def crowded(open_corpus) -> Corpus:
     DPR_ABSTRACT.replace("learned ", ""),  # a word lost in copying
     "Dense Passage Retrieval for Open-Domain Question Answering. " + DPR_ABSTRACT,  # title and abstract
     DPR_ABSTRACT.split(". ")[1] + " " + DPR_ABSTRACT.split(". ")[0] + ".",  # sentences in another order
+    "method: " + DPR_ABSTRACT,  # a faceted query's label
+    "[method] " + DPR_ABSTRACT,
+    "(Background) " + DPR_ABSTRACT.split(". ")[0] + ".\n[result] " + DPR_ABSTRACT.split(". ")[1],
 ])
 def test_a_quoted_passage_finds_its_source(corpus, passage):
     assert find_source(passage, corpus) == ["dpr"]

@@ -77,6 +77,8 @@ _CITATION = re.compile(
 _QUOTES = "\"'“”‘’«»"
 _LINE = re.compile(r"\s*\n\s*")
 _LABEL = re.compile(r"(?<=:)\s+|(?<=[a-z]:)(?=[A-Z])")
+_BRACKET_LABEL = re.compile(r"^[ \t]*[\[(<][ \t]*([A-Za-z][A-Za-z /_-]{0,30}?)[ \t]*[\])>][ \t]*(?=\S)", re.M)
+"""A line's leading label in brackets ("[method] We ...", "(background) ..."): a label, as "method:" is."""
 _LINE_BREAK_HYPHEN = re.compile(r"(\w)-[ \t]*\r?\n[ \t]*(\w)")
 _ELLIPSIS = re.compile(r"\s*(?:\u2026|\.\.\.+)\s*")
 _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"))
@@ -93,8 +95,10 @@ def _pieces(text: str) -> list[tuple[str, bool]]:
     """The passage's sentences, normalised, each with True when it is a question: each line apart
     (a pasted first page puts title, authors and "Abstract" on lines of their own; a hard-wrapped
     sentence's lines are each still found in the paper), cut after a colon ("Find papers like
-    this abstract: ...", "Abstract:We") and at an ellipsis (a search engine's snippet), words
-    hyphenated across a line break joined, citation markers dropped."""
+    this abstract: ...", "Abstract:We") or a bracketed label ("[method] We ...") and at an
+    ellipsis (a search engine's snippet), words hyphenated across a line break joined, citation
+    markers dropped."""
+    text = _BRACKET_LABEL.sub(r"\1: ", text)
     text = _ELLIPSIS.sub("\n\n", _CITATION.sub("", _LINE_BREAK_HYPHEN.sub(r"\1\2", text)))
     return [(n, clause.rstrip().endswith("?")) for paragraph in _LINE.split(text)
             for sentence in split_sentences(" ".join(paragraph.split()))
