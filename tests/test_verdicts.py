@@ -202,11 +202,28 @@ def test_a_sentence_negating_the_excluded_phrase_does_not_violate_it(student, se
     ("Our model, unlike RoBERTa, uses BERT.", True),
     ("Classification tasks such as BERT fine-tuning are common.", False),  # an example, not the paper's
     ("We fine-tune encoders such as BERT.", True),
+    ("BERT is an encoder pretrained on tasks such as masked language modelling.", True),  # the head, not an example
+    ("Encoders, e.g. BERT, are pretrained on large corpora.", False),
+    ("BERT encoders have been pretrained on many corpora, etc.", False),  # "etc." ends a list of examples
 ])
 def test_a_negated_method_is_not_stated(sentence, stated):
     from litnav.scorer.quote import states
 
     assert states(sentence, checkpoint_terms(BERT.text, BERT.terms)[1]) is stated
+
+
+def test_a_sentence_defining_the_checkpoint_before_its_examples_states_it():
+    """An ML researcher saw "Generative flow networks (GFlowNets) are a method for learning a
+    stochastic policy for generating compositional objects, such as graphs or strings, ..." quoted
+    under "not satisfied" for "generative flow networks": the "such as" after the phrase made the
+    whole sentence a list of examples."""
+    from litnav.scorer.quote import states
+
+    sentence = ("Generative flow networks (GFlowNets) are a method for learning a stochastic policy for generating "
+                "compositional objects, such as graphs or strings, from a given unnormalized density.")
+    assert states(sentence, checkpoint_terms("The paper studies generative flow networks",
+                                             ["generative flow networks"])[1])
+    assert not states(sentence, checkpoint_terms("The paper studies graphs", ["graphs"])[1])
 
 
 @pytest.mark.parametrize("sentence, stated", [

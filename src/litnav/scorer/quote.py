@@ -85,20 +85,31 @@ _CITATION = re.compile(
     rf"\([^()]*?{_NAME}(?: et al\.?| (?:and|&) {_NAME})?,? {_YEAR}[^()]*\)"  # (Bahdanau et al., 2014; ...)
     rf"|{_NAME}(?: et al\.?| (?:and|&) {_NAME})? \({_YEAR}"  # Bahdanau et al. (2014), Smith and Lee (2019)
     r"|\[\d+(?:\s*[,;–-]\s*\d+)*\]"  # [12], [3, 4], [5-7]
-    r"|\betc\.|\bsuch\s+as\b|\be\.g\.|\bfor\s+(?:example|instance)\b")  # a list of examples
-"""A sentence that cites other work or lists examples: author-year and numeric citation markers,
-"etc.", "such as", "e.g.", "for example"."""
+    r"|\betc\.")  # a list of examples ending in "etc."
+"""A sentence that cites other work or ends a list of examples: author-year and numeric citation
+markers, "etc."."""
+_EXAMPLE_CUE = re.compile(r"\bsuch\s+as\b|\be\.g\.|\bfor\s+(?:example|instance)\b", re.IGNORECASE)
+"""A cue after which a sentence lists examples ("such as", "e.g.", "for example"): a phrase after
+it is an example of something else (:func:`_listed_example`), a phrase before it is not."""
 _OWN = re.compile(r"\b(?:we|our|us|this (?:paper|work|study|article))\b", re.IGNORECASE)
 """The paper speaking of its own work."""
 
 
 def mentions_other_work(sentence: str) -> bool:
-    """True when ``sentence`` cites other work or lists examples (:data:`_CITATION`) and does not
-    speak of the paper's own work ("we", "our", "this paper"): what it names is then said of the
-    cited work ("Attention has been effective in machine translation (Bahdanau et al., 2014)"), not
-    of the paper quoting it ("Our module is based on graph neural networks (Scarselli et al., 2009)"
-    still speaks of the paper)."""
+    """True when ``sentence`` cites other work or ends a list of examples with "etc."
+    (:data:`_CITATION`) and does not speak of the paper's own work ("we", "our", "this paper"): what
+    it names is then said of the cited work ("Attention has been effective in machine translation
+    (Bahdanau et al., 2014)"), not of the paper quoting it ("Our module is based on graph neural
+    networks (Scarselli et al., 2009)" still speaks of the paper)."""
     return _CITATION.search(sentence) is not None and _OWN.search(sentence) is None
+
+
+def _listed_example(text: str, start: int) -> bool:
+    """True when the phrase at offset ``start`` of the sentence ``text`` follows an example cue
+    (:data:`_EXAMPLE_CUE`) in a sentence not in the paper's own voice: "tasks such as question
+    answering" names question answering as an example, "Generative flow networks (GFlowNets)
+    are a method for generating objects, such as graphs" states generative flow networks."""
+    return _EXAMPLE_CUE.search(text, 0, start) is not None and _OWN.search(text) is None
 
 
 _NEGATED = re.compile(
@@ -171,8 +182,9 @@ def _affirmed(phrase: str, st: list[str], starts: list[int], sentence: str, adja
     """True when the stemmed ``phrase`` key occurs in ``st`` (``stem_offsets(sentence)``) at least
     once not negated: no negation cue (:data:`_NEGATED`; "not only" is none) just before it in
     its clause, no "is not"/"were never" (:data:`_NEGATED_AFTER`) right after it, not in a
-    covariate list ("adjusted for ... aspirin use": :data:`_COVARIATE`), and not a cited example
-    ("like ... dialog systems (Madotto et al., 2018)": :data:`_CITED_AFTER`). With ``adjacent``
+    covariate list ("adjusted for ... aspirin use": :data:`_COVARIATE`), not a cited example
+    ("like ... dialog systems (Madotto et al., 2018)": :data:`_CITED_AFTER`) and not a listed one
+    ("tasks such as question answering": :func:`_listed_example`). With ``adjacent``
     the occurrence must also be consecutive words (:func:`_adjacent`)."""
     key = phrase.split()
     if not key:
@@ -186,7 +198,7 @@ def _affirmed(phrase: str, st: list[str], starts: list[int], sentence: str, adja
             after = text[end:end + 40]
             negated_before = _NEGATED.search(before) and not _NOT_ONLY.search(before)
             if (not negated_before and not _NEGATED_AFTER.search(after) and not _in_covariates(text, starts[i])
-                    and not _cited_example(text, starts[i], after)):
+                    and not _cited_example(text, starts[i], after) and not _listed_example(text, starts[i])):
                 return True
     return False
 
@@ -194,8 +206,8 @@ def _affirmed(phrase: str, st: list[str], starts: list[int], sentence: str, adja
 def states(sentence: str, phrases: list[str]) -> bool:
     """True when ``sentence`` contains every phrase key (``scorer.text.phrase_key``) of a
     checkpoint contiguously after stemming (or as one hyphenated word, :func:`_form_in`), not negated (a negation cue at most three words
-    before it: "we do not use BERT", "without Twitter data"), and does not cite other work or
-    list examples (:func:`mentions_other_work`): the sentence states the checkpoint's key phrases
+    before it: "we do not use BERT", "without Twitter data"), not an example after "such as" or
+    "e.g.", and the sentence cites no other work (:func:`mentions_other_work`): the sentence states the checkpoint's key phrases
     of the paper itself (e.g. "We fine-tune BERT ..." states "The paper uses BERT"). A noun and its
     adjective count as one word (:func:`~litnav.scorer.text.derivational_base`: "low autophagic
     activity" states "autophagy"). False without phrase keys."""
