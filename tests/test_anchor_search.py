@@ -160,12 +160,38 @@ def test_the_notes_say_how_much_of_the_anchors_neighbourhood_the_corpus_holds(co
     partial = sessions["predecessor"].model_copy(deep=True)
     partial.turns[0].anchor_unresolved = 7
     assert result_notes(partial)[1] == (f"It cites {cited} corpus papers; 7 more of its references match no paper "
-                                        "of this corpus (`litnav show simclr` lists them).")
+                                        f"of this corpus (`litnav show simclr --corpus {partial.corpus}` lists them).")
     citers = len(corpus.citations("simclr"))
     assert result_notes(sessions["successor"])[1].startswith(f"{citers} corpus papers cite it")
     cut = anchor_search("simclr", "successor", corpus, FAST, top_k=3)
     assert result_notes(cut)[1] == f"{citers} corpus papers cite it; 3 listed."
     assert not any("corpus paper" in n for n in result_notes(sessions["sibling"]))
+
+
+def test_edges_to_papers_the_corpus_lacks_are_not_counted_as_corpus_papers(tmp_path):
+    """S2ORC's references name ids of the whole Semantic Scholar graph: "It cites 87 corpus papers;
+    0 listed" was printed for a paper none of whose references is in the corpus, and the build
+    summary called those edges "between corpus papers"."""
+    import hashlib
+
+    from litnav.corpus.records import Citation, Document, Paper
+    from litnav.corpus.writer import CorpusWriter
+    from litnav.navigator.anchor import _coverage
+
+    docs = [Document(paper=Paper(corpus_id="a", title="Anchor paper on graph learning", year=2020)),
+            Document(paper=Paper(corpus_id="b", title="A cited paper on graph learning", year=2019))]
+    edges = [Citation(citing_id="a", cited_id="b", contexts=["as b shows"]), Citation(citing_id="a", cited_id="x1"),
+             Citation(citing_id="a", cited_id="x2"), Citation(citing_id="y", cited_id="a")]
+
+    with CorpusWriter.open(tmp_path / "c") as w:
+        with w.source("fixture:edges", 1, hashlib.sha256(b"edges").hexdigest()) as tx:
+            tx.add_documents(docs)
+            tx.add_citations(edges)
+        w.finalize(progress=False)
+    c = Corpus.open(tmp_path / "c")
+    s = c.stats()
+    assert (s["citations"], s["corpus_citations"], s["citing_sentences"]) == (4, 1, 1)
+    assert _coverage(c, "a", "predecessor") == (1, 2) and _coverage(c, "a", "successor") == (0, None)
 
 
 def test_an_anchor_title_is_one_checkpoint_not_a_request(corpus):

@@ -11,6 +11,10 @@ from rich.markup import escape
 
 from litnav.cli.common import SetOpt, SettingsOpt, clean_errors, err_console, fail, make_console, settings_from
 
+COUNT_LABELS = {"citations": "citation edges (to any paper id)",
+                "corpus_citations": "citation edges between corpus papers",
+                "citing_sentences": "  of them with a citing sentence"}
+"""Build-summary labels of ``Corpus.stats`` counts whose key alone says too little."""
 MAP_TARGETS = ("id", "title", "abstract", "year", "venue", "authors", "publication_date", "publication_types",
                "fields_of_study", "doi", "arxiv", "acl", "pubmed", "pmc", "mag", "s2", "citations")
 """The ``--map`` targets as the help lists them (``ingest.readers.generic.MAPPABLE``, which loads the
@@ -88,8 +92,7 @@ def register(app: typer.Typer) -> None:
             ("duplicate ids merged", report.duplicates), ("external id collisions", report.id_collisions),
         ]
         rows += [(f"skipped rows: {k}", v) for k, v in r.skipped_rows.items()]
-        rows += [(f"corpus {k}" + (" (edges between corpus papers)" if k == "citations" else ""), v)
-                 for k, v in report.corpus.items() if isinstance(v, int)]
+        rows += [(f"corpus {COUNT_LABELS.get(k, k)}", v) for k, v in report.corpus.items() if isinstance(v, int)]
         rows += [(f"ray shards {k}", v) for k, v in report.shards.items()]
         rows += [(f"time {k} (s)", f"{v:.2f}") for k, v in report.seconds.items()]
         for name, value in rows:

@@ -36,6 +36,7 @@ from litnav.corpus.schema import CHUNK_CACHE_DIR, EMBED_TEXT_SQL, INDEX_DIR
 from litnav.corpus.store import (
     COUNT_KEYS,
     STAGE_KEY,
+    UNRESOLVED_SQL,
     build_stage,
     connect,
     content_counts,
@@ -478,9 +479,10 @@ class Corpus:
 
     def unresolved_references(self, corpus_id: str) -> list[dict[str, Any]]:
         """Bibliography entries of ``corpus_id`` that matched no corpus paper, in bibliography
-        order: ``{"title", "year", "authors", "contexts"}`` each (what the source gave)."""
-        rows = self._q("SELECT title, year, authors, contexts FROM refs WHERE citing_id = ? ORDER BY ordinal",
-                       [corpus_id])
+        order: ``{"title", "year", "authors", "contexts"}`` each (what the source gave). An entry
+        that finalize resolved to a corpus paper by its title (a ``citations`` edge of origin
+        ``title``) is an edge, not listed here."""
+        rows = self._q(UNRESOLVED_SQL + " AND r.citing_id = ? ORDER BY r.ordinal", [corpus_id])
         return [{"title": t, "year": y, "authors": list(a or []), "contexts": list(c or [])} for t, y, a, c in rows]
 
     def rejects(self) -> list[tuple[str, str, int, str]]:

@@ -156,18 +156,33 @@ def build_stage(conn: duckdb.DuckDBPyConnection) -> str:
     return get_meta(conn, STAGE_KEY) or "complete"
 
 
-COUNT_KEYS = ("papers", "abstracts", "full_texts", "chunks", "citations", "rejects", "unresolved_refs", "vectors")
-"""The content counts of :func:`content_counts` (``Corpus.stats``)."""
+UNRESOLVED_SQL = """SELECT r.title, r.year, r.authors, r.contexts FROM refs r
+WHERE NOT EXISTS (SELECT 1 FROM citations c JOIN papers p ON p.corpus_id = c.cited_id
+                  WHERE c.citing_id = r.citing_id AND c.origin = 'title' AND p.norm_title = r.norm_title)"""
+"""Bibliography entries that matched no corpus paper: ``refs`` rows without a title-resolved edge
+(``corpus.build._resolve``) to a paper of their normalised title."""
+
+COUNT_KEYS = ("papers", "abstracts", "full_texts", "chunks", "citations", "corpus_citations", "citing_sentences",
+              "rejects", "unresolved_refs", "vectors")
+"""The content counts of :func:`content_counts` (``Corpus.stats``): ``citations`` counts every
+citation edge a source gave (to any paper id), ``corpus_citations`` those between two corpus
+papers (what citation expansion can follow), ``citing_sentences`` those of them with a citing
+sentence."""
 
 
 def content_counts(conn) -> dict[str, int]:
     """Exact counts over the tables (full scans, DISTINCT included): finalize stores them in meta
     ``counts`` so that opening a finished corpus reads them instead of scanning."""
-    row = conn.execute("""SELECT
+    row = conn.execute(f"""SELECT
         (SELECT count(*) FROM papers), (SELECT count(*) FROM abstracts),
         (SELECT count(DISTINCT corpus_id) FROM paragraphs), (SELECT count(*) FROM chunks),
         (SELECT count(*) FROM (SELECT DISTINCT citing_id, cited_id FROM citations)),
+        (SELECT count(*) FROM (SELECT DISTINCT c.citing_id, c.cited_id FROM citations c
+                               SEMI JOIN papers a ON a.corpus_id = c.citing_id SEMI JOIN papers b ON b.corpus_id = c.cited_id)),
+        (SELECT count(*) FROM (SELECT DISTINCT c.citing_id, c.cited_id FROM citations c
+                               SEMI JOIN papers a ON a.corpus_id = c.citing_id SEMI JOIN papers b ON b.corpus_id = c.cited_id
+                               WHERE len(list_filter(coalesce(c.contexts, []), lambda x: trim(x) <> '')) > 0)),
         (SELECT count(*) FROM rejects WHERE NOT starts_with(reason, 'duplicate id ')
                                       AND NOT starts_with(reason, 'id collision ')),
-        (SELECT count(*) FROM refs), (SELECT count(*) FROM vectors)""").fetchone()
+        (SELECT count(*) FROM ({UNRESOLVED_SQL})), (SELECT count(*) FROM vectors)""").fetchone()
     return dict(zip(COUNT_KEYS, (int(v) for v in row)))

@@ -134,14 +134,17 @@ def anchor_workflow(template: dict[str, Any], anchor: str, title: str, abstract:
 
 
 def _coverage(corpus, cid: str, direction: str) -> tuple[int | None, int | None]:
-    """(corpus papers citing or cited by ``cid``, bibliography entries matching no corpus paper) for
+    """(corpus papers citing or cited by ``cid``, references matching no corpus paper: bibliography
+    entries without a corpus id and edges to ids the corpus does not hold) for
     the successor and predecessor directions, so the results can say how much of the anchor's
     neighbourhood the corpus holds; (None, None) for the others."""
     if direction == "successor":
-        return len(corpus.citations(cid)), None
+        return len(corpus.papers({c.citing_id for c in corpus.citations(cid)})), None
     if direction == "predecessor":
+        cited = {r.cited_id for r in corpus.references(cid)}
+        held = len(corpus.papers(cited))  # an edge may name a paper id the corpus does not hold
         unresolved = corpus.unresolved_references(cid) if hasattr(corpus, "unresolved_references") else None
-        return len(corpus.references(cid)), None if unresolved is None else len(unresolved)
+        return held, None if unresolved is None else len(unresolved) + len(cited) - held
     return None, None
 
 

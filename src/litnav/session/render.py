@@ -188,7 +188,7 @@ _MISSING_VENUES = re.compile(r"\(not in the corpus venue list: ([^)]*)\)")
 (``navigator.intent.parser``)."""
 
 
-def _anchor_coverage(turn: Turn, shown: int | None) -> str | None:
+def _anchor_coverage(turn: Turn, shown: int | None, corpus: str | None = None) -> str | None:
     """How much of the anchor's citing or cited neighbourhood the corpus holds, and how much of it
     is listed: "papers cited by X" over a corpus that holds 12 of its 40 references must not read
     like X's whole bibliography."""
@@ -202,7 +202,7 @@ def _anchor_coverage(turn: Turn, shown: int | None) -> str | None:
     text = f"It cites {papers}{listed}"
     if missing:
         text += (f"; {missing} more of its references match no paper of this corpus "
-                 f"(`litnav show {turn.anchor}` lists them)")
+                 f"(`litnav show {turn.anchor}{f' --corpus {corpus}' if corpus else ''}` lists them)")
     elif n == 0:
         text += " (the corpus holds no bibliography for it)"
     return text + "."
@@ -290,7 +290,7 @@ def result_notes(session: Session) -> list[str]:
                             f"{first.asked_direction} of the anchor: these are the papers most like it (sibling), "
                             "the anchor left out.")
         shown = len(session.results) if len(session.turns) == 1 else None  # a refinement may add other papers
-        if (coverage := _anchor_coverage(first, shown)) is not None:
+        if (coverage := _anchor_coverage(first, shown, session.corpus)) is not None:
             notes.insert(1, coverage)
         if first.direction in ("survey", "benchmark") and (kept := _kept_by_type(session)) is not None \
                 and kept[0] < len(session.results):
