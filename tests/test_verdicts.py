@@ -205,6 +205,7 @@ def test_a_sentence_negating_the_excluded_phrase_does_not_violate_it(student, se
     ("BERT is an encoder pretrained on tasks such as masked language modelling.", True),  # the head, not an example
     ("Encoders, e.g. BERT, are pretrained on large corpora.", False),
     ("BERT encoders have been pretrained on many corpora, etc.", False),  # "etc." ends a list of examples
+    ("The system of {{cite:c08b4e}} fine-tunes BERT on audio transcripts.", False),  # unarXive's marker: a cited paper
 ])
 def test_a_negated_method_is_not_stated(sentence, stated):
     from litnav.scorer.quote import states

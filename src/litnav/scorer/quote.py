@@ -85,9 +85,10 @@ _CITATION = re.compile(
     rf"\([^()]*?{_NAME}(?: et al\.?| (?:and|&) {_NAME})?,? {_YEAR}[^()]*\)"  # (Bahdanau et al., 2014; ...)
     rf"|{_NAME}(?: et al\.?| (?:and|&) {_NAME})? \({_YEAR}"  # Bahdanau et al. (2014), Smith and Lee (2019)
     r"|\[\d+(?:\s*[,;–-]\s*\d+)*\]"  # [12], [3, 4], [5-7]
+    r"|\{\{cite:[^{}]*\}\}"  # unarXive's {{cite:c08b...}}
     r"|\betc\.")  # a list of examples ending in "etc."
-"""A sentence that cites other work or ends a list of examples: author-year and numeric citation
-markers, "etc."."""
+"""A sentence that cites other work or ends a list of examples: author-year, numeric and unarXive
+citation markers, "etc."."""
 _EXAMPLE_CUE = re.compile(r"\bsuch\s+as\b|\be\.g\.|\bfor\s+(?:example|instance)\b", re.IGNORECASE)
 """A cue after which a sentence lists examples ("such as", "e.g.", "for example"): a phrase after
 it is an example of something else (:func:`_listed_example`), a phrase before it is not."""
