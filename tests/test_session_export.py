@@ -607,3 +607,33 @@ def test_straight_double_quotes_in_a_title_are_written_as_an_opening_and_a_closi
     title = entries[0]["title"]
     assert title.count("\u201c") == title.count("\u201d") == 2 and "''" not in title
     assert normalise_title(title) == normalise_title(paper.title)
+
+
+@pytest.mark.parametrize(("venue", "types", "bibtex", "ris", "csl"), [
+    ("Blood", ["JournalArticle"], "article", "JOUR", "article-journal"),  # typed by the source (S2ORC's journal field)
+    ("Physical Review Letters", [], "article", "JOUR", "article-journal"),  # named as a journal is
+    ("Transactions of the Association for Computational Linguistics, Volume 9", [], "article", "JOUR", "article-journal"),
+    ("Proceedings of the National Academy of Sciences", [], "article", "JOUR", "article-journal"),
+    ("Proceedings of the 58th Annual Meeting of the Association for Computational Linguistics", [], "inproceedings",
+     "CPAPER", "paper-conference"),
+    ("2016 IEEE International Conference on Big Data (Big Data)", [], "inproceedings", "CPAPER", "paper-conference"),
+    ("EMNLP", [], "inproceedings", "CPAPER", "paper-conference"),  # named by neither: as before
+    ("arXiv: High Energy Physics - Theory", [], "misc", "UNPB", "article"),
+])
+def test_a_journal_article_is_exported_as_one(venue, types, bibtex, ris, csl):
+    """Every journal article of an S2ORC 2020 corpus (Blood, Journal of Clinical Oncology) was
+    exported as a conference paper: Zotero would file most biomedical references wrongly."""
+    import bibtexparser
+    import rispy
+
+    from litnav.core.records import Result
+    from litnav.corpus.records import Author, Paper
+    from litnav.session.export import ExportRow, to_bibtex, to_csl_items, to_ris
+
+    paper = Paper(corpus_id="p1", title="A Study", year=2011, venue=venue, publication_types=types,
+                  authors=[Author(name="Ada Lovelace")])
+    row = ExportRow(result=Result(rank=1, corpus_id="p1", title=paper.title, final_score=0.5, probability=0.5,
+                                  checkpoints=[]), paper=paper)
+    assert bibtexparser.parse_string(to_bibtex([row])).entries[0].entry_type == bibtex
+    assert rispy.loads(to_ris([row]))[0]["type_of_reference"] == ris
+    assert to_csl_items([row])[0]["type"] == csl

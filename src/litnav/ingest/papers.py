@@ -1,6 +1,7 @@
 """Building ``corpus.records.Paper`` from whatever a source gives: external ids normalised,
-venue normalised, year and venue derived from an ACL id when the record lacks them, and the
-``Review`` publication type derived from the title when the source has no types."""
+venue normalised, year and venue derived from an ACL id when the record lacks them, and, when the
+source has no types, the ``Review`` publication type derived from the title and ``JournalArticle``
+from a journal name."""
 
 from __future__ import annotations
 
@@ -11,7 +12,10 @@ from litnav.core.ids import normalise_external_id
 from litnav.corpus.predicates import abstract_review_cue, abstract_trial_cue, looks_like_review
 from litnav.corpus.records import Author, Document, Paper
 from litnav.ingest.text import title_text
-from litnav.ingest.venues import clean, normalise_venue, parse_acl_id
+from litnav.ingest.venues import clean, normalise_venue, parse_acl_id, venue_kind
+
+JOURNAL_ARTICLE = "JournalArticle"
+"""Semantic Scholar's publication type of a journal article (what the exports read as ``article``)."""
 
 ID_ALIASES: dict[str, str] = {
     "doi": "doi", "arxiv": "arxiv", "arxivid": "arxiv", "arxiv_id": "arxiv", "acl": "acl",
@@ -55,6 +59,7 @@ def make_paper(
     year: int | None = None,
     publication_date: date | None = None,
     venue_raw: str | None = None,
+    journal: str | None = None,
     publication_types: list[str] | None = None,
     fields_of_study: list[str] | None = None,
     ids: dict[str, str] | None = None,
@@ -72,7 +77,10 @@ def make_paper(
     - venue: ``normalise_venue(venue_raw, acl id)``;
     - title: whitespace collapsed, a trailing footnote mark dropped (``text.title_text``);
     - publication_types: the given list, else ``["Review"]`` when ``looks_like_review(title)`` (a build
-      also types a paper by its abstract: :func:`typed_by_abstract`).
+      also types a paper by its abstract: :func:`typed_by_abstract`), with ``"JournalArticle"``
+      added when the source names a ``journal`` that ``venues.venue_kind`` does not read as a
+      conference or a preprint server (S2ORC's ``journal`` field also holds "2016 IEEE
+      International Conference on ..." and "arXiv: ...").
 
     ``authors`` may be ``Author`` records or ``{"name", "author_id"}`` dicts (cheaper: pydantic
     builds them in its compiled validator). The arguments come from a reader's validated input
@@ -87,8 +95,10 @@ def make_paper(
     if year is None:
         year = parse_acl_id(ids.get("acl"))[0]
     types = list(publication_types or [])
-    if not types and looks_like_review(title):
-        types = ["Review"]
+    if not types:
+        types = ["Review"] if looks_like_review(title) else []
+        if clean(journal) and venue_kind(journal) not in ("conference", "preprint"):
+            types.append(JOURNAL_ARTICLE)
     return Paper.model_validate(dict(
         corpus_id=corpus_id,
         title=title_text(title),
@@ -109,16 +119,18 @@ def make_paper(
 
 
 def typed_by_abstract(doc: Document) -> Document:
-    """``doc`` typed by its abstract when its source gave no publication types: ``["Review"]``
+    """``doc`` typed by its abstract when its source gave no publication types (or only
+    ``JournalArticle``, which a review or a trial also is): ``["Review"]``
     when it says it is a review or survey (``corpus.predicates.abstract_review_cue``: "This review
     summarizes ...", "Here, we review ..."), as :func:`make_paper` types one by its title;
     ``["ClinicalTrial"]`` when it reports a randomised trial of its own
     (``corpus.predicates.abstract_trial_cue``: "DESIGN Randomized, blinded, placebo-controlled
     trial."); else ``doc`` itself."""
-    if doc.paper.publication_types:
+    given = doc.paper.publication_types
+    if set(given) - {JOURNAL_ARTICLE}:
         return doc
     types = (["Review"] if abstract_review_cue(doc.abstract)
              else ["ClinicalTrial"] if abstract_trial_cue(doc.abstract) else None)
     if types is None:
         return doc
-    return doc.model_copy(update={"paper": doc.paper.model_copy(update={"publication_types": types})})
+    return doc.model_copy(update={"paper": doc.paper.model_copy(update={"publication_types": types + given})})

@@ -104,3 +104,37 @@ def _venue_of_raw(raw: str) -> str | None:
         if pattern.search(text):
             return venue
     return text
+
+
+PREPRINT_SERVERS = frozenset({"arxiv", "corr", "biorxiv", "medrxiv", "chemrxiv", "psyarxiv", "socarxiv", "ssrn",
+                              "research square", "preprints", "techrxiv", "eartharxiv", "osf preprints"})
+"""Venues (lower case) that are preprint servers, not places of publication."""
+_PREPRINT = re.compile(r"^(?:" + "|".join(sorted(map(re.escape, PREPRINT_SERVERS), key=len, reverse=True))
+                       + r")\b(?!\s+(?:conference|workshop|symposium))", re.I)
+_JOURNAL_PROCEEDINGS = re.compile(r"\bproceedings of the (?:national academy|royal society|ieee\s*(?:$|[,.(]))", re.I)
+_CONFERENCE = re.compile(r"\b(?:conferences?|conf|workshops?|symposi(?:um|a)|symp|meeting|congress|colloquium"
+                         r"|proceedings|proc|summit|findings)\b|'\d\d\b|\b(?:19|20)\d\d\b|\(volume \d+: (?:long|short)",
+                         re.I)
+_JOURNAL = re.compile(r"\b(?:journal|transactions|letters|magazine|annals|bulletin|quarterly|reviews?|reports"
+                      r"|research|acta|archives?|zeitschrift|tijdschrift|zhurnal|revista|revue|rivista|gazette|plos"
+                      r"|frontiers|j|trans|lett|ann)\b(?!-)|\bvolume \d+,\s*(?:issue|number|no\.?)\s*\d+", re.I)
+
+
+def venue_kind(venue: str | None) -> str | None:
+    """``"preprint"`` (a preprint server: "arXiv", "arXiv: High Energy Physics - Theory", "bioRxiv"),
+    ``"journal"`` ("Physical Review Letters", "Transactions of the Association for Computational
+    Linguistics, Volume 9", "Proceedings of the National Academy of Sciences", "Computational
+    Linguistics, Volume 45, Issue 1"), ``"conference"`` ("Proceedings of the 58th Annual Meeting
+    of ...", "AIP Conference Proceedings", "SIGCOMM '19", "QELS 2001") or None when the name says
+    neither ("Blood", "EMNLP"), by the words of the name: a preprint server's name first, then the
+    journals named "Proceedings of the ...", then conference words, then journal words."""
+    text = " ".join((venue or "").split())
+    if not text:
+        return None
+    if _PREPRINT.match(text) or text.lower().removesuffix(" preprint") in PREPRINT_SERVERS:
+        return "preprint"
+    if _JOURNAL_PROCEEDINGS.search(text):
+        return "journal"
+    if _CONFERENCE.search(text):
+        return "conference"
+    return "journal" if _JOURNAL.search(text) else None

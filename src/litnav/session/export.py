@@ -25,6 +25,7 @@ from typing import Literal, get_args
 from litnav.core.records import Result, Session
 from litnav.core.text import NAME_PARTICLES, split_name, visible_text
 from litnav.corpus.records import Paper
+from litnav.ingest.venues import venue_kind
 
 logger = logging.getLogger(__name__)
 
@@ -299,25 +300,20 @@ def _braces_nest(value: str) -> bool:
     return depth == 0
 
 
-PREPRINT_SERVERS = frozenset({"arxiv", "corr", "biorxiv", "medrxiv", "chemrxiv", "psyarxiv", "socarxiv", "ssrn",
-                              "research square", "preprints", "techrxiv", "eartharxiv", "osf preprints"})
-"""Venues (lower case) that are preprint servers, not places of publication: a paper there is
-exported as a preprint (BibTeX ``@misc`` with its eprint, RIS ``UNPB``, CSL ``article``), never as
-a conference paper "in arXiv"."""
-
-
 def _entry_type(paper: Paper) -> str:
-    """``article`` (a journal article with a venue), ``misc`` (a preprint server's or no venue)
-    or ``inproceedings`` (any other venue)."""
+    """``misc`` (on a preprint server, ``ingest.venues.venue_kind``, or without a venue: BibTeX
+    ``@misc`` with its eprint, RIS ``UNPB``, CSL ``article``; never a conference paper "in arXiv"),
+    ``article`` (a journal article: typed ``JournalArticle`` by the source, or a venue named as a
+    journal is, "Physical Review Letters", "Transactions of ...") or ``inproceedings`` (any other
+    venue: typed ``Conference``, named as a conference is, or named by neither)."""
     types = {t.lower() for t in paper.publication_types}
-    venue = " ".join((paper.venue or paper.venue_raw or "").lower().split())
-    if venue in PREPRINT_SERVERS or venue.removesuffix(" preprint") in PREPRINT_SERVERS:
+    venue = paper.venue or paper.venue_raw
+    kind = venue_kind(paper.venue_raw) or venue_kind(paper.venue)
+    if not venue or kind == "preprint":
         return "misc"
-    if "journalarticle" in types and paper.venue:
+    if "journalarticle" in types or ("conference" not in types and kind == "journal"):
         return "article"
-    if paper.venue or paper.venue_raw:
-        return "inproceedings"
-    return "misc"
+    return "inproceedings"
 
 
 def _bib_name(enc, name: str) -> str:

@@ -140,7 +140,7 @@ def paper_document(
         row.corpusid, row.title,
         authors=[{"name": a.name, "author_id": a.authorId} for a in row.authors if a.name],  # see make_paper
         year=row.year, publication_date=parse_date(row.publicationdate),
-        venue_raw=row.venue or journal, publication_types=row.publicationtypes,
+        venue_raw=row.venue or journal, journal=journal, publication_types=row.publicationtypes,
         fields_of_study=[f.category for f in row.s2fieldsofstudy], ids=ids,
         citation_count=row.citationcount, reference_count=row.referencecount,
         is_open_access=row.isopenaccess, source_file=source_file, source_line=line,

@@ -54,7 +54,7 @@ def metadata_document(
     abstract, paragraphs, refs = (None, [], []) if parse is None else from_parse(parse)
     paper = make_paper(
         meta.paper_id or "", meta.title or "",
-        authors=_authors(meta.authors), year=meta.year, venue_raw=meta.venue or meta.journal,
+        authors=_authors(meta.authors), year=meta.year, venue_raw=meta.venue or meta.journal, journal=meta.journal,
         fields_of_study=meta.mag_field_of_study, ids=ids,
         citation_count=len(meta.inbound_citations) if meta.inbound_citations else None,
         reference_count=len(meta.outbound_citations) if meta.outbound_citations else None,
@@ -157,7 +157,7 @@ def paper_json_document(rec: PaperJsonIn, path: Path, line: int, single: bool) -
     )
     paper = make_paper(
         corpus_id, title, authors=_authors(rec.authors or meta.authors),
-        year=rec.year or meta.year, venue_raw=rec.venue or meta.venue or meta.journal,
+        year=rec.year or meta.year, venue_raw=rec.venue or meta.venue or meta.journal, journal=meta.journal,
         fields_of_study=meta.mag_field_of_study, ids=ids,
         source_file=str(path), source_line=line,
     )
