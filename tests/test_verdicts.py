@@ -35,6 +35,11 @@ def student():
     "We thank the anonymous reviewers for their comments.",
     "This work was partially supported by the National Science Foundation.",
     "Copyright © 2020 the authors.",
+    "All rights reserved.",
+    # a journal's back-matter template, quoted as "satisfied" evidence by a full-text user
+    "Any methods, additional references, Nature Research reporting summaries, source data, extended data, "
+    "supplementary information, acknowledgements, peer review information; details of author contributions",
+    "2.", "Methods.", "(1) Negation.", "y(q)=diaby",  # fragments: a list number, a heading, a formula line
 ])
 def test_boilerplate_is_recognised(sentence):
     assert is_boilerplate(sentence)
@@ -44,6 +49,8 @@ def test_boilerplate_is_recognised(sentence):
     "Using survey data to estimate migration flows.",
     "We fine-tune BERT on product reviews.",
     "Section structure matters for long-document summarisation.",
+    "Gaussian noise.",
+    "本文提出了一种新的方法。",  # CJK: one run of letters, many words
     "",
 ])
 def test_content_is_not_boilerplate(sentence):
@@ -53,6 +60,10 @@ def test_content_is_not_boilerplate(sentence):
 def test_sections_without_findings():
     assert non_evidence_section("Acknowledgments") and non_evidence_section("7 References")
     assert not non_evidence_section("Results") and not non_evidence_section(None)
+    # a response-to-reviewers letter and a journal's back matter were quoted as a paper's evidence
+    assert all(map(non_evidence_section, ["Reviewer 3", "Response to Reviewers", "Online content",
+                                          "Author Contribution Statement", "Declaration of competing interest"]))
+    assert not non_evidence_section("Brief Review of Quasideterminants")
 
 
 def test_a_stated_method_is_never_unsatisfied(student):

@@ -1,5 +1,6 @@
 """Boilerplate that is never evidence: section road-maps, URLs, acknowledgements, funding and
-copyright lines, code/data availability notes.
+copyright lines, code/data availability notes, a journal's back-matter template, and fragments
+of fewer than two words ("2.", "Methods.", a lone formula line).
 
 Used by the evidence locator (a chunk made only of boilerplate, or from an acknowledgements or
 references section, is not located) and by quote selection (a boilerplate sentence is never
@@ -33,24 +34,44 @@ _PATTERNS = [
     r"\b(grant|contract)\s+(no\.?|number|agreement)\s*[:#]?\s*[A-Z0-9-]{3,}",
     r"\bcopyright\s+(©|\(c\)|\d{4})|©\s*\d{4}|\ball\s+rights\s+reserved\b",
     r"\blicensed\s+under\s+(a\s+)?creative\s+commons\b",
+    # a journal's back-matter template ("Any methods, additional references, Nature Research reporting summaries ...")
+    r"\bany\s+methods,\s+additional\s+references\b|\breporting\s+summar(y|ies)\b|\bpeer\s+review\s+information\b",
 ]
 _BOILERPLATE = re.compile("|".join(f"(?:{p})" for p in _PATTERNS), re.IGNORECASE)
 _NON_EVIDENCE_SECTIONS = re.compile(
-    r"^\s*(\d+(\.\d+)*\.?\s*)?(acknowledge?ments?|funding|references|bibliography|author\s+contributions|"
-    r"competing\s+interests|conflicts?\s+of\s+interest|data\s+availability|code\s+availability)\s*$",
+    r"^\s*(\d+(\.\d+)*\.?\s*)?(acknowledge?ments?|funding|references|bibliography|"
+    r"author\s+contributions?(\s+statements?)?|(declarations?\s+of\s+)?competing\s+interests?|"
+    r"conflicts?\s+of\s+interests?|data\s+availability|code\s+availability|online\s+content|"
+    r"reviewer\s*#?\s*\d*|(replies|reply|responses?)\s+to\s+(the\s+)?(reviewers?|referees?)(\s+comments)?)"
+    r"\s*[.:]?\s*$",
     re.IGNORECASE,
 )
 
 
+_WORD = re.compile(r"[^\W\d_]{2,}")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+
+
+def is_fragment(sentence: str) -> bool:
+    """True when ``sentence`` holds fewer than two words of two letters or more (a CJK character
+    counts as half a word): a list number, a heading alone ("Methods."), a line of a formula."""
+    words = len(_WORD.findall(sentence))
+    if words >= 2:
+        return False
+    return words + len(_CJK.findall(sentence)) / 2 < 2
+
+
 def is_boilerplate(sentence: str) -> bool:
-    """True when ``sentence`` is a road-map, URL, acknowledgement, funding, copyright or
-    availability line (see the module docstring); False for an empty string."""
-    return bool(sentence.strip()) and _BOILERPLATE.search(sentence) is not None
+    """True when ``sentence`` is a road-map, URL, acknowledgement, funding, copyright,
+    availability or back-matter line, or a fragment (:func:`is_fragment`; see the module
+    docstring); False for an empty string."""
+    return bool(sentence.strip()) and (_BOILERPLATE.search(sentence) is not None or is_fragment(sentence))
 
 
 def non_evidence_section(section: str | None) -> bool:
     """True for sections that hold no findings: acknowledgements, funding, references,
-    author contributions, competing interests, data/code availability."""
+    author contributions, competing interests, data/code availability, a journal's "Online
+    content" back matter, and a response to reviewers ("Reviewer 3", "Response to reviewers")."""
     return bool(section) and _NON_EVIDENCE_SECTIONS.match(section) is not None
 
 
