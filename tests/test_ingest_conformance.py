@@ -100,3 +100,12 @@ def test_s2orc_journal_names_type_journal_articles(shared_data: Path) -> None:
     typed = {d.paper.corpus_id for d in docs if "JournalArticle" in d.paper.publication_types}
     assert typed == {pid for pid, j in raw.items() if j and venue_kind(j) not in ("conference", "preprint")}
     assert 400 < len(typed) < 700  # 700 of the 1,000 rows name a journal
+
+
+def test_s2orc_metadata_abstracts_lose_their_line_marks(shared_data: Path) -> None:
+    """S2ORC 2020 metadata abstracts mark line breaks with " ::: "; quotes carried them
+    ("Photodynamic ::: therapy (PDT) using ...")."""
+    units, _ = plan([shared_data / "s2orc-samples/release-2020/metadata_sample.jsonl"])
+    docs = [d for u in units for d in iter_unit(u, ReadContext(None)) if isinstance(d, Document) and d.abstract]
+    assert len(docs) > 400 and not any(":::" in d.abstract for d in docs)
+    assert any("\nMETHODS\n" in d.abstract for d in docs)

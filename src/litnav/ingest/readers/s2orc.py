@@ -4,6 +4,7 @@ per-paper JSON layouts of the S2ORC tooling (aclsum, doc2json ``pdf/`` GROBID pa
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,16 @@ def _merge_refs(linked: list[BibReference], outbound: list[str]) -> list[BibRefe
     return linked + [BibReference(cited_id=c) for c in dict.fromkeys(outbound) if c not in have]
 
 
+_LINE_MARK = re.compile(r"[ \t]*(?::::[ \t]*)+")
+
+
+def metadata_abstract(text: str | None) -> str | None:
+    """An S2ORC 2020 metadata abstract with its line marks (" ::: ", between paragraphs and
+    around headings: "... mortality. ::: ::: ::: RESULTS ::: The overall ...") made line breaks,
+    so no quote or evidence chunk carries them; None when empty."""
+    return _LINE_MARK.sub("\n", text or "").strip() or None
+
+
 def metadata_document(
     meta: MetadataIn, parse: ParseIn | None, source_file: str, line: int
 ) -> Document:
@@ -62,7 +73,7 @@ def metadata_document(
     )
     return Document(
         paper=paper,
-        abstract=(meta.abstract or "").strip() or abstract,
+        abstract=metadata_abstract(meta.abstract) or abstract,
         paragraphs=paragraphs,
         references=_merge_refs(refs, meta.outbound_citations),
     )
@@ -150,7 +161,7 @@ def paper_json_document(rec: PaperJsonIn, path: Path, line: int, single: bool) -
         raise ValueError("field 'title': missing or empty")
     parse = _pick_parse(rec)
     abstract, paragraphs, refs = from_parse(parse)
-    abstract = _flat_abstract(rec.abstract) or abstract or (meta.abstract or "").strip() or None
+    abstract = _flat_abstract(rec.abstract) or abstract or metadata_abstract(meta.abstract)
     ids = external_ids(
         None, s2=corpus_id if corpus_id.isdigit() else None, arxiv=meta.arxiv_id, acl=acl,
         pmc=meta.pmc_id, pubmed=meta.pubmed_id, doi=meta.doi, mag=meta.mag_id,
