@@ -18,8 +18,8 @@ from litnav.core.text import stop_words
 from litnav.navigator.intent.grammar import english_word
 from litnav.navigator.intent.text import Workspace, list_pattern, split_list
 
-_UP = "A-Z\u00c0-\u00d6\u00d8-\u00de"
-_LO = "a-z\u00df-\u00f6\u00f8-\u00ff"
+_UP = "A-Z\u00c0-\u00d6\u00d8-\u00de\u0100-\u017f"  # Latin Extended-A mixes cases: "Ł", "Š", "Ž"
+_LO = "a-z\u00df-\u00f6\u00f8-\u00ff\u0100-\u017f"  # "ł", "ś", "ć": "Skłodowska", "Dušek"
 _TOKEN = rf"(?:[{_UP}][{_LO}'\-]+(?:[{_UP}][{_LO}]+)?|[{_UP}]\.(?:\s?[{_UP}]\.)*)"
 _PARTICLE = r"(?:van|von|de|der|den|da|di|del|le|la|al|bin|el|ter|du)"
 _SUFFIX = r"(?:\s+(?:Jr\.?|Sr\.?|II|III|IV)(?![\w-]))"
@@ -65,6 +65,20 @@ def _mostly_common_words(name: str) -> bool:
 
 _DOCUMENT_BEFORE = re.compile(r"\b(?:papers?|works?|articles?|publications?|research|studies|study|"
                               r"contributions?)\s*$", re.IGNORECASE)
+
+
+_AGENT_VERB_BEFORE = re.compile(
+    r"\b(?:funded|co-?funded|supported|sponsored|financed|backed|hosted|organi[sz]ed|commissioned|awarded|granted"
+    r"|endorsed|operated|maintained|run|led|coordinated|provided|released|developed|annotated|collected"
+    r"|translated|inspired|caused|driven|induced|mediated|affected|regulated)\s*$", re.IGNORECASE)
+"""A participle before a bare "by" whose agent is no author: "funded by Marie Skłodowska-Curie
+actions", "hosted by Kaggle", "datasets annotated by Amazon Mechanical Turk workers"."""
+
+
+def _agent_by(ws: Workspace, m: re.Match[str]) -> bool:
+    """True when the cue is a bare "by" after a participle (:data:`_AGENT_VERB_BEFORE`) that names
+    a funder, host or other agent rather than the paper's authors."""
+    return m.group("cue").strip().lower() == "by" and _AGENT_VERB_BEFORE.search(ws.text[:m.start("cue")]) is not None
 
 
 def _title_like_by(ws: Workspace, m: re.Match[str]) -> bool:
@@ -119,8 +133,8 @@ def extract_authors(ws: Workspace) -> list[AuthorMention]:
     found = [_take(ws, m, names) for m in list(_POSSESSIVE.finditer(ws.text)) if (names := _names(m.group("list")))]
     for m in list(_MENTION.finditer(ws.text)):
         names = _names(m.group("list"))
-        if _modifies_a_noun(ws.text[m.end():]):
-            continue  # "by Hindi-English speakers", "by Amazon Mechanical Turk workers": not an author
+        if _modifies_a_noun(ws.text[m.end():]) or _agent_by(ws, m):
+            continue  # "by Hindi-English speakers", "funded by the ERC": not an author
         if _title_like_by(ws, m):
             names = [n for n in names if not _mostly_common_words(n)]
         if names:
