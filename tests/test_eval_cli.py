@@ -98,3 +98,38 @@ def test_eval_bad_input_is_a_clear_error(tiny_corpus, app, tmp_path):
     assert result.exit_code == 2 and "unknown system 'bm99'" in result.output
     result = runner.invoke(app, ["eval", "--corpus", str(tiny_corpus), "--queries", str(bench)])
     assert result.exit_code == 2 and "both --queries FILE and --qrels FILE" in result.output
+
+
+def test_a_query_litnav_reads_no_search_in_is_ranked_by_its_first_stage(tiny_corpus, app, tmp_path):
+    """"the of and" stopped a whole evaluation after every other system had run, and nothing was
+    saved; now litnav's first stage ranks it, and the report says so. Extra fields ("facet") are
+    not read, as in BEIR."""
+    tasks = [*TASKS, {"qid": "odd", "query": "the of and", "gold": ["p5"], "facet": "background"},
+]
+    bench = tmp_path / "bench.jsonl"
+    bench.write_text("\n".join(json.dumps(t) for t in tasks) + "\n")
+    result = CliRunner().invoke(app, ["eval", "--corpus", str(tiny_corpus), "--bench", str(bench), "--systems",
+                                      "hybrid,litnav", "--k", "1,5", "--json", str(tmp_path / "e.json"), "--no-progress"],
+                                terminal_width=200)
+    assert result.exit_code == 0, result.output + repr(result.exception)
+    data = json.loads((tmp_path / "e.json").read_text())
+    litnav, hybrid = data["systems"]["litnav"], data["systems"]["hybrid"]
+    assert list(litnav["fallbacks"]) == ["odd"] and "names no topic" in litnav["fallbacks"]["odd"]
+    assert litnav["per_query"]["odd"]["nDCG@5"] == hybrid["per_query"]["odd"]["nDCG@5"]
+    assert "litnav: 1 queries were ranked by its first stage alone" in result.output
+    assert data["meta"]["litnav_version"] and data["benchmark"]["judgements"]["base_rate"] is not None
+
+
+@pytest.mark.parametrize("flag", ["--json", "--markdown"])
+def test_an_output_that_cannot_be_written_is_refused_before_the_run(tiny_corpus, app, tmp_path, flag):
+    """A folder given for --json failed with a traceback after the whole run, leaving the other
+    outputs half written."""
+    bench = tmp_path / "bench.jsonl"
+    bench.write_text("\n".join(json.dumps(t) for t in TASKS) + "\n")
+    (tmp_path / "afile").write_text("x")
+    for bad, message in ((tmp_path, "is a folder"), (tmp_path / "afile" / "out.json", "is a file, not a folder")):
+        result = CliRunner().invoke(app, ["eval", "--corpus", str(tiny_corpus), "--bench", str(bench), "--systems",
+                                          "bm25", flag, str(bad), "--json" if flag == "--markdown" else "--markdown",
+                                          str(tmp_path / "other.out"), "--no-progress"], terminal_width=200)
+        assert result.exit_code == 2 and message in result.output, result.output
+        assert not (tmp_path / "other.out").exists()

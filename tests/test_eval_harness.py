@@ -135,12 +135,14 @@ def test_run_file_format(report, tmp_path):
     paths = write_run_files(report, tmp_path / "runs")
     assert sorted(p.name for p in paths) == ["liar.run", "litnav-fake.run", "perfect.run"]
     lines = (tmp_path / "runs" / "liar.run").read_text().splitlines()
+    # the score column is N + 1 - rank: trec_eval, pytrec_eval and ranx order by score, and a
+    # system's own scores need not follow its order (litnav's final scores did not)
     assert lines == [
-        "q1 Q0 a 1 0.9 liar",
-        "q1 Q0 nope 2 0.5 liar",
-        "q1 Q0 b 3 0.3 liar",
-        "q2 Q0 c 1 1 liar",
-        "q2 Q0 a 2 0.5 liar",
+        "q1 Q0 a 1 3 liar",
+        "q1 Q0 nope 2 2 liar",
+        "q1 Q0 b 3 1 liar",
+        "q2 Q0 c 1 2 liar",
+        "q2 Q0 a 2 1 liar",
     ]
     for line in (tmp_path / "runs" / "litnav-fake.run").read_text().splitlines():
         qid, q0, docid, rank, score, system = line.split(" ")
@@ -208,3 +210,20 @@ def test_paired_difference_against_bm25():
     assert data["systems"]["litnav-fake"]["delta_vs_bm25"]["MRR"][0] == pytest.approx(-0.25)
     assert "delta_vs_bm25" not in data["systems"]["bm25"]
     assert "Difference from bm25" in to_markdown(rep)
+
+
+def test_the_notes_count_papers_a_system_left_out_and_how_they_were_judged():
+    """litnav leaves a quoted passage's own paper out, the baselines rank it first: on a
+    CSFCube-style suite most of litnav's gain over hybrid came from that, and nothing said so."""
+    from litnav.evaluation.report import note_lines
+
+    drops = Fixed("litnav-x", {"first": SystemRun([("b", 1.0)], left_out=["d"]),
+                               "second": SystemRun([("c", 1.0)], left_out=["a"])})
+    bench = Benchmark([Task("q1", "first", {"a": 1, "b": 1}), Task("q2", "second", {"c": 2, "a": 0})], source="fake",
+                      skipped_queries=["q3"], unmatched_qrels=["q9"])
+    lines = note_lines(evaluate(bench, [drops], CORPUS, KS, progress=False))
+    assert lines[0].startswith("Judgements: graded") and "base rate 75.0%" in lines[0]
+    assert "Skipped 1 queries without a relevant judgement: q3." in lines
+    assert "Left out the judgements of 1 query ids the queries file does not hold: q9." in lines
+    assert lines[-1].startswith("litnav-x left out the query's own paper") and "in 2 of 2 queries (1 unjudged, " \
+        "1 judged not relevant)" in lines[-1]

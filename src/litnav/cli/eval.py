@@ -82,3 +82,5 @@ def register(app: typer.Typer) -> None:
             fail(str(exc), code=2)
         except (CorpusError, EvaluationError) as exc:
             fail(str(exc))
+        except OSError as exc:  # an output that could not be written after all (disk full, permissions)
+            fail(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))

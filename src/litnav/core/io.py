@@ -209,12 +209,12 @@ def write_json(path: str | Path, value: Any, *, indent: int | None = None) -> Pa
     return write_text(path, text + "\n" if indent is not None else text)
 
 
-def json_lines(path: str | Path, *, error: type[Exception] = ValueError) -> Iterator[tuple[int, dict[str, Any]]]:
-    """``(line number, object)`` for each non-blank line of the JSON Lines file ``path`` (gzip
-    when its name ends in ``.gz``), numbered from 1. Raises ``error`` (a ``ValueError`` subclass
-    by default) with a message naming the file, and the line where there is one, for a file that
-    cannot be read (missing, a truncated gzip), a line that is not UTF-8, not JSON or not a JSON
-    object."""
+def text_lines(path: str | Path, *, error: type[Exception] = ValueError) -> Iterator[tuple[int, str]]:
+    """``(line number, line)`` for each line of the UTF-8 text file ``path`` (gzip when its name
+    ends in ``.gz``; a byte-order mark dropped; the line end stripped), numbered from 1. Raises
+    ``error`` (a ``ValueError`` subclass by default) with a message naming the file, and the line
+    where there is one, for a file that cannot be read (missing, a folder, a truncated gzip) or a
+    line that is not UTF-8."""
     path = Path(path)
     try:
         handle = gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb")
@@ -225,17 +225,29 @@ def json_lines(path: str | Path, *, error: type[Exception] = ValueError) -> Iter
         try:
             for lineno, raw in enumerate(handle, 1):
                 try:
-                    line = raw.decode("utf-8-sig")  # a byte-order mark is no part of the JSON
+                    line = raw.decode("utf-8-sig")  # a byte-order mark is no part of the text
                 except UnicodeDecodeError as exc:
-                    raise error(f"{path}:{lineno}: not UTF-8 text (byte {exc.start + 1} of the line)") from exc
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise error(f"{path}:{lineno}: invalid JSON ({exc.msg})") from exc
-                if not isinstance(obj, dict):
-                    raise error(f"{path}:{lineno}: expected a JSON object, got {type(obj).__name__}")
-                yield lineno, obj
+                    raise error(f"{path}:{lineno}: not UTF-8 text (byte {exc.start + 1} of the line; "
+                                "save the file as UTF-8)") from exc
+                yield lineno, line.rstrip("\r\n")
         except (OSError, EOFError, zlib.error) as exc:  # a truncated or corrupt gzip stream
             raise error(f"{path}: unreadable after line {lineno} ({exc})") from exc
+
+
+def json_lines(path: str | Path, *, error: type[Exception] = ValueError) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` for each non-blank line of the JSON Lines file ``path`` (read by
+    :func:`text_lines`: gzip, a byte-order mark), numbered from 1. Raises ``error`` (a
+    ``ValueError`` subclass by default) with a message naming the file, and the line where there
+    is one, for a file that cannot be read, a line that is not UTF-8, not JSON or not a JSON
+    object."""
+    path = Path(path)
+    for lineno, line in text_lines(path, error=error):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise error(f"{path}:{lineno}: invalid JSON ({exc.msg})") from exc
+        if not isinstance(obj, dict):
+            raise error(f"{path}:{lineno}: expected a JSON object, got {type(obj).__name__}")
+        yield lineno, obj

@@ -5,10 +5,13 @@
       {"qid": "q1", "query": "...", "gold": {"123": 2, "456": 1}, "checklist": [...]}
 
   ``gold`` is a mapping corpus_id -> grade (int >= 0; 0 = judged not relevant) or a list of
-  corpus ids (grade 1 each). ``checklist`` is optional and kept as given.
-- BEIR: ``queries.jsonl`` (``{"_id": ..., "text": ...}`` per line) plus ``qrels.tsv``
-  (``query-id<TAB>corpus-id<TAB>score`` with a header line). Queries without any qrels line
-  are not tasks (counted in ``Benchmark.skipped_queries``).
+  corpus ids (grade 1 each). ``checklist`` is optional and kept as given; other fields
+  ("facet", "metadata") are not read, as in BEIR's queries.
+- BEIR: ``queries.jsonl`` (``{"_id": ..., "text": ...}`` per line) plus qrels: BEIR's
+  ``qrels.tsv`` (``query-id<TAB>corpus-id<TAB>score``, header line optional) or TREC qrels
+  (``qid iteration docid grade``). Queries without a relevant judgement are not tasks
+  (``Benchmark.skipped_queries``); judged query ids absent from the queries file are left out
+  (``Benchmark.unmatched_qrels``).
 
 - judged intents (``bench/intents/<suite>/``): a folder with ``intents.jsonl`` (qid, query,
   type, checklist of checkpoints with ``id``/``kind``/``text`` and, for metadata checkpoints, an
@@ -22,7 +25,6 @@ Bad lines raise :class:`BenchmarkError` naming the file and the 1-based line num
 
 from __future__ import annotations
 
-import csv
 import json
 import math
 from collections.abc import Iterable, Sequence
@@ -30,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from litnav.core.io import json_lines
+from litnav.core.io import json_lines, text_lines
 
 
 class BenchmarkError(ValueError):
@@ -61,11 +63,14 @@ class Task:
 
 @dataclass
 class Benchmark:
-    """Tasks in file order, where they came from, and queries skipped for lack of judgements."""
+    """Tasks in file order, where they came from, queries skipped for lack of a relevant
+    judgement, and judged query ids the queries file lacks."""
 
     tasks: list[Task]
     source: str
     skipped_queries: list[str] = field(default_factory=list)
+    unmatched_qrels: list[str] = field(default_factory=list)
+    """Judged query ids that the queries file does not hold (left out)."""
 
     def limit(self, n: int | None) -> Benchmark:
         """The first ``n`` tasks (all when ``n`` is None)."""
@@ -73,7 +78,7 @@ class Benchmark:
             return self
         if n < 1:
             raise ValueError(f"limit must be >= 1, got {n}")
-        return Benchmark(self.tasks[:n], self.source, self.skipped_queries)
+        return Benchmark(self.tasks[:n], self.source, self.skipped_queries, self.unmatched_qrels)
 
     def qrels(self) -> dict[str, dict[str, int]]:
         """``{qid: {corpus_id: grade}}`` in the shape ir-measures takes."""
@@ -133,9 +138,6 @@ def load_tasks_jsonl(path: str | Path) -> Benchmark:
     seen: set[str] = set()
     for lineno, obj in json_lines(path, error=BenchmarkError):
         where = f"{path}:{lineno}"
-        unknown = set(obj) - {"qid", "query", "gold", "checklist"}
-        if unknown:
-            raise BenchmarkError(f"{where}: unknown field(s) {sorted(unknown)}")
         qid = _text_field(obj, "qid", where)
         if qid in seen:
             raise BenchmarkError(f"{where}: duplicate qid {qid!r}")
@@ -148,43 +150,62 @@ def load_tasks_jsonl(path: str | Path) -> Benchmark:
     return Benchmark(tasks, str(path))
 
 
+QRELS_HEADERS = {("query-id", "corpus-id"), ("query_id", "corpus_id"), ("query-id", "doc-id"), ("query_id", "doc_id"),
+                 ("qid", "docid"), ("qid", "doc_id"), ("query", "doc")}
+"""First two columns of a qrels header line (BEIR writes ``query-id corpus-id score``)."""
+
+
+def _qrels_grade(raw: str, where: str) -> int:
+    """A qrels grade: an integer; a negative one (TREC's -1/-2 for junk) is judged not relevant (0),
+    as trec_eval counts it."""
+    try:
+        value = float(raw)
+    except ValueError:
+        raise BenchmarkError(f"{where}: grade {raw!r} is not a number") from None
+    if not math.isfinite(value) or value != int(value):
+        raise BenchmarkError(f"{where}: grade {raw!r} must be an integer (0 = judged not relevant)")
+    return max(0, int(value))
+
+
 def load_qrels_tsv(path: str | Path) -> dict[str, dict[str, int]]:
-    """Read a BEIR qrels TSV (header line, then ``query-id corpus-id score``) into
-    ``{qid: {corpus_id: grade}}``. A repeated (qid, corpus_id) pair is an error."""
+    """Read qrels into ``{qid: {corpus_id: grade}}``: BEIR's TSV (``query-id corpus-id score``,
+    with or without its header line) or TREC's qrels (``qid iteration docid grade``, the file
+    trec_eval reads); columns are tab-separated, or split on spaces in a file without tabs; gzip
+    when the name ends in ``.gz``, a byte-order mark dropped. A repeated (qid, corpus_id) pair, a
+    row of another width than the first, and a grade that is not an integer are errors naming
+    the file and line; a negative grade counts as 0."""
     path = Path(path)
     qrels: dict[str, dict[str, int]] = {}
-    try:
-        handle = path.open(encoding="utf-8", newline="")
-    except OSError as exc:
-        raise BenchmarkError(f"{path}: {exc}") from exc
-    with handle:
-        rows = csv.reader(handle, delimiter="\t")
-        for lineno, row in enumerate(rows, 1):
-            if lineno == 1:
-                if [c.strip().lower() for c in row[:2]] != ["query-id", "corpus-id"]:
-                    raise BenchmarkError(f"{path}:1: expected the header 'query-id<TAB>corpus-id<TAB>score'")
+    width = 0
+    for lineno, line in text_lines(path, error=BenchmarkError):
+        if not line.strip():
+            continue
+        row = [c.strip() for c in (line.split("\t") if "\t" in line else line.split())]
+        where = f"{path}:{lineno}"
+        if not width:
+            if tuple(c.lower() for c in row[:2]) in QRELS_HEADERS:
                 continue
-            if not row or all(not c.strip() for c in row):
-                continue
-            where = f"{path}:{lineno}"
-            if len(row) != 3:
-                raise BenchmarkError(f"{where}: expected 3 tab-separated columns, got {len(row)}")
-            qid, cid, raw = (c.strip() for c in row)
-            if not qid or not cid:
-                raise BenchmarkError(f"{where}: empty query-id or corpus-id")
-            try:
-                grade = _grade(float(raw), where)
-            except ValueError as exc:
-                raise BenchmarkError(f"{where}: score {raw!r} is not a number") from exc
-            if cid in qrels.setdefault(qid, {}):
-                raise BenchmarkError(f"{where}: duplicate judgement for ({qid}, {cid})")
-            qrels[qid][cid] = grade
+            if len(row) not in (3, 4):
+                raise BenchmarkError(f"{where}: expected qrels rows of 3 columns (BEIR: query-id, corpus-id, score) "
+                                     f"or 4 (TREC: qid, iteration, docid, grade), got {len(row)}")
+            width = len(row)
+        if len(row) != width:
+            raise BenchmarkError(f"{where}: expected {width} columns as on the first row, got {len(row)}")
+        qid, cid, raw = (row[0], row[1], row[2]) if width == 3 else (row[0], row[2], row[3])
+        if not qid or not cid:
+            raise BenchmarkError(f"{where}: empty query id or corpus id")
+        grade = _qrels_grade(raw, where)
+        if cid in qrels.setdefault(qid, {}):
+            raise BenchmarkError(f"{where}: duplicate judgement for ({qid}, {cid})")
+        qrels[qid][cid] = grade
     return qrels
 
 
 def load_beir(queries: str | Path, qrels: str | Path) -> Benchmark:
-    """Load BEIR ``queries.jsonl`` + ``qrels.tsv``. Tasks follow the queries file's order;
-    qrels naming a query absent from the queries file are an error (naming the qid)."""
+    """Load BEIR ``queries.jsonl`` + qrels (:func:`load_qrels_tsv`). Tasks follow the queries
+    file's order; qrels naming a query absent from the queries file are left out and counted in
+    ``Benchmark.unmatched_qrels`` (one qrels file shared by several query files, as CSFCube's
+    facets share theirs), unless no query of the file is judged at all."""
     queries, qrels = Path(queries), Path(qrels)
     judged = load_qrels_tsv(qrels)
     texts: dict[str, str] = {}
@@ -195,8 +216,6 @@ def load_beir(queries: str | Path, qrels: str | Path) -> Benchmark:
             raise BenchmarkError(f"{where}: duplicate _id {qid!r}")
         texts[qid] = _text_field(obj, "text", where)
     orphans = sorted(set(judged) - set(texts))
-    if orphans:
-        raise BenchmarkError(f"{qrels}: {len(orphans)} query id(s) not in {queries}: {orphans[:10]}")
     tasks, skipped = [], []
     for qid, text in texts.items():
         gold = judged.get(qid, {})
@@ -205,8 +224,9 @@ def load_beir(queries: str | Path, qrels: str | Path) -> Benchmark:
         else:
             skipped.append(qid)
     if not tasks:
-        raise BenchmarkError(f"{queries}: no query has a relevant judgement in {qrels}")
-    return Benchmark(tasks, f"{queries} + {qrels}", skipped)
+        hint = f" ({len(orphans)} judged query ids are not in it, e.g. {orphans[:5]})" if orphans else ""
+        raise BenchmarkError(f"{queries}: no query has a relevant judgement in {qrels}{hint}")
+    return Benchmark(tasks, f"{queries} + {qrels}", skipped, orphans)
 
 
 def load_benchmark(

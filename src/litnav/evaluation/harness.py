@@ -47,7 +47,9 @@ class SystemResult:
     early keep their last ranking), else None; ``rankings``: qid -> [(corpus_id, score)];
     ``hallucinated``: qid -> problems (see ``metrics.hallucinations``); ``verdicts``: for
     systems that judge papers, the counts of ``scorer.verdicts.verdict_agreement`` summed over
-    queries (``agree`` recomputed from the sums), else None.
+    queries (``agree`` recomputed from the sums), else None; ``fallbacks``: qid -> why the
+    system's first stage ranked that query (``SystemRun.fallback``); ``left_out``: qid -> corpus
+    ids the system left out on purpose (``SystemRun.left_out``: a quoted passage's own paper).
     """
 
     name: str
@@ -59,6 +61,8 @@ class SystemResult:
     rankings: dict[str, list[tuple[str, float]]]
     hallucinated: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     verdicts: dict[str, float | int] | None = None
+    fallbacks: dict[str, str] = field(default_factory=dict)
+    left_out: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -159,6 +163,8 @@ def evaluate_system(
     stages: dict[str, float] = {}
     hallucinated: dict[str, list[dict[str, Any]]] = {}
     verdicts: dict[str, float | int] | None = None
+    fallbacks: dict[str, str] = {}
+    left_out: dict[str, list[str]] = {}
     for task in progress_bar(benchmark.tasks, desc=system.name, unit="query", progress=progress):
         t0 = time.perf_counter()
         try:
@@ -183,6 +189,10 @@ def evaluate_system(
             **{f"Judged@{k}": (sum(1 for c in ids[:k] if c in task.gold) / min(k, len(ids)) if ids else 0.0)
                for k in JUDGED_KS},
         }
+        if getattr(run, "fallback", None):
+            fallbacks[task.qid] = run.fallback
+        if getattr(run, "left_out", None):
+            left_out[task.qid] = list(run.left_out)
         for stage, seconds in run.stage_seconds.items():
             stages[stage] = stages.get(stage, 0.0) + float(seconds)
         if getattr(run, "verdicts", None) is not None:
@@ -205,6 +215,8 @@ def evaluate_system(
         rankings=rankings,
         hallucinated=hallucinated,
         verdicts=verdicts,
+        fallbacks=fallbacks,
+        left_out=left_out,
     )
 
 

@@ -14,6 +14,7 @@ intent types, ``by_kind`` (type -> headline metric means and ``n``).
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +54,8 @@ def report_to_dict(report: EvalReport) -> dict[str, Any]:
             "per_query": res.per_query,
             "hallucinated": res.hallucinated,
             "missing_gold": missing,
+            "fallbacks": res.fallbacks,
+            "left_out": res.left_out,
         }
         if res.verdicts is not None:
             systems[name]["verdicts"] = res.verdicts
@@ -67,6 +70,8 @@ def report_to_dict(report: EvalReport) -> dict[str, Any]:
             "source": report.benchmark.source,
             "queries": len(report.benchmark.tasks),
             "skipped_queries": report.benchmark.skipped_queries,
+            "unmatched_qrels": report.benchmark.unmatched_qrels,
+            "judgements": judgement_summary(report),
         },
         "ks": report.ks,
         "bootstrap": {"resamples": report.resamples, "seed": report.seed, "confidence": 0.95},
@@ -84,15 +89,18 @@ def write_json(report: EvalReport, path: str | Path) -> Path:
 def write_run_files(report: EvalReport, run_dir: str | Path) -> list[Path]:
     """Write each system's rankings as a TREC run file ``run_dir/<system>.run``.
 
-    One line per returned paper: ``qid Q0 corpus_id rank score system`` (rank 1-based, score the
-    system's own). Queries keep benchmark order. Returns the paths written.
+    One line per returned paper: ``qid Q0 corpus_id rank score system`` (rank 1-based; score
+    ``N + 1 - rank`` for a ranking of N papers, since trec_eval, pytrec_eval and ranx order by
+    score, not rank: litnav's final scores do not follow its order, and RRF scores tie). Queries
+    keep benchmark order. Returns the paths written.
     """
     paths = []
     for name, res in report.systems.items():
         lines = []
         for task in report.benchmark.tasks:
-            for rank, (cid, score) in enumerate(res.rankings.get(task.qid, []), 1):
-                lines.append(f"{task.qid} Q0 {cid} {rank} {score:.8g} {name}")
+            ranking = res.rankings.get(task.qid, [])
+            for rank, (cid, _score) in enumerate(ranking, 1):
+                lines.append(f"{task.qid} Q0 {cid} {rank} {len(ranking) + 1 - rank} {name}")
         paths.append(write_text(Path(run_dir) / f"{name}.run", "\n".join(lines) + ("\n" if lines else "")))
     return paths
 
@@ -203,11 +211,62 @@ def to_markdown(report: EvalReport) -> str:
     verdicts = verdict_lines(report)
     if verdicts:
         lines += ["", "## Verdicts and their quotes", "", *(f"- {line}" for line in verdicts)]
+    lines += ["", "## Notes", "", *(f"- {line}" for line in note_lines(report))]
     lines += ["", f"Gold ids missing from the corpus: {report.missing_gold_count} "
               f"(in {len(report.missing_gold)} queries)."]
     for qid, ids in report.missing_gold.items():
         lines.append(f"- {qid}: {', '.join(ids)}")
     return "\n".join(lines) + "\n"
+
+
+def judgement_summary(report: EvalReport) -> dict[str, Any]:
+    """What the judgements are: ``graded`` (some grade above 1), judged and relevant (grade > 0)
+    (query, paper) pairs, relevant per query (mean, min, max) and the base rate (relevant share
+    of the judged pairs)."""
+    tasks = report.benchmark.tasks
+    judged = sum(len(t.gold) for t in tasks)
+    relevant = [len(t.relevant) for t in tasks]
+    return {"graded": any(g > 1 for t in tasks for g in t.gold.values()), "judged": judged,
+            "relevant": sum(relevant), "relevant_per_query": {"mean": round(sum(relevant) / len(tasks), 2),
+                                                              "min": min(relevant), "max": max(relevant)},
+            "base_rate": round(sum(relevant) / judged, 4) if judged else None}
+
+
+def _ids(ids: Sequence[str], n: int = 10) -> str:
+    return ", ".join(ids[:n]) + (f", ... ({len(ids)} in all)" if len(ids) > n else "")
+
+
+def note_lines(report: EvalReport) -> list[str]:
+    """What a reader must know to read the numbers: the judgements (graded or binary, base
+    rate), queries left out (no relevant judgement; judged ids the queries file lacks), queries
+    a system handed to its first stage (``SystemResult.fallbacks``) and papers a system left out
+    on purpose (``SystemResult.left_out``) with how they were judged."""
+    j = judgement_summary(report)
+    lines = [f"Judgements: {'graded' if j['graded'] else 'binary'} ({'nDCG gains are the grades' if j['graded'] else 'gain 1'}; "
+             f"Recall, F1, Hit and MRR count grade >= 1 as relevant); {j['judged']} judged (query, paper) pairs, "
+             f"{j['relevant']} relevant (base rate {j['base_rate']:.1%}), {j['relevant_per_query']['mean']} relevant a query "
+             f"({j['relevant_per_query']['min']}-{j['relevant_per_query']['max']})."]
+    b = report.benchmark
+    if b.skipped_queries:
+        lines.append(f"Skipped {len(b.skipped_queries)} queries without a relevant judgement: {_ids(b.skipped_queries)}.")
+    if b.unmatched_qrels:
+        lines.append(f"Left out the judgements of {len(b.unmatched_qrels)} query ids the queries file does not hold: "
+                     f"{_ids(b.unmatched_qrels)}.")
+    qrels = b.qrels()
+    for name, res in report.systems.items():
+        if res.fallbacks:
+            shown = [f"{q} ({why[:80]})" for q, why in res.fallbacks.items()]
+            lines.append(f"{name}: {len(res.fallbacks)} queries were ranked by its first stage alone (plain hybrid "
+                         f"retrieval), since litnav reads no search in them: {_ids(shown, 5)}.")
+        if res.left_out:
+            grades = [qrels[q].get(cid) for q, ids in res.left_out.items() for cid in ids[:1]]
+            judged = ", ".join(f"{n} {what}" for n, what in (
+                (sum(g is None for g in grades), "unjudged"), (sum(g == 0 for g in grades), "judged not relevant"),
+                (sum(bool(g) for g in grades), "judged relevant")) if n)
+            lines.append(f"{name} left out the query's own paper (the corpus paper the query is quoted from; "
+                         f"navigator.exclude_source) in {len(res.left_out)} of {len(b.tasks)} queries ({judged}); "
+                         "the baselines rank it like any other paper.")
+    return lines
 
 
 def verdict_lines(report: EvalReport) -> list[str]:
@@ -273,7 +332,7 @@ def print_report(report: EvalReport, console: Any = None) -> None:
         for s in stages:
             st.add_row(s, *[f"{report.systems[n].stage_seconds[s]:.3f}" if s in report.systems[n].stage_seconds else "" for n in names])
         console.print(st)
-    for line in verdict_lines(report):
+    for line in [*verdict_lines(report), *note_lines(report)]:
         console.print(line, markup=False, highlight=False)
     shown = {q: ids for q, ids in list(report.missing_gold.items())[:20]}
     console.print(

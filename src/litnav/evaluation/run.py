@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from litnav.core.settings import Settings
+from litnav.core.version import package_version
 from litnav.evaluation.benchmark import load_benchmark
 from litnav.evaluation.harness import EvalReport, evaluate
 from litnav.evaluation.metrics import DEFAULT_KS
@@ -59,11 +60,12 @@ def run_evaluation(
     if not ks or ks[0] < 1:
         raise ValueError(f"cut-offs must be positive integers, got {list(ks)}")
     benchmark = load_benchmark(bench, queries=queries, qrels=qrels, split=split).limit(limit)
+    check_outputs(outputs, benchmark)
     corpus = Corpus.open(corpus_dir, settings=settings.corpus)
     try:
         built = make_systems(names, corpus, settings, depth=max(ks))
         meta = {"corpus": str(corpus_dir), "corpus_fingerprint": corpus.fingerprint(), "systems": names,
-                "settings": settings.model_dump(mode="json")}
+                "litnav_version": package_version(), "settings": settings.model_dump(mode="json")}
         report = evaluate(benchmark, built, corpus, ks, progress=progress, meta=meta, condensed=condensed)
     finally:
         corpus.close()
@@ -76,4 +78,36 @@ def run_evaluation(
         write_run_files(report, outputs.run_dir)
     if outputs.plot and any(r.per_round for r in report.systems.values()):
         plot_rounds(report, outputs.plot)
+    elif outputs.plot:
+        (console or _console()).print(f"no plot written to {outputs.plot}: no system reports rounds "
+                                      "(only litnav systems do)", markup=False, highlight=False)
     return report
+
+
+def _console():
+    from rich.console import Console
+
+    return Console()
+
+
+def check_outputs(outputs: Outputs, benchmark) -> None:
+    """Refuse, before anything runs, outputs that could not be written: a file path that is a
+    folder or lies under a file (missing folders are made when writing), a run folder that is a file, and query ids with
+    whitespace for TREC run files (their columns are space-separated). Raises ``ValueError``."""
+    for flag, path in (("--json", outputs.json), ("--markdown", outputs.markdown), ("--plot", outputs.plot)):
+        if path is None:
+            continue
+        path = Path(path)
+        if path.is_dir():
+            raise ValueError(f"{flag} {path}: is a folder, not a file")
+        existing = next(p for p in path.parents if p.exists() or p == Path(p.anchor) or str(p) == ".")
+        if not existing.is_dir():
+            raise ValueError(f"{flag} {path}: {existing} is a file, not a folder")
+    if outputs.run_dir is not None:
+        run_dir = Path(outputs.run_dir)
+        if run_dir.exists() and not run_dir.is_dir():
+            raise ValueError(f"--run-dir {run_dir}: is a file, not a folder")
+        spaced = [t.qid for t in benchmark.tasks if any(c.isspace() for c in t.qid)]
+        if spaced:
+            raise ValueError(f"--run-dir: query ids with whitespace cannot be written to TREC run files "
+                             f"(space-separated columns): {spaced[:5]}")

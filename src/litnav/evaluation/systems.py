@@ -52,6 +52,10 @@ class SystemRun:
       ``corpus_id`` and any of ``title``/``year``/``venue``; empty when it printed ids only.
     - ``verdicts``: for systems that judge papers, ``scorer.verdicts.verdict_agreement`` over
       the returned papers' judgements; None otherwise.
+    - ``fallback``: why the ranking is not the system's own (litnav refused the query as an
+      intent, "the of and", and plain hybrid retrieval ranked it); None normally.
+    - ``left_out``: corpus ids the system left out on purpose (litnav: the paper a quoted
+      passage comes from, ``navigator.source``), which the baselines rank like any other paper.
     """
 
     ranking: list[tuple[str, float]]
@@ -60,6 +64,8 @@ class SystemRun:
     usage: Usage | None = None
     printed: list[dict[str, Any]] = field(default_factory=list)
     verdicts: dict[str, float | int] | None = None
+    fallback: str | None = None
+    left_out: list[str] = field(default_factory=list)
 
 
 @runtime_checkable
@@ -160,11 +166,24 @@ class LitnavSystem:
 
     def __init__(self, corpus: Corpus, settings: Settings, depth: int, name: str = "litnav") -> None:
         self.name, self.corpus, self.settings, self.depth = name, corpus, settings, depth
+        lib = settings.librarians
+        self.first_stage = HybridSystem(corpus, depth, lexical_k=lib.lexical_k, semantic_k=lib.semantic_k,
+                                        rrf_k=lib.rrf_k, name=name)
 
     def run(self, query: str) -> SystemRun:
+        """The session's ranking; for a query ``navigator.search`` refuses as an intent
+        (``ValueError``: it names nothing to search for, "the of and"), litnav's first stage alone
+        (plain hybrid retrieval of the text) with the reason in ``fallback``, so one odd query of a
+        benchmark neither stops the evaluation nor scores as an empty ranking."""
         from litnav.navigator import search
 
-        session = search(query, self.corpus, self.settings, top_k=self.depth)
+        try:
+            session = search(query, self.corpus, self.settings, top_k=self.depth)
+        except ValueError as exc:
+            run = self.first_stage.run(query)
+            run.fallback = str(exc)
+            return run
+        source = session.rounds[0].checklist.source_ids if session.rounds else []
         usage = Usage()
         for role_usage in session.usage.values():
             usage = usage.add(role_usage)
@@ -175,6 +194,7 @@ class LitnavSystem:
             usage=usage,
             printed=[{"corpus_id": r.corpus_id, "title": r.title, "year": r.year, "venue": r.venue} for r in session.results],
             verdicts=session_verdicts(session),
+            left_out=list(source) if self.settings.navigator.exclude_source else [],
         )
 
 
