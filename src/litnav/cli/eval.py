@@ -26,12 +26,14 @@ def register(app: typer.Typer) -> None:
         split: Optional[str] = typer.Option(
             None, "--split", help="dev or heldout: that split of a judged-intents folder (default: all intents)."),
         queries: Optional[Path] = typer.Option(None, "--queries", help="BEIR queries.jsonl (with --qrels)."),
-        qrels: Optional[Path] = typer.Option(None, "--qrels", help="BEIR qrels.tsv (with --queries)."),
+        qrels: Optional[Path] = typer.Option(None, "--qrels", help="Qrels (with --queries): BEIR TSV (query-id, "
+                                             "corpus-id, score) or TREC (qid, iteration, docid, grade); .gz read too."),
         systems: str = typer.Option(
             "bm25,dense,hybrid,litnav", "--systems",
             help="Comma-separated: bm25, dense, hybrid, hybrid+filter (hybrid then the task's exact metadata "
             "filter), litnav, litnav-no-citations, litnav-no-reflection, litnav-no-scorer, litnav-fusion-only, "
-            "litnav-score-order, litnav-fused-order, litnav-keep-source, litnav-no-example, litnav-rounds-N. Every system is compared with hybrid, "
+            "litnav-score-order, litnav-fused-order, litnav-keep-source, litnav-no-example, litnav-no-cross-encoder, "
+            "litnav-rounds-N. Every system is compared with hybrid, "
             "hybrid+filter and bm25 when those ran.",
         ),
         k: str = typer.Option("5,10,20,50,100", "--k", help="Comma-separated cut-offs K."),
