@@ -118,6 +118,7 @@ def test_a_query_litnav_reads_no_search_in_is_ranked_by_its_first_stage(tiny_cor
     assert litnav["per_query"]["odd"]["nDCG@5"] == hybrid["per_query"]["odd"]["nDCG@5"]
     assert "litnav: 1 queries were ranked by its first stage alone" in result.output
     assert data["meta"]["litnav_version"] and data["benchmark"]["judgements"]["base_rate"] is not None
+    assert litnav["engines"]["scorer"].startswith("student:") and "litnav ran with scorer student:" in result.output
 
 
 @pytest.mark.parametrize("flag", ["--json", "--markdown"])

@@ -144,14 +144,39 @@ def test_delta_weights_round_trip_and_name_foreign_tensors(trained, tmp_path):
 
     student, _ = trained
     student.save(tmp_path / "d", delta=True)
-    assert not (tmp_path / "d" / "cross_encoder").exists()
+    assert not list((tmp_path / "d").glob("cross_encoder*"))
     loaded = load_student(tmp_path / "d")
     items = [row_input(r) for r in rows()]
     np.testing.assert_allclose(loaded.predict_satisfaction(items), student.predict_satisfaction(items), atol=2e-2)
     import torch
-    save_file({"not.a.tensor.of.minilm": torch.zeros(2)}, str(tmp_path / "d" / "delta.safetensors"))
-    with pytest.raises(StudentError, match="delta.safetensors: tensors not of the bundled"):
+    (weights,) = (tmp_path / "d").glob("delta-*.safetensors")
+    save_file({"not.a.tensor.of.minilm": torch.zeros(2)}, str(weights))
+    with pytest.raises(StudentError, match=r"delta-\w+\.safetensors: .*tensors not of the bundled"):
         load_student(tmp_path / "d")
+
+
+def test_a_save_killed_midway_leaves_the_previous_model_whole(trained, tmp_path):
+    """Weights were written in place and student.json after them: a retrain killed during the save
+    left new weights beside the old document, and the folder loaded without a word. New weights now
+    get a new name that only the new document names; a truncated file is an error naming it."""
+    student, _ = trained
+    folder = tmp_path / "m"
+    student.save(folder, delta=True)
+    doc = (folder / "student.json").read_text()
+    items = [row_input(r) for r in rows()]
+    before = load_student(folder).predict_satisfaction(items)
+    # a second save killed after writing its weights, before its document: the old model stands
+    (folder / "delta-deadbeef.safetensors").write_bytes(b"partial")
+    assert (folder / "student.json").read_text() == doc
+    np.testing.assert_allclose(load_student(folder).predict_satisfaction(items), before)
+    student.save(folder, delta=True)  # a completed save removes the weights no document names
+    assert len(list(folder.glob("delta*.safetensors"))) == 1 and not (folder / "delta-deadbeef.safetensors").exists()
+    (weights,) = folder.glob("delta-*.safetensors")
+    weights.write_bytes(weights.read_bytes()[: weights.stat().st_size // 2])
+    with pytest.raises(StudentError, match=r"delta-\w+\.safetensors: cannot load the cross-encoder weights"):
+        load_student(folder)
+    with pytest.raises(StudentError, match="a weights file; give the model's folder"):
+        load_student(weights)
 
 
 def test_cli_trains_an_abstract_reranker_saved_as_a_delta(tmp_path):
@@ -170,7 +195,7 @@ def test_cli_trains_an_abstract_reranker_saved_as_a_delta(tmp_path):
                               "--max-seq-length", "64", "--heldout", "0", "--no-progress"])
     assert res.exit_code == 0, res.output
     assert "\"kind\": \"cross-encoder\"" in res.output
-    assert (out / "delta.safetensors").is_file() and not (out / "cross_encoder").exists()
+    assert len(list(out.glob("delta-*.safetensors"))) == 1 and not list(out.glob("cross_encoder*"))
     assert load_student(out).passage == "abstract"
     res = runner.invoke(app, ["scorer", "train", str(data), "--out", str(tmp_path / "s.json"), "--delta"])
     assert res.exit_code == 2 and "--kind cross-encoder" in res.output

@@ -8,7 +8,16 @@ from typing import Optional
 
 import typer
 
-from litnav.cli.common import SetOpt, SettingsOpt, clean_errors, fail, open_corpus, settings_from, stdout_is_tty
+from litnav.cli.common import (
+    SetOpt,
+    SettingsOpt,
+    clean_errors,
+    err_console,
+    fail,
+    open_corpus,
+    settings_from,
+    stdout_is_tty,
+)
 
 scorer_app = typer.Typer(name="scorer", help="Distil a lightweight student scorer from a teacher.",
                          no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False)
@@ -108,7 +117,9 @@ def eval_command(
     heldout: Optional[float] = typer.Option(None, "--heldout", help="Default: the split recorded at training; 0 = all rows."),
     seed: Optional[int] = typer.Option(None, "--seed"),
     corpus: Optional[Path] = typer.Option(None, "--corpus", help="Corpus directory (with --bench)."),
-    bench: Optional[Path] = typer.Option(None, "--bench", help="Benchmark JSONL: retrieval metrics new vs default student."),
+    bench: Optional[Path] = typer.Option(None, "--bench", help="Benchmark JSONL or judged-intents folder (with "
+                                         "--split): retrieval metrics new vs default student."),
+    split: Optional[str] = typer.Option(None, "--split", help="dev or heldout: that split of a judged-intents folder."),
     k: str = typer.Option("5,10,20", "--k", help="Cut-offs for --bench."),
     limit: Optional[int] = typer.Option(None, "--limit", min=1),
     json_out: Optional[Path] = typer.Option(None, "--json", help="Write the results here."),
@@ -136,8 +147,16 @@ def eval_command(
         except ValueError:
             fail(f"--k {k!r}: expected comma-separated integers", code=2)
         with clean_errors(BenchmarkError, EvaluationError, ValueError, OSError):
-            report = compare_students(corpus, bench, model, settings, ks=ks, limit=limit)
+            report = compare_students(corpus, bench, model, settings, ks=ks, limit=limit, split=split)
         print_report(report)
+        if settings.reranker.order == "combined":
+            from litnav.reranker.combine import load_combination
+
+            if load_combination(settings.reranker.combination).scorer_weight == 0:
+                err_console.print("note: the reranker combination gives the scorer weight 0, so both students "
+                                    "rank alike; compare their orderings with --set reranker.order=score, or refit the "
+                                    "combination for the new student (README: Distilling your own scorer)",
+                                    markup=False, highlight=False)
         doc["retrieval"] = {name: res.metrics for name, res in report.systems.items()}
     _print_json(doc)
     if json_out is not None:

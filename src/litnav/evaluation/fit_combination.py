@@ -214,7 +214,8 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--bench", help="litnav JSONL or judged-intents folder")
     c.add_argument("--queries")
     c.add_argument("--qrels")
-    c.add_argument("--split", choices=("dev",), help="judged-intents split (dev only: never fit on held-out)")
+    c.add_argument("--split", choices=("dev",), help="judged-intents split (dev only, the default for a judged-intents "
+                   "folder: never fit on held-out)")
     c.add_argument("--limit", type=int)
     c.add_argument("--set", dest="overrides", action="append", default=[])
     c.add_argument("--out", type=Path, required=True)
@@ -225,6 +226,14 @@ def main(argv: list[str] | None = None) -> int:
     v.add_argument("records", type=Path, nargs="+")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
+    from litnav.core.tool import tool_errors
+    from litnav.corpus.errors import CorpusError
+
+    with tool_errors(parser, CorpusError):
+        return _run(parser, args, argv)
+
+
+def _run(parser: argparse.ArgumentParser, args: argparse.Namespace, argv: list[str] | None) -> int:
     if args.step == "collect":
         from litnav.core.settings import load_settings
         from litnav.corpus import Corpus
@@ -232,6 +241,9 @@ def main(argv: list[str] | None = None) -> int:
 
         if args.queries and "heldout" in str(args.queries):
             parser.error("refusing held-out queries: fit on development data only")
+        if args.bench and Path(args.bench).is_dir() and args.split is None:
+            args.split = "dev"  # a judged-intents folder holds held-out intents too: never fit on them
+            print(f"collecting the dev split of {args.bench} (--split dev)", file=sys.stderr)
         bench = load_benchmark(args.bench, queries=args.queries, qrels=args.qrels, split=args.split).limit(args.limit)
         settings = load_settings(None, args.overrides)
         with Corpus.open(args.corpus) as corpus:

@@ -49,7 +49,9 @@ class SystemResult:
     systems that judge papers, the counts of ``scorer.verdicts.verdict_agreement`` summed over
     queries (``agree`` recomputed from the sums), else None; ``fallbacks``: qid -> why the
     system's first stage ranked that query (``SystemRun.fallback``); ``left_out``: qid -> corpus
-    ids the system left out on purpose (``SystemRun.left_out``: a quoted passage's own paper).
+    ids the system left out on purpose (``SystemRun.left_out``: a quoted passage's own paper);
+    ``engines``: what produced the rankings (``SystemRun.engines`` of the first query that names
+    them: litnav's scorer and reranker).
     """
 
     name: str
@@ -63,6 +65,7 @@ class SystemResult:
     verdicts: dict[str, float | int] | None = None
     fallbacks: dict[str, str] = field(default_factory=dict)
     left_out: dict[str, list[str]] = field(default_factory=dict)
+    engines: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -165,6 +168,7 @@ def evaluate_system(
     verdicts: dict[str, float | int] | None = None
     fallbacks: dict[str, str] = {}
     left_out: dict[str, list[str]] = {}
+    engines: dict[str, str] = {}
     for task in progress_bar(benchmark.tasks, desc=system.name, unit="query", progress=progress):
         t0 = time.perf_counter()
         try:
@@ -193,6 +197,8 @@ def evaluate_system(
             fallbacks[task.qid] = run.fallback
         if getattr(run, "left_out", None):
             left_out[task.qid] = list(run.left_out)
+        if not engines and getattr(run, "engines", None):
+            engines = dict(run.engines)
         for stage, seconds in run.stage_seconds.items():
             stages[stage] = stages.get(stage, 0.0) + float(seconds)
         if getattr(run, "verdicts", None) is not None:
@@ -217,6 +223,7 @@ def evaluate_system(
         verdicts=verdicts,
         fallbacks=fallbacks,
         left_out=left_out,
+        engines=engines,
     )
 
 

@@ -56,6 +56,7 @@ def report_to_dict(report: EvalReport) -> dict[str, Any]:
             "missing_gold": missing,
             "fallbacks": res.fallbacks,
             "left_out": res.left_out,
+            "engines": res.engines,
         }
         if res.verdicts is not None:
             systems[name]["verdicts"] = res.verdicts
@@ -232,6 +233,10 @@ def judgement_summary(report: EvalReport) -> dict[str, Any]:
             "base_rate": round(sum(relevant) / judged, 4) if judged else None}
 
 
+ENGINE_KEYS = ("scorer", "scorer_training", "reranker", "retrieval")
+"""The ``Session.engines`` entries the Notes name for each litnav system."""
+
+
 def _ids(ids: Sequence[str], n: int = 10) -> str:
     return ", ".join(ids[:n]) + (f", ... ({len(ids)} in all)" if len(ids) > n else "")
 
@@ -254,6 +259,9 @@ def note_lines(report: EvalReport) -> list[str]:
                      f"{_ids(b.unmatched_qrels)}.")
     qrels = b.qrels()
     for name, res in report.systems.items():
+        if res.engines:
+            lines.append(f"{name} ran with " + "; ".join(f"{k} {res.engines[k]}" for k in ENGINE_KEYS if k in res.engines)
+                         + ".")
         if res.fallbacks:
             shown = [f"{q} ({why[:80]})" for q, why in res.fallbacks.items()]
             lines.append(f"{name}: {len(res.fallbacks)} queries were ranked by its first stage alone (plain hybrid "

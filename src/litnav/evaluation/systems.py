@@ -56,6 +56,8 @@ class SystemRun:
       intent, "the of and", and plain hybrid retrieval ranked it); None normally.
     - ``left_out``: corpus ids the system left out on purpose (litnav: the paper a quoted
       passage comes from, ``navigator.source``), which the baselines rank like any other paper.
+    - ``engines``: what produced the ranking (litnav: ``Session.engines``: scorer, reranker,
+      retrieval channels); empty for the baselines.
     """
 
     ranking: list[tuple[str, float]]
@@ -66,6 +68,7 @@ class SystemRun:
     verdicts: dict[str, float | int] | None = None
     fallback: str | None = None
     left_out: list[str] = field(default_factory=list)
+    engines: dict[str, str] = field(default_factory=dict)
 
 
 @runtime_checkable
@@ -195,6 +198,7 @@ class LitnavSystem:
             printed=[{"corpus_id": r.corpus_id, "title": r.title, "year": r.year, "venue": r.venue} for r in session.results],
             verdicts=session_verdicts(session),
             left_out=list(source) if self.settings.navigator.exclude_source else [],
+            engines={k: str(v) for k, v in session.engines.items()},
         )
 
 

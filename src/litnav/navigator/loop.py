@@ -343,4 +343,6 @@ def _order_label(settings: Settings, scored: bool, scorer_weight: float | None =
         return "scorer final score"
     if scorer_weight == 0:
         return "fused retrieval order, soft preferences re-weighting (reranker.combine, scorer weight 0)"
-    return "rank fusion of fused and scorer order (reranker.combine)"
+    fitted = f" of {settings.reranker.combination}" if settings.reranker.combination else ""
+    weight = f", scorer weight {scorer_weight:g}" if scorer_weight is not None else ""
+    return f"rank fusion of fused and scorer order (reranker.combine{fitted}{weight})"

@@ -40,6 +40,8 @@ def load_student(path: str | Path | None = None, device: str = "cpu"):
     if not path.exists():
         raise StudentError(f"{path}: no such student file or folder (scorer.student)")
     if not path.is_dir():
+        if path.suffix in (".safetensors", ".bin", ".pt"):
+            raise StudentError(f"{path}: a weights file; give the model's folder (the one holding {STUDENT_FILE})")
         return Student.load(path)
     doc_path = path / STUDENT_FILE
     if not doc_path.is_file():

@@ -133,23 +133,32 @@ class CrossEncoderStudent:
         return self.relevance_model.predict_proba(r[:, cols])
 
     def save(self, folder: str | Path, *, delta: bool = False) -> None:
-        """Write ``folder/student.json`` and the weights (document last, by rename).
+        """Write the weights, then ``folder/student.json`` naming them (atomically, last).
 
-        ``delta=False``: the whole model in ``folder/cross_encoder/`` (~90 MB). ``delta=True``:
-        only the tensors that differ from the bundled all-MiniLM-L6-v2, in float16, in
-        ``folder/delta.safetensors`` (a model fine-tuned with frozen embeddings and lower layers
-        is ~11 MB); loading rebuilds the model from the bundled one."""
+        ``delta=False``: the whole model in a folder ``cross_encoder-<token>/`` (~90 MB).
+        ``delta=True``: only the tensors that differ from the bundled all-MiniLM-L6-v2, in
+        float16, in ``delta-<token>.safetensors`` (a model fine-tuned with frozen embeddings and
+        lower layers is ~11 MB); loading rebuilds the model from the bundled one. The weights
+        get a fresh name and the document is replaced only once they are complete, so a save
+        killed midway leaves the folder's previous model whole (and its document pointing at
+        its own weights); the weights no document names are removed after."""
+        import secrets
+
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
+        token = secrets.token_hex(4)
         if delta:
-            _save_delta(self.model, folder / DELTA_FILE)
+            weights = f"delta-{token}.safetensors"
+            _save_delta(self.model, folder / weights)
         else:
-            self.model.save(str(folder / WEIGHTS_DIR))
+            weights = f"{WEIGHTS_DIR}-{token}"
+            self.model.save(str(folder / weights))
         doc = {"format": FORMAT, "name": self.name, "max_seq_length": self.max_seq_length, "passage": self.passage,
-               "weights": "delta" if delta else "full",
+               "weights": "delta" if delta else "full", "weights_path": weights,
                "relevance_model": self.relevance_model.to_dict() if self.relevance_model else None,
                "training": self.training}
         write_json(folder / STUDENT_FILE, doc, indent=1)
+        remove_other_weights(folder, keep=weights)
 
     @classmethod
     def load(cls, folder: str | Path, device: str = "cpu", precision: str = "fp32") -> CrossEncoderStudent:
@@ -169,10 +178,13 @@ class CrossEncoderStudent:
         weights = doc.get("weights", "full")
         if weights not in ("full", "delta"):
             raise StudentError(f"{doc_path}: weights {weights!r}, expected 'full' or 'delta'")
-        if weights == "full" and not (folder / WEIGHTS_DIR).is_dir():
-            raise StudentError(f"{folder}: missing the weights folder {WEIGHTS_DIR}/")
-        if weights == "delta" and not (folder / DELTA_FILE).is_file():
-            raise StudentError(f"{folder}: missing the weights file {DELTA_FILE}")
+        named = doc.get("weights_path") or (WEIGHTS_DIR if weights == "full" else DELTA_FILE)
+        if not isinstance(named, str) or Path(named).name != named:
+            raise StudentError(f"{doc_path}: weights_path {named!r} must name a file or folder beside it")
+        if weights == "full" and not (folder / named).is_dir():
+            raise StudentError(f"{folder}: missing the weights folder {named}/")
+        if weights == "delta" and not (folder / named).is_file():
+            raise StudentError(f"{folder}: missing the weights file {named}")
         passage = doc.get("passage", "evidence")
         if passage not in PASSAGES:
             raise StudentError(f"{doc_path}: passage {passage!r}, expected one of {PASSAGES}")
@@ -182,14 +194,32 @@ class CrossEncoderStudent:
         head = LinearModel.from_dict(rel, f"{doc_path}: relevance_model") if rel else None
         if head is not None and any(f not in RELEVANCE_FEATURES for f in head.features):
             raise StudentError(f"{doc_path}: relevance_model: unknown features; known: {list(RELEVANCE_FEATURES)}")
-        if weights == "full":
-            model = _load_cross_encoder(folder / WEIGHTS_DIR, int(doc["max_seq_length"]), device=device)
-        else:
-            model = _load_cross_encoder(default_base_model(), int(doc["max_seq_length"]), num_labels=1, device=device)
-            _apply_delta(model, folder / DELTA_FILE)
+        try:
+            if weights == "full":
+                model = _load_cross_encoder(folder / named, int(doc["max_seq_length"]), device=device)
+            else:
+                model = _load_cross_encoder(default_base_model(), int(doc["max_seq_length"]), num_labels=1, device=device)
+                _apply_delta(model, folder / named)
+        except Exception as exc:  # a truncated or foreign weights file: safetensors, torch and transformers raise their own
+            raise StudentError(f"{folder / named}: cannot load the cross-encoder weights "
+                               f"({type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}); "
+                               "retrain or restore the model folder") from None
         return cls(name=str(doc["name"]), model=model, max_seq_length=int(doc["max_seq_length"]),
                    relevance_model=head, training=dict(doc.get("training") or {}), passage=passage,
                    precision=precision)
+
+
+def remove_other_weights(folder: Path, keep: str) -> None:
+    """Remove the weights in ``folder`` that its document no longer names (earlier saves)."""
+    import shutil
+
+    for p in [*folder.glob(f"{WEIGHTS_DIR}*"), *folder.glob("delta*.safetensors")]:
+        if p.name == keep:
+            continue
+        if p.is_dir() and not p.is_symlink():
+            shutil.rmtree(p, ignore_errors=True)
+        else:
+            p.unlink(missing_ok=True)
 
 
 def _base_state() -> dict:

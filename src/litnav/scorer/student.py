@@ -205,8 +205,8 @@ class Student:
         path = Path(path)
         try:
             doc = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise StudentError(f"{path}: {exc}") from exc
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise StudentError(f"{path}: not a student JSON document ({exc})") from exc
         return cls.from_dict(doc, str(path))
 
 

@@ -83,7 +83,9 @@ def group_probabilities(student, rows: Sequence[TrainingRow], scores: np.ndarray
 
 def agreement(student, rows: Sequence[TrainingRow]) -> dict[str, float]:
     """The metrics of the module docstring on ``rows`` (plus ``n_rows``, ``n_groups``,
-    ``n_intents``). Raises ``ValueError`` on no rows."""
+    ``n_intents``, and beside AUC and accuracy the groups' ``positive_rate`` and
+    ``base_rate_accuracy``, the accuracy of always answering the majority class). Raises
+    ``ValueError`` on no rows."""
     from scipy.stats import spearmanr
     from sklearn.metrics import roc_auc_score
 
@@ -102,5 +104,7 @@ def agreement(student, rows: Sequence[TrainingRow]) -> dict[str, float]:
         "auc": float(roc_auc_score(y, p)) if len(set(y.tolist())) == 2 else math.nan,
         "ece": ece(p, y),
         "accuracy": float(np.mean((p >= 0.5) == (y == 1))) if len(p) else math.nan,
+        "positive_rate": float(np.mean(y == 1)) if len(y) else math.nan,
+        "base_rate_accuracy": float(max(np.mean(y == 1), 1 - np.mean(y == 1))) if len(y) else math.nan,
     }
     return {k: (round(v, 4) if isinstance(v, float) and not math.isnan(v) else v) for k, v in out.items()}

@@ -158,8 +158,16 @@ def train_cross_encoder(
         "kind": "cross-encoder", "seed": seed, "epochs": epochs, "batch_size": batch_size,
         "learning_rate": learning_rate, "max_seq_length": max_seq_length, "trainable_layers": trainable_layers, "passage": passage, "precision": precision, "base_model": str(base), "n_rows": len(rows), "n_positive": int((t >= 0.5).sum()),
         "final_loss": round(float(np.mean(losses[-max(1, len(losses) // epochs):])), 6),
+        "constant_loss": round(_constant_loss(t), 6),
         "sources": sorted({r.source for r in rows}),
         "rows_sha256": hashlib.sha256("\n".join(r.dump_stable() for r in rows).encode()).hexdigest(),
         **(metadata or {}),
     }
     return student
+
+
+def _constant_loss(targets: np.ndarray) -> float:
+    """The binary cross-entropy of predicting the targets' mean for every row: the training loss
+    of a cross-encoder that learned nothing (``final_loss`` at or above it)."""
+    m = float(np.clip(np.mean(targets), 1e-6, 1 - 1e-6))
+    return float(-np.mean(targets * np.log(m) + (1 - targets) * np.log(1 - m)))

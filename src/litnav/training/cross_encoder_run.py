@@ -95,8 +95,8 @@ def feature_probabilities(student, rows: list[TrainingRow]) -> np.ndarray:
 
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point; prints and writes the JSON report; returns the exit status."""
-    ap = argparse.ArgumentParser(prog="python -m litnav.training.cross_encoder_run",
-                                 description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m litnav.training.cross_encoder_run", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mined", type=Path, action="append", default=[], help="mined rows (JSONL) to train on")
     ap.add_argument("--scifact", type=Path, help="SciFact folder; its training claims join the training rows")
     ap.add_argument("--scifact-rows", type=Path, help="the rows of scorer data from_scifact(--scifact), written "
@@ -131,6 +131,13 @@ def main(argv: list[str] | None = None) -> int:
                     help="encoder of the rows' similarities and evidence (training.data.default_encoder)")
     ap.add_argument("--cache-dir", type=Path, default=Path(tempfile.gettempdir()) / "litnav-scorer-cache")
     args = ap.parse_args(argv)
+    from litnav.core.tool import tool_errors
+
+    with tool_errors(ap):
+        return _run(ap, args, argv)
+
+
+def _run(ap: argparse.ArgumentParser, args: argparse.Namespace, argv: list[str] | None) -> int:
 
     from litnav.scorer import load_student
     from litnav.training.cross_encoder import train_cross_encoder
@@ -138,6 +145,10 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.engine != "feature" and args.out is None:
         ap.error("--out is needed to keep the cross-encoder (or use --engine feature)")
+    if args.scifact_rows and not args.scifact:
+        ap.error("--scifact-rows needs --scifact (the SciFact folder its held-out claims are split from)")
+    if not (args.scifact or args.heldout_mined or args.bench):
+        log.warning("no held-out data (--scifact, --heldout-mined or --bench): the model is saved unevaluated")
 
     from litnav.training.data import default_encoder
 
@@ -200,6 +211,11 @@ def main(argv: list[str] | None = None) -> int:
             max_seq_length=args.max_len, device=args.device, name="student:cross-encoder-mixed", metadata=dict(meta),
             trainable_layers=args.trainable_layers, passage=args.passage, precision=args.precision)
         report["cross_encoder_train_seconds"] = round(time.time() - t0, 1)
+        done = engines["cross_encoder"].training
+        if done["final_loss"] >= 0.98 * done["constant_loss"]:
+            log.warning("the cross-encoder's final training loss %.3f is no lower than predicting the mean label "
+                        "(%.3f): it learned nothing; more rows, epochs or trainable layers may help",
+                        done["final_loss"], done["constant_loss"])
     for name, rows in heldout.items():
         items = [_row_input(r) for r in rows]
         report["heldout"][name] = {k: binary_report(e.predict_satisfaction(items), rows) for k, e in engines.items()}

@@ -144,20 +144,24 @@ def mine_rows(papers: list[dict], *, n_queries: int | None = None, n_bm25: int =
 
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point: mine rows from a JSONL(.gz) corpus file into a JSONL of rows."""
-    ap = argparse.ArgumentParser(prog="python -m litnav.training.mine", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m litnav.training.mine", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--jsonl", required=True, type=Path, action="append", help="corpus file(s) with title + abstract")
     ap.add_argument("--papers", type=int, default=800, help="papers sampled per file (the retrieval pool)")
     ap.add_argument("--queries", type=int, default=300, help="source papers per file that give queries")
     ap.add_argument("--out", required=True, type=Path)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
+    from litnav.core.tool import tool_errors
+
     rows: list[TrainingRow] = []
-    enc = default_encoder()
-    for f in args.jsonl:
-        papers = read_papers(f, limit=args.papers, seed=args.seed)
-        tag = re.sub(r"\W+", "-", f.name.split(".")[0])[:24]
-        rows += list(mine_rows(papers, n_queries=args.queries, encoder=enc, seed=args.seed, tag=tag))
-    n = write_rows(rows, args.out)
+    with tool_errors(ap):
+        enc = default_encoder()
+        for f in args.jsonl:
+            papers = read_papers(f, limit=args.papers, seed=args.seed)
+            tag = re.sub(r"\W+", "-", f.name.split(".")[0])[:24]
+            rows += list(mine_rows(papers, n_queries=args.queries, encoder=enc, seed=args.seed, tag=tag))
+        n = write_rows(rows, args.out)
     print(json.dumps({"rows": n, "positives": sum(r.label_score >= 2.5 for r in rows), "out": str(args.out)}))
     return 0
 

@@ -33,13 +33,18 @@ class TrainOutcome:
 
 def save_student(student, out: str | Path, *, delta: bool = False) -> Path:
     """Save where ``load_student`` finds it: a feature student to ``out`` when it ends in
-    ``.json`` (else ``out/student.json``); a cross-encoder student to the folder ``out`` (only
+    ``.json`` (else ``out/student.json``, and the weights of a cross-encoder saved there before
+    are removed); a cross-encoder student to the folder ``out`` (only
     its tensors that differ from the bundled MiniLM when ``delta``). Returns the path to give
     ``load_student``/``scorer.student``."""
     out = Path(out)
     if isinstance(student, Student):
         target = out if out.suffix == ".json" else out / STUDENT_FILE
         student.save(target)
+        if target.parent == out:  # a cross-encoder saved here before: its weights are no longer named
+            from litnav.scorer.cross_encoder import remove_other_weights
+
+            remove_other_weights(out, keep="")
         return out
     if out.suffix == ".json":
         raise ValueError(f"{out}: a cross-encoder student is a folder; give a path without .json")
