@@ -93,3 +93,14 @@ def test_cosine_silhouette_matches_scikit_learn():
     for labels in (np.repeat([0, 1], 12), np.array([0] * 10 + [1] * 13 + [2]), rng.integers(0, 3, 24)):
         assert cosine_silhouette(x, labels) == pytest.approx(
             metrics.silhouette_score(x, labels, metric="cosine"), abs=1e-9)
+
+
+def test_branch_terms_keep_accented_words_whole():
+    """A full-text user was offered "[b] tica, los, contratos": "Política" and "práctica" were cut
+    at their accented letter."""
+    from litnav.navigator.branches import name_groups
+
+    texts = {"a": "Política pública y práctica de contratos", "b": "Política pública de contratos estatales",
+             "c": "Graph neural networks for molecules", "d": "Graph neural networks for proteins"}
+    terms = name_groups(texts, [["a", "b"], ["c", "d"]])
+    assert not any(t in {"tica", "blica"} for t in terms[0]) and any("política" in t or "pública" in t for t in terms[0])

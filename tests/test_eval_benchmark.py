@@ -114,3 +114,12 @@ def test_scifact_train_golden_records(shared_data):
     assert (first.qid, first.query, first.gold) == ("2", "1 in 5 million in UK have abnormal PrP positivity.", {"13734012": 1})
     assert (last.qid, last.gold) == ("1406", {"2617858": 1})
     assert last.query.startswith("\u03b2-sheet opening")
+
+
+def test_a_beir_querys_facet_groups_it(tmp_path):
+    """CSFCube-style queries carry their facet; the report's per-kind means need it as the task's kind."""
+    (tmp_path / "q.jsonl").write_text('{"_id": "1", "text": "t", "facet": "method"}\n'
+                                      '{"_id": "2", "text": "u", "metadata": {"facet": "x"}}\n')
+    (tmp_path / "r.tsv").write_text("1\ta\t1\n2\tb\t2\n")
+    b = load_benchmark(queries=tmp_path / "q.jsonl", qrels=tmp_path / "r.tsv")
+    assert [(t.qid, t.kind) for t in b.tasks] == [("1", "method"), ("2", None)]

@@ -7,7 +7,8 @@
   ``gold`` is a mapping corpus_id -> grade (int >= 0; 0 = judged not relevant) or a list of
   corpus ids (grade 1 each). ``checklist`` is optional and kept as given; other fields
   ("facet", "metadata") are not read, as in BEIR's queries.
-- BEIR: ``queries.jsonl`` (``{"_id": ..., "text": ...}`` per line) plus qrels: BEIR's
+- BEIR: ``queries.jsonl`` (``{"_id": ..., "text": ...}`` per line; a ``facet``/``kind``/``type``
+  field groups the queries, :data:`KIND_FIELDS`) plus qrels: BEIR's
   ``qrels.tsv`` (``query-id<TAB>corpus-id<TAB>score``, header line optional) or TREC qrels
   (``qid iteration docid grade``). Queries without a relevant judgement are not tasks
   (``Benchmark.skipped_queries``); judged query ids absent from the queries file are left out
@@ -201,6 +202,20 @@ def load_qrels_tsv(path: str | Path) -> dict[str, dict[str, int]]:
     return qrels
 
 
+KIND_FIELDS = ("facet", "kind", "type", "category")
+"""Query fields that group a BEIR suite's queries (CSFCube's background/method/result facets):
+the first one present, a string, is the query's ``Task.kind`` (per-kind means in the report)."""
+
+
+def _query_kind(obj: dict[str, Any]) -> str | None:
+    """The query's group: the first of :data:`KIND_FIELDS` it holds as a non-empty string."""
+    for key in KIND_FIELDS:
+        value = obj.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
+
+
 def load_beir(queries: str | Path, qrels: str | Path) -> Benchmark:
     """Load BEIR ``queries.jsonl`` + qrels (:func:`load_qrels_tsv`). Tasks follow the queries
     file's order; qrels naming a query absent from the queries file are left out and counted in
@@ -209,18 +224,20 @@ def load_beir(queries: str | Path, qrels: str | Path) -> Benchmark:
     queries, qrels = Path(queries), Path(qrels)
     judged = load_qrels_tsv(qrels)
     texts: dict[str, str] = {}
+    kinds: dict[str, str | None] = {}
     for lineno, obj in json_lines(queries, error=BenchmarkError):
         where = f"{queries}:{lineno}"
         qid = _text_field(obj, "_id", where)
         if qid in texts:
             raise BenchmarkError(f"{where}: duplicate _id {qid!r}")
         texts[qid] = _text_field(obj, "text", where)
+        kinds[qid] = _query_kind(obj)
     orphans = sorted(set(judged) - set(texts))
     tasks, skipped = [], []
     for qid, text in texts.items():
         gold = judged.get(qid, {})
         if any(g > 0 for g in gold.values()):
-            tasks.append(Task(qid, text, gold))
+            tasks.append(Task(qid, text, gold, kind=kinds[qid]))
         else:
             skipped.append(qid)
     if not tasks:

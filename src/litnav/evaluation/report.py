@@ -40,6 +40,17 @@ def _by_kind(report: EvalReport, name: str) -> dict[str, dict[str, float]]:
             for kind, qids in sorted(groups.items())}
 
 
+def _kind_rows(report: EvalReport, metric: str = "nDCG@10") -> list[tuple[str, list[str]]]:
+    """``(kind (n), [metric per system])`` per query kind (``Task.kind``: an intent's type, a
+    BEIR query's facet); empty when the benchmark records none or ``metric`` was not measured."""
+    if metric not in metric_names(report.ks):
+        return []
+    by = {name: _by_kind(report, name) for name in report.systems}
+    kinds = next(iter(by.values()), {})
+    return [(f"{kind} ({v['n']})", [f"{by[name][kind][metric]:.3f}" for name in report.systems])
+            for kind, v in kinds.items()]
+
+
 def report_to_dict(report: EvalReport) -> dict[str, Any]:
     """The whole report as JSON-ready data (see module doc)."""
     missing = _missing(report)
@@ -209,6 +220,11 @@ def to_markdown(report: EvalReport) -> str:
         for s in stages:
             cells = [f"{report.systems[n].stage_seconds[s]:.3f}" if s in report.systems[n].stage_seconds else "" for n in names]
             lines.append(f"| {s} | " + " | ".join(cells) + " |")
+    kinds = _kind_rows(report)
+    if kinds:
+        lines += ["", "## nDCG@10 by query kind", "", "| kind (queries) | " + " | ".join(names) + " |",
+                  "|---|" + "---|" * len(names)]
+        lines += [f"| {label} | " + " | ".join(cells) + " |" for label, cells in kinds]
     verdicts = verdict_lines(report)
     if verdicts:
         lines += ["", "## Verdicts and their quotes", "", *(f"- {line}" for line in verdicts)]
@@ -340,6 +356,15 @@ def print_report(report: EvalReport, console: Any = None) -> None:
         for s in stages:
             st.add_row(s, *[f"{report.systems[n].stage_seconds[s]:.3f}" if s in report.systems[n].stage_seconds else "" for n in names])
         console.print(st)
+    kinds = _kind_rows(report)
+    if kinds:
+        kt = Table(title="nDCG@10 by query kind")
+        kt.add_column("kind (queries)", style="bold")
+        for n in names:
+            kt.add_column(n, justify="right")
+        for label, cells in kinds:
+            kt.add_row(label, *cells)
+        console.print(kt)
     for line in [*verdict_lines(report), *note_lines(report)]:
         console.print(line, markup=False, highlight=False)
     shown = {q: ids for q, ids in list(report.missing_gold.items())[:20]}

@@ -25,7 +25,7 @@ from litnav.core.settings import Settings
 from litnav.core.text import stop_words
 
 QUESTION = "Which branch should I prioritise?"
-_WORD = re.compile(r"[a-z][a-z0-9\-]+")
+_WORD = re.compile(r"[^\W\d_][\w-]+")  # any script's letters: "Política", not "tica"
 _GENERIC = frozenset({
     "paper", "papers", "propose", "proposed", "proposes", "method", "methods", "approach", "approaches", "results",
     "show", "shows", "model", "models", "based", "using", "use", "used", "new", "task", "tasks", "work", "also",
