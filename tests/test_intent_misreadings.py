@@ -589,3 +589,24 @@ def test_excluding_empirical_studies_asks_for_theory_not_for_reviews_only(intent
     cl = parse_intent(intent)
     types = [c for c in cl.checkpoints if c.predicate is not None and c.predicate.field == "publication_type"]
     assert [(c.predicate.values, c.predicate.negate, c.weight < 1) for c in types] == [(["theoretical"], False, True)]
+
+
+@pytest.mark.parametrize("intent, kept", [
+    ("citation recommendation and paper reading tools for literature reviews", ["paper reading", "literature reviews"]),
+    ("literature mining for drug discovery", ["literature mining"]),
+    ("paper recommendation systems", ["paper recommendation"]),
+])
+def test_a_document_noun_inside_a_compound_is_part_of_the_topic(intent, kept):
+    """"paper reading tools" lost "paper reading" (read as "papers investigating ...") and "for
+    literature reviews" became "reviews": a singular document noun before a gerund or a noun makes a
+    compound, not a request."""
+    checklist = parse_intent(intent, today=TODAY)
+    terms = " | ".join(t for c in checklist.checkpoints for t in c.terms).lower()
+    assert all(k in terms for k in kept), terms
+    assert checklist.checkpoints[0].text == intent
+
+
+@pytest.mark.parametrize("intent", ["papers investigating dense retrieval", "a paper proposing dense retrieval",
+                                    "work investigating dense retrieval"])
+def test_a_document_noun_before_a_content_verb_still_frames_the_request(intent):
+    assert parse_intent(intent, today=TODAY).checkpoints[0].text == "dense retrieval"

@@ -165,6 +165,27 @@ def search_compound(word: str, following: str) -> bool:
     return word.lower() == "search" and not edge_word(following)
 
 
+_SINGULAR_DOCUMENT_NOUNS = {"paper", "article", "literature", "publication"}
+
+
+_DOCUMENT_COMPOUND_HEADS = {"review", "reviews", "search", "searches", "survey", "surveys"}
+"""Nouns that are verbs too yet make a compound after a document noun ("literature review")."""
+
+
+def document_compound(word: str, following: str) -> bool:
+    """True when ``word`` is a singular document noun that modifies the next word into a compound:
+    a gerund ("paper reading tools"), a noun that is no verb or adjective
+    ("article recommendation"), an unknown (technical) word, or a review or search ("literature
+    review"); not a request's "papers on ...", nor a sentence's "This paper shows ..."."""
+    from litnav.navigator.intent.lexicon import all_lemmas
+
+    w = following.lower()
+    if word.lower() not in _SINGULAR_DOCUMENT_NOUNS or edge_word(w) or not re.fullmatch(r"[^\W\d_][\w-]*", w):
+        return False
+    lemmas = all_lemmas(w)
+    return w.endswith("ing") or w in _DOCUMENT_COMPOUND_HEADS or not lemmas or set(lemmas) == {"NOUN"}
+
+
 def _qualifies_documents(word: str) -> bool:
     """True for an adjective that makes a kind of document of what follows ("scientific papers",
     "biomedical literature", "legal articles"), unlike a request's "recent papers" (edge words)."""
@@ -188,7 +209,7 @@ def clean_phrase(phrase: str) -> str:
     while tokens and (tokens[0].lower().strip(".,:;!?'\"") in _EDGE_WORDS or not re.search(r"\w", tokens[0])):
         if LATIN_LOCATIVE.match(" ".join(tokens[:2])):
             break
-        if len(tokens) > 1 and search_compound(tokens[0], tokens[1]):
+        if len(tokens) > 1 and (search_compound(tokens[0], tokens[1]) or document_compound(tokens[0], tokens[1])):
             break
         tokens.pop(0)
     while tokens and ((tokens[-1].lower().strip(".,:;!?'\"") in _EDGE_WORDS - REQUEST_WORDS)
