@@ -314,3 +314,22 @@ def test_a_survey_search_says_when_its_results_are_surveys_by_wording_only(sessi
     assert results[0] == "csurvey"  # the fixture's one survey, typed by its title
     assert bool(typed) == (len(results) > 1)  # the others are there for their wording
     assert not any("typed a" in n for n in result_notes(sessions["sibling"]))
+
+
+def test_each_neighbour_shows_the_edge_that_makes_it_one(corpus, sessions):
+    """A correct "papers citing X" result showed only c1 0.0 "not satisfied" beside an abstract
+    sentence; the edge to the anchor, with its citing sentence, is why it is listed."""
+    from litnav.session.paper import anchor_links
+    from litnav.session.report import audit_view, render_report
+
+    for direction, relation in (("successor", "cites the anchor"), ("predecessor", "cited by the anchor")):
+        s = sessions[direction]
+        links = anchor_links(s, corpus)
+        assert set(links) == {r.corpus_id for r in s.results} and {v["relation"] for v in links.values()} == {relation}
+        edges = corpus.citations("simclr") if direction == "successor" else corpus.references("simclr")
+        by_id = {(e.citing_id if direction == "successor" else e.cited_id): e for e in edges}
+        assert all(links[cid]["contexts"] == [c for c in by_id[cid].contexts if c.strip()] for cid in links)
+        view = audit_view(s, corpus)
+        assert all(r["anchor_link"] == links[r["corpus_id"]] for r in view["results"])
+        assert relation in render_report(s, corpus)
+    assert anchor_links(sessions["sibling"], corpus) == {}

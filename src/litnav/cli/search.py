@@ -134,7 +134,9 @@ def search_cmd(
             write_text_atomic(export_session(session, c, export_format), export)
         make_console(stderr=True).print(f"{export_format} export written to {export}")
     try:
-        print_session(session, make_console(), rationales=rationales)
+        from litnav.session.paper import anchor_links
+
+        print_session(session, make_console(), rationales=rationales, links=anchor_links(session, c))
     except BrokenPipeError:  # the reader went away; the session is already on disk
         import os
 

@@ -1,6 +1,9 @@
-"""One paper as the corpus holds it, for people and API clients (``litnav show``, the servers)."""
+"""One paper as the corpus holds it, for people and API clients (``litnav show``, the servers), and
+the citation edge that links an anchor search's result to its anchor."""
 
 from __future__ import annotations
+
+from typing import Any
 
 
 def paper_view(c, corpus_id: str) -> dict | None:
@@ -27,3 +30,24 @@ def paper_view(c, corpus_id: str) -> dict | None:
                       for x in cites],
         "unresolved_references": c.unresolved_references(corpus_id),
     }
+
+
+def anchor_links(session, corpus) -> dict[str, dict[str, Any]]:
+    """For the results of an anchor search that follows citations (its first turn's direction
+    ``successor`` or ``predecessor``), the citation edge that makes each one a neighbour:
+    corpus id -> ``{"relation": "cites the anchor" | "cited by the anchor", "contexts": [the
+    citing sentences the edge records, possibly none]}``. The edge, not the checklist, is why such
+    a result is listed; its citing sentence is the evidence an auditor checks. Empty for any
+    other search."""
+    turn = session.turns[0] if getattr(session, "turns", None) else None
+    if turn is None or not turn.anchor or turn.direction not in ("successor", "predecessor"):
+        return {}
+    ids = {r.corpus_id for r in session.results}
+    if turn.direction == "successor":
+        edges = {e.citing_id: e for e in corpus.citations(turn.anchor) if e.citing_id in ids}
+        relation = "cites the anchor"
+    else:
+        edges = {e.cited_id: e for e in corpus.references(turn.anchor) if e.cited_id in ids}
+        relation = "cited by the anchor"
+    return {cid: {"relation": relation, "contexts": [c for c in e.contexts if c and c.strip()]}
+            for cid, e in edges.items()}

@@ -375,14 +375,20 @@ def print_notes(session: Session, console: Console) -> None:
         console.print(visible_text(line), style="yellow", markup=False, highlight=False)
 
 
-def print_session(session: Session, console: Console | None = None, rationales: int = 3) -> None:
-    """Print the checklist, the ranked table and the first rationales of each result."""
+def print_session(session: Session, console: Console | None = None, rationales: int = 3,
+                  links: dict[str, dict] | None = None) -> None:
+    """Print the checklist, the ranked table and the first rationales of each result, with, for
+    an anchor search's results, the citation edge to the anchor and its citing sentence
+    (``links``: ``session.paper.anchor_links``)."""
     console = console or Console()
     console.print(checklist_table(session))
     console.print(results_table(session))
     print_notes(session, console)
     for r in session.results[:rationales]:
         console.print(Text(visible_text(f"#{r.rank} {r.title}"), style="bold"))
+        if links and (link := links.get(r.corpus_id)):
+            said = f": \"{link['contexts'][0]}\"" if link["contexts"] else " (no citing sentence recorded)"
+            console.print(Text(visible_text(f"  {link['relation']}{said}")))
         console.print(rationale_lines(r))
     rounds = len(session.rounds)
     console.print(f"{rounds} round(s); stop: {session.stop_reason}; "

@@ -13,6 +13,7 @@ from typing import Any
 
 from litnav.core.records import Session
 from litnav.navigator.intent.describe import predicate_text
+from litnav.session.paper import anchor_links
 from litnav.session.render import found_by_summary, result_notes, score_text
 
 CONTEXT_CHARS = 240
@@ -50,12 +51,14 @@ def audit_view(session: Session, corpus=None) -> dict[str, Any]:
     first seen in that round), ``clarifications`` and ``feedback`` (the user turns of a refined
     session: feedback, typed edits with the phrase that asked for them, results new/dropped/moved,
     workflow nodes rerun or reused), ``notes`` (``session.render.result_notes``: relaxed constraints, the
-    passage's source left out, how many results satisfy ``c1``). ``corpus`` may be None: evidence is
-    then shown alone.
+    passage's source left out, how many results satisfy ``c1``); a result of an anchor search that
+    follows citations has ``anchor_link`` (``session.paper.anchor_links``: the edge to the anchor
+    with its citing sentences; None otherwise). ``corpus`` may be None: evidence is then shown alone.
     """
     checklist = session.rounds[-1].checklist.checkpoints if session.rounds else []
     fingerprint_ok = corpus is None or not session.corpus_fingerprint or corpus.fingerprint() == session.corpus_fingerprint
     results = []
+    links = anchor_links(session, corpus) if corpus is not None else {}
     for r in session.results:
         full_text = corpus.full_text(r.corpus_id) if corpus is not None else None
         judgements = {}
@@ -71,6 +74,7 @@ def audit_view(session: Session, corpus=None) -> dict[str, Any]:
             "rank": r.rank, "corpus_id": r.corpus_id, "title": r.title, "year": r.year, "venue": r.venue,
             "authors": r.authors, **dict(zip(("final_score", "probability"), session.shown_scores(r))),
             "found_by": found_by_summary(r.found_by), "judgements": judgements,
+            "anchor_link": links.get(r.corpus_id),
         })
     titles = {r.corpus_id: r.title for r in session.results}
     seen: set[str] = set()
