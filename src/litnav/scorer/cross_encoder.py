@@ -20,6 +20,7 @@ module is the runtime side only. Needs torch and sentence-transformers.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -273,6 +274,10 @@ def pair_scorer(model_path: str, device: str = "cpu", precision: str = "fp32"
     if (folder / STUDENT_FILE).is_file():
         student = CrossEncoderStudent.load(folder, device=device, precision=precision)
         model, max_len = student.model, student.max_seq_length
+        if student.passage != "abstract":
+            logging.getLogger(__name__).warning(
+                "%s: a checkpoint scorer trained on evidence passages (passage %r), used as a reranker of "
+                "titles + abstracts: retrain it with --passage abstract for reranking", folder, student.passage)
     else:
         model, max_len = _load_cross_encoder(folder, RERANKER_MAX_SEQ_LENGTH, device=device), RERANKER_MAX_SEQ_LENGTH
 
