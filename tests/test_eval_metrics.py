@@ -50,6 +50,16 @@ def test_missing_query_in_run_scores_zero():
     assert got["q"] == dict.fromkeys(metric_names([10]), 0.0)
 
 
+def test_a_relevance_level_counts_only_grades_at_or_above_it():
+    """trec_eval -l 2: on q1 only "a" (grade 2) is relevant to the binary metrics; nDCG keeps the grades."""
+    got = per_query_metrics(QRELS, RUN, [2, 5], relevance_level=2)["q1"]
+    assert (got["Recall@5"], got["Precision@5"], got["MRR"], got["Hit@2"]) == (1.0, 0.2, 1.0, 1.0)
+    assert got["nDCG@5"] == pytest.approx(EXPECTED["q1"]["nDCG@5"], abs=1e-6)
+    assert per_query_metrics(QRELS, RUN, [2], relevance_level=2)["q2"]["Recall@2"] == 0.0
+    with pytest.raises(ValueError, match="relevance level"):
+        per_query_metrics(QRELS, RUN, [2], relevance_level=0)
+
+
 def test_bad_cutoffs():
     with pytest.raises(ValueError, match="cut-offs"):
         per_query_metrics(QRELS, RUN, [0])

@@ -41,6 +41,9 @@ def register(app: typer.Typer) -> None:
             False, "--condensed", help="Score condensed lists: drop unjudged ids from each ranking first "
             "(for pooled judgements a system did not contribute to; Judged@K shows the coverage)."),
         limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Evaluate only the first N queries."),
+        relevance_level: int = typer.Option(
+            1, "--relevance-level", min=1, help="Least grade that Recall, Precision, F1, Hit and MRR count as relevant "
+            "(trec_eval -l; nDCG keeps every grade as its gain)."),
         json_out: Optional[Path] = typer.Option(None, "--json", help="Write metrics, CIs and per-query values here."),
         markdown: Optional[Path] = typer.Option(None, "--markdown", help="Write a Markdown report here."),
         run_dir: Optional[Path] = typer.Option(None, "--run-dir", help="Write TREC run files DIR/<system>.run."),
@@ -78,6 +81,7 @@ def register(app: typer.Typer) -> None:
         try:
             run_evaluation(
                 corpus, bench=bench, queries=queries, qrels=qrels, systems=_csv(systems), ks=ks, limit=limit, split=split, condensed=condensed,
+                relevance_level=relevance_level,
                 settings=settings, outputs=Outputs(json_out, markdown, run_dir, plot), progress=not no_progress,
             )
         except (BenchmarkError, ValueError) as exc:

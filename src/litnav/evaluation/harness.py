@@ -149,6 +149,7 @@ def evaluate_system(
     seed: int = DEFAULT_SEED,
     progress: bool = True,
     condensed: bool = False,
+    relevance_level: int = 1,
 ) -> SystemResult:
     """Run ``system`` on every task and measure it (see :class:`SystemResult`).
 
@@ -204,7 +205,7 @@ def evaluate_system(
         if getattr(run, "verdicts", None) is not None:
             verdicts = _add_verdicts(verdicts, run.verdicts)
     scored = {q: [c for c, _ in r if not condensed or c in qrels[q]] for q, r in rankings.items()}
-    per_query = per_query_metrics(qrels, scored, ks)
+    per_query = per_query_metrics(qrels, scored, ks, relevance_level)
     for qid, values in per_query.items():
         values.update(extra[qid])
     names = [*metric_names(ks), *COST_METRICS, *(f"Judged@{k}" for k in JUDGED_KS)]
@@ -247,13 +248,15 @@ def evaluate(
     progress: bool = True,
     meta: dict[str, Any] | None = None,
     condensed: bool = False,
+    relevance_level: int = 1,
 ) -> EvalReport:
     """Evaluate every system on the same benchmark and corpus; system names must be unique.
 
     ``ks`` are the cut-offs (sorted, de-duplicated); ``resamples``/``seed`` drive the bootstrap.
     Gold ids that are not corpus records are reported in ``EvalReport.missing_gold`` and
     stay in the judgements (they count against recall for every system alike). ``condensed``:
-    see :func:`evaluate_system`; recorded in ``meta["condensed"]``.
+    see :func:`evaluate_system`; recorded in ``meta["condensed"]``. ``relevance_level``: the least
+    grade the binary metrics count as relevant (``metrics.per_query_metrics``), in ``meta``.
     """
     ks = sorted(set(ks))
     names = [s.name for s in systems]
@@ -263,7 +266,8 @@ def evaluate(
     missing = benchmark.missing_gold(set(corpus.papers(gold)))
     results = {
         s.name: evaluate_system(s, benchmark, corpus, ks, resamples=resamples, seed=seed, progress=progress,
-                                condensed=condensed)
+                                condensed=condensed, relevance_level=relevance_level)
         for s in systems
     }
-    return EvalReport(benchmark, ks, missing, results, resamples, seed, {**(meta or {}), "condensed": condensed})
+    return EvalReport(benchmark, ks, missing, results, resamples, seed,
+                      {**(meta or {}), "condensed": condensed, "relevance_level": relevance_level})

@@ -38,22 +38,28 @@ def _dedup(ids: Sequence[str]) -> list[str]:
 
 
 def per_query_metrics(
-    qrels: Mapping[str, Mapping[str, int]], rankings: Mapping[str, Sequence[str]], ks: Sequence[int]
+    qrels: Mapping[str, Mapping[str, int]], rankings: Mapping[str, Sequence[str]], ks: Sequence[int],
+    relevance_level: int = 1,
 ) -> dict[str, dict[str, float]]:
     """``{qid: {metric: value}}`` for every qid of ``qrels``.
 
     ``rankings`` maps qid -> ranked corpus ids (best first; repeats keep their first position);
-    a qid without a ranking scores 0 everywhere. Raises ``ValueError`` for an empty ``ks`` or
-    a K < 1.
+    a qid without a ranking scores 0 everywhere. ``relevance_level``: the least grade Recall,
+    Precision, F1, Hit and MRR count as relevant (trec_eval's ``-l``); nDCG keeps every grade as
+    its gain. Raises ``ValueError`` for an empty ``ks``, a K < 1 or a level < 1.
     """
     import ir_measures
     from ir_measures import RR, P, R, Success, nDCG
 
     if not ks or any(k < 1 for k in ks):
         raise ValueError(f"cut-offs must be positive integers, got {list(ks)}")
-    measures: dict[Any, str] = {RR: "MRR"}
+    if relevance_level < 1:
+        raise ValueError(f"the relevance level must be >= 1, got {relevance_level}")
+    lv = relevance_level
+    measures: dict[Any, str] = {RR(rel=lv): "MRR"}
     for k in ks:
-        measures.update({R @ k: f"Recall@{k}", P @ k: f"Precision@{k}", nDCG @ k: f"nDCG@{k}", Success @ k: f"Hit@{k}"})
+        measures.update({R(rel=lv) @ k: f"Recall@{k}", P(rel=lv) @ k: f"Precision@{k}", nDCG @ k: f"nDCG@{k}",
+                         Success(rel=lv) @ k: f"Hit@{k}"})
     names = metric_names(ks)
     out = {qid: dict.fromkeys(names, 0.0) for qid in qrels}
     run = {}

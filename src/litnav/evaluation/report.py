@@ -237,15 +237,17 @@ def to_markdown(report: EvalReport) -> str:
 
 
 def judgement_summary(report: EvalReport) -> dict[str, Any]:
-    """What the judgements are: ``graded`` (some grade above 1), judged and relevant (grade > 0)
-    (query, paper) pairs, relevant per query (mean, min, max) and the base rate (relevant share
-    of the judged pairs)."""
+    """What the judgements are: ``graded`` (some grade above 1), judged and relevant (grade at
+    least the run's relevance level) (query, paper) pairs, relevant per query (mean, min, max),
+    queries with none at that level, and the base rate (relevant share of the judged pairs)."""
     tasks = report.benchmark.tasks
+    level = int(report.meta.get("relevance_level", 1))
     judged = sum(len(t.gold) for t in tasks)
-    relevant = [len(t.relevant) for t in tasks]
-    return {"graded": any(g > 1 for t in tasks for g in t.gold.values()), "judged": judged,
+    relevant = [sum(g >= level for g in t.gold.values()) for t in tasks]
+    return {"graded": any(g > 1 for t in tasks for g in t.gold.values()), "relevance_level": level, "judged": judged,
             "relevant": sum(relevant), "relevant_per_query": {"mean": round(sum(relevant) / len(tasks), 2),
                                                               "min": min(relevant), "max": max(relevant)},
+            "queries_without_relevant": sum(n == 0 for n in relevant),
             "base_rate": round(sum(relevant) / judged, 4) if judged else None}
 
 
@@ -264,9 +266,12 @@ def note_lines(report: EvalReport) -> list[str]:
     on purpose (``SystemResult.left_out``) with how they were judged."""
     j = judgement_summary(report)
     lines = [f"Judgements: {'graded' if j['graded'] else 'binary'} ({'nDCG gains are the grades' if j['graded'] else 'gain 1'}; "
-             f"Recall, F1, Hit and MRR count grade >= 1 as relevant); {j['judged']} judged (query, paper) pairs, "
-             f"{j['relevant']} relevant (base rate {j['base_rate']:.1%}), {j['relevant_per_query']['mean']} relevant a query "
-             f"({j['relevant_per_query']['min']}-{j['relevant_per_query']['max']})."]
+             f"Recall, F1, Hit and MRR count grade >= {j['relevance_level']} as relevant); {j['judged']} judged "
+             f"(query, paper) pairs, {j['relevant']} relevant (base rate {j['base_rate']:.1%}), "
+             f"{j['relevant_per_query']['mean']} relevant a query ({j['relevant_per_query']['min']}-"
+             f"{j['relevant_per_query']['max']})"
+             + (f"; {j['queries_without_relevant']} queries have none at that level (their binary metrics are 0)"
+                if j["queries_without_relevant"] else "") + "."]
     b = report.benchmark
     if b.skipped_queries:
         lines.append(f"Skipped {len(b.skipped_queries)} queries without a relevant judgement: {_ids(b.skipped_queries)}.")

@@ -38,6 +38,7 @@ def run_evaluation(
     limit: int | None = None,
     split: str | None = None,
     condensed: bool = False,
+    relevance_level: int = 1,
     settings: Settings | None = None,
     outputs: Outputs | None = None,
     progress: bool = True,
@@ -66,7 +67,8 @@ def run_evaluation(
         built = make_systems(names, corpus, settings, depth=max(ks))
         meta = {"corpus": str(corpus_dir), "corpus_fingerprint": corpus.fingerprint(), "systems": names,
                 "litnav_version": package_version(), "settings": settings.model_dump(mode="json")}
-        report = evaluate(benchmark, built, corpus, ks, progress=progress, meta=meta, condensed=condensed)
+        report = evaluate(benchmark, built, corpus, ks, progress=progress, meta=meta, condensed=condensed,
+                          relevance_level=relevance_level)
     finally:
         corpus.close()
     print_report(report, console)
