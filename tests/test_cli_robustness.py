@@ -78,6 +78,15 @@ def test_build_that_stores_nothing_is_an_error(runner, tmp_path):
                               "--no-progress"])
     assert res.exit_code != 0 and "every record of" in res.output and "--rejects" in res.output
     assert "is searchable with BM25" not in res.output  # it said "searchable with BM25 ... works now" before the error
+    assert "a --map field that no record has" in res.output
+
+
+def test_full_texts_built_without_their_metadata_say_to_name_it(runner, tmp_path, shared_data):
+    """The hint blamed a --map field the user never gave: S2ORC 2020 pdf_parses carry no title and
+    need their metadata shard in the same build."""
+    src = shared_data / "s2orc-samples" / "doc2json-fixtures" / "s2orc_20200705"
+    res = runner.invoke(app, ["build", str(src), "--corpus", str(tmp_path / "c"), "--no-progress"])
+    assert res.exit_code != 0 and "name the metadata file in the same build" in res.output and "--map" not in res.output
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
     res = runner.invoke(app, ["build", str(empty), "--corpus", str(tmp_path / "e"), "--format", "jsonl",

@@ -140,8 +140,12 @@ def register(app: typer.Typer) -> None:
         if report.ingested_files and not (r.papers or r.abstracts or r.full_texts or r.citations or r.skipped_rows):
             names = ", ".join(report.ingested_files)
             if r.rejects:
+                hint = (" (a --map field that no record has is the usual cause)" if mapping else
+                        " (full texts without their metadata: name the metadata file in the same build)"
+                        if r.full_texts == 0 and any("no papers record" in reason or "metadata" in reason
+                                                     for *_, reason in _first_rejects(corpus)) else "")
                 fail(f"every record of {names} was rejected ({r.rejects}); the reasons are in `litnav stats "
-                     f"--corpus {corpus} --rejects 20` (a --map field that no record has is the usual cause)")
+                     f"--corpus {corpus} --rejects 20`{hint}")
             fail(f"{names}: no records found (empty input)")
 
 
@@ -168,3 +172,13 @@ def _reject_reasons(corpus: Path, sources: list[str], shown: int = 3) -> str:
         return ""
     return " (" + "; ".join(f"{n} x {escape(why)}" for why, n in reasons.most_common(shown)) + ")"
 
+
+def _first_rejects(corpus: Path, n: int = 20) -> list[tuple[str, str, int, str]]:
+    """The first ``n`` rejects stored in ``corpus`` (none when it cannot be read)."""
+    from litnav.corpus import Corpus, CorpusError
+
+    try:
+        with Corpus.open(corpus) as c:
+            return c.rejects()[:n]
+    except (CorpusError, OSError):
+        return []
