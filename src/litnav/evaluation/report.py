@@ -321,6 +321,18 @@ def write_markdown(report: EvalReport, path: str | Path) -> Path:
     return write_text(path, to_markdown(report))
 
 
+def _table(table_type: Any, title: str, first: str, columns: Sequence[str], rows: Sequence[tuple[str, Sequence[str]]]):
+    """A rich ``Table``: a bold label column ``first``, right-aligned ``columns``, one row per
+    ``(label, cells)``."""
+    table = table_type(title=title)
+    table.add_column(first, style="bold")
+    for c in columns:
+        table.add_column(c, justify="right")
+    for label, cells in rows:
+        table.add_row(label, *cells)
+    return table
+
+
 def print_report(report: EvalReport, console: Any = None) -> None:
     """Print the comparison table, per-round recall, stage times and missing gold with rich."""
     from rich.console import Console
@@ -336,40 +348,19 @@ def print_report(report: EvalReport, console: Any = None) -> None:
         table.add_row(metric, *[f"[bold green]{c}[/]" if i in best else c for i, c in enumerate(cells)])
     console.print(table)
     for ref, others, rows in _delta_tables(report):
-        dt = Table(title=DELTA_TITLE.format(ref=ref))
-        dt.add_column("metric", style="bold")
-        for n in others:
-            dt.add_column(n, justify="right")
-        for m, cells in rows:
-            dt.add_row(m, *cells)
-        console.print(dt)
+        console.print(_table(Table, DELTA_TITLE.format(ref=ref), "metric", others, rows))
     rounds = _round_rows(report)
     if rounds:
-        rt = Table(title="Recall per round (gain over previous round)")
-        rt.add_column("system, round", style="bold")
-        for k in report.ks:
-            rt.add_column(f"Recall@{k}", justify="right")
-        for label, cells in rounds:
-            rt.add_row(label, *cells)
-        console.print(rt)
+        console.print(_table(Table, "Recall per round (gain over previous round)", "system, round",
+                             [f"Recall@{k}" for k in report.ks], rounds))
     stages = sorted({s for r in report.systems.values() for s in r.stage_seconds})
     if stages:
-        st = Table(title="Mean seconds per query by stage")
-        st.add_column("stage", style="bold")
-        for n in names:
-            st.add_column(n, justify="right")
-        for s in stages:
-            st.add_row(s, *[f"{report.systems[n].stage_seconds[s]:.3f}" if s in report.systems[n].stage_seconds else "" for n in names])
-        console.print(st)
+        console.print(_table(Table, "Mean seconds per query by stage", "stage", names, [
+            (s, [f"{report.systems[n].stage_seconds[s]:.3f}" if s in report.systems[n].stage_seconds else "" for n in names])
+            for s in stages]))
     kinds = _kind_rows(report)
     if kinds:
-        kt = Table(title="nDCG@10 by query kind")
-        kt.add_column("kind (queries)", style="bold")
-        for n in names:
-            kt.add_column(n, justify="right")
-        for label, cells in kinds:
-            kt.add_row(label, *cells)
-        console.print(kt)
+        console.print(_table(Table, "nDCG@10 by query kind", "kind (queries)", names, kinds))
     for line in [*verdict_lines(report), *note_lines(report)]:
         console.print(line, markup=False, highlight=False)
     shown = {q: ids for q, ids in list(report.missing_gold.items())[:20]}
