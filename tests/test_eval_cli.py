@@ -134,3 +134,31 @@ def test_an_output_that_cannot_be_written_is_refused_before_the_run(tiny_corpus,
                                           str(tmp_path / "other.out"), "--no-progress"], terminal_width=200)
         assert result.exit_code == 2 and message in result.output, result.output
         assert not (tmp_path / "other.out").exists()
+
+
+def test_hybrid_no_source_leaves_out_a_quoted_querys_own_paper(tmp_path, app):
+    """On a query-by-example suite whose query papers are in the corpus, plain hybrid ranks the
+    query's own paper first; hybrid-no-source is the baseline that leaves it out as litnav does."""
+    corpus = pytest.importorskip("litnav.corpus")
+    long = ("We predict the three-dimensional structures of proteins from their amino acid sequences with deep "
+            "attention networks trained on the Protein Data Bank, and we reach atomic accuracy on held-out targets.")
+    docs = [Document(paper=Paper(corpus_id=cid, title=t, year=2020), abstract=a) for cid, t, a in PAPERS]
+    docs.append(Document(paper=Paper(corpus_id="src", title="Accurate protein structure prediction", year=2021),
+                         abstract=long))
+    path = tmp_path / "c"
+    with corpus.CorpusWriter.open(path) as w:
+        with w.source("tiny2.jsonl", 1, "1" * 64) as tx:
+            tx.add_documents(docs)
+        w.finalize(progress=False)
+    bench = tmp_path / "bench.jsonl"
+    bench.write_text(json.dumps({"qid": "q", "query": long, "gold": ["p1"]}) + "\n")
+    result = CliRunner().invoke(app, ["eval", "--corpus", str(path), "--bench", str(bench), "--systems",
+                                      "hybrid,hybrid-no-source", "--k", "1,5", "--json", str(tmp_path / "e.json"),
+                                      "--run-dir", str(tmp_path / "runs"), "--no-progress"], terminal_width=200)
+    assert result.exit_code == 0, result.output + repr(result.exception)
+    data = json.loads((tmp_path / "e.json").read_text())
+    assert data["systems"]["hybrid-no-source"]["left_out"] == {"q": ["src"]}
+    hybrid = (tmp_path / "runs" / "hybrid.run").read_text().split()
+    no_source = (tmp_path / "runs" / "hybrid-no-source.run").read_text()
+    assert hybrid[2] == "src" and " src " not in no_source
+    assert "delta_vs_hybrid-no-source" not in data["systems"]["hybrid-no-source"]

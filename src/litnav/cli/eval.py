@@ -31,10 +31,10 @@ def register(app: typer.Typer) -> None:
         systems: str = typer.Option(
             "bm25,dense,hybrid,litnav", "--systems",
             help="Comma-separated: bm25, dense, hybrid, hybrid+filter (hybrid then the task's exact metadata "
-            "filter), litnav, litnav-no-citations, litnav-no-reflection, litnav-no-scorer, litnav-fusion-only, "
+            "filter), hybrid-no-source (hybrid without the paper a quoted query comes from, as litnav leaves it out), litnav, litnav-no-citations, litnav-no-reflection, litnav-no-scorer, litnav-fusion-only, "
             "litnav-score-order, litnav-fused-order, litnav-keep-source, litnav-no-example, litnav-no-cross-encoder, "
             "litnav-rounds-N. Every system is compared with hybrid, "
-            "hybrid+filter and bm25 when those ran.",
+            "hybrid+filter, hybrid-no-source and bm25 when those ran.",
         ),
         k: str = typer.Option("5,10,20,50,100", "--k", help="Comma-separated cut-offs K."),
         condensed: bool = typer.Option(

@@ -14,7 +14,7 @@ from litnav.evaluation.metrics import DEFAULT_KS, hallucinations, metric_names, 
 from litnav.evaluation.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_ci
 from litnav.evaluation.systems import System
 
-REFERENCES = ("hybrid", "hybrid+filter", "bm25")
+REFERENCES = ("hybrid", "hybrid+filter", "hybrid-no-source", "bm25")
 """Baselines reported against, in order (see :meth:`EvalReport.references`)."""
 HEADLINE = ("nDCG@10", "F1@20", "Recall@100", "MRR")
 """Metrics of the printed difference tables (every nDCG/F1/Recall@K difference is in the JSON)."""
@@ -88,7 +88,8 @@ class EvalReport:
     def references(self) -> list[str]:
         """Baselines every other system is compared against, in this order when evaluated:
         ``hybrid`` (litnav's own first stage), ``hybrid+filter`` (the same with the task's exact
-        metadata filter) and ``bm25``. Empty when only one system ran."""
+        metadata filter), ``hybrid-no-source`` (the same without a quoted query's own paper) and
+        ``bm25``. Empty when only one system ran."""
         if len(self.systems) < 2:
             return []
         return [r for r in REFERENCES if r in self.systems]

@@ -294,7 +294,7 @@ def note_lines(report: EvalReport) -> list[str]:
                 (sum(bool(g) for g in grades), "judged relevant")) if n)
             lines.append(f"{name} left out the query's own paper (the corpus paper the query is quoted from; "
                          f"navigator.exclude_source) in {len(res.left_out)} of {len(b.tasks)} queries ({judged}); "
-                         "the baselines rank it like any other paper.")
+                         "a system that keeps it ranks it like any other paper (hybrid-no-source is hybrid without it).")
     return lines
 
 

@@ -1,7 +1,7 @@
 """Systems under evaluation: the ``System`` protocol, the plain baselines and litnav itself.
 
 A system turns one query into a ranking over corpus ids. Baselines (``bm25``, ``dense``,
-``hybrid``, ``hybrid+filter``) call the corpus search tools directly (a system with ``run_task``
+``hybrid``, ``hybrid+filter``, ``hybrid-no-source``) call the corpus search tools directly (a system with ``run_task``
 is given the whole task, e.g. its exact metadata filter); ``litnav`` and its ablations call
 ``navigator.search`` with modified settings. :func:`make_systems` builds them by name.
 """
@@ -21,7 +21,7 @@ from litnav.evaluation.fusion import reciprocal_rank_fusion
 if TYPE_CHECKING:
     from litnav.corpus import Corpus
 
-BASELINES = ("bm25", "dense", "hybrid", "hybrid+filter")
+BASELINES = ("bm25", "dense", "hybrid", "hybrid+filter", "hybrid-no-source")
 ABLATIONS: dict[str, dict[str, dict[str, Any]]] = {
     "litnav": {},
     "litnav-no-citations": {"librarians": {"citation_expansion": False}},
@@ -159,6 +159,28 @@ class HybridFilterSystem(HybridSystem):
         return SystemRun(kept[: self.depth], stage_seconds={"retrieve": t1 - t0, "filter": time.perf_counter() - t1})
 
 
+class HybridNoSourceSystem(HybridSystem):
+    """``hybrid-no-source``: the hybrid ranking without the paper a quoted passage comes from
+    (``navigator.source.find_source``, as litnav leaves it out): the fair baseline on a
+    query-by-example suite whose query papers are in the corpus (CSFCube), where plain retrieval
+    ranks the query's own paper first. Its ``left_out`` lists what it dropped."""
+
+    def __init__(self, corpus: Corpus, depth: int, name: str = "hybrid-no-source", **kw: Any) -> None:
+        super().__init__(corpus, depth, name=name, **kw)
+        self._deeper = HybridSystem(corpus, depth + 10, name=name, **kw)  # room for the dropped source
+
+    def run(self, query: str) -> SystemRun:
+        from litnav.navigator.source import find_source
+
+        t0 = time.perf_counter()
+        source = set(find_source(query, self.corpus))
+        run = self._deeper.run(query)
+        run.ranking = [(cid, score) for cid, score in run.ranking if cid not in source][: self.depth]
+        run.left_out = sorted(source)
+        run.stage_seconds["source"] = time.perf_counter() - t0 - sum(run.stage_seconds.values())
+        return run
+
+
 class LitnavSystem:
     """``litnav`` (or an ablation): ``navigator.search(query, corpus, settings, top_k=depth)``.
 
@@ -265,6 +287,9 @@ def make_systems(names: Sequence[str], corpus: Corpus, settings: Settings, depth
             systems.append(DenseSystem(corpus, depth))
         elif name == "hybrid":
             systems.append(HybridSystem(corpus, depth, lexical_k=lib.lexical_k, semantic_k=lib.semantic_k, rrf_k=lib.rrf_k))
+        elif name == "hybrid-no-source":
+            systems.append(HybridNoSourceSystem(corpus, depth, lexical_k=lib.lexical_k, semantic_k=lib.semantic_k,
+                                                rrf_k=lib.rrf_k))
         elif name == "hybrid+filter":
             systems.append(HybridFilterSystem(corpus, depth, lexical_k=lib.lexical_k, semantic_k=lib.semantic_k,
                                               rrf_k=lib.rrf_k))
