@@ -258,6 +258,7 @@ def test_a_type_cue_after_the_type_is_exact(intent, negate):
     ("papers by Hal Daumé III on structured prediction", "Hal Daumé", "structured prediction"),
     ("papers by Ondřej Dušek on data-to-text generation", "Ondřej Dušek", "data-to-text generation"),
     ("papers written by Łukasz Kaiser on attention", "Łukasz Kaiser", "attention"),
+    ("papers by Yoshua Bengio funded by CIFAR", "Yoshua Bengio", "funded by CIFAR"),  # a participle follows a person
 ])
 def test_author_phrasings(intent, author, topic):
     checklist = parse_intent(intent, today=TODAY)

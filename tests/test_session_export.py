@@ -619,6 +619,11 @@ def test_straight_double_quotes_in_a_title_are_written_as_an_opening_and_a_closi
     ("2016 IEEE International Conference on Big Data (Big Data)", [], "inproceedings", "CPAPER", "paper-conference"),
     ("EMNLP", [], "inproceedings", "CPAPER", "paper-conference"),  # named by neither: as before
     ("arXiv: High Energy Physics - Theory", [], "misc", "UNPB", "article"),
+    # S2ORC 2020 stores arXiv journal references as the venue: a year cites the issue
+    ("Journal of Sound and Vibration (2018), vol. 433, pp. 124-128", [], "article", "JOUR", "article-journal"),
+    ("Phys. Rev. B 74, 184430 (2006)", [], "article", "JOUR", "article-journal"),
+    ("Proc. Natl. Acad. Sci. USA 101, 2004", [], "article", "JOUR", "article-journal"),
+    ("QELS 2001", [], "inproceedings", "CPAPER", "paper-conference"),
 ])
 def test_a_journal_article_is_exported_as_one(venue, types, bibtex, ris, csl):
     """Every journal article of an S2ORC 2020 corpus (Blood, Journal of Clinical Oncology) was

@@ -11,8 +11,8 @@ from rich.markup import escape
 
 from litnav.cli.common import SetOpt, SettingsOpt, clean_errors, err_console, fail, make_console, settings_from
 
-COUNT_LABELS = {"citations": "citation edges (to any paper id)",
-                "corpus_citations": "citation edges between corpus papers",
+COUNT_LABELS = {"citations": "corpus citation edges (to any paper id)",
+                "corpus_citations": "corpus citation edges between corpus papers",
                 "citing_sentences": "  of them with a citing sentence"}
 """Build-summary labels of ``Corpus.stats`` counts whose key alone says too little."""
 MAP_TARGETS = ("id", "title", "abstract", "year", "venue", "authors", "publication_date", "publication_types",
@@ -87,12 +87,12 @@ def register(app: typer.Typer) -> None:
             ("files ingested", len(report.ingested_files)), ("files skipped (already ingested)", len(report.skipped_files)),
             ("files unsupported", len(report.unsupported_files)), ("papers", r.papers), ("abstracts", r.abstracts),
             ("full texts", r.full_texts), ("bibliography entries read", r.references),
-            ("  of them linked to a corpus id", r.linked_references),
+            ("  of them linked to a paper id (in this corpus or not)", r.linked_references),
             ("citation records read (citations files)", r.citations), ("rejects", r.rejects),
             ("duplicate ids merged", report.duplicates), ("external id collisions", report.id_collisions),
         ]
         rows += [(f"skipped rows: {k}", v) for k, v in r.skipped_rows.items()]
-        rows += [(f"corpus {COUNT_LABELS.get(k, k)}", v) for k, v in report.corpus.items() if isinstance(v, int)]
+        rows += [(COUNT_LABELS.get(k, f"corpus {k}"), v) for k, v in report.corpus.items() if isinstance(v, int)]
         rows += [(f"ray shards {k}", v) for k, v in report.shards.items()]
         rows += [(f"time {k} (s)", f"{v:.2f}") for k, v in report.seconds.items()]
         for name, value in rows:

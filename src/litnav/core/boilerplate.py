@@ -35,7 +35,8 @@ _PATTERNS = [
     r"\bcopyright\s+(©|\(c\)|\d{4})|©\s*\d{4}|\ball\s+rights\s+reserved\b",
     r"\blicensed\s+under\s+(a\s+)?creative\s+commons\b",
     # a journal's back-matter template ("Any methods, additional references, Nature Research reporting summaries ...")
-    r"\bany\s+methods,\s+additional\s+references\b|\breporting\s+summar(y|ies)\b|\bpeer\s+review\s+information\b",
+    r"\bany\s+methods,\s+additional\s+references\b|\bnature\s+(research|portfolio)\s+reporting\s+summar(y|ies)\b"
+    r"|\bpeer\s+review\s+information;\s+details\s+of\b",
 ]
 _BOILERPLATE = re.compile("|".join(f"(?:{p})" for p in _PATTERNS), re.IGNORECASE)
 _NON_EVIDENCE_SECTIONS = re.compile(

@@ -284,7 +284,8 @@ def note_lines(report: EvalReport) -> list[str]:
             lines.append(f"{name} ran with " + "; ".join(f"{k} {res.engines[k]}" for k in ENGINE_KEYS if k in res.engines)
                          + ".")
         if res.fallbacks:
-            shown = [f"{q} ({why[:80]})" for q, why in res.fallbacks.items()]
+            shown = [f"{q} ({why if len(why) <= 90 else why[:90].rsplit(' ', 1)[0] + ' …'})"
+                     for q, why in res.fallbacks.items()]
             lines.append(f"{name}: {len(res.fallbacks)} queries were ranked by its first stage alone (plain hybrid "
                          f"retrieval), since litnav reads no search in them: {_ids(shown, 5)}.")
         if res.left_out:

@@ -105,6 +105,10 @@ def check_outputs(outputs: Outputs, benchmark) -> None:
         existing = next(p for p in path.parents if p.exists() or p == Path(p.anchor) or str(p) == ".")
         if not existing.is_dir():
             raise ValueError(f"{flag} {path}: {existing} is a file, not a folder")
+        try:  # the folder the output goes to: made now, so a path that cannot be written stops nothing long
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ValueError(f"{flag} {path}: cannot make its folder ({exc.strerror or exc})") from None
     if outputs.run_dir is not None:
         run_dir = Path(outputs.run_dir)
         if run_dir.exists() and not run_dir.is_dir():

@@ -111,13 +111,15 @@ PREPRINT_SERVERS = frozenset({"arxiv", "corr", "biorxiv", "medrxiv", "chemrxiv",
 """Venues (lower case) that are preprint servers, not places of publication."""
 _PREPRINT = re.compile(r"^(?:" + "|".join(sorted(map(re.escape, PREPRINT_SERVERS), key=len, reverse=True))
                        + r")\b(?!\s+(?:conference|workshop|symposium))", re.I)
-_JOURNAL_PROCEEDINGS = re.compile(r"\bproceedings of the (?:national academy|royal society|ieee\s*(?:$|[,.(]))", re.I)
+_JOURNAL_PROCEEDINGS = re.compile(r"\bproceedings of the (?:national academy|royal society|ieee\s*(?:$|[,.(]))"
+                                  r"|\bproc\.?\s+(?:natl|roy|r\.?\s*soc)\b", re.I)
 _CONFERENCE = re.compile(r"\b(?:conferences?|conf|workshops?|symposi(?:um|a)|symp|meeting|congress|colloquium"
-                         r"|proceedings|proc|summit|findings)\b|'\d\d\b|\b(?:19|20)\d\d\b|\(volume \d+: (?:long|short)",
-                         re.I)
+                         r"|proceedings|proc|summit|findings)\b|\(volume \d+: (?:long|short)", re.I)
+_EDITION = re.compile(r"'\d\d\b|\b(?:19|20)\d\d\b")
+"""A year in a venue name without journal words: a conference's edition ("QELS 2001", "SIGCOMM '19")."""
 _JOURNAL = re.compile(r"\b(?:journal|transactions|letters|magazine|annals|bulletin|quarterly|reviews?|reports"
                       r"|research|acta|archives?|zeitschrift|tijdschrift|zhurnal|revista|revue|rivista|gazette|plos"
-                      r"|frontiers|j|trans|lett|ann)\b(?!-)|\bvolume \d+,\s*(?:issue|number|no\.?)\s*\d+", re.I)
+                      r"|frontiers|j|trans|lett|ann|phys|rev|appl|chem|biol|med|sci)\b(?!-)|\bvolume \d+,\s*(?:issue|number|no\.?)\s*\d+", re.I)
 
 
 def venue_kind(venue: str | None) -> str | None:
@@ -127,7 +129,8 @@ def venue_kind(venue: str | None) -> str | None:
     Linguistics, Volume 45, Issue 1"), ``"conference"`` ("Proceedings of the 58th Annual Meeting
     of ...", "AIP Conference Proceedings", "SIGCOMM '19", "QELS 2001") or None when the name says
     neither ("Blood", "EMNLP"), by the words of the name: a preprint server's name first, then the
-    journals named "Proceedings of the ...", then conference words, then journal words."""
+    journals named "Proceedings of the ...", conference words, journal words ("Phys. Rev. B 74,
+    184430 (2006)" is a journal reference), and last a year alone ("QELS 2001")."""
     text = " ".join((venue or "").split())
     if not text:
         return None
@@ -137,4 +140,6 @@ def venue_kind(venue: str | None) -> str | None:
         return "journal"
     if _CONFERENCE.search(text):
         return "conference"
-    return "journal" if _JOURNAL.search(text) else None
+    if _JOURNAL.search(text):  # "Journal of Sound and Vibration (2018), vol. 433": a year cites the issue
+        return "journal"
+    return "conference" if _EDITION.search(text) else None

@@ -88,7 +88,8 @@ def _require_edges(seed: str, direction: str, corpus, said: str) -> None:
     if not found:
         what = (f"no paper of this corpus cites {seed}" if direction == "citing"
                 else f"{seed} cites no paper of this corpus")
-        raise FeedbackError(f"{said!r}: {what} in its citation edges (`litnav stats` counts them), so there is "
+        stats = f"litnav stats --corpus {corpus.directory}" if getattr(corpus, "directory", None) else "litnav stats"
+        raise FeedbackError(f"{said!r}: {what} in its citation edges (`{stats}` counts them), so there is "
                             "nothing to follow; 'more like #N' searches for similar papers instead")
 
 

@@ -269,6 +269,9 @@ def pair_scorer(model_path: str, device: str = "cpu", precision: str = "fp32"
     (path, device, precision). Raises ``StudentError`` naming a missing folder or the file and
     field of a malformed student folder."""
     folder = Path(model_path)
+    if folder.is_file():
+        raise StudentError(f"{folder}: a file; give the model's folder (the one holding {STUDENT_FILE} or a "
+                           "sentence-transformers cross-encoder) as reranker.cross_encoder_path")
     if not folder.is_dir():
         raise StudentError(f"{folder}: no such cross-encoder folder (reranker.cross_encoder_path)")
     if (folder / STUDENT_FILE).is_file():

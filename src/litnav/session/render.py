@@ -365,8 +365,9 @@ def _anchor_hint(session: Session) -> str:
     if first is None or first.direction not in ("successor", "predecessor"):
         return ""
     edge = "cite" if first.direction == "successor" else "are cited by"
+    stats = f"litnav stats --corpus {session.corpus}" if session.corpus else "litnav stats --corpus DIR"
     return (f": a {first.direction} search reads the papers that {edge} the anchor in this corpus's citation "
-            "edges (`litnav stats` counts them); `--direction sibling` finds similar papers without them")
+            f"edges (`{stats}` counts them); `--direction sibling` finds similar papers without them")
 
 
 def print_notes(session: Session, console: Console) -> None:

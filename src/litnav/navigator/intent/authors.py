@@ -98,9 +98,15 @@ def _title_like_by(ws: Workspace, m: re.Match[str]) -> bool:
 def _modifies_a_noun(after: str) -> bool:
     """True when the capitalised words are followed by a lower-case content word, so they modify
     it ("by Hindi-English speakers", "by Amazon Mechanical Turk workers") rather than name a
-    person; "by Smith on parsing" (a function word follows) still names one."""
+    person; "by Smith on parsing" (a function word follows) and "by Yoshua Bengio funded by CIFAR"
+    (a verb form follows) still name one."""
+    from litnav.navigator.intent.lexicon import all_lemmas
+
     nxt = re.match(r"\s+([a-z][\w'-]*)", after)
-    return bool(nxt) and nxt.group(1) not in stop_words()
+    if not nxt or nxt.group(1) in stop_words():
+        return False
+    lemmas = all_lemmas(nxt.group(1))
+    return not lemmas or "NOUN" in lemmas  # "by Yoshua Bengio funded by ...": a participle follows a person
 
 
 def _all_et_al(listed: str) -> bool:
