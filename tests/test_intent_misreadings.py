@@ -596,6 +596,7 @@ def test_excluding_empirical_studies_asks_for_theory_not_for_reviews_only(intent
     ("citation recommendation and paper reading tools for literature reviews", ["paper reading", "literature reviews"]),
     ("literature mining for drug discovery", ["literature mining"]),
     ("paper recommendation systems", ["paper recommendation"]),
+    ("document ranking for literature search", ["literature search"]),  # "search" alone asks, not here
 ])
 def test_a_document_noun_inside_a_compound_is_part_of_the_topic(intent, kept):
     """"paper reading tools" lost "paper reading" (read as "papers investigating ...") and "for

@@ -180,7 +180,11 @@ def document_compound(word: str, following: str) -> bool:
     from litnav.navigator.intent.lexicon import all_lemmas
 
     w = following.lower()
-    if word.lower() not in _SINGULAR_DOCUMENT_NOUNS or edge_word(w) or not re.fullmatch(r"[^\W\d_][\w-]*", w):
+    if word.lower() not in _SINGULAR_DOCUMENT_NOUNS or not re.fullmatch(r"[^\W\d_][\w-]*", w):
+        return False
+    if w in _DOCUMENT_COMPOUND_HEADS:  # "literature search", though "search" alone asks
+        return True
+    if edge_word(w):
         return False
     lemmas = all_lemmas(w)
     return w.endswith("ing") or w in _DOCUMENT_COMPOUND_HEADS or not lemmas or set(lemmas) == {"NOUN"}
