@@ -226,6 +226,21 @@ def test_a_negated_method_is_not_stated(sentence, stated):
     assert states(sentence, checkpoint_terms(BERT.text, BERT.terms)[1]) is stated
 
 
+def test_an_exclusion_is_violated_only_by_a_sentence_without_examples():
+    """A demotion needs the stronger evidence: "a broad survey of both human evaluation measures and
+    automated metrics, and a review of ... tasks, such as ..." does not make a tutorial on MT
+    metrics a study of human evaluation only (it was demoted out of the top 10 of a judged intent),
+    while the same words state a content checkpoint."""
+    from litnav.scorer.quote import states
+
+    sentence = ("The range of issues covered includes a broad survey of both human evaluation measures and "
+                "commonly-used automated metrics, and a review of how these are used for various types of "
+                "evaluation tasks, such as assessing the translation quality of MT-translated sentences.")
+    phrases = checkpoint_terms("The paper studies human evaluation", ["human evaluation"])[1]
+    assert states(sentence, phrases) and not states(sentence, phrases, strict=True)
+    assert states("We run a human evaluation of the outputs.", phrases, strict=True)
+
+
 def test_a_sentence_defining_the_checkpoint_before_its_examples_states_it():
     """An ML researcher saw "Generative flow networks (GFlowNets) are a method for learning a
     stochastic policy for generating compositional objects, such as graphs or strings, ..." quoted

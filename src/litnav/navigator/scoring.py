@@ -204,7 +204,7 @@ class ScoringStage:
                     continue
                 self.stated[(cid, c.id)] = None
                 located = self.evidence.get(cid, {}).get(c.id, [])
-                if all(stating_quote(located, phrases) is None for phrases in ways[c.id]):
+                if all(stating_quote(located, phrases, strict=c.kind == "exclusion") is None for phrases in ways[c.id]):
                     scan.append((cid, c))
         unread = [cid for cid, _ in scan if cid not in self.chunks]
         for cid, chunks in (self.corpus.chunks_many(unread) if unread else {}).items():
@@ -219,7 +219,7 @@ class ScoringStage:
                     continue
                 ev = Evidence(chunk_id=ch.chunk_id, corpus_id=cid, section=ch.section, char_start=ch.char_start,
                               char_end=ch.char_end, text=ch.text, similarity=0.0)
-                if any(stating_quote([ev], phrases) is not None for phrases in candidates):
+                if any(stating_quote([ev], phrases, strict=c.kind == "exclusion") is not None for phrases in candidates):
                     todo.append((cid, c, ev))
                     break
         if todo:

@@ -69,12 +69,12 @@ def pick_quote(evidence: list[Evidence], terms: frozenset[str], phrases: list[st
     return Quote(evidence=ev, text=ev.text[s:e], chunk_start=s, chunk_end=e)
 
 
-def stating_quote(evidence: list[Evidence], phrases: list[str]) -> Quote | None:
+def stating_quote(evidence: list[Evidence], phrases: list[str], *, strict: bool = False) -> Quote | None:
     """The first non-boilerplate sentence, over ``evidence`` best first, that states every
-    phrase key (``states``); None when none does or there are no phrase keys."""
+    phrase key (``states``, with ``strict``); None when none does or there are no phrase keys."""
     for ev in sorted(evidence, key=lambda e: -e.similarity):
         for s, e in content_spans(ev.text):
-            if states(ev.text[s:e], phrases):
+            if states(ev.text[s:e], phrases, strict=strict):
                 return Quote(evidence=ev, text=ev.text[s:e], chunk_start=s, chunk_end=e)
     return None
 
@@ -204,15 +204,20 @@ def _affirmed(phrase: str, st: list[str], starts: list[int], sentence: str, adja
     return False
 
 
-def states(sentence: str, phrases: list[str]) -> bool:
+def states(sentence: str, phrases: list[str], *, strict: bool = False) -> bool:
     """True when ``sentence`` contains every phrase key (``scorer.text.phrase_key``) of a
     checkpoint contiguously after stemming (or as one hyphenated word, :func:`_form_in`), not negated (a negation cue at most three words
     before it: "we do not use BERT", "without Twitter data"), not an example after "such as" or
     "e.g.", and the sentence cites no other work (:func:`mentions_other_work`): the sentence states the checkpoint's key phrases
     of the paper itself (e.g. "We fine-tune BERT ..." states "The paper uses BERT"). A noun and its
     adjective count as one word (:func:`~litnav.scorer.text.derivational_base`: "low autophagic
-    activity" states "autophagy"). False without phrase keys."""
+    activity" states "autophagy"). False without phrase keys. ``strict`` (an exclusion, whose
+    violation demotes the paper): a sentence that lists examples anywhere states nothing, unless it
+    speaks of the paper's own work ("a survey of both human evaluation measures and automated
+    metrics, and a review of ..., such as ..." does not make a paper a study of human evaluation)."""
     if not phrases or mentions_other_work(sentence):
+        return False
+    if strict and _EXAMPLE_CUE.search(sentence) and not _OWN.search(sentence):
         return False
     st, starts = stem_offsets(sentence)
     st = unhyphenated(st)  # phrase keys are matched without hyphens

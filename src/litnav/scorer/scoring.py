@@ -127,7 +127,8 @@ def lexical_query(checkpoint: Checkpoint) -> str:
 
 
 def _verdict(p: float, located: list[Evidence], terms: tuple[frozenset[str], list[str]], stated_evidence: bool,
-             lexical: list[Evidence], title: str) -> tuple[float, Quote | None, float | None, list[Evidence], str]:
+             lexical: list[Evidence], title: str, strict: bool = False
+             ) -> tuple[float, Quote | None, float | None, list[Evidence], str]:
     """``(P, quote, P before raising or None, evidence, what stated it)`` of one way to satisfy a
     checkpoint (``features.alternatives``): the quote is the evidence sentence that states its key
     phrases when there is one (from ``lexical`` when the located evidence has none, which then
@@ -137,14 +138,15 @@ def _verdict(p: float, located: list[Evidence], terms: tuple[frozenset[str], lis
     quote = pick_quote(located, *terms)
     if not stated_evidence:
         return p, quote, None, located, "quote"
-    stated = quote if quote is not None and states(quote.text, terms[1]) else stating_quote(located, terms[1])
+    stated = (quote if quote is not None and states(quote.text, terms[1], strict=strict)
+              else stating_quote(located, terms[1], strict=strict))
     evs = located
     if stated is None and lexical:
-        stated = stating_quote(lexical, terms[1])
+        stated = stating_quote(lexical, terms[1], strict=strict)
         if stated is not None:
             evs = [*located, stated.evidence]
     if stated is None:
-        if p < 0.5 and title and states(title, terms[1]):
+        if p < 0.5 and title and states(title, terms[1], strict=strict):
             return STATED_P, quote, p, located, "title"
         return p, quote, None, evs, "quote"
     # the verdict must agree with a quote that states the checkpoint
@@ -239,7 +241,7 @@ def score_papers(
         verdicts = []  # one per alternative; the checkpoint takes the most probable
         for i in range(len(ways[cp.id])):
             verdicts.append(_verdict(float(p_about[k]), located, terms[(cp.id, i)], stated_evidence, lexical,
-                                     papers[pi].title))
+                                     papers[pi].title, strict=cp.kind == "exclusion"))
             k += 1
         best = max(range(len(verdicts)), key=lambda i: verdicts[i][0])
         decided[(pi, cp.id)] = (*verdicts[best], best, len(verdicts))
@@ -247,7 +249,8 @@ def score_papers(
     for pi, cp, located in where:
         p, quote, raised, evs, stated_by, best, n_ways = decided[(pi, cp.id)]
         held = None
-        stated = raised is not None or (quote is not None and states(quote.text, terms[(cp.id, best)][1]))
+        stated = raised is not None or (quote is not None and states(quote.text, terms[(cp.id, best)][1],
+                                                                     strict=cp.kind == "exclusion"))
         if cp is whole and p >= 0.5 and not stated and facets:
             weakest = min(facets, key=lambda f: decided[(pi, f.id)][0])
             if decided[(pi, weakest.id)][0] < ABSENT_FACET_P:

@@ -48,7 +48,8 @@ def _read(judgement: Judgement, checklist: Checklist) -> tuple[str | None, bool]
     """``(disagreement or None, whether the quote states the checkpoint)`` of a quoted content or
     exclusion judgement: a negative verdict beside a quote that states its checkpoint disagrees."""
     cp = checklist.get(judgement.checkpoint_id)
-    stated = any(states(judgement.quote, checkpoint_terms(text, terms)[1]) for text, terms in alternatives(cp))
+    stated = any(states(judgement.quote, checkpoint_terms(text, terms)[1], strict=cp.kind == "exclusion")
+                 for text, terms in alternatives(cp))
     if is_boilerplate(judgement.quote):
         return "boilerplate", stated
     if stated and not positive(judgement):
