@@ -133,6 +133,8 @@ def eval_command(
 
     if (corpus is None) != (bench is None):
         fail("--corpus and --bench go together", code=2)
+    if bench is not None and bench.is_dir() and split is None:
+        fail(f"{bench}: a judged-intents folder; say which split to evaluate (--split dev or heldout)", code=2)
     with clean_errors(DataError, StudentError, ValueError, OSError):
         doc = evaluate_file(data, model, heldout=heldout, seed=seed)
     if bench is not None:

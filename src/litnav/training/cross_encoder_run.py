@@ -147,6 +147,9 @@ def _run(ap: argparse.ArgumentParser, args: argparse.Namespace, argv: list[str] 
         ap.error("--out is needed to keep the cross-encoder (or use --engine feature)")
     if args.scifact_rows and not args.scifact:
         ap.error("--scifact-rows needs --scifact (the SciFact folder its held-out claims are split from)")
+    for f in [*args.mined, *args.heldout_mined, *([args.scifact_rows] if args.scifact_rows else [])]:
+        if not f.is_file():
+            ap.error(f"{f}: no such file")
     if not (args.scifact or args.heldout_mined or args.bench):
         log.warning("no held-out data (--scifact, --heldout-mined or --bench): the model is saved unevaluated")
 
@@ -156,6 +159,8 @@ def _run(ap: argparse.ArgumentParser, args: argparse.Namespace, argv: list[str] 
     cache_dir = args.cache_dir if args.encoder_backend == "torch" else args.cache_dir / args.encoder_backend
     rng = random.Random(args.seed)
     train: list[TrainingRow] = [r for f in args.mined for r in read_rows(f)]
+    if args.mined and not train:
+        ap.error(f"no training rows in {', '.join(map(str, args.mined))}")
     heldout: dict[str, list[TrainingRow]] = {}
     meta: dict = {"mined": [str(f) for f in args.mined]}
     if args.scifact:
