@@ -227,3 +227,12 @@ def test_the_notes_count_papers_a_system_left_out_and_how_they_were_judged():
     assert "Left out the judgements of 1 query ids the queries file does not hold: q9." in lines
     assert lines[-1].startswith("litnav-x left out the query's own paper") and "in 2 of 2 queries (1 unjudged, " \
         "1 judged not relevant)" in lines[-1]
+
+
+def test_a_fallback_query_counts_in_the_per_round_recall():
+    """A query ranked by litnav's first stage alone has no rounds of its own; "Recall per round"
+    left it out silently, so its numbers covered fewer queries than the main table's."""
+    mixed = Fixed("litnav-y", {"first": SystemRun([("a", 1.0), ("b", 0.5)], per_round=[["a"], ["a", "b"]]),
+                               "second": SystemRun([("c", 1.0)], fallback="intent names nothing")})
+    res = evaluate(BENCH, [mixed], CORPUS, KS, progress=False).systems["litnav-y"]
+    assert res.per_round[-1]["Recall@5"] == pytest.approx(res.metrics["Recall@5"])

@@ -181,6 +181,8 @@ def evaluate_system(
         rankings[task.qid] = [(str(cid), float(score)) for cid, score in run.ranking]
         if run.per_round is not None:
             rounds[task.qid] = [list(map(str, r)) for r in run.per_round]
+        elif getattr(run, "fallback", None):  # its first stage ranked it: that one round, kept in every round
+            rounds[task.qid] = [[cid for cid, _ in rankings[task.qid]]]
         ids = [cid for cid, _ in rankings[task.qid]]
         printed_ids = [str(p.get("corpus_id")) for p in run.printed]
         rate, problems = hallucinations(ids, run.printed, corpus.papers(list(dict.fromkeys(ids + printed_ids))))
