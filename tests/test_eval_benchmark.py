@@ -57,8 +57,8 @@ def test_bad_jsonl_line_names_file_and_line(tmp_path, line, message):
 
 @pytest.mark.parametrize(
     ("row", "message"),
-    [("1\ta", "expected 3 columns"), ("1\ta\thigh", "not a number"), ("1\ta\t1", "duplicate judgement"),
-     ("1\tb\t2.5", "must be an integer")],
+    [("1\ta", "expected 3 columns"), ("1\ta\thigh", "not a number"), ("1\ta\t2", "a second, different judgement"),
+     ("1\tb\t2.5", "must be an integer"), ("1\tb\t99999999999", "is above")],
 )
 def test_bad_qrels_line_names_file_and_line(tmp_path, row, message):
     (tmp_path / "q.jsonl").write_text('{"_id": "1", "text": "t"}\n')
@@ -123,3 +123,15 @@ def test_a_beir_querys_facet_groups_it(tmp_path):
     (tmp_path / "r.tsv").write_text("1\ta\t1\n2\tb\t2\n")
     b = load_benchmark(queries=tmp_path / "q.jsonl", qrels=tmp_path / "r.tsv")
     assert [(t.qid, t.kind) for t in b.tasks] == [("1", "method"), ("2", None)]
+
+
+def test_qrels_read_as_trec_eval_reads_them(tmp_path):
+    """trec_eval splits on any whitespace and reads a repeated row once; a query id's stray spaces
+    ("q2 ") no longer keep it from its judgements; an empty qrels file says so."""
+    (tmp_path / "q.jsonl").write_text('{"_id": "1 ", "text": "t"}\n')
+    (tmp_path / "mixed.txt").write_text("qid iter docno rel\n1 0\ta 1\n1 0 a 1\n")
+    b = load_benchmark(queries=tmp_path / "q.jsonl", qrels=tmp_path / "mixed.txt")
+    assert b.qrels() == {"1": {"a": 1}}
+    (tmp_path / "empty.tsv").write_text("query-id\tcorpus-id\tscore\n")
+    with pytest.raises(BenchmarkError, match="no judgements"):
+        load_benchmark(queries=tmp_path / "q.jsonl", qrels=tmp_path / "empty.tsv")

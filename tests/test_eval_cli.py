@@ -128,7 +128,8 @@ def test_an_output_that_cannot_be_written_is_refused_before_the_run(tiny_corpus,
     bench = tmp_path / "bench.jsonl"
     bench.write_text("\n".join(json.dumps(t) for t in TASKS) + "\n")
     (tmp_path / "afile").write_text("x")
-    for bad, message in ((tmp_path, "is a folder"), (tmp_path / "afile" / "out.json", "is a file, not a folder")):
+    for bad, message in ((tmp_path, "is a folder"), (tmp_path / "afile" / "out.json", "is a file, not a folder"),
+                         (tmp_path / "other.out", "name the same file")):
         result = CliRunner().invoke(app, ["eval", "--corpus", str(tiny_corpus), "--bench", str(bench), "--systems",
                                           "bm25", flag, str(bad), "--json" if flag == "--markdown" else "--markdown",
                                           str(tmp_path / "other.out"), "--no-progress"], terminal_width=200)
@@ -162,3 +163,13 @@ def test_hybrid_no_source_leaves_out_a_quoted_querys_own_paper(tmp_path, app):
     no_source = (tmp_path / "runs" / "hybrid-no-source.run").read_text()
     assert hybrid[2] == "src" and " src " not in no_source
     assert "delta_vs_hybrid-no-source" not in data["systems"]["hybrid-no-source"]
+
+
+@pytest.mark.skipif(not __import__("pathlib").Path("/proc/self").is_dir(), reason="needs Linux's /proc (unwritable)")
+def test_a_place_no_file_can_be_written_is_refused_before_the_run(tiny_corpus, app, tmp_path):
+    bench = tmp_path / "bench.jsonl"
+    bench.write_text("\n".join(json.dumps(t) for t in TASKS) + "\n")
+    for flag in ("--json", "--run-dir"):
+        result = CliRunner().invoke(app, ["eval", "--corpus", str(tiny_corpus), "--bench", str(bench), "--systems",
+                                          "bm25", flag, "/proc/litnav-nope/out", "--no-progress"], terminal_width=200)
+        assert result.exit_code == 2 and "cannot write there" in result.output and "bm25" not in result.output, flag

@@ -217,7 +217,7 @@ def text_lines(path: str | Path, *, error: type[Exception] = ValueError) -> Iter
     line that is not UTF-8."""
     path = Path(path)
     try:
-        handle = gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb")
+        handle = gzip.open(path, "rb") if path.suffix.lower() == ".gz" else path.open("rb")
     except OSError as exc:
         raise error(f"{path}: {exc.strerror or exc}") from exc
     with handle:

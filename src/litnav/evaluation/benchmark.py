@@ -109,10 +109,15 @@ def _text_field(obj: dict[str, Any], key: str, where: str) -> str:
     return value
 
 
+MAX_GRADE = 1_000_000
+"""The largest grade accepted (graded relevance is a small scale; trec_eval's C integers, as
+pytrec_eval reads them, overflow at 2**32 and score every query 0)."""
+
+
 def _grade(value: Any, where: str) -> int:
     if (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)
-            or value != int(value) or value < 0):
-        raise BenchmarkError(f"{where}: grade {value!r} must be a non-negative integer")
+            or value != int(value) or value < 0 or value > MAX_GRADE):
+        raise BenchmarkError(f"{where}: grade {value!r} must be an integer from 0 to {MAX_GRADE}")
     return int(value)
 
 
@@ -139,7 +144,7 @@ def load_tasks_jsonl(path: str | Path) -> Benchmark:
     seen: set[str] = set()
     for lineno, obj in json_lines(path, error=BenchmarkError):
         where = f"{path}:{lineno}"
-        qid = _text_field(obj, "qid", where)
+        qid = _text_field(obj, "qid", where).strip()
         if qid in seen:
             raise BenchmarkError(f"{where}: duplicate qid {qid!r}")
         seen.add(qid)
@@ -152,7 +157,8 @@ def load_tasks_jsonl(path: str | Path) -> Benchmark:
 
 
 QRELS_HEADERS = {("query-id", "corpus-id"), ("query_id", "corpus_id"), ("query-id", "doc-id"), ("query_id", "doc_id"),
-                 ("qid", "docid"), ("qid", "doc_id"), ("query", "doc")}
+                 ("qid", "docid"), ("qid", "doc_id"), ("query", "doc"), ("qid", "iter"), ("qid", "iteration"),
+                 ("topic", "iteration"), ("query_id", "iteration")}
 """First two columns of a qrels header line (BEIR writes ``query-id corpus-id score``)."""
 
 
@@ -165,6 +171,8 @@ def _qrels_grade(raw: str, where: str) -> int:
         raise BenchmarkError(f"{where}: grade {raw!r} is not a number") from None
     if not math.isfinite(value) or value != int(value):
         raise BenchmarkError(f"{where}: grade {raw!r} must be an integer (0 = judged not relevant)")
+    if value > MAX_GRADE:
+        raise BenchmarkError(f"{where}: grade {raw!r} is above {MAX_GRADE} (graded relevance is a small scale)")
     return max(0, int(value))
 
 
@@ -172,16 +180,19 @@ def load_qrels_tsv(path: str | Path) -> dict[str, dict[str, int]]:
     """Read qrels into ``{qid: {corpus_id: grade}}``: BEIR's TSV (``query-id corpus-id score``,
     with or without its header line) or TREC's qrels (``qid iteration docid grade``, the file
     trec_eval reads); columns are tab-separated, or split on spaces in a file without tabs; gzip
-    when the name ends in ``.gz``, a byte-order mark dropped. A repeated (qid, corpus_id) pair, a
-    row of another width than the first, and a grade that is not an integer are errors naming
-    the file and line; a negative grade counts as 0."""
+    when the name ends in ``.gz``, a byte-order mark dropped. A (qid, corpus_id) pair judged twice
+    differently, a row of another width than the first, and a grade that is not an integer (or is
+    above :data:`MAX_GRADE`) are errors naming the file and line; a negative grade counts as 0;
+    an exact repeat of a row is read once."""
     path = Path(path)
     qrels: dict[str, dict[str, int]] = {}
     width = 0
     for lineno, line in text_lines(path, error=BenchmarkError):
         if not line.strip():
             continue
-        row = [c.strip() for c in (line.split("\t") if "\t" in line else line.split())]
+        row = [c.strip() for c in line.split("\t")] if "\t" in line else []
+        if len(row) not in (3, 4) or (width and len(row) != width):  # trec_eval splits on any whitespace
+            row = line.split()
         where = f"{path}:{lineno}"
         if not width:
             if tuple(c.lower() for c in row[:2]) in QRELS_HEADERS:
@@ -196,8 +207,9 @@ def load_qrels_tsv(path: str | Path) -> dict[str, dict[str, int]]:
         if not qid or not cid:
             raise BenchmarkError(f"{where}: empty query id or corpus id")
         grade = _qrels_grade(raw, where)
-        if cid in qrels.setdefault(qid, {}):
-            raise BenchmarkError(f"{where}: duplicate judgement for ({qid}, {cid})")
+        if cid in qrels.setdefault(qid, {}) and qrels[qid][cid] != grade:
+            raise BenchmarkError(f"{where}: a second, different judgement for ({qid}, {cid}): "
+                                 f"{qrels[qid][cid]} then {grade}")
         qrels[qid][cid] = grade
     return qrels
 
@@ -208,11 +220,14 @@ the first one present, a string, is the query's ``Task.kind`` (per-kind means in
 
 
 def _query_kind(obj: dict[str, Any]) -> str | None:
-    """The query's group: the first of :data:`KIND_FIELDS` it holds as a non-empty string."""
+    """The query's group: the first of :data:`KIND_FIELDS` it holds as a non-empty string or a
+    number, lower-cased ("Method" and "method" are one kind)."""
     for key in KIND_FIELDS:
         value = obj.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = str(value)
         if isinstance(value, str) and value.strip():
-            return value.strip()
+            return value.strip().lower()
     return None
 
 
@@ -227,7 +242,7 @@ def load_beir(queries: str | Path, qrels: str | Path) -> Benchmark:
     kinds: dict[str, str | None] = {}
     for lineno, obj in json_lines(queries, error=BenchmarkError):
         where = f"{queries}:{lineno}"
-        qid = _text_field(obj, "_id", where)
+        qid = _text_field(obj, "_id", where).strip()  # qrels ids are read stripped: "q2 " is q2
         if qid in texts:
             raise BenchmarkError(f"{where}: duplicate _id {qid!r}")
         texts[qid] = _text_field(obj, "text", where)
@@ -240,6 +255,8 @@ def load_beir(queries: str | Path, qrels: str | Path) -> Benchmark:
             tasks.append(Task(qid, text, gold, kind=kinds[qid]))
         else:
             skipped.append(qid)
+    if not judged:
+        raise BenchmarkError(f"{qrels}: no judgements (an empty file, or a header alone)")
     if not tasks:
         hint = f" ({len(orphans)} judged query ids are not in it, e.g. {orphans[:5]})" if orphans else ""
         raise BenchmarkError(f"{queries}: no query has a relevant judgement in {qrels}{hint}")
@@ -412,7 +429,7 @@ def read_intents(folder: str | Path) -> list[dict[str, Any]]:
     intents, seen = [], set()
     for lineno, obj in json_lines(path, error=BenchmarkError):
         where = f"{path}:{lineno}"
-        qid = _text_field(obj, "qid", where)
+        qid = _text_field(obj, "qid", where).strip()
         if qid in seen:
             raise BenchmarkError(f"{where}: duplicate qid {qid!r}")
         seen.add(qid)

@@ -34,6 +34,9 @@ def _by_kind(report: EvalReport, name: str) -> dict[str, dict[str, float]]:
     for t in report.benchmark.tasks:
         if t.kind:
             groups.setdefault(t.kind, []).append(t.qid)
+    unkinded = [t.qid for t in report.benchmark.tasks if not t.kind]
+    if groups and unkinded:  # every query in some row: the rows' counts add up to the table's
+        groups["(no kind)"] = unkinded
     per_query = report.systems[name].per_query
     metrics = [m for m in HEADLINE if m in metric_names(report.ks)]
     return {kind: {"n": len(qids), **{m: sum(per_query[q][m] for q in qids) / len(qids) for m in metrics}}

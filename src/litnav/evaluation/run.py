@@ -92,9 +92,23 @@ def _console():
     return Console()
 
 
+def _writable(flag: str, path: Path, folder: Path) -> None:
+    """Make ``folder`` and write and remove a file in it, or raise ``ValueError`` naming ``flag``:
+    a place that cannot be written ("/proc/...", a read-only mount) stops the run before it starts."""
+    import tempfile
+
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".litnav-probe-"):
+            pass
+    except OSError as exc:
+        raise ValueError(f"{flag} {path}: cannot write there ({exc.strerror or exc})") from None
+
+
 def check_outputs(outputs: Outputs, benchmark) -> None:
     """Refuse, before anything runs, outputs that could not be written: a file path that is a
-    folder or lies under a file (missing folders are made when writing), a run folder that is a file, and query ids with
+    folder or lies under a file, a folder where no file can be written (missing folders are made
+    now), two outputs naming one file, a run folder that is a file, and query ids with
     whitespace for TREC run files (their columns are space-separated). Raises ``ValueError``."""
     for flag, path in (("--json", outputs.json), ("--markdown", outputs.markdown), ("--plot", outputs.plot)):
         if path is None:
@@ -105,14 +119,18 @@ def check_outputs(outputs: Outputs, benchmark) -> None:
         existing = next(p for p in path.parents if p.exists() or p == Path(p.anchor) or str(p) == ".")
         if not existing.is_dir():
             raise ValueError(f"{flag} {path}: {existing} is a file, not a folder")
-        try:  # the folder the output goes to: made now, so a path that cannot be written stops nothing long
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise ValueError(f"{flag} {path}: cannot make its folder ({exc.strerror or exc})") from None
+        _writable(flag, path, path.parent)
+    files = [(f, Path(p).resolve()) for f, p in (("--json", outputs.json), ("--markdown", outputs.markdown),
+                                                  ("--plot", outputs.plot)) if p is not None]
+    for i, (flag, path) in enumerate(files):
+        other = next((f for f, p in files[:i] if p == path), None)
+        if other:
+            raise ValueError(f"{other} and {flag} name the same file {path}: one would overwrite the other")
     if outputs.run_dir is not None:
         run_dir = Path(outputs.run_dir)
         if run_dir.exists() and not run_dir.is_dir():
             raise ValueError(f"--run-dir {run_dir}: is a file, not a folder")
+        _writable("--run-dir", run_dir, run_dir)
         spaced = [t.qid for t in benchmark.tasks if any(c.isspace() for c in t.qid)]
         if spaced:
             raise ValueError(f"--run-dir: query ids with whitespace cannot be written to TREC run files "
