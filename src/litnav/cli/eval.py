@@ -89,4 +89,6 @@ def register(app: typer.Typer) -> None:
         except (CorpusError, EvaluationError) as exc:
             fail(str(exc))
         except OSError as exc:  # an output that could not be written after all (disk full, permissions)
-            fail(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
+            from litnav.core.tool import error_text
+
+            fail(error_text(exc))

@@ -15,5 +15,12 @@ def tool_errors(parser: argparse.ArgumentParser, *more: type[BaseException]) -> 
     try:
         yield
     except (ValueError, OSError, *more) as exc:
-        text = f"{exc.filename}: {exc.strerror}" if isinstance(exc, OSError) and exc.filename and exc.strerror else str(exc)
-        parser.exit(2, f"error: {text or type(exc).__name__}\n")
+        parser.exit(2, f"error: {error_text(exc)}\n")
+
+
+def error_text(exc: BaseException) -> str:
+    """One line for an error: ``FILE: reason`` for an ``OSError`` that names its file, else its
+    message, else its type's name."""
+    if isinstance(exc, OSError) and exc.filename and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}"
+    return str(exc) or type(exc).__name__

@@ -179,11 +179,11 @@ def evaluate_system(
             raise EvaluationError(f"system {system.name!r} failed on query {task.qid!r}: {exc}") from exc
         latency = time.perf_counter() - t0
         rankings[task.qid] = [(str(cid), float(score)) for cid, score in run.ranking]
+        ids = [cid for cid, _ in rankings[task.qid]]
         if run.per_round is not None:
             rounds[task.qid] = [list(map(str, r)) for r in run.per_round]
-        elif getattr(run, "fallback", None):  # its first stage ranked it: that one round, kept in every round
-            rounds[task.qid] = [[cid for cid, _ in rankings[task.qid]]]
-        ids = [cid for cid, _ in rankings[task.qid]]
+        elif run.fallback:  # its first stage ranked it: that one round, kept in every round
+            rounds[task.qid] = [ids]
         printed_ids = [str(p.get("corpus_id")) for p in run.printed]
         rate, problems = hallucinations(ids, run.printed, corpus.papers(list(dict.fromkeys(ids + printed_ids))))
         if problems:
@@ -197,11 +197,11 @@ def evaluate_system(
             **{f"Judged@{k}": (sum(1 for c in ids[:k] if c in task.gold) / min(k, len(ids)) if ids else 0.0)
                for k in JUDGED_KS},
         }
-        if getattr(run, "fallback", None):
+        if run.fallback:
             fallbacks[task.qid] = run.fallback
-        if getattr(run, "left_out", None):
+        if run.left_out:
             left_out[task.qid] = list(run.left_out)
-        if not engines and getattr(run, "engines", None):
+        if not engines and run.engines:
             engines = dict(run.engines)
         for stage, seconds in run.stage_seconds.items():
             stages[stage] = stages.get(stage, 0.0) + float(seconds)

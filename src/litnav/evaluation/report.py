@@ -206,28 +206,9 @@ def to_markdown(report: EvalReport) -> str:
     for metric, cells, best in _rows(report):
         shown = [f"**{c}**" if i in best else c for i, c in enumerate(cells)]
         lines.append(f"| {metric} | " + " | ".join(shown) + " |")
-    for ref, others, rows in _delta_tables(report):
-        lines += ["", "## " + DELTA_TITLE.format(ref=ref), "",
-                  "| metric | " + " | ".join(others) + " |", "|---|" + "---|" * len(others)]
-        lines += [f"| {m} | " + " | ".join(cells) + " |" for m, cells in rows]
-    rounds = _round_rows(report)
-    if rounds:
-        lines += ["", "## Recall per round (gain over the previous round)", "",
-                  "| system, round | " + " | ".join(f"Recall@{k}" for k in report.ks) + " |",
-                  "|---|" + "---|" * len(report.ks)]
-        lines += [f"| {label} | " + " | ".join(cells) + " |" for label, cells in rounds]
-    stages = sorted({s for r in report.systems.values() for s in r.stage_seconds})
-    if stages:
-        lines += ["", "## Mean seconds per query by stage", "",
-                  "| stage | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
-        for s in stages:
-            cells = [f"{report.systems[n].stage_seconds[s]:.3f}" if s in report.systems[n].stage_seconds else "" for n in names]
-            lines.append(f"| {s} | " + " | ".join(cells) + " |")
-    kinds = _kind_rows(report)
-    if kinds:
-        lines += ["", "## nDCG@10 by query kind", "", "| kind (queries) | " + " | ".join(names) + " |",
-                  "|---|" + "---|" * len(names)]
-        lines += [f"| {label} | " + " | ".join(cells) + " |" for label, cells in kinds]
+    for title, first, columns, rows in _tables(report):
+        lines += ["", f"## {title}", "", f"| {first} | " + " | ".join(columns) + " |", "|---|" + "---|" * len(columns)]
+        lines += [f"| {label} | " + " | ".join(cells) + " |" for label, cells in rows]
     verdicts = verdict_lines(report)
     if verdicts:
         lines += ["", "## Verdicts and their quotes", "", *(f"- {line}" for line in verdicts)]
@@ -325,6 +306,27 @@ def write_markdown(report: EvalReport, path: str | Path) -> Path:
     return write_text(path, to_markdown(report))
 
 
+def _tables(report: EvalReport) -> list[tuple[str, str, list[str], list[tuple[str, list[str]]]]]:
+    """The report's tables after the main one, for both renderings: ``(title, label column,
+    columns, [(label, cells)])`` of the differences against each reference, recall per round,
+    mean seconds per stage and nDCG@10 by query kind (each only when it has rows)."""
+    names = list(report.systems)
+    out = [(DELTA_TITLE.format(ref=ref), "metric", others, rows) for ref, others, rows in _delta_tables(report)]
+    rounds = _round_rows(report)
+    if rounds:
+        out.append(("Recall per round (gain over the previous round)", "system, round",
+                    [f"Recall@{k}" for k in report.ks], rounds))
+    stages = sorted({s for r in report.systems.values() for s in r.stage_seconds})
+    if stages:
+        out.append(("Mean seconds per query by stage", "stage", names, [
+            (s, [f"{report.systems[n].stage_seconds[s]:.3f}" if s in report.systems[n].stage_seconds else ""
+                 for n in names]) for s in stages]))
+    kinds = _kind_rows(report)
+    if kinds:
+        out.append(("nDCG@10 by query kind", "kind (queries)", names, kinds))
+    return out
+
+
 def _table(table_type: Any, title: str, first: str, columns: Sequence[str], rows: Sequence[tuple[str, Sequence[str]]]):
     """A rich ``Table``: a bold label column ``first``, right-aligned ``columns``, one row per
     ``(label, cells)``."""
@@ -351,20 +353,8 @@ def print_report(report: EvalReport, console: Any = None) -> None:
     for metric, cells, best in _rows(report):
         table.add_row(metric, *[f"[bold green]{c}[/]" if i in best else c for i, c in enumerate(cells)])
     console.print(table)
-    for ref, others, rows in _delta_tables(report):
-        console.print(_table(Table, DELTA_TITLE.format(ref=ref), "metric", others, rows))
-    rounds = _round_rows(report)
-    if rounds:
-        console.print(_table(Table, "Recall per round (gain over previous round)", "system, round",
-                             [f"Recall@{k}" for k in report.ks], rounds))
-    stages = sorted({s for r in report.systems.values() for s in r.stage_seconds})
-    if stages:
-        console.print(_table(Table, "Mean seconds per query by stage", "stage", names, [
-            (s, [f"{report.systems[n].stage_seconds[s]:.3f}" if s in report.systems[n].stage_seconds else "" for n in names])
-            for s in stages]))
-    kinds = _kind_rows(report)
-    if kinds:
-        console.print(_table(Table, "nDCG@10 by query kind", "kind (queries)", names, kinds))
+    for title, first, columns, rows in _tables(report):
+        console.print(_table(Table, title, first, columns, rows))
     for line in [*verdict_lines(report), *note_lines(report)]:
         console.print(line, markup=False, highlight=False)
     shown = {q: ids for q, ids in list(report.missing_gold.items())[:20]}

@@ -118,12 +118,18 @@ class HybridSystem:
         self.lexical_k, self.semantic_k, self.rrf_k = max(lexical_k, depth), max(semantic_k, depth), rrf_k
 
     def run(self, query: str) -> SystemRun:
+        run = self.fused(query)
+        run.ranking = run.ranking[: self.depth]
+        return run
+
+    def fused(self, query: str) -> SystemRun:
+        """The whole fused list (``lexical_k`` + ``semantic_k`` deep at most), not cut to ``depth``."""
         t0 = time.perf_counter()
         lexical = [h.corpus_id for h in self.corpus.lexical_search(query, self.lexical_k)]
         t1 = time.perf_counter()
         dense = [h.corpus_id for h in self.corpus.semantic_search(query, self.semantic_k)]
         t2 = time.perf_counter()
-        fused = reciprocal_rank_fusion([lexical, dense], k=self.rrf_k)[: self.depth]
+        fused = reciprocal_rank_fusion([lexical, dense], k=self.rrf_k)
         t3 = time.perf_counter()
         return SystemRun(fused, stage_seconds={"lexical": t1 - t0, "semantic": t2 - t1, "fuse": t3 - t2})
 
@@ -167,17 +173,17 @@ class HybridNoSourceSystem(HybridSystem):
 
     def __init__(self, corpus: Corpus, depth: int, name: str = "hybrid-no-source", **kw: Any) -> None:
         super().__init__(corpus, depth, name=name, **kw)
-        self._deeper = HybridSystem(corpus, depth + 10, name=name, **kw)  # room for the dropped source
 
     def run(self, query: str) -> SystemRun:
         from litnav.navigator.source import find_source
 
         t0 = time.perf_counter()
         source = set(find_source(query, self.corpus))
-        run = self._deeper.run(query)
+        seconds = time.perf_counter() - t0
+        run = self.fused(query)  # the same fusion as hybrid's; the list below the cut refills the gap
         run.ranking = [(cid, score) for cid, score in run.ranking if cid not in source][: self.depth]
         run.left_out = sorted(source)
-        run.stage_seconds["source"] = time.perf_counter() - t0 - sum(run.stage_seconds.values())
+        run.stage_seconds["source"] = seconds
         return run
 
 
