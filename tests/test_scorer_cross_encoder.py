@@ -169,8 +169,10 @@ def test_a_save_killed_midway_leaves_the_previous_model_whole(trained, tmp_path)
     (folder / "delta-deadbeef.safetensors").write_bytes(b"partial")
     assert (folder / "student.json").read_text() == doc
     np.testing.assert_allclose(load_student(folder).predict_satisfaction(items), before)
+    (folder / "cross_encoder_notes.txt").write_text("mine")  # a user's own file in the folder
     student.save(folder, delta=True)  # a completed save removes the weights no document names
     assert len(list(folder.glob("delta*.safetensors"))) == 1 and not (folder / "delta-deadbeef.safetensors").exists()
+    assert (folder / "cross_encoder_notes.txt").read_text() == "mine"
     (weights,) = folder.glob("delta-*.safetensors")
     weights.write_bytes(weights.read_bytes()[: weights.stat().st_size // 2])
     with pytest.raises(StudentError, match=r"delta-\w+\.safetensors: cannot load the cross-encoder weights"):

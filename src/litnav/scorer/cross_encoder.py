@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -214,8 +215,9 @@ def remove_other_weights(folder: Path, keep: str) -> None:
     """Remove the weights in ``folder`` that its document no longer names (earlier saves)."""
     import shutil
 
-    for p in [*folder.glob(f"{WEIGHTS_DIR}*"), *folder.glob("delta*.safetensors")]:
-        if p.name == keep:
+    saved = re.compile(rf"{WEIGHTS_DIR}(?:-[0-9a-f]{{8}})?|delta(?:-[0-9a-f]{{8}})?\.safetensors")
+    for p in folder.iterdir():
+        if p.name == keep or not saved.fullmatch(p.name):  # only what :meth:`save` writes: a user's own files stay
             continue
         if p.is_dir() and not p.is_symlink():
             shutil.rmtree(p, ignore_errors=True)

@@ -217,7 +217,7 @@ def states(sentence: str, phrases: list[str], *, strict: bool = False) -> bool:
     metrics, and a review of ..., such as ..." does not make a paper a study of human evaluation)."""
     if not phrases or mentions_other_work(sentence):
         return False
-    if strict and _EXAMPLE_CUE.search(sentence) and not _OWN.search(sentence):
+    if strict and _listed_example(sentence, len(sentence)):  # an example cue anywhere in it
         return False
     st, starts = stem_offsets(sentence)
     st = unhyphenated(st)  # phrase keys are matched without hyphens
