@@ -218,14 +218,15 @@ class Corpus:
 
     # -- counts and identity ----------------------------------------------------------------------
     def _counts(self) -> dict[str, int]:
-        """Content counts: those finalize stored with the finished indexes (no table scan on open),
-        else computed (:func:`store.content_counts`)."""
+        """Content counts: those finalize stored with the finished indexes (no table scan on open;
+        a corpus finalized by an older litnav lacks the newer keys until its next build), else
+        computed (:func:`store.content_counts`)."""
         if self._conn is None:
             raise CorpusError(f"corpus {self.directory} is closed")
         with self._lock:
             stored = self._meta("counts")
-            if stored and set(stored) == set(COUNT_KEYS) and not self._meta("indexes_dirty", True):
-                return {k: int(stored[k]) for k in COUNT_KEYS}
+            if stored and set(stored) <= set(COUNT_KEYS) and not self._meta("indexes_dirty", True):
+                return {k: int(stored[k]) for k in COUNT_KEYS if k in stored}
             return content_counts(self._conn)
 
     def stats(self) -> dict[str, Any]:
