@@ -47,6 +47,7 @@ from litnav.navigator.intent.text import (  # noqa: F401
     LATIN_WORDS,
     Workspace,
     clean_phrase,
+    document_compound,
     edge_word,
     search_compound,
     split_list,
@@ -112,15 +113,6 @@ _LINK = (r"(?:on|about|of|(?<=follow-ups )to|(?<=follow-up )to|(?<=followups )to
          r"|similar\s+to|like)")
 _DOC_LINK = re.compile(rf"\b{_QUALIFIERS}(?:{_DOCS})\s+(?:{_LINK}"
                        r"|(?!using\b|leveraging\b|employing\b|applying\b|including\b)[a-z]+ing)\b", re.I)
-
-_GERUND_COMPOUND = re.compile(
-    r"(?:paper|article|literature|publication)\s+(?!(?:using|leveraging|employing|applying|including|investigating"
-    r"|examining|exploring|studying|describing|proposing|analy[sz]ing|presenting|covering|discussing|addressing"
-    r"|dealing|focusing|concerning|regarding|looking|comparing|evaluating|reporting|showing|introducing)\b)[a-z]+ing",
-    re.I)
-"""A bare singular document noun before an -ing word that is no verb of a paper's content ("paper
-proposing" links) and with no qualifier ("a paper ..."): the noun modifies a compound, "paper
-reading tools", "literature mining" ("work" stays a link: "work relating X to Y")."""
 
 # "(CKD)", "(Th2)": an acronym-like token in parentheses (see navigator.intent.claims.is_acronym)
 _PAREN_ACRONYM = re.compile(r"\(\s*(?P<a>(?=[\w+./-]*[A-Z])(?![\d.,/%-]+\s*\))[A-Za-z0-9][\w+./-]{0,14})\s*\)")
@@ -403,8 +395,9 @@ def blank_framing(text: str) -> str:
     def link(m: re.Match[str]) -> str:
         if re.match(r"(?:work|stud(?:y|ies))\b", m.group(0), re.I) and _compound_before(text[:m.start()]):
             return m.group(0)  # "remote work on productivity", "cohort studies of ...": a compound, not a link
-        if _GERUND_COMPOUND.fullmatch(m.group(0)):
-            return m.group(0)  # "paper reading tools", "work stealing": a compound, not "papers investigating"
+        words = m.group(0).split()
+        if len(words) == 2 and words[1].lower().endswith("ing") and document_compound(*words):
+            return m.group(0)  # "paper reading tools": a compound, not "papers investigating"
         return BOUNDARY + " " * (len(m.group(0)) - 1)
 
     return _DOC_LINK.sub(link, text)

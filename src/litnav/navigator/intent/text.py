@@ -170,13 +170,18 @@ _SINGULAR_DOCUMENT_NOUNS = {"paper", "article", "literature", "publication"}
 
 _DOCUMENT_COMPOUND_HEADS = {"review", "reviews", "search", "searches", "survey", "surveys"}
 """Nouns that are verbs too yet make a compound after a document noun ("literature review")."""
+_CONTENT_VERBS = frozenset("""using leveraging employing applying including investigating examining exploring studying
+    describing proposing analysing analyzing presenting covering discussing addressing dealing focusing concerning
+    regarding looking comparing evaluating reporting showing introducing""".split())
+"""Verbs of what a paper does: after a document noun they link it to its subject ("paper proposing X")."""
 
 
 def document_compound(word: str, following: str) -> bool:
     """True when ``word`` is a singular document noun that modifies the next word into a compound:
     a gerund ("paper reading tools"), a noun that is no verb or adjective
     ("article recommendation"), an unknown (technical) word, or a review or search ("literature
-    review"); not a request's "papers on ...", nor a sentence's "This paper shows ..."."""
+    review"); not a request's "papers on ...", a sentence's "This paper shows ...", nor a verb of
+    what a paper does ("paper proposing ...": :data:`_CONTENT_VERBS`)."""
     from litnav.navigator.intent.lexicon import all_lemmas
 
     w = following.lower()
@@ -185,6 +190,8 @@ def document_compound(word: str, following: str) -> bool:
     if w in _DOCUMENT_COMPOUND_HEADS:  # "literature search", though "search" alone asks
         return True
     if edge_word(w):
+        return False
+    if w in _CONTENT_VERBS:
         return False
     lemmas = all_lemmas(w)
     return w.endswith("ing") or w in _DOCUMENT_COMPOUND_HEADS or not lemmas or set(lemmas) == {"NOUN"}
