@@ -95,3 +95,21 @@ def test_run_reports_heldout_auc_with_base_rate(papers, tmp_path):
 
     student = load_student(tmp_path / "student.json")
     assert calibration(student) == ("mined", ("topic",))
+
+
+def test_command_reports_a_bad_second_file_before_loading_the_encoder(tmp_path, monkeypatch, capsys):
+    import litnav.training.mine as mine
+
+    def no_encoder():
+        raise AssertionError("the encoder was loaded before the input was read")
+
+    monkeypatch.setattr(mine, "default_encoder", no_encoder)
+    good = tmp_path / "good.jsonl"
+    good.write_text(json.dumps({"id": "1", "title": "t", "abstract": "a"}) + "\n")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("not json\n")
+    with pytest.raises(SystemExit) as exc:
+        mine.main(["--jsonl", str(good), "--jsonl", str(bad), "--out", str(tmp_path / "rows.jsonl")])
+    assert exc.value.code == 2
+    assert "bad.jsonl:1" in capsys.readouterr().err
+    assert not (tmp_path / "rows.jsonl").exists()

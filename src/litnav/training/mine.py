@@ -156,9 +156,9 @@ def main(argv: list[str] | None = None) -> int:
 
     rows: list[TrainingRow] = []
     with tool_errors(ap):
+        corpora = [(f, read_papers(f, limit=args.papers, seed=args.seed)) for f in args.jsonl]  # bad input fails first
         enc = default_encoder()
-        for f in args.jsonl:
-            papers = read_papers(f, limit=args.papers, seed=args.seed)
+        for f, papers in corpora:
             tag = re.sub(r"\W+", "-", f.name.split(".")[0])[:24]
             rows += list(mine_rows(papers, n_queries=args.queries, encoder=enc, seed=args.seed, tag=tag))
         n = write_rows(rows, args.out)
