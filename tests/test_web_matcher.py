@@ -65,6 +65,7 @@ def test_title_rules_and_metadata_checks(matcher):
     assert (m.status, m.corpus_id, m.method) == ("verified", "fx003", "title_exact")  # year within +-1
     m = matcher.match(_rec("Deep Residual Learning for Image Recognition", ["Kaiming He"], 2012))
     assert m.status == "metadata_mismatch" and m.mismatches == ["year: 2012 vs corpus 2016"]
+    assert not any("tolerance" in n for n in m.notes)  # a mismatch is not also "within the tolerance"
     m = matcher.match(_rec("Deep Residual Learning for Image Recognition", ["Maria Garcia"], 2016))
     assert m.status == "metadata_mismatch" and m.mismatches[0].startswith("authors: first author 'Maria Garcia'")
     m = matcher.match(_rec("BERT", ["Devlin, J."], 2019))

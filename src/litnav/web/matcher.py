@@ -425,10 +425,11 @@ class Matcher:
             match.notes = self._author_notes(record, paper) + self._year_notes(record, paper)
         return match
 
-    @staticmethod
-    def _year_notes(record: ExternalRecord, paper: Paper) -> list[str]:
-        """A year that differs within the tolerance, said rather than passed in silence."""
-        if record.year is not None and paper.year is not None and record.year != paper.year:
+    def _year_notes(self, record: ExternalRecord, paper: Paper) -> list[str]:
+        """A year that differs within the tolerance, said rather than passed in silence (a larger
+        difference is a mismatch, said there)."""
+        if (record.year is not None and paper.year is not None
+                and 0 < abs(record.year - paper.year) <= self.config.year_tolerance):
             return [f"year {record.year} vs corpus {paper.year} (within the tolerance: a preprint and its "
                     "published version often differ by a year)"]
         return []
