@@ -362,6 +362,22 @@ def test_a_hyphenated_phrase_and_its_closed_form_state_the_same_checkpoint(sente
         assert states(sentence, checkpoint_terms(f"The paper studies {checkpoint}", [checkpoint])[1])
 
 
+@pytest.mark.parametrize(("sentence", "stated"), [
+    ("Our results are significant in hatespeech detection for Roman Urdu.", True),
+    ("We train a hate-speech detection model for Roman Urdu.", True),
+    ("We build a hate speech detection model for Roman Urdu.", True),
+    ("We do not build a hate-speech detection model.", False),  # negated in any form
+    ("Speech detection is hard; we hate it.", False),
+])
+def test_a_phrase_with_some_words_closed_or_hyphenated_is_stated(sentence, stated):
+    """"hate speech detection" was "not satisfied" beside "significant in hatespeech detection":
+    a compound written as one word, with or without its hyphen, states the phrase of its words."""
+    from litnav.scorer.quote import states
+
+    phrases = checkpoint_terms("The paper studies hate speech detection", ["hate speech detection"])[1]
+    assert states(sentence, phrases) is stated
+
+
 class _ByConcept:
     """A student that reads a checkpoint as satisfied (P 0.7) unless it is about a concept the
     evidence does not name (P 0.0): what the bundled student does with c1 beside a missing facet."""

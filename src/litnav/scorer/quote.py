@@ -260,15 +260,18 @@ def _architectures() -> str:
 
 
 def _form_in(key: str, hay: str) -> str | None:
-    """The form in which a phrase key occurs in ``hay``: as it is, written as one hyphenated
-    word (" insulin resist " in "being insulin-resistant", whose hyphen is dropped: "insulinresist"),
-    or, for "<kind> neural network", with an architecture for "neural" (:data:`_NEURAL`); None when
-    none occurs."""
+    """The form in which a phrase key occurs in ``hay``: as it is, with some or all of its words
+    written as one word, hyphenated or closed (" insulin resist " in "being insulin-resistant",
+    whose hyphen is dropped: "insulinresist"; " hate speech detect " in "hate-speech detection" or
+    "hatespeech detection"), or, for "<kind> neural network", with an architecture for "neural"
+    (:data:`_NEURAL`); None when none occurs."""
     if phrase_in(key, hay):
         return key
-    joined = " " + "".join(key.split()) + " "
-    if len(key.split()) > 1 and phrase_in(joined, hay):
-        return joined
+    words = key.split()
+    if len(words) > 1 and "".join(words) in hay.replace(" ", ""):  # cheap test before the regex
+        found = re.search(" " + " ?".join(re.escape(w) for w in words) + " ", hay)
+        if found:
+            return found.group(0)
     if (m := _NEURAL.match(key)) is not None:
         found = re.search(re.escape(m.group(1)) + r" (?:" + _architectures() + r") " + re.escape(m.group(2).strip())
                           + " ", hay)
