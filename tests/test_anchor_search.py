@@ -217,6 +217,14 @@ def test_follow_up_work_on_a_corpus_without_citation_edges_lists_similar_papers_
     assert s.turns[0].anchor == "simclr" and s.turns[0].direction == "sibling"
     assert s.results and "simclr" not in _ids(s)
     assert any("holds no citation edges" in n and "successor" in n for n in result_notes(s))
+    # a follow-up cannot predate its anchor (2020), nor a cited paper follow it
+    years = {d.paper.corpus_id: d.paper.year for d in documents()}
+    assert all(years[r.corpus_id] >= 2020 for r in s.results)
+    assert any("published from 2020 on" in n for n in result_notes(s))
+    s = search(f"prior work of {title}", corpus, FAST, top_k=5)
+    assert s.turns[0].asked_direction == "predecessor"
+    assert s.results and all(years[r.corpus_id] <= 2020 for r in s.results)
+    assert any("published up to 2020" in n for n in result_notes(s))
 
 
 def test_a_date_over_a_corpus_without_years_says_that_no_paper_has_one(open_corpus):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date
 
 from litnav.core.records import Session, Workflow
@@ -120,10 +121,23 @@ def _anchor_from_intent(intent: str, corpus, settings: Settings, *, top_k, today
     asked = None
     if direction != "sibling" and not _has_citation_edges(corpus):
         asked, direction = direction, "sibling"  # nothing cites anything here: the papers most like it
+        rest = _in_time_of(asked, corpus.papers([anchor]).get(anchor), rest)
     session = anchor_search(anchor, direction, corpus, settings, top_k=top_k, today=today, constraints=rest or None)
     session.engines["navigator"] += " (read from the intent)"
     session.turns[0].asked_direction = asked
     return session
+
+
+def _in_time_of(asked: str, paper, rest: str | None) -> str | None:
+    """The constraints ``rest`` with the years a citing (``successor``: from the anchor's year on)
+    or cited paper (``predecessor``: up to it) must have, for the similar papers that stand in for
+    them on a corpus without citation edges; ``rest`` as it is when it names a year itself, when
+    the anchor has none, or for another direction."""
+    year = getattr(paper, "year", None)
+    if year is None or asked not in ("successor", "predecessor") or re.search(r"\b(1[89]|20)\d\d\b", rest or ""):
+        return rest
+    bound = f"since {year}" if asked == "successor" else f"until {year}"
+    return f"{rest}, {bound}" if rest else bound
 
 
 def _not_found(request, corpus, settings: Settings, *, top_k, today) -> Session | None:

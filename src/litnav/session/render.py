@@ -188,6 +188,19 @@ _MISSING_VENUES = re.compile(r"\(not in the corpus venue list: ([^)]*)\)")
 (``navigator.intent.parser``)."""
 
 
+def _years_kept(turn: Turn) -> str:
+    """", from <year> on" / ", up to <year>" when the turn's checklist keeps the years a citing or
+    cited paper has (``navigator.search``: the similar papers standing in for them), else ""."""
+    for c in turn.checklist.checkpoints:
+        p = c.predicate
+        if c.kind == "metadata" and p is not None and p.field == "year" and not p.negate:
+            if turn.asked_direction == "successor" and p.start is not None and p.end is None:
+                return f", published from {p.start.year} on"
+            if turn.asked_direction == "predecessor" and p.end is not None and p.start is None:
+                return f", published up to {p.end.year}"
+    return ""
+
+
 def _anchor_coverage(turn: Turn, shown: int | None, corpus: str | None = None) -> str | None:
     """How much of the anchor's citing or cited neighbourhood the corpus holds, and how much of it
     is listed: "papers cited by X" over a corpus that holds 12 of its 40 references must not read
@@ -288,7 +301,7 @@ def result_notes(session: Session) -> list[str]:
         if first.asked_direction:
             notes.insert(1, f"This corpus holds no citation edges, so no paper can be shown to be a "
                             f"{first.asked_direction} of the anchor: these are the papers most like it (sibling), "
-                            "the anchor left out.")
+                            "the anchor left out" + _years_kept(first) + ".")
         shown = len(session.results) if len(session.turns) == 1 else None  # a refinement may add other papers
         if (coverage := _anchor_coverage(first, shown, session.corpus)) is not None:
             notes.insert(1, coverage)
