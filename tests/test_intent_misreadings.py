@@ -612,3 +612,30 @@ def test_a_document_noun_inside_a_compound_is_part_of_the_topic(intent, kept):
                                     "work investigating dense retrieval"])
 def test_a_document_noun_before_a_content_verb_still_frames_the_request(intent):
     assert parse_intent(intent, today=TODAY).checkpoints[0].text == "dense retrieval"
+
+
+@pytest.mark.parametrize("intent, concepts, verb", [
+    ("automatic evaluation metrics for text summarization that correlate with human judgments",
+     {"automatic evaluation metrics", "text summarization", "human judgments"}, "correlate"),
+    ("metrics that correlate well with human ratings", {"metrics", "human ratings"}, "correlate"),
+    ("proteins which bind to DNA in yeast", {"proteins", "DNA", "yeast"}, "bind"),
+    ("materials that conduct heat at low temperature", {"materials", "heat", "low temperature"}, "conduct"),
+    ("cells that express CD4 in mice", {"cells", "CD4", "mice"}, "express"),
+])
+def test_the_verb_of_a_relative_clause_is_no_concept(intent, concepts, verb):
+    """A user found "The paper studies correlate" in the checklist of "... metrics that correlate
+    with human judgments": the verb right after "that"/"which" is the clause's, not a topic."""
+    checklist = parse_intent(intent, today=TODAY)
+    terms = {t for c in checklist.checkpoints for t in c.terms}
+    assert concepts <= terms
+    assert not any(verb in t.lower().split() for t in terms)
+
+
+@pytest.mark.parametrize("intent, kept", [
+    ("results on that benchmark for question answering", "benchmark"),  # "that" as a determiner
+    ("metrics that humans prefer for summarization", "humans"),  # the clause's own subject
+    ("evidence that vitamin D reduces fractures", "vitamin D"),
+])
+def test_a_noun_after_that_stays_a_concept(intent, kept):
+    checklist = parse_intent(intent, today=TODAY)
+    assert kept in {t for c in checklist.checkpoints for t in c.terms}

@@ -87,6 +87,28 @@ def base_form_is_verb(before: str, after: str) -> bool:
     return plural or w.lower() in _IRREGULAR_PLURALS or ("-" not in w and is_acronym(w))
 
 
+_RELATIVE = re.compile(r"([\w-]+)\s+(?:that|which|who)\s+$", re.I)
+_FUNCTION_WORD = re.compile(r"(?:about|above|across|after|against|along|among|and|as|at|before|behind|below|beside|"
+                            r"between|beyond|but|by|despite|during|for|from|in|inside|into|like|near|of|off|on|onto|"
+                            r"or|outside|over|per|since|so|than|through|to|toward|towards|under|unlike|upon|via|"
+                            r"with|within|without|all|such|now|not)", re.I)
+
+
+def relative_clause_verb(word: str, before: str, after: str) -> bool:
+    """The word right after "that", "which" or "who" heads the relative clause when the word
+    before the pronoun is no function word or verb (then "that" is a determiner or a
+    conjunction: "on that benchmark", "show that models ...") and the word is a plural-present
+    verb form or, unknown to the lexicon as a verb, is followed (after an adverb or not) by a
+    preposition ("materials that conduct heat", "metrics that correlate well with human
+    judgments"); a noun after the pronoun is the clause's own subject ("metrics that humans
+    prefer")."""
+    m = _RELATIVE.search(before)
+    if not m or _FUNCTION_WORD.fullmatch(m.group(1)) or verb_class(m.group(1).lower()) in ("finite", "aux"):
+        return False
+    return "VBP" in finite_tags(word) or bool(re.match(
+        r"(?:\s+(?:\w+ly|well))?\s+(?:with|to|on|in|into|across|under|over|between)\b", after))
+
+
 def ambiguous_is_verb(word: str, before: str, after: str) -> bool:
     """Context for a form that is also a noun or adjective: a past form ("increased") is a verb
     before a function word, number or clause end ("increased by 10%", not "increased risk"); a

@@ -28,7 +28,13 @@ from dataclasses import dataclass
 
 from litnav.corpus.phrases import PhraseTable, segments
 from litnav.navigator.intent.grammar import adjective_only as _adjective_only
-from litnav.navigator.intent.grammar import ambiguous_is_verb, ed_participle, ly_adverb, verb_class
+from litnav.navigator.intent.grammar import (
+    ambiguous_is_verb,
+    ed_participle,
+    ly_adverb,
+    relative_clause_verb,
+    verb_class,
+)
 from litnav.navigator.intent.grammar import word_class as _word_class
 from litnav.navigator.intent.lexicon import all_lemmas
 from litnav.navigator.intent.text import LATIN_WORDS, clean_phrase, title_cased
@@ -109,7 +115,8 @@ def _modifies_adjective(run: list[tuple[str, int, int]], k: int) -> bool:
 
 def _split_run(run: list[tuple[str, int, int]], text: str, table: PhraseTable | None = None) -> list[list[tuple[str, int, int]]]:
     """Cut a run at verb-only and adverb-only words, at finite verbs read in context
-    (``claims.main_verb``'s rules: "microplastics affect coral reefs") and at the gerunds that
+    (``claims.main_verb``'s rules: "microplastics affect coral reefs"; first in the run, a
+    relative clause's verb: "metrics that correlate with") and at the gerunds that
     introduce a method (:data:`CONNECTIVE_GERUNDS`); a participle ("-ed", "-en") followed by
     another word of the run modifies it ("federated learning", "treated mice") and stays, and so
     does a verb-only word that heads a compound noun of the corpus (:func:`_compound_head`:
@@ -123,7 +130,8 @@ def _split_run(run: list[tuple[str, int, int]], text: str, table: PhraseTable | 
         cls = _word_class(tok[0])
         finite = verb_class(tok[0])
         if finite == "finite" or (finite == "ambiguous" and k > 0
-                                  and ambiguous_is_verb(tok[0], text[:tok[1]], text[tok[2]:])):
+                                  and ambiguous_is_verb(tok[0], text[:tok[1]], text[tok[2]:])) \
+                or (k == 0 and relative_clause_verb(tok[0], text[:tok[1]], text[tok[2]:])):
             cls = cls or "verb"
         if cls == "verb" and k + 1 < len(run) and re.search(r"(?:ed|en)$", tok[0]):
             cls = ""
