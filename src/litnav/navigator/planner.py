@@ -116,15 +116,18 @@ def corpus_parse(text: str, corpus, today=None, *, phrases=None) -> Checklist:
 
 def rule_checklist(intent: str, corpus, settings: Settings, today=None) -> Checklist:
     """The no-LLM checklist of ``intent`` over ``corpus``: ``intent.parse_intent`` with the corpus's
-    venue vocabulary and phrase table, hard constraints no paper satisfies relaxed
+    venue vocabulary and phrase table, exclusions widened to their terms' corpus word families
+    (``word_family.with_word_family``: "Twitter" also "tweets"), hard constraints no paper satisfies relaxed
     (:func:`relax_unsatisfiable`), and the source of a pasted passage found
     (``navigator.source.with_source``). ``today`` (a ``date``) anchors relative dates, and
     "recent" counts back from the corpus's newest paper when that is older. Raises
     ``ValueError`` for an empty intent."""
     from litnav.corpus.phrases import corpus_phrases
     from litnav.navigator.source import with_source
+    from litnav.navigator.word_family import with_word_family
 
-    checklist = corpus_parse(intent, corpus, today, phrases=corpus_phrases(corpus))
+    table = corpus_phrases(corpus)
+    checklist = with_word_family(corpus_parse(intent, corpus, today, phrases=table), corpus, table)
     return with_source(relax_unsatisfiable(checklist, corpus), corpus, settings, text=intent)
 
 

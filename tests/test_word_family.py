@@ -1,0 +1,57 @@
+"""An exclusion catches its term's word family from the corpus vocabulary: "excluding Twitter data"
+is violated by "we classify tweets", and words of a related topic ("social media") or sharing only
+the first letters ("twin") do not count."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from litnav.corpus.phrases import PhraseTable
+from litnav.navigator.intent import parse_intent
+from litnav.navigator.word_family import MIN_COSINE, family, with_word_family
+from litnav.scorer.features import alternatives, checkpoint_terms
+from litnav.scorer.quote import states
+
+# unit vectors at chosen cosines from "twitter" (the first axis)
+COSINE = {"twitter": 1.0, "tweets": 0.80, "tweet": 0.82, "twin": 0.19, "two": 0.24, "social": 0.74, "sentiment": 0.1}
+
+
+def encode(texts):
+    out = []
+    for t in texts:
+        c = COSINE[t.lower()]
+        v = np.zeros(len(COSINE) + 1, dtype=np.float32)
+        v[0], v[1 + sorted(COSINE).index(t.lower())] = c, np.sqrt(1 - c * c)
+        out.append(v)
+    return np.vstack(out)
+
+
+class _Corpus:
+    encode = staticmethod(encode)
+
+
+TABLE = PhraseTable(n_docs=100, df={w: 3 for w in COSINE})
+
+
+def test_the_family_is_the_close_words_that_share_the_first_letters():
+    assert MIN_COSINE > COSINE["social"]  # a related topic is no family member
+    assert family("Twitter", TABLE, encode) == ["tweet", "tweets"]
+    assert family("Twitter data", TABLE, encode) == []  # several words: its own phrase match
+
+
+def test_an_exclusion_gains_its_family_and_is_violated_by_it():
+    checklist = parse_intent("sentiment analysis, excluding Twitter data")
+    widened = with_word_family(checklist, _Corpus(), TABLE)
+    [x] = [c for c in widened.checkpoints if c.kind == "exclusion"]
+    assert {"Twitter", "tweet", "tweets"} <= set(x.terms) and x.any_of
+    sentence = "We present a system able to classify tweets into three sentiment classes."
+    assert any(states(sentence, checkpoint_terms(t, ts)[1], strict=True) for t, ts in alternatives(x))
+    content = [c for c in widened.checkpoints if c.kind != "exclusion"]
+    assert content == [c for c in checklist.checkpoints if c.kind != "exclusion"]
+
+
+def test_without_a_phrase_table_or_an_exclusion_nothing_changes():
+    checklist = parse_intent("sentiment analysis, excluding Twitter data")
+    assert with_word_family(checklist, _Corpus(), None) == checklist
+    plain = parse_intent("sentiment analysis of tweets")
+    assert with_word_family(plain, _Corpus(), TABLE) == plain
