@@ -29,6 +29,10 @@ def encode(texts):
 class _Corpus:
     encode = staticmethod(encode)
 
+    @staticmethod
+    def venues():
+        return []
+
 
 TABLE = PhraseTable(n_docs=100, df={w: 3 for w in COSINE})
 
@@ -55,3 +59,14 @@ def test_without_a_phrase_table_or_an_exclusion_nothing_changes():
     assert with_word_family(checklist, _Corpus(), None) == checklist
     plain = parse_intent("sentiment analysis of tweets")
     assert with_word_family(plain, _Corpus(), TABLE) == plain
+
+
+def test_a_refinement_that_drops_a_topic_excludes_its_family_too(monkeypatch):
+    import litnav.navigator.feedback as feedback
+    from litnav.core.records import Workflow
+
+    monkeypatch.setattr(feedback, "corpus_phrases", lambda corpus: TABLE)
+    checklist = parse_intent("sentiment analysis")
+    edits = feedback.parse_feedback("drop anything about Twitter", checklist, Workflow(nodes=[], output=""), [], corpus=_Corpus())
+    [add] = [e for e in edits if e.action == "add_checkpoint"]
+    assert {"Twitter", "tweet", "tweets"} <= set(add.detail["terms"])

@@ -26,10 +26,12 @@ from datetime import date
 
 from litnav.core.records import Checklist, Checkpoint, Edit, Workflow
 from litnav.core.text import stop_words
+from litnav.corpus.phrases import corpus_phrases
 from litnav.navigator.intent import parse_intent
 from litnav.navigator.intent.dates import YEAR_PATTERN
 from litnav.navigator.intent.parser import exclusion_checkpoint
 from litnav.navigator.planner import relax_unsatisfiable
+from litnav.navigator.word_family import widened
 
 _ORDINALS = {"top": 1, "first": 1, "best": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5,
              "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10, "last": -1}
@@ -255,6 +257,8 @@ def parse_feedback(
             take(m)  # no second checkpoint for the same exclusion
             continue
         cp = exclusion_checkpoint(_next_id("x", scratch), what, terms, source="user")
+        if corpus is not None:  # its corpus word family too, as a search's exclusions
+            cp = widened(cp, corpus, corpus_phrases(corpus))
         scratch.checkpoints.append(cp)
         edits.append(Edit(action="add_checkpoint", target=cp.id, detail={"checkpoint": cp.model_dump(mode="json"),
                                                                           "role": "exclude", "terms": cp.terms},

@@ -16,7 +16,7 @@ import re
 
 import numpy as np
 
-from litnav.core.records import Checklist
+from litnav.core.records import Checklist, Checkpoint
 
 MIN_COSINE = 0.78
 """Least cosine between a term and a word of its family (see the module docstring)."""
@@ -50,13 +50,17 @@ def with_word_family(checklist: Checklist, corpus, table) -> Checklist:
     them violates it). Unchanged without a phrase table or an exclusion."""
     if table is None or not any(c.kind == "exclusion" for c in checklist.checkpoints):
         return checklist
-    out = []
-    for c in checklist.checkpoints:
-        if c.kind == "exclusion":
-            have = {t.lower() for t in c.terms}
-            extra = [w for t in c.terms for w in family(t, table, corpus.encode) if w not in have]
-            if extra:
-                terms = list(dict.fromkeys([*c.terms, *extra]))
-                c = c.model_copy(update={"terms": terms, "any_of": True})
-        out.append(c)
-    return checklist.model_copy(update={"checkpoints": out})
+    return checklist.model_copy(update={"checkpoints": [widened(c, corpus, table) for c in checklist.checkpoints]})
+
+
+def widened(checkpoint: Checkpoint, corpus, table) -> Checkpoint:
+    """An exclusion ``checkpoint`` with its one-word terms' corpus families added as alternatives
+    (:func:`family` with ``corpus.encode``); any other checkpoint, or one without a phrase table
+    or a corpus encoder, as it is."""
+    if checkpoint.kind != "exclusion" or table is None or not hasattr(corpus, "encode"):
+        return checkpoint
+    have = {t.lower() for t in checkpoint.terms}
+    extra = [w for t in checkpoint.terms for w in family(t, table, corpus.encode) if w not in have]
+    if not extra:
+        return checkpoint
+    return checkpoint.model_copy(update={"terms": list(dict.fromkeys([*checkpoint.terms, *extra])), "any_of": True})
