@@ -409,3 +409,27 @@ def test_a_changed_papers_shard_read_without_its_joined_abstracts_is_refused(tmp
     with Corpus.open(corpus) as c:
         assert sum(bool(c.abstract(str(p["corpusid"]))) for p in papers) == 5
         assert c.paper(str(papers[1]["corpusid"])).citation_count == 12345
+
+
+def test_a_first_record_missing_its_title_is_a_reject_not_a_foreign_file(runner, tmp_path):
+    """A file whose first record lacked a title was skipped whole as "not a format litnav ingests"
+    (exit 0 inside a folder, its other papers lost): it is a generic JSONL with one reject."""
+    records = papers(30)
+    del records[0]["title"]
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "first.jsonl").write_bytes(jsonl_bytes(records))
+    (folder / "other.jsonl").write_bytes(jsonl_bytes(papers(5, prefix="q")))
+    result = runner.invoke(app, ["build", str(folder), "--corpus", str(tmp_path / "c"), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert "not a format litnav ingests" not in result.output
+    assert len(stored_ids(tmp_path / "c")) == 29 + 5
+    with Corpus.open(tmp_path / "c") as c:
+        assert any("title" in r[3] for r in c.rejects())
+
+
+def test_an_empty_input_is_said_to_be_empty(runner, tmp_path):
+    (tmp_path / "empty.jsonl").write_bytes(b"")
+    result = runner.invoke(app, ["build", str(tmp_path / "empty.jsonl"), "--corpus", str(tmp_path / "c"),
+                                 "--no-progress"])
+    assert result.exit_code != 0 and "empty: no JSON record" in result.output

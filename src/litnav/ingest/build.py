@@ -34,7 +34,14 @@ from pathlib import Path
 from typing import Any
 
 from litnav.corpus.records import Citation, Document, Reject
-from litnav.ingest.io import Fingerprint, SourceError, TruncatedSourceError, combine, expand_sources
+from litnav.ingest.io import (
+    Fingerprint,
+    SourceError,
+    TruncatedSourceError,
+    combine,
+    expand_sources,
+    first_records,
+)
 from litnav.ingest.join import ContentStore
 from litnav.ingest.papers import typed_by_abstract
 from litnav.ingest.plan import Unit, fingerprint_units, plan
@@ -411,7 +418,8 @@ def build(
     if not units:
         if undetected:
             raise undetected[0]
-        raise FormatError("no input file is in a format litnav ingests: " + ", ".join(map(str, unsupported)))
+        raise FormatError("no input file is in a format litnav ingests: " + ", ".join(
+            f"{p} (empty: no JSON record)" if not first_records(p, 1) else str(p) for p in unsupported))
     report.seconds["plan"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()

@@ -292,9 +292,18 @@ def single_object_problem(path: Path) -> str | None:
     return None
 
 
-def first_record(path: Path) -> Any:
-    """The first record of ``path`` that parses as JSON (used for format detection), or None."""
-    for rec in iter_records(path):
-        if rec.error is None:
-            return rec.value
-    return None
+def first_records(path: Path, n: int) -> list[Any]:
+    """The first ``n`` records of ``path`` that parse as JSON (fewer when the file holds fewer,
+    or when it is damaged after some: its reading reports the damage). Raises
+    ``TruncatedSourceError`` when it is damaged before its first record."""
+    out: list[Any] = []
+    try:
+        for rec in iter_records(path):
+            if rec.error is None:
+                out.append(rec.value)
+                if len(out) >= n:
+                    break
+    except TruncatedSourceError:
+        if not out:
+            raise
+    return out

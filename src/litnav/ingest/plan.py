@@ -21,7 +21,7 @@ from litnav.ingest.io import (
     base_name,
     combine,
     fingerprint,
-    first_record,
+    first_records,
     single_object_problem,
 )
 from litnav.ingest.readers import CONTENT_FORMATS, FORMATS, PRIMARY_FOR, FormatError, detect_format
@@ -45,18 +45,23 @@ class Unit:
         return str(self.path)
 
 
+DETECT_RECORDS = 50
+"""Records read to detect a file's format: a first record missing a field does not hide the rest."""
+
+
 def detect(path: Path, fmt: str | None = None) -> str | None:
-    """The format of ``path``: ``fmt`` when given (validated), else detected from its first
-    record (None when unsupported). Raises ``FormatError`` for an unknown ``fmt`` and
+    """The format of ``path``: ``fmt`` when given (validated), else that of the first of its first
+    :data:`DETECT_RECORDS` records whose format is known (None when none is). Raises ``FormatError`` for an unknown ``fmt`` and
     ``TruncatedSourceError`` for a single-object ``.json`` file that is not valid JSON (cut short)."""
     if fmt is not None:
         if fmt not in FORMATS:
             raise FormatError(f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")
         return fmt
-    first = first_record(path)
-    if not isinstance(first, dict) and (problem := single_object_problem(path)):
+    sample = first_records(path, DETECT_RECORDS)
+    if not (sample and isinstance(sample[0], dict)) and (problem := single_object_problem(path)):
         raise TruncatedSourceError(path, 0, problem)  # a cut per-paper JSON is damage, not a foreign format
-    return detect_format(first)
+    # a first record that lacks a field (a paper without its title) is a reject, not a foreign format
+    return next((f for f in map(detect_format, sample) if f), None)
 
 
 def plan(paths: list[Path], fmt: str | None = None,
