@@ -227,11 +227,22 @@ class _BackgroundWriter:
 
     def close(self, cancel: bool = False) -> None:
         """Wait for the queued writes (``cancel``: drop those not started, raise nothing, for
-        when the caller is already failing); re-raise the worker's exception, if any."""
+        when the caller is already failing); re-raise the worker's exception, if any. A Ctrl-C
+        while waiting drops the writes not started, waits for the one in flight (DuckDB's
+        connection is not to be used by two threads) and is then raised."""
         self._cancelled = self._cancelled or cancel
-        if self._thread.is_alive():
-            self._queue.put(None)
-            self._thread.join()
+        interrupted: BaseException | None = None
+        sent = False
+        while self._thread.is_alive():  # the write in flight ends before anything uses the connection again
+            try:
+                if not sent:
+                    self._queue.put(None)
+                    sent = True
+                self._thread.join()
+            except KeyboardInterrupt as exc:  # Ctrl-C: drop the queued writes, still wait for this one
+                interrupted, self._cancelled = exc, True
+        if interrupted is not None:
+            raise interrupted
         if self._error is not None and not cancel:
             raise self._error
 
@@ -347,10 +358,10 @@ def _write(tx: Any, items: Iterator[Item], stats: ReadStats, batch_size: int) ->
         for method, batch in (("add_documents", docs), ("add_citations", cites), ("add_rejects", rejects)):
             if batch:
                 out.put(method, batch)
+        out.close()
     except BaseException:
         out.close(cancel=True)
         raise
-    out.close()
 
 
 def build(
