@@ -433,3 +433,20 @@ def test_an_empty_input_is_said_to_be_empty(runner, tmp_path):
     result = runner.invoke(app, ["build", str(tmp_path / "empty.jsonl"), "--corpus", str(tmp_path / "c"),
                                  "--no-progress"])
     assert result.exit_code != 0 and "empty: no JSON record" in result.output
+
+
+@pytest.mark.parametrize("suffix", sorted(COMPRESS))
+def test_a_compressed_file_saved_without_its_suffix_is_read(tmp_path, suffix):
+    """A Datasets API download saved as "part1" (gzip) was reported "damaged or truncated ...
+    not valid UTF-8": the leading bytes tell the compression."""
+    src = tmp_path / "part1"
+    src.write_bytes(COMPRESS[suffix](jsonl_bytes(papers(7))))
+    build([src], tmp_path / "c", fmt="jsonl", progress=False, finalize=False)
+    assert len(stored_ids(tmp_path / "c")) == 7
+
+
+def test_a_directory_without_data_files_is_said_to_exist(runner, tmp_path):
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "part0").write_bytes(jsonl_bytes(papers(3)))
+    result = runner.invoke(app, ["build", str(tmp_path / "in"), "--corpus", str(tmp_path / "c"), "--no-progress"])
+    assert result.exit_code != 0 and "a directory with no data file in it" in result.output

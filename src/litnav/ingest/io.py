@@ -130,6 +130,9 @@ def expand_sources(sources: list[str | Path]) -> list[Path]:
                            and not corpora.intersection(p.parents))
         else:
             found = sorted(Path(p) for p in glob.glob(text, recursive=True) if Path(p).is_file())
+        if not found and path.is_dir():
+            raise SourceError(f"{text}: a directory with no data file in it (files ending in "
+                              f"{', '.join(DATA_SUFFIXES)}; name a file without one directly)")
         if not found:
             raise SourceError(f"{text}: no such file, directory or matching data files")
         out.extend(p.resolve() for p in found)
@@ -144,13 +147,16 @@ def open_text(path: Path) -> TextIO:
 
 
 def open_binary(path: Path) -> BinaryIO:
-    """Open ``path`` for reading bytes, decompressing ``.gz`` and ``.zst`` on the fly.
+    """Open ``path`` for reading bytes, decompressing ``.gz``, ``.zst``, ``.bz2`` and ``.xz``
+    on the fly (told by the suffix, else by the leading bytes: a download saved without it).
 
     JSON records are parsed from bytes (``orjson`` decodes UTF-8 itself): skipping the text
     layer saves a decode pass, and a line with invalid UTF-8 becomes that line's reject
     instead of an exception that would end the file.
     """
     name = path.name.lower()
+    if not name.endswith(COMPRESSIONS):
+        name += _sniffed_compression(path)
     factory = None
     if name.endswith(".gz"):
         factory = lambda: zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)  # noqa: E731
@@ -165,6 +171,21 @@ def open_binary(path: Path) -> BinaryIO:
     if factory is None:
         return path.open("rb")
     return io.BufferedReader(_CheckedStream(path.open("rb"), factory), buffer_size=1 << 16)  # type: ignore[return-value]
+
+
+_MAGIC = ((b"\x1f\x8b", ".gz"), (b"\x28\xb5\x2f\xfd", ".zst"), (b"BZh", ".bz2"), (b"\xfd7zXZ\x00", ".xz"))
+"""Leading bytes of each compressed format (a JSON file starts with "{", "[" or white space)."""
+
+
+def _sniffed_compression(path: Path) -> str:
+    """The compression suffix that ``path``'s leading bytes show (a download saved without its
+    suffix), or "" for an uncompressed or unreadable file."""
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(6)
+    except OSError:
+        return ""
+    return next((suffix for magic, suffix in _MAGIC if head.startswith(magic)), "")
 
 
 def base_name(path: Path) -> str:
