@@ -450,3 +450,13 @@ def test_a_directory_without_data_files_is_said_to_exist(runner, tmp_path):
     (tmp_path / "in" / "part0").write_bytes(jsonl_bytes(papers(3)))
     result = runner.invoke(app, ["build", str(tmp_path / "in"), "--corpus", str(tmp_path / "c"), "--no-progress"])
     assert result.exit_code != 0 and "a directory with no data file in it" in result.output
+
+
+def test_a_line_of_bytes_that_are_not_utf8_is_rejected_at_the_bad_byte(tmp_path):
+    """The reason said "surrogates not allowed: line 1 column 1" for a stray byte in a title."""
+    src = tmp_path / "p.jsonl"
+    src.write_bytes(jsonl_bytes(papers(2)) + b'{"id": "x", "title": "caf\xe9 au lait"}\n')
+    build([src], tmp_path / "c", fmt="jsonl", progress=False, finalize=False)
+    with Corpus.open(tmp_path / "c") as c:
+        [reject] = c.rejects()
+    assert reject[2] == 3 and "not UTF-8 at byte 26 of the line" in reject[3] and "line 1" not in reject[3]

@@ -19,6 +19,7 @@ import hashlib
 import io
 import lzma
 import os
+import re
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -287,10 +288,22 @@ def _iter_records(path: Path) -> Iterator[RawRecord]:
             except orjson.JSONDecodeError as exc:
                 if lines is fh and not line.endswith(b"\n"):  # the file ends inside a record: cut short
                     raise TruncatedSourceError(path, n - 1, f"its last line {n} ends mid-record: {exc}") from exc
-                yield RawRecord(n, error=f"invalid JSON: {exc}")
+                yield RawRecord(n, error=f"invalid JSON: {_json_problem(line, exc)}")
 
 
 _BOM = b"\xef\xbb\xbf"
+_JSON_POSITION = re.compile(r": line \d+ column \d+ \(char \d+\)$")
+
+
+def _json_problem(line: bytes, exc: orjson.JSONDecodeError) -> str:
+    """What is wrong with one line of JSONL, placed within the line (its line number is the
+    record's): bytes that are not UTF-8 at their byte offset, else the parser's message at its
+    character ("line 1 column 32" of a one-line document read as the file's line 1 before)."""
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError as bad:
+        return f"bytes that are not UTF-8 at byte {bad.start + 1} of the line ({line[bad.start:bad.start + 4]!r})"
+    return f"{_JSON_POSITION.sub('', str(exc))} at character {exc.pos + 1} of the line"
 
 
 def single_object_problem(path: Path) -> str | None:
