@@ -9,6 +9,7 @@ from litnav.core.records import Session, Workflow
 from litnav.core.settings import Settings
 from litnav.core.text import visible_text
 from litnav.navigator.arguments import check_arguments
+from litnav.navigator.intent.dates import YEAR_PATTERN
 from litnav.navigator.loop import SearchRun
 from litnav.navigator.students import search_student
 
@@ -134,7 +135,7 @@ def _in_time_of(asked: str, paper, rest: str | None) -> str | None:
     them on a corpus without citation edges; ``rest`` as it is when it names a year itself, when
     the anchor has none, or for another direction."""
     year = getattr(paper, "year", None)
-    if year is None or asked not in ("successor", "predecessor") or re.search(r"\b(1[89]|20)\d\d\b", rest or ""):
+    if year is None or asked not in ("successor", "predecessor") or re.search(rf"\b{YEAR_PATTERN}\b", rest or ""):
         return rest
     bound = f"since {year}" if asked == "successor" else f"until {year}"
     return f"{rest}, {bound}" if rest else bound

@@ -30,10 +30,25 @@ def family(term: str, table, encode) -> list[str]:
     """The corpus words of ``term``'s family, most similar first: words of ``table.df`` (a
     ``corpus.phrases.PhraseTable``) that share the term's first two letters, other than the term
     itself, at cosine >= :data:`MIN_COSINE` under ``encode`` (texts -> unit vectors ``[n, d]``).
-    Empty for a term of several words or of fewer than three letters."""
+    Empty for a term of several words or of fewer than three letters. Kept per (table, term):
+    every refinement turn of a search asks again."""
     t = term.lower()
     if not _WORD.fullmatch(t):
         return []
+    held = _FAMILIES.get((id(table), term))
+    if held is not None and held[0] is table:
+        return list(held[1])
+    if len(_FAMILIES) >= 1024:
+        _FAMILIES.clear()
+    found = _family(term, t, table, encode)
+    _FAMILIES[(id(table), term)] = (table, found)
+    return list(found)
+
+
+_FAMILIES: dict[tuple[int, str], tuple[object, list[str]]] = {}
+
+
+def _family(term: str, t: str, table, encode) -> list[str]:
     cands = sorted((w for w in table.df if w[:2] == t[:2] and w != t and _WORD.fullmatch(w)),
                    key=lambda w: -table.df[w])[:MAX_CANDIDATES]
     if not cands:

@@ -37,11 +37,10 @@ from litnav.navigator.intent.grammar import (  # noqa: F401  (AUXILIARIES, is_ac
     lexicon_verb,
     verb_class,
 )
+from litnav.navigator.intent.grammar import PREPOSITIONS as _PREPOSITIONS
 from litnav.navigator.intent.text import title_cased
 
 _DETERMINER_BEFORE = re.compile(r"\b(?:the|a|an|this|these|those|its|their|our|his|her)\s+$", re.I)
-_PREPOSITIONS = frozenset("of in for with on at by from about into onto over under between among across through via "
-                          "without within toward towards".split())
 _PREPOSITION_BEFORE = re.compile(r"\b(?:" + "|".join(sorted(_PREPOSITIONS)) + r")\s+$", re.I)
 
 

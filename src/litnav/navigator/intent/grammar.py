@@ -87,11 +87,12 @@ def base_form_is_verb(before: str, after: str) -> bool:
     return plural or w.lower() in _IRREGULAR_PLURALS or ("-" not in w and is_acronym(w))
 
 
+PREPOSITIONS = frozenset("of in for with on at by from about into onto over under between among across through via "
+                         "without within toward towards".split())
+"""Prepositions that end a noun phrase (a verb form after one is no clause's verb)."""
 _RELATIVE = re.compile(r"([\w-]+)\s+(?:that|which|who)\s+$", re.I)
-_FUNCTION_WORD = re.compile(r"(?:about|above|across|after|against|along|among|and|as|at|before|behind|below|beside|"
-                            r"between|beyond|but|by|despite|during|for|from|in|inside|into|like|near|of|off|on|onto|"
-                            r"or|outside|over|per|since|so|than|through|to|toward|towards|under|unlike|upon|via|"
-                            r"with|within|without|all|such|now|not)", re.I)
+_NO_ANTECEDENT = PREPOSITIONS | frozenset("after before during since like unlike despite per to and or but as so than "
+                                          "all such now not".split())
 
 
 def relative_clause_verb(word: str, before: str, after: str) -> bool:
@@ -103,7 +104,7 @@ def relative_clause_verb(word: str, before: str, after: str) -> bool:
     judgments"); a noun after the pronoun is the clause's own subject ("metrics that humans
     prefer")."""
     m = _RELATIVE.search(before)
-    if not m or _FUNCTION_WORD.fullmatch(m.group(1)) or verb_class(m.group(1).lower()) in ("finite", "aux"):
+    if not m or m.group(1).lower() in _NO_ANTECEDENT or verb_class(m.group(1).lower()) in ("finite", "aux"):
         return False
     return "VBP" in finite_tags(word) or bool(re.match(
         r"(?:\s+(?:\w+ly|well))?\s+(?:with|to|on|in|into|across|under|over|between)\b", after))
