@@ -333,6 +333,28 @@ def test_not_reviews_leaves_out_a_meta_analysis():
     assert [evaluate(not_reviews, p)[0] for p in (meta, typed, trial)] == [False, False, True]
 
 
+def test_not_surveys_leaves_out_a_tutorial_but_surveys_only_does_not_take_it_in():
+    # a user's "not surveys" kept an MT Summit tutorial abstract ("This half-day tutorial provides a
+    # broad overview ...") ranked first, its venue "...: Tutorial Abstracts"
+    from litnav.corpus.predicates import evaluate
+    from litnav.corpus.records import Paper
+
+    not_surveys = MetadataPredicate(field="publication_type", values=["survey"], negate=True)
+    surveys = MetadataPredicate(field="publication_type", values=["survey"])
+    tutorials = MetadataPredicate(field="publication_type", values=["tutorial"])
+    by_venue = Paper(corpus_id="v", title="Syntactic SMT and Semantic SMT",
+                     venue_raw="Proceedings of Machine Translation Summit XIII: Tutorial Abstracts")
+    by_title = Paper(corpus_id="t", title="A tutorial on neural machine translation")
+    research = Paper(corpus_id="r", title="Syntactic SMT for Chinese", venue_raw="Proceedings of ACL 2011")
+    assert [evaluate(not_surveys, p)[0] for p in (by_venue, by_title, research)] == [False, False, True]
+    assert "tutorial" in evaluate(not_surveys, by_venue)[1]
+    assert [evaluate(surveys, p)[0] for p in (by_venue, by_title)] == [False, False]
+    assert [evaluate(tutorials, p)[0] for p in (by_venue, by_title, research)] == [True, True, None]
+    empirical = MetadataPredicate(field="publication_type", values=["empirical"])
+    assert [evaluate(empirical, p)[0] for p in (by_venue, by_title, research)] == [False, False, True]
+    assert "a tutorial" in evaluate(empirical, by_venue)[1]
+
+
 @pytest.mark.parametrize(("intent", "weight"), [
     ("autophagy in cancer cells, primary research only", 1.0),
     ("original research on autophagy in cancer cells", 0.5),

@@ -18,11 +18,16 @@ unknown metadata fails. Rules:
 - ``publication_type``: ``survey``/``review``/``overview`` pass for a review: a
   ``publication_types`` entry containing "review" or "survey", or a title that marks one
   (:func:`review_cue`: "A Survey of ...", "...: A Review", not "Using survey data ..."), so a
-  survey counts even when the source has no type. ``empirical`` passes for a paper that is not a review. ``meta-analysis``,
+  survey counts even when the source has no type. ``empirical`` passes for a paper that is neither
+  a review nor a tutorial. ``meta-analysis``,
   ``tutorial``, ``benchmark``, ``dataset``, ``position``, ``theoretical`` and ``trial`` pass when the
   publication types list the matching Semantic Scholar type or the title carries the cue word
   (``TYPE_TITLE_CUES``); without the cue, on a paper whose source lists no types, they are
-  unknown rather than failed (not negated: "not tutorials" still keeps such a paper). Any other
+  unknown rather than failed (not negated: "not tutorials" still keeps such a paper); a tutorial
+  is also known by a raw venue of a tutorial track ("...: Tutorial Abstracts"). A negated review
+  ("not surveys") also leaves tutorials out: whoever excludes surveys wants primary research, and a
+  tutorial overviews others' work; "surveys only" does not take them in, and ``empirical`` fails
+  a tutorial as it fails a review. Any other
   value is compared to the ``publication_types`` entries.
 - ``author``: passes when a value's surname (``core.text.surname``: the part before a comma,
   else the last word, suffixes such as "Jr" skipped) equals an author's surname, case-, accent-
@@ -291,11 +296,18 @@ non-publication of surgical randomised controlled trials"), not a trial ("... : 
 controlled trial", "Two randomized trials of ...")."""
 
 
+_TUTORIAL_VENUE = re.compile(r"\btutorials?\b", re.I)
+"""A raw venue of a tutorial track ("Proceedings of Machine Translation Summit XIII: Tutorial
+Abstracts"), which types its papers tutorials whatever their titles."""
+
+
 def _cued_type(value: str, paper: Paper, types: set[str]) -> str | None:
     cue, s2_types = TYPE_TITLE_CUES[value]
     listed = [t for t in paper.publication_types if t.lower().replace("-", "") in s2_types]
     if listed:
         return f"publication type {listed[0]!r}"
+    if value == "tutorial" and paper.venue_raw and (m := _TUTORIAL_VENUE.search(paper.venue_raw)):
+        return f"venue {paper.venue_raw!r} says {m.group(0)!r}"
     title = paper.title or ""
     for m in cue.finditer(title):
         if value == "trial" and m.group(0).lower().endswith("trials") and _ABOUT_TRIALS.search(title[:m.start()]):
@@ -307,17 +319,20 @@ def _cued_type(value: str, paper: Paper, types: set[str]) -> str | None:
 def _publication_type(p: MetadataPredicate, paper: Paper) -> tuple[bool | None, str]:
     review, why = is_review(paper)
     types = {t.lower() for t in paper.publication_types}
+    tutorial = _cued_type("tutorial", paper, types) if not review else None
     for v in p.values:
         lv = v.strip().lower()
         if lv in _REVIEW_VALUES and review:
             return True, f"is a {lv} ({why})"
-        if lv == "empirical" and not review:
+        if lv in _REVIEW_VALUES and p.negate and tutorial:
+            return True, f"is a tutorial, an overview of others' work like a {lv} ({tutorial})"
+        if lv == "empirical" and not review and not tutorial:
             return True, f"is empirical, not a review ({why})"
         if lv in TYPE_TITLE_CUES and (cue := _cued_type(lv, paper, types)):
             return True, f"is a {lv} paper ({cue})"
         if lv not in _REVIEW_VALUES | {"empirical"} | set(TYPE_TITLE_CUES) and lv in types:
             return True, f"publication type {v!r} is listed"
-    kind = f"a review ({why})" if review else f"not a review ({why})"
+    kind = f"a review ({why})" if review else f"a tutorial ({tutorial})" if tutorial else f"not a review ({why})"
     listed = f"; types {paper.publication_types}" if paper.publication_types else ""
     cued_only = all(v.strip().lower() in TYPE_TITLE_CUES for v in p.values)
     if cued_only and not p.negate and not paper.publication_types:
