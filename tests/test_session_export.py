@@ -642,3 +642,61 @@ def test_a_journal_article_is_exported_as_one(venue, types, bibtex, ris, csl):
     assert bibtexparser.parse_string(to_bibtex([row])).entries[0].entry_type == bibtex
     assert rispy.loads(to_ris([row]))[0]["type_of_reference"] == ris
     assert to_csl_items([row])[0]["type"] == csl
+
+
+def _row(paper):
+    from litnav.core.records import Result
+    from litnav.session.export import ExportRow
+
+    return ExportRow(result=Result(rank=1, corpus_id=paper.corpus_id, title=paper.title, final_score=0.5,
+                                   probability=0.5, checkpoints=[]), paper=paper)
+
+
+@pytest.mark.parametrize("title", [
+    r"Leak $\mathrm{^^5cinput{/etc/hostname}}$ Titles",  # ^^5c is a backslash to TeX
+    r"Run $\text{^^5cimmediate^^5cwrite18{touch x}}$",
+    r"Tabs $a&b$ in math",
+    r"Comment $x%y$ here",
+])
+def test_a_math_span_that_tex_would_run_or_choke_on_is_escaped(title):
+    """A break-it trial read /etc/hostname into a compiled bibliography through ``^^5c`` inside a
+    title's math, which the command allow-list never saw; ``$a&b$`` stopped pdflatex."""
+    from litnav.corpus.records import Paper
+    from litnav.session.export import to_bibtex
+
+    text = to_bibtex([_row(Paper(corpus_id="m9", title=title, year=2022))])
+    [line] = [ln for ln in text.splitlines() if ln.strip().startswith("title")]
+    span = title[title.index("$"):title.rindex("$") + 1]
+    assert span not in line and line.count(r"\$") == 2  # both dollar signs are text
+
+
+def test_an_author_with_a_closing_brace_first_keeps_the_field_whole():
+    """"Mary}" then "O'Brien{" balanced in count but not in order: bibtex cut the field."""
+    from litnav.corpus.records import Author, Paper
+    from litnav.session.export import _braces_nest, to_bibtex
+
+    paper = Paper(corpus_id="b9", title="Braces", year=2020, venue_raw="ACL",
+                  authors=[Author(name="Mary}"), Author(name="O'Brien{")])
+    [line] = [ln for ln in to_bibtex([_row(paper)]).splitlines() if ln.strip().startswith("author")]
+    assert _braces_nest(line.split("=", 1)[1])
+
+
+def test_an_identifier_cannot_forge_a_ris_record_or_run_in_a_spreadsheet():
+    import csv
+    import io
+
+    import rispy
+
+    from litnav.core.records import Session
+    from litnav.corpus.records import Paper
+    from litnav.session.export import to_csv, to_ris
+
+    paper = Paper(corpus_id="r9", title="Real", year=2020,
+                  external_ids={"acl": "2020.x-1\r\nER  - \r\nTY  - JOUR\r\nTI  - INJECTED\u2028", "doi": "=1+1",
+                                "pubmed": "@SUM(A1)", "arxiv": "-2+3"})
+    records = rispy.loads(to_ris([_row(paper)]))
+    assert len(records) == 1 and records[0]["title"] == "Real"
+    [head, line] = list(csv.reader(io.StringIO(to_csv([_row(paper)], Session(intent="x", corpus="", rounds=[],
+                                                                              results=[])))))
+    cells = dict(zip(head, line))
+    assert all(cells[k].startswith("'") for k in ("doi", "pubmed", "arxiv")), cells

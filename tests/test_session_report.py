@@ -176,3 +176,30 @@ def test_control_characters_never_reach_the_report(session):
     html = render_report(odd, None)
     assert not any(ch in html for ch in "\x00\x07\x1b") and "Control" in html
     assert "&lt;code" not in html  # markup the report makes itself is not escaped twice
+
+
+def test_results_below_the_scored_top_n_are_shown_until_a_minimum_is_set(session, tmp_path):
+    """A break-it trial found "30 of 57 shown" on load: the min-score box (0 when empty) hid every
+    result below the scored top N, whose final score is unknown, and clearing it did not help."""
+    path, sync_playwright = _chromium()
+    results = [r if i < 2 else r.model_copy(update={"checkpoints": []}) for i, r in enumerate(session.results)]
+    assert len(results) > 2
+    report = tmp_path / "unscored.html"
+    report.write_text(render_report(session.model_copy(update={"results": results})), encoding="utf-8")
+    with sync_playwright() as p:
+        try:
+            browser = p.chromium.launch(executable_path=path, args=["--no-sandbox"])
+        except Exception as exc:
+            pytest.skip(f"chromium at {path} cannot be launched: {str(exc).splitlines()[0]}")
+        try:
+            page = browser.new_page()
+            page.goto(report.as_uri())
+            page.wait_for_load_state("load")
+            visible = page.locator("#matrix tbody tr:not([hidden])")
+            assert visible.count() == len(results)
+            page.locator("#filter-min").fill("0.01")
+            assert visible.count() == sum(r.final_score >= 0.01 for r in results[:2])
+            page.locator("#filter-min").fill("")
+            assert visible.count() == len(results)
+        finally:
+            browser.close()

@@ -58,8 +58,9 @@ class ExportRow:
 
     @property
     def ids(self) -> dict[str, str]:
-        """External ids of the corpus record (keys among ``corpus.records.EXTERNAL_ID_KINDS``)."""
-        return dict(self.paper.external_ids)
+        """External ids of the corpus record (keys among ``corpus.records.EXTERNAL_ID_KINDS``), each
+        on one line without control characters: a line break in an id forged RIS records."""
+        return {k: _line(v) for k, v in self.paper.external_ids.items() if _line(v)}
 
     @property
     def s2_url(self) -> str | None:
@@ -242,12 +243,19 @@ someone's data is no place for ``\\input`` or ``\\write``)."""
 
 def _is_math(span: str) -> bool:
     """A candidate :data:`_MATH` span that is math: it holds a letter or a TeX command (``$5,$``
-    from "$5,$10" holds neither), every command it holds is in :data:`_MATH_COMMANDS`, and its
-    braces balance."""
+    from "$5,$10" holds neither), every command it holds is in :data:`_MATH_COMMANDS`, its
+    braces nest, and it holds nothing of :data:`_TEX_UNSAFE`."""
     body = span[1:-1]
     commands = re.findall(r"\\([A-Za-z]+)", body)
     return (bool(re.search(r"[A-Za-z]", body)) and all(c in _MATH_COMMANDS for c in commands)
-            and body.count("{") == body.count("}") and (commands or " " not in body))
+            and _braces_nest(body) and (commands or " " not in body) and not _TEX_UNSAFE.search(body))
+
+
+_TEX_UNSAFE = re.compile(r"\^\^|[&#%~]|\\[^A-Za-z,;:! ]")
+"""What keeps a math span from being written as it is: TeX's ``^^5c`` character notation (a
+backslash that no command list sees: ``$\\mathrm{^^5cinput{/etc/hostname}}$``), an alignment tab,
+a parameter or comment character, a tie, or a backslash before anything but a letter or a math
+space (``\\,``); such a span is escaped as text."""
 
 
 _STORED_ESCAPE = re.compile(r"\\([&%#_])")
@@ -367,7 +375,7 @@ def to_bibtex(rows: list[ExportRow]) -> str:
             if name in TEXT_FIELDS:
                 if name != "author":  # escaped name by name (_bib_name)
                     value = _escape_text(enc, value)
-                if value.count("{") != value.count("}"):
+                if not _braces_nest(value):
                     # BibTeX counts braces even after a backslash: a lone \{ would end the field
                     value = value.replace("\\{", "$\\lbrace$").replace("\\}", "$\\rbrace$")
                 if name == "title":
@@ -548,7 +556,7 @@ def to_csv(rows: list[ExportRow], session: Session) -> str:
     decimals) and ``<id> quote`` per checkpoint of the final checklist (empty where the paper has
     no judgement; the JSONL export keeps full precision and each checkpoint's text). A result
     below the scored top N (``Session.is_scored``) has empty score cells, not 0; a metadata field the
-    record lacks scores "?" (``Judgement.unknown``; null in JSONL). A text cell
+    record lacks scores "?" (``Judgement.unknown``; null in JSONL). A text or id cell
     that a spreadsheet would run as a formula (it begins with ``=``, ``+``, ``-``, ``@``, a tab or a
     carriage return) starts with an apostrophe (:func:`_cell`, OWASP's CSV-injection advice)."""
     cids = _checkpoint_ids(session)
@@ -563,8 +571,9 @@ def to_csv(rows: list[ExportRow], session: Session) -> str:
         p, r, ids = row.paper, row.result, row.ids
         by_id = {j.checkpoint_id: j for j in r.checkpoints}
         line = [r.rank, _cell(p.corpus_id), _cell(p.title), _cell("; ".join(a.name for a in p.authors)),
-                p.year or "", _cell(p.venue_raw or p.venue or ""), ids.get("doi", ""), ids.get("arxiv", ""),
-                ids.get("acl", ""), ids.get("pubmed", ""), row.urls[0] if row.urls else "", row.s2_url or "",
+                p.year or "", _cell(p.venue_raw or p.venue or ""),
+                *(_cell(ids.get(k, "")) for k in ("doi", "arxiv", "acl", "pubmed")),
+                _cell(row.urls[0]) if row.urls else "", row.s2_url or "",
                 *("" if v is None else round(v, 4) for v in session.shown_scores(r))]
         for c in cids:
             j = by_id.get(c)
