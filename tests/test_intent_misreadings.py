@@ -639,3 +639,20 @@ def test_the_verb_of_a_relative_clause_is_no_concept(intent, concepts, verb):
 def test_a_noun_after_that_stays_a_concept(intent, kept):
     checklist = parse_intent(intent, today=TODAY)
     assert kept in {t for c in checklist.checkpoints for t in c.terms}
+
+
+@pytest.mark.parametrize("intent", [
+    "statins in people without prior cardiovascular disease",
+    "studies on statins for preventing heart disease in people without prior cardiovascular disease",
+    "outcomes of patients without diabetes after bariatric surgery",
+])
+def test_a_population_without_a_condition_is_who_is_studied_not_an_exclusion(intent):
+    """A biomedical user's primary-prevention search ("people without prior cardiovascular disease")
+    became the exclusion "not about prior cardiovascular disease", demoting the very trials asked
+    for; "without Twitter data" after a topic still excludes."""
+    checklist = parse_intent(intent, today=TODAY)
+    assert not [c for c in checklist.checkpoints if c.kind == "exclusion" and "animal" not in c.text]
+    condition = intent.split("without ")[1].split(" after")[0]
+    assert condition in checklist.checkpoints[0].text
+    twitter = parse_intent("sentiment analysis without Twitter data", today=TODAY)
+    assert [c.terms for c in twitter.checkpoints if c.kind == "exclusion"] == [["Twitter"]]

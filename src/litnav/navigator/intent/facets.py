@@ -258,6 +258,20 @@ def _verb_negation(text: str, m: re.Match[str]) -> bool:
     return False
 
 
+_POPULATION_BEFORE = re.compile(
+    r"\b(?:people|persons?|patients|individuals|participants|subjects|adults|children|infants|neonates|adolescents"
+    r"|men|women|mothers|pregnancies|smokers|volunteers|populations?|cohorts?|cases|those|eyes|hearts|kidneys)\s+$",
+    re.I)
+"""A population right before "without": "people without prior cardiovascular disease", "patients
+without diabetes" say who is studied (an inclusion criterion, as in primary prevention), not
+what a paper must not be about."""
+
+
+def _population_without(text: str, m: re.Match[str]) -> bool:
+    """True when the cue of ``m`` is "without" right after a population noun (:data:`_POPULATION_BEFORE`)."""
+    return m.group("cue").lower() == "without" and _POPULATION_BEFORE.search(text[:m.start("cue")]) is not None
+
+
 def _title_negation(ws: Workspace, m: re.Match[str]) -> bool:
     """In an intent written in title case (``Workspace.title_cased``, a pasted paper title), a
     capitalised negation cue that does not open a clause after a comma or semicolon is part of
@@ -315,10 +329,11 @@ def extract_exclusions(ws: Workspace) -> list[tuple[str, list[str], int]]:
     """Find content exclusions, consume them; return ``(phrase, terms, offset)`` each, in order.
     A clause may name the excluded thing before its cue ("..., Twitter excluded").
     Verb negations ("does not affect X", "receive no treatment") are left to the content, and
-    so is a title's own negation (:func:`_title_negation`)."""
+    so are a title's own negation (:func:`_title_negation`) and a population's inclusion criterion
+    ("people without prior cardiovascular disease": :func:`_population_without`)."""
     found = []
     for m in list(_EXCLUSION.finditer(ws.text)):
-        if _verb_negation(ws.text, m) or _title_negation(ws, m):
+        if _verb_negation(ws.text, m) or _title_negation(ws, m) or _population_without(ws.text, m):
             continue
         cue = re.sub(r"\s+", " ", m.group("cue").lower())
         if cue in _ABSENCE_CUES and (end := _absent_resource(ws.text, m)) is not None:
