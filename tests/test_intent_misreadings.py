@@ -656,3 +656,31 @@ def test_a_population_without_a_condition_is_who_is_studied_not_an_exclusion(int
     assert condition in checklist.checkpoints[0].text
     twitter = parse_intent("sentiment analysis without Twitter data", today=TODAY)
     assert [c.terms for c in twitter.checkpoints if c.kind == "exclusion"] == [["Twitter"]]
+
+
+@pytest.mark.parametrize("intent", ["graph neural networks for molecules from 2030 to 2010",
+                                    "graph neural networks for molecules between 2030 and 2010",
+                                    "graph neural networks for molecules, 2030-2010"])
+def test_a_range_written_backwards_is_the_period_between_its_years(intent):
+    """"from 2030 to 2010" became "2010 to 2030" plus "not 2011 to 2029" (read as two years and
+    the gap between them), and the search found nothing."""
+    assert _years(intent) == [("2010-01-01", "2030-12-31", False)]
+
+
+def test_ignoring_an_author_constraint_the_search_lacks_is_an_error():
+    """"ignore the author constraint" on a search without one added the exclusion "The paper is not
+    about author constraint"; with one, it drops it."""
+    from litnav.navigator.feedback import FeedbackError, parse_feedback
+    from litnav.core.settings import Settings
+    from litnav.navigator.planner import plan_workflow
+
+    def rule_workflow(checklist):
+        return plan_workflow(checklist, Settings())
+
+    plain = parse_intent("graph neural networks for molecules", today=TODAY)
+    with pytest.raises(FeedbackError, match="no author constraint"):
+        parse_feedback("ignore the author constraint", plain, rule_workflow(plain), [], today=TODAY)
+    by = parse_intent("graph neural networks for molecules by Regina Barzilay", today=TODAY)
+    [m] = [c.id for c in by.checkpoints if c.predicate is not None and c.predicate.field == "author"]
+    edits = parse_feedback("ignore the authors constraint", by, rule_workflow(by), [], today=TODAY)
+    assert [(e.action, e.target) for e in edits] == [("drop_checkpoint", m)]

@@ -12,7 +12,7 @@ exclusions, plus patterns for what only makes sense between turns:
 - pin/ban: "pin paper 2", "ban #3", "remove paper 4" (a rank, a corpus id, or a quoted title);
 - checkpoints: "focus on X" / "prioritise X" (add a topic), "more like #2" / "papers similar to
   the top paper" (a topic named by that paper's title, searched like a focus), "X matters
-  more/less" (reweight), "ignore the year constraint" / "drop checkpoint m1" (drop; a
+  more/less" (reweight), "ignore the year (venue, type, author) constraint" / "drop checkpoint m1" (drop; a
   constraint the search does not have is a ``FeedbackError``).
 
 Paper references: "the top paper"/"the first paper"/"paper N"/"#N"/"the Nth paper" are ranks in
@@ -62,7 +62,7 @@ _FOCUS = re.compile(r"\b(?:focus\s+on|prioriti[sz]e|more\s+(?:about|on)|emphasi[
                     r"(?P<what>[\w\s\-]+?)\s*(?:[,.;]|$)", re.I)
 _REWEIGHT = re.compile(r"(?P<what>[\w\s\-]+?)\s+(?:matters?\s+(?P<dir>more|less)(?:\s+important)?"
                        r"|(?:is|are)\s+(?P<dir2>more|less)\s+important)\b", re.I)
-_DROP_CP = re.compile(r"\b(?:ignore|drop|relax|remove)\s+(?:the\s+)?(?:(?P<field>year|date|venue|type|publication\s+type)"
+_DROP_CP = re.compile(r"\b(?:ignore|drop|relax|remove)\s+(?:the\s+)?(?:(?P<field>year|date|venue|type|publication\s+type|authors?)"
                       r"\s+(?:constraint|filter|requirement|restriction)"
                       r"|checkpoints?\s+(?P<cid>[a-z]\d+(?:(?:\s*,\s*|\s+and\s+)(?:checkpoint\s+)?[a-z]\d+)*))", re.I)
 
@@ -273,7 +273,7 @@ def parse_feedback(
         if m.group("cid"):  # "drop checkpoint x1", "remove checkpoints m1 and x2": any checkpoint by its id
             ids = [c.lower() for c in re.findall(r"\b[a-z]\d+\b", m.group("cid"), re.I)]
         else:
-            field = {"date": "year", "type": "publication_type"}.get(m.group("field").lower().split()[0],
+            field = {"date": "year", "type": "publication_type", "authors": "author"}.get(m.group("field").lower().split()[0],
                                                                       m.group("field").lower().replace(" ", "_"))
             fields = {field, "venue_year"} if field in ("year", "venue") else {field}  # "EMNLP 2019": venue and year
             ids = [c.id for c in checklist.checkpoints if c.kind == "metadata" and c.predicate is not None

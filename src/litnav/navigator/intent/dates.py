@@ -160,8 +160,8 @@ def _resolve(kind: str, m: re.Match[str], today: date, recent_end: date) -> tupl
     """Turn one match into ``(start, end, weight)``; None when the match is not a date."""
     if kind == "range":
         a, b = _token_range(m.group("a")), _token_range(m.group("b"))
-        if a[0] > b[1]:
-            return None
+        if a[0] > b[1]:  # "from 2030 to 2010": the period between them, not two years and a gap
+            a, b = b, a
         return a[0], b[1], 1.0
     if kind == "range2":
         a = _token_range(m.group("a"))
