@@ -209,6 +209,24 @@ def test_exporting_a_session_whose_papers_the_corpus_lacks_is_a_422(client, sear
     assert r.status_code == 422 and "none of the" in r.json()["detail"]
 
 
+def test_errors_and_session_views_never_name_the_servers_places(client, searched, server):
+    """A break-it trial read the server's corpus folders in a 422 of export and refine, and its cache
+    folders in a session's settings snapshot."""
+    stored = json.loads((server["sessions"] / f"{searched['session_id']}.json").read_text())
+    stored["corpus"], stored["corpus_fingerprint"] = "/srv/secret/other-corpus", "0" * 16
+    settings = stored.get("settings") or {}
+    settings.setdefault("llm", {})["cache_dir"] = "/srv/private/llm-cache"
+    stored["settings"] = settings
+    (server["sessions"] / "0123456789abcded.json").write_text(json.dumps(stored))
+    export = client.get("/sessions/0123456789abcded/export", params={"format": "bibtex"})
+    refined = client.post("/sessions/0123456789abcded/refine", json={"feedback": "only papers after 2019"})
+    view = client.get("/sessions/0123456789abcded")
+    assert export.status_code == refined.status_code == 422 and view.status_code == 200, (export.text, refined.text)
+    for r in (export, refined, view):
+        assert "/srv/" not in r.text and "other-corpus" in r.text, r.text
+    assert view.json()["settings"]["llm"]["cache_dir"] == "(set on the server)"
+
+
 def test_papers_and_verify(client):
     p = client.get("/papers/215737187").json()
     assert p["paper"]["external_ids"]["doi"] == "10.18653/v1/2020.emnlp-main.550"

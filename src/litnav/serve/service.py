@@ -132,6 +132,8 @@ class Service:
         folder's name rather than the server's path to it."""
         view = self.load(session_id).model_dump(mode="json")
         view["corpus"] = _folder_name(view.get("corpus"))
+        if "settings" in view:
+            view["settings"] = _redact_settings(view["settings"])
         return view
 
     def _store(self, session: Session, session_id: str | None = None) -> str:
@@ -213,9 +215,10 @@ class Service:
             with self._slots:
                 t = time.perf_counter()
                 try:
+                    corpus_path = session.corpus
                     session = refine(session, feedback, self.corpus, settings)
                 except (WorkflowError, ValueError) as exc:  # FeedbackError is a ValueError
-                    raise ServiceError(str(exc), status=422) from None
+                    raise ServiceError(_without_paths(str(exc), corpus_path, self.corpus.directory), status=422) from None
             self._store(session, session_id)
         return summarize(session_id, session, time.perf_counter() - t)
 
@@ -262,7 +265,7 @@ class Service:
         try:
             return export_session(session, self.corpus, fmt, top=top, min_score=min_score)  # type: ignore[arg-type]
         except ExportError as exc:
-            raise ServiceError(str(exc), status=422) from None
+            raise ServiceError(_without_paths(str(exc), session.corpus, self.corpus.directory), status=422) from None
 
     def verify_references(self, text: str, fmt: str | None = None):
         """Audit a reference list given as text (BibTeX, RIS, CSL-JSON or one title per line;
@@ -301,6 +304,31 @@ MAX_REFERENCE_CHARS = 500_000
 def _folder_name(path: str | None) -> str | None:
     """The last part of a server path (``/srv/corpora/acl`` -> ``acl``)."""
     return Path(path).name if path else path
+
+
+def _without_paths(message: str, *paths: str | Path | None) -> str:
+    """``message`` with each of ``paths`` (as given and resolved) written as its folder's name:
+    a client learns which corpus, never where the server keeps it."""
+    forms = {str(f) for p in paths if p for f in (p, Path(p).resolve()) if str(f) not in (".", "")}
+    for form in sorted(forms, key=len, reverse=True):  # "/a/b/c" before "b/c"
+        message = message.replace(form, Path(form).name)
+    return message
+
+
+_SERVER_SETTING = re.compile(r"(?:^|_)(?:dir|path|url|file)s?$")
+"""Setting names whose values are places on the server (``cache_dir``, ``base_url``, ``student``
+paths are named so): shown to a client as set, not as where."""
+
+
+def _redact_settings(settings: Any) -> Any:
+    """A settings snapshot with every place on the server (:data:`_SERVER_SETTING`) replaced by
+    ``"(set on the server)"``; other values as they are."""
+    if isinstance(settings, dict):
+        return {k: ("(set on the server)" if isinstance(v, str) and v and _SERVER_SETTING.search(k)
+                    else _redact_settings(v)) for k, v in settings.items()}
+    if isinstance(settings, list):
+        return [_redact_settings(v) for v in settings]
+    return settings
 
 
 def summarize(session_id: str, session: Session, seconds: float) -> SearchResponse:
