@@ -163,6 +163,9 @@ def abstract_review_cue(abstract: str | None) -> str | None:
     return m.group(0) if m else None
 
 
+_PEOPLE = (r"(?:patients|participants|subjects|women|men|adults|children|infants|individuals|volunteers|people"
+           r"|persons|smokers|mothers|students|residents|households|families|clusters|practices|schools|communities)\b")
+"""Who is randomised in a trial of people (not "rats" or "mice")."""
 _RCT = r"(?:randomi[sz]ed|controlled)(?:[-,\s]+(?:[\w-]+[-,\s]+){0,5}?)trial\b"
 _ABSTRACT_TRIAL = re.compile(
     "|".join(f"(?:{p})" for p in [
@@ -171,10 +174,10 @@ _ABSTRACT_TRIAL = re.compile(
         rf"\b(?:we|this\s+study)\s+(?:conducted|performed|carried\s+out|did|undertook|report|reports|describes?|was)\s+"
         rf"an?\s+(?:[\w-]+[-,\s]+){{0,4}}?{_RCT}",
         rf"\bin\s+(?:this|a|our)\s+(?:[\w-]+[-,\s]+){{0,4}}?{_RCT}",
-        r"\b(?:patients|participants|subjects|women|men|adults|children|infants|individuals|volunteers|people"
-        r"|persons|smokers|mothers|students|residents|households|families|clusters|practices|schools|communities)\b"
-        r"(?:[\s,]+[\w()%.-]+){0,8}?\s+(?:were|was)\s+(?:randomly\s+assigned|randomi[sz]ed)\s+(?:\(\S+\)\s+)?"
-        r"(?:to|into|between)\b",
+        rf"\b{_PEOPLE}(?:[\s,]+[\w()%.-]+){{0,8}}?\s+(?:were|was)\s+(?:randomly\s+assigned|randomi[sz]ed)\s+"
+        r"(?:\(\S+\)\s+)?(?:to|into|between)\b",
+        rf"\bwe\s+(?:randomly\s+(?:assigned|allocated)|randomi[sz]ed)\s+(?:a\s+total\s+of\s+)?[\d,]+\s+"
+        rf"(?:[\w-]+\s+){{0,3}}?{_PEOPLE}",
     ]),
     re.IGNORECASE,
 )
@@ -184,7 +187,7 @@ def abstract_trial_cue(abstract: str | None) -> str | None:
     """The words of ``abstract`` that say the paper reports a randomised trial of its own ("DESIGN
     Randomized, blinded, placebo-controlled trial.", "We conducted a randomised controlled
     trial ...", "In this double-blind randomized trial ...", "patients were randomly assigned
-    to ..."; people, not animals: "rats were randomized into groups" is no trial), or None: not an abstract that only names trials ("a meta-analysis of randomised
+    to ...", "We randomly assigned 6595 men, 45 to 64 years of age, ..."; people, not animals: "rats were randomized into groups" is no trial), or None: not an abstract that only names trials ("a meta-analysis of randomised
     trials", "registered trials were discontinued") nor one of a review or meta-analysis."""
     if not abstract or not re.search(r"randomi[sz]|random\w*\s+assign", abstract, re.I):
         return None
