@@ -597,3 +597,21 @@ def test_reweighting_a_concept_says_that_the_order_does_not_follow_weights(corpu
         [edit] = [e for e in again.turns[-1].edits if e.action == "reweight_checkpoint"]
         assert edit.target == ("c1" if feedback.startswith("c1") else "c3"), (feedback, edit)  # the concept, not c1
         assert any("changes the final scores, not the order" in n for n in result_notes(again))
+
+
+def test_a_filter_added_by_feedback_says_which_earlier_results_it_removed(corpus):
+    """A user's "only randomized controlled trials" silently removed the one relevant trial (its
+    record names no type); the results now say how many of the previous turn's results the new
+    filter removed, their ranks there, and how to bring them back."""
+    from litnav.session.render import result_notes
+
+    first = ensure_turns(search(INTENT, corpus, Settings(), top_k=10, rounds=1))
+    session = refine(first.model_copy(deep=True), "only papers after 2019", corpus, Settings())
+    before = {r.corpus_id: r.rank for r in first.results}
+    gone = sorted(before[c] for c in before if c not in {r.corpus_id for r in session.results}
+                  and (corpus.paper(c).year or 0) <= 2019)
+    assert gone, "fixture: some of the first results are from 2019 or before"
+    [note] = [n for n in result_notes(session) if "is an exact filter" in n]
+    assert f"{len(gone)} of the previous turn's results are gone" in note and f"#{gone[0]}" in note
+    assert "'ignore the year constraint' brings them back" in note
+    assert not [n for n in result_notes(first) if "is an exact filter" in n]

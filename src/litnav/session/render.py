@@ -233,6 +233,33 @@ def _kept_by_type(session: Session) -> tuple[int, int] | None:
     return None
 
 
+_TYPE_SOURCES = ("a paper passes it only when its source lists the type or its title or abstract says so in "
+                 "so many words, so one that does not is left out")
+
+
+def _filtered_out(session: Session) -> list[str]:
+    """A note when the last turn added a hard metadata filter and results of the turn before it are
+    gone: how many, their earlier ranks, and how to bring them back (a user's "only randomized
+    controlled trials" silently dropped the one relevant trial, whose record names no type)."""
+    if len(session.turns) < 2 or session.turns[-1].diff is None or not session.turns[-1].diff.dropped:
+        return []
+    before = {r.corpus_id: r.rank for r in session.turns[-2].results}
+    gone = sorted(before[c] for c in session.turns[-1].diff.dropped if c in before)
+    added = [c for e in session.turns[-1].edits if e.action == "add_checkpoint"
+             and (c := e.detail.get("checkpoint") or {}).get("kind") == "metadata" and c.get("predicate")
+             and float(c.get("weight", 1.0)) >= 1.0]
+    if not gone or not added:
+        return []
+    c = added[0]
+    field = (c.get("predicate") or {}).get("field", "")
+    ranks = ", ".join(f"#{r}" for r in gone[:8]) + (" …" if len(gone) > 8 else "")
+    what = {"publication_type": "type", "year": "year", "venue": "venue", "author": "author"}.get(field, "")
+    why = f"; {_TYPE_SOURCES}" if field == "publication_type" else ""
+    undo = f" ('ignore the {what} constraint' brings them back)" if what else ""
+    return [f"Note: {c.get('id')} \"{c.get('text')}\", added this turn, is an exact filter: {len(gone)} of the previous "
+            f"turn's results are gone ({ranks} there){why}{undo}."]
+
+
 def result_notes(session: Session) -> list[str]:
     """Warnings a reader of the results needs: constraints that matched no paper of the corpus
     and were relaxed to preferences (``navigator.planner.RELAXED_NOTE``), the corpus paper a pasted
@@ -241,7 +268,8 @@ def result_notes(session: Session) -> list[str]:
     closeness, fewer results than asked when the hard constraints' filter decided it, and (unless the
     intent is a pasted passage, which no other paper states whole) how many results
     are judged to satisfy the whole intent (checkpoint ``c1``), so a list in which none does
-    (the corpus holds no such paper) does not read like a list of matches."""
+    (the corpus holds no such paper) does not read like a list of matches; and, after a turn that
+    added an exact filter, how many of the previous turn's results it removed (:func:`_filtered_out`)."""
     from litnav.librarians.operators.citation import NO_EDGES_NOTE
     from litnav.navigator.intent.parser import reading
     from litnav.navigator.planner import NO_YEARS_NOTE, RELAXED_NOTE, hard_metadata
@@ -291,6 +319,7 @@ def result_notes(session: Session) -> list[str]:
         notes.append(f"Note: reweighting {', '.join(reweighted)} changes the final scores, not the order: the order is "
                      "the fused retrieval order with preference and exclusion demotions (`--set reranker.order=score` "
                      "orders by final score; \"focus on X\" searches for X).")
+    notes.extend(_filtered_out(session))
     if first is not None and first.paper_not_found:
         notes.insert(0, f"Note: no paper of this corpus is {first.paper_not_found!r}, so its citing, cited or "
                         "similar papers cannot be followed; its words were searched as a topic instead (`litnav "
