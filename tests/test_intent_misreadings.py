@@ -684,3 +684,16 @@ def test_ignoring_an_author_constraint_the_search_lacks_is_an_error():
     [m] = [c.id for c in by.checkpoints if c.predicate is not None and c.predicate.field == "author"]
     edits = parse_feedback("ignore the authors constraint", by, rule_workflow(by), [], today=TODAY)
     assert [(e.action, e.target) for e in edits] == [("drop_checkpoint", m)]
+
+
+@pytest.mark.parametrize("intent, concept", [
+    ("vitamin D supplementation reduces fracture risk", "fracture risk"),
+    ("does vitamin D supplementation reduce fracture risk?", "fracture risk"),
+    ("aspirin lowers stroke risk in older adults", "stroke risk"),
+])
+def test_the_object_after_a_verb_is_a_concept_not_a_second_verb(intent, concept):
+    """"vitamin D supplementation reduces fracture risk" read "fracture" as a verb whose subject is
+    "reduces" (an "-s" word taken for a plural noun), kept only "vitamin D supplementation", and four
+    papers that never mention fractures were judged to support the claim."""
+    terms = [t for c in parse_intent(intent, today=TODAY).checkpoints for t in c.terms]
+    assert concept in terms

@@ -75,15 +75,17 @@ def finite_tags(word: str) -> frozenset[str]:
 
 def base_form_is_verb(before: str, after: str) -> bool:
     """A plural-present form ("give", "annotate") heads a clause only after a plural or acronym
-    subject ("stem cells give rise", "RIM1 decrease") or before a determiner or "to" ("play a
-    role", "lead to"); otherwise it is an infinitive or imperative ("to create or annotate")."""
+    subject ("stem cells give rise", "RIM1 decrease"; not after a verb: "reduces fracture risk")
+    or before a determiner or "to" ("play a role", "lead to"); otherwise it is an infinitive or
+    imperative ("to create or annotate")."""
     if re.match(r"\s+(?:a|an|the|to|no|its|their|this|these|that|more|less)\b", after, re.I):
         return True
     prev = re.search(r"([\w-]+)\W*$", re.sub(r"(?:\s+\w+ly)+\s*$", " ", before))
     if not prev:
         return False
     w = prev.group(1)
-    plural = w.lower().endswith("s") and not w.lower().endswith("ss")
+    # "reduces fracture risk": an "-s" word that can only be a verb is the clause's verb, not a plural subject
+    plural = w.lower().endswith("s") and not w.lower().endswith("ss") and word_class(w.lower()) != "verb"
     return plural or w.lower() in _IRREGULAR_PLURALS or ("-" not in w and is_acronym(w))
 
 
