@@ -43,6 +43,16 @@ def in_humans(text: str, phrases: list[str]) -> bool:
     return any(re.search(rf"\b(?:in|among)\s+(?:the\s+)?{re.escape(p)}\b", text, re.I) for p in phrases)
 
 
+_IN_HUMANS = re.compile(rf"\b(?:in|among)\s+(?:the\s+)?{HUMANS.pattern}(?!['’\w-])", re.I)
+
+
+def says_in_humans(text: str) -> bool:
+    """True when ``text`` asks for work "in humans" or "among human participants" (:data:`HUMANS`
+    after "in" or "among"), whether or not the corpus makes "humans" a concept of its own (a corpus
+    where most papers say "humans" reads the word as generic and drops it)."""
+    return _IN_HUMANS.search(text) is not None
+
+
 def names_animals(terms: list[str]) -> bool:
     """True when an exclusion's ``terms`` name laboratory animals, in general or by species."""
     return any(species_of(t) or t.lower() in SPECIES for t in terms)

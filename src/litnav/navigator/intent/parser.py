@@ -56,7 +56,7 @@ from litnav.navigator.intent.facets import (
     narrow_other_than,
 )
 from litnav.navigator.intent.grammar import number_variants
-from litnav.navigator.intent.organisms import in_humans, names_animals, only_humans, species_of
+from litnav.navigator.intent.organisms import in_humans, names_animals, only_humans, says_in_humans, species_of
 from litnav.navigator.intent.passage import asks_for_papers, is_markup, is_passage, is_prose
 from litnav.navigator.intent.pubtypes import extract_types
 from litnav.navigator.intent.text import BOUNDARY, Workspace, normalise
@@ -182,7 +182,7 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
     checkpoints = _content_checkpoints(whole, facets)
     checkpoints += [cp.model_copy(update={"id": f"m{i}"}) for i, (_p, cp) in enumerate(metadata, 1)]
     checkpoints += [exclusion_checkpoint(f"x{i}", phrase, terms) for i, (phrase, terms, _p) in enumerate(exclusions, 1)]
-    if humans and not any(names_animals(ts) for _p, ts, _ in exclusions):
+    if (humans or says_in_humans(ws.text)) and not any(names_animals(ts) for _p, ts, _ in exclusions):
         checkpoints.append(exclusion_checkpoint(f"x{len(exclusions) + 1}", "animal studies", ["animal studies"])
                            .model_copy(update={"weight": HUMANS_WEIGHT}))
     if not checkpoints:
