@@ -275,6 +275,15 @@ def test_limits_and_bad_requests(client):
     assert r.status_code == 404
 
 
+def test_constraints_without_an_intent_and_feedback_past_the_result_limit_are_refused(client, searched):
+    """A break-it trial stored a search whose intent was ", since 2018", and refined a session with
+    "show 1000000 results" although /search allows at most 100."""
+    r = client.post("/search", json={"intent": " ", "constraints": ["since 2018"]})
+    assert r.status_code == 422 and "intent is empty" in r.json()["detail"]
+    r = client.post(f"/sessions/{searched['session_id']}/refine", json={"feedback": "show 1000000 results"})
+    assert r.status_code == 422 and "1,000,000 results" in r.json()["detail"] and "100" in r.json()["detail"]
+
+
 def test_openapi_schema(server):
     schema = httpx.get(server["url"] + "/openapi.json").json()
     assert {"/search", "/sessions/{session_id}/refine", "/verify", "/sessions/{session_id}/export"} <= set(schema["paths"])

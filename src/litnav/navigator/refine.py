@@ -529,6 +529,7 @@ def refine(
     today: date | None = None,
     parser: Callable[..., list[Edit]] | None = None,
     top_k: int | None = None,
+    max_top_k: int | None = None,
 ) -> Session:
     """Refine ``session`` with one line of user ``feedback`` and return it with a new turn
     (``corpus``: an open ``Corpus`` or a corpus directory, opened and closed here). ``top_k``
@@ -543,7 +544,8 @@ def refine(
     ``corpus`` is another corpus than the session's (another directory *and* other contents: the
     recorded searches name papers of the session's corpus; a moved or grown corpus is fine),
     ``FeedbackError`` when it names a missing result or checkpoint, ``WorkflowError`` when the
-    edited workflow is invalid.
+    edited workflow is invalid. ``max_top_k`` bounds the results the feedback may ask for ("show
+    1000000 results" is a ``ValueError`` where a server allows 100 a request).
     """
     from litnav.corpus.reader import opened
     from litnav.navigator.arguments import check_arguments
@@ -555,7 +557,7 @@ def refine(
     if isinstance(feedback, str):
         feedback = visible_text(feedback)
     with opened(corpus, settings.corpus if settings else None) as c:
-        return _refine(session, feedback, c, settings, today=today, parser=parser, top_k=top_k)
+        return _refine(session, feedback, c, settings, today=today, parser=parser, top_k=top_k, max_top_k=max_top_k)
 
 
 MAX_FEEDBACK_CHARS = 5_000
@@ -579,7 +581,7 @@ def check_same_corpus(session: Session, corpus, doing: str = "a refinement re-ru
 
 
 def _refine(session: Session, feedback: str, corpus, settings: Settings | None, *, today: date | None,
-            parser: Callable[..., list[Edit]] | None, top_k: int | None) -> Session:
+            parser: Callable[..., list[Edit]] | None, top_k: int | None, max_top_k: int | None = None) -> Session:
     from litnav.navigator.feedback import parse_feedback, top_k_edit
 
     if not isinstance(feedback, str):
@@ -610,6 +612,9 @@ def _refine(session: Session, feedback: str, corpus, settings: Settings | None, 
         edits = [e for e in edits if e.detail.get("role") != "top_k"] + [top_k_edit(top_k, "--top")]
         if not said:  # the turn records what was applied
             feedback = "; ".join(x for x in (feedback.strip(), f"show {top_k} results") if x)
+    asked = [int(e.detail["value"]) for e in edits if e.detail.get("role") == "top_k"]
+    if max_top_k is not None and asked and max(asked) > max_top_k:
+        raise ValueError(f"the feedback asks for {max(asked):,} results; at most {max_top_k} can be returned here")
     engine = "rules" if parser is None else getattr(parser, "engine", "custom")
     edits = _fresh_checkpoint_ids(session, prev.checklist, edits)
     return run_turn(session, edits, corpus, settings, feedback=feedback, engine=engine, today=today)

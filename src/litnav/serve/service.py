@@ -21,7 +21,15 @@ from typing import Any
 
 from litnav.core.records import Session
 from litnav.core.settings import Settings
-from litnav.serve.models import CheckpointOut, JudgementOut, ResultOut, SearchResponse, SessionInfo, TurnOut
+from litnav.serve.models import (
+    TOP_K_MAX,
+    CheckpointOut,
+    JudgementOut,
+    ResultOut,
+    SearchResponse,
+    SessionInfo,
+    TurnOut,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -181,6 +189,7 @@ class Service:
         from litnav.llm import LLMError
         from litnav.navigator import search
 
+        self._check_text(intent, "intent")  # constraints alone ("since 2018") name nothing to search for
         text = self._check_text(", ".join([intent, *[c.strip() for c in constraints or [] if c.strip()]]), "intent")
         settings = self.settings.model_copy(deep=True)
         with self._slots:
@@ -216,7 +225,7 @@ class Service:
                 t = time.perf_counter()
                 try:
                     corpus_path = session.corpus
-                    session = refine(session, feedback, self.corpus, settings)
+                    session = refine(session, feedback, self.corpus, settings, max_top_k=TOP_K_MAX)
                 except (WorkflowError, ValueError) as exc:  # FeedbackError is a ValueError
                     raise ServiceError(_without_paths(str(exc), corpus_path, self.corpus.directory), status=422) from None
             self._store(session, session_id)
