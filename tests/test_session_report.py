@@ -203,3 +203,20 @@ def test_results_below_the_scored_top_n_are_shown_until_a_minimum_is_set(session
             assert visible.count() == len(results)
         finally:
             browser.close()
+
+
+def test_audit_of_a_session_whose_corpus_is_gone_says_so(export_session, tmp_path):
+    """A break-it trial deleted a session's corpus: `litnav audit` exited 0 with no note, while
+    `report` said the evidence is shown without its surrounding text."""
+    import json
+
+    from litnav.cli import _register, app
+
+    _register()
+    data = json.loads(Path(export_session).read_text(encoding="utf-8"))
+    data["corpus"] = str(tmp_path / "deleted-corpus")
+    moved = tmp_path / "s.json"
+    moved.write_text(json.dumps(data), encoding="utf-8")
+    res = CliRunner().invoke(app, ["audit", str(moved)])
+    assert res.exit_code == 0, res.output
+    assert "deleted-corpus does not exist" in res.output and "without its surrounding text" in res.output

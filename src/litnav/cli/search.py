@@ -9,7 +9,16 @@ from typing import Optional
 
 import typer
 
-from litnav.cli.common import SetOpt, SettingsOpt, clean_errors, fail, make_console, open_corpus, settings_from
+from litnav.cli.common import (
+    SetOpt,
+    SettingsOpt,
+    clean_errors,
+    err_console,
+    fail,
+    make_console,
+    open_corpus,
+    settings_from,
+)
 
 
 def search_cmd(
@@ -234,10 +243,14 @@ def audit_cmd(
         except CorpusError as exc:
             if corpus is not None:
                 fail(f"{exc} (--corpus)")
+            err_console.print(f"note: {exc}; evidence is shown without its surrounding text", highlight=False)
             c = None
         if c is not None and session.corpus_fingerprint and c.fingerprint() != session.corpus_fingerprint:
             console.print(f"[yellow]note: {path} has changed since this search (fingerprint differs); evidence "
                           "is shown in context only where the stored offsets still match[/yellow]")
+    elif path is not None:
+        err_console.print(f"note: corpus directory {path} does not exist (--corpus DIR names where it is now); "
+                          "evidence is shown without its surrounding text", highlight=False)
     for r in results:
         # soft_wrap off: a panel wraps its text inside its border even when the output is not a terminal
         console.print(paper_panel(r, c.full_text(r.corpus_id) if c else None), soft_wrap=False)
