@@ -325,15 +325,20 @@ def _without_paths(message: str, *paths: str | Path | None) -> str:
 
 
 _SERVER_SETTING = re.compile(r"(?:^|_)(?:dir|path|url|file)s?$")
-"""Setting names whose values are places on the server (``cache_dir``, ``base_url``, ``student``
-paths are named so): shown to a client as set, not as where."""
+"""Setting names whose values are places on the server (``cache_dir``, ``base_url``,
+``cross_encoder_path``)."""
+_PATH_VALUE = re.compile(r"^(?:/|~|\.{1,2}/|[A-Za-z]:[\\/])|[\\/].*\.\w+$")
+"""A value that reads as a file system path whatever its setting's name (``scorer.student``:
+"/srv/models/student.json", "models/student.json")."""
 
 
 def _redact_settings(settings: Any) -> Any:
-    """A settings snapshot with every place on the server (:data:`_SERVER_SETTING`) replaced by
-    ``"(set on the server)"``; other values as they are."""
+    """A settings snapshot with every place on the server (a setting named by :data:`_SERVER_SETTING`
+    or a value that reads as a path, :data:`_PATH_VALUE`) replaced by ``"(set on the server)"``;
+    other values as they are."""
     if isinstance(settings, dict):
-        return {k: ("(set on the server)" if isinstance(v, str) and v and _SERVER_SETTING.search(k)
+        return {k: ("(set on the server)" if isinstance(v, str) and v and (_SERVER_SETTING.search(k)
+                                                                           or _PATH_VALUE.search(v))
                     else _redact_settings(v)) for k, v in settings.items()}
     if isinstance(settings, list):
         return [_redact_settings(v) for v in settings]
