@@ -670,8 +670,8 @@ def test_a_range_written_backwards_is_the_period_between_its_years(intent):
 def test_ignoring_an_author_constraint_the_search_lacks_is_an_error():
     """"ignore the author constraint" on a search without one added the exclusion "The paper is not
     about author constraint"; with one, it drops it."""
-    from litnav.navigator.feedback import FeedbackError, parse_feedback
     from litnav.core.settings import Settings
+    from litnav.navigator.feedback import FeedbackError, parse_feedback
     from litnav.navigator.planner import plan_workflow
 
     def rule_workflow(checklist):
