@@ -122,3 +122,23 @@ def test_a_link_to_a_pipe_such_as_dev_stdout_is_written_through(tmp_path):
         os.close(write_end)
     assert os.read(read_end, 100) == b"to a pipe"
     os.close(read_end)
+
+
+def test_a_replaced_file_keeps_its_permissions_and_a_read_only_one_is_refused(tmp_path):
+    """A break-it trial refined a session file its owner had made read-only: the atomic replace
+    wrote it anyway and left it writable (mode 0644)."""
+    import stat
+
+    kept = tmp_path / "shared.json"
+    kept.write_text("old", encoding="utf-8")
+    os.chmod(kept, 0o640)
+    write_text(kept, "new")
+    assert kept.read_text(encoding="utf-8") == "new" and stat.S_IMODE(kept.stat().st_mode) == 0o640
+    locked = tmp_path / "session.json"
+    locked.write_text("keep me", encoding="utf-8")
+    os.chmod(locked, 0o444)
+    with pytest.raises(PermissionError, match="read-only") as err:
+        write_text(locked, "overwritten")
+    assert err.value.filename == str(locked)
+    assert locked.read_text(encoding="utf-8") == "keep me" and stat.S_IMODE(locked.stat().st_mode) == 0o444
+    assert len(list(tmp_path.iterdir())) == 2  # no temporary file left

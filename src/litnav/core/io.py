@@ -25,6 +25,7 @@ import gzip
 import itertools
 import json
 import os
+import stat
 import tempfile
 import threading
 import time
@@ -54,8 +55,10 @@ def atomic_path(path: str | Path, suffix: str = ".tmp") -> Iterator[Path]:
     A symbolic link is followed (the file it points to is replaced; the link stays), and a
     ``path`` that exists but is not a regular file (a pipe, ``/dev/stdout``, a device) is yielded
     itself, written in place: there is nothing to replace atomically, and replacing it would
-    destroy it. Raises ``IsADirectoryError`` for a folder and an ``OSError`` that names ``path``
-    (not the temporary file) when its folder cannot be written."""
+    destroy it. A file replaced keeps its permissions; a read-only one (no owner write bit) is
+    refused with ``PermissionError``: replacing it would undo what its owner did to keep it.
+    Raises ``IsADirectoryError`` for a folder and an ``OSError`` that names ``path`` (not the
+    temporary file) when its folder cannot be written."""
     given = Path(path)
     if given.exists() and not given.is_file() and not given.is_dir():  # followed by stat: /dev/stdout to a pipe
         try:
@@ -68,10 +71,13 @@ def atomic_path(path: str | Path, suffix: str = ".tmp") -> Iterator[Path]:
     path = Path(os.path.realpath(path)) if given.is_symlink() else given
     if path.is_dir():
         raise IsADirectoryError(errno.EISDIR, "is a folder, not a file", str(path))
+    mode = stat.S_IMODE(path.stat().st_mode) if path.is_file() else 0o666 & ~_umask()
+    if path.is_file() and not mode & stat.S_IWUSR:  # made read-only to keep it: replacing it would undo that
+        raise PermissionError(errno.EACCES, "is read-only (nothing was changed)", str(path))
     tmp, held = _temporary(path, suffix)
     try:
         yield tmp
-        os.chmod(tmp, 0o666 & ~_umask())
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
