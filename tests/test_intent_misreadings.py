@@ -645,6 +645,7 @@ def test_a_noun_after_that_stays_a_concept(intent, kept):
     "statins in people without prior cardiovascular disease",
     "studies on statins for preventing heart disease in people without prior cardiovascular disease",
     "outcomes of patients without diabetes after bariatric surgery",
+    "statins in people with no prior cardiovascular disease",
 ])
 def test_a_population_without_a_condition_is_who_is_studied_not_an_exclusion(intent):
     """A biomedical user's primary-prevention search ("people without prior cardiovascular disease")
@@ -652,7 +653,7 @@ def test_a_population_without_a_condition_is_who_is_studied_not_an_exclusion(int
     for; "without Twitter data" after a topic still excludes."""
     checklist = parse_intent(intent, today=TODAY)
     assert not [c for c in checklist.checkpoints if c.kind == "exclusion" and "animal" not in c.text]
-    condition = intent.split("without ")[1].split(" after")[0]
+    condition = intent.replace("with no ", "without ").split("without ")[1].split(" after")[0]
     assert condition in checklist.checkpoints[0].text
     twitter = parse_intent("sentiment analysis without Twitter data", today=TODAY)
     assert [c.terms for c in twitter.checkpoints if c.kind == "exclusion"] == [["Twitter"]]

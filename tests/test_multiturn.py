@@ -613,5 +613,5 @@ def test_a_filter_added_by_feedback_says_which_earlier_results_it_removed(corpus
     assert gone, "fixture: some of the first results are from 2019 or before"
     [note] = [n for n in result_notes(session) if "is an exact filter" in n]
     assert f"{len(gone)} of the previous turn's results are gone" in note and f"#{gone[0]}" in note
-    assert "'ignore the year constraint' brings them back" in note
+    assert "'drop checkpoint m1' brings them back" in note
     assert not [n for n in result_notes(first) if "is an exact filter" in n]

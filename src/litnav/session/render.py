@@ -253,9 +253,8 @@ def _filtered_out(session: Session) -> list[str]:
     c = added[0]
     field = (c.get("predicate") or {}).get("field", "")
     ranks = ", ".join(f"#{r}" for r in gone[:8]) + (" …" if len(gone) > 8 else "")
-    what = {"publication_type": "type", "year": "year", "venue": "venue", "author": "author"}.get(field, "")
     why = f"; {_TYPE_SOURCES}" if field == "publication_type" else ""
-    undo = f" ('ignore the {what} constraint' brings them back)" if what else ""
+    undo = f" ('drop checkpoint {c.get('id')}' brings them back)"
     return [f"Note: {c.get('id')} \"{c.get('text')}\", added this turn, is an exact filter: {len(gone)} of the previous "
             f"turn's results are gone ({ranks} there){why}{undo}."]
 

@@ -268,8 +268,12 @@ what a paper must not be about."""
 
 
 def _population_without(text: str, m: re.Match[str]) -> bool:
-    """True when the cue of ``m`` is "without" right after a population noun (:data:`_POPULATION_BEFORE`)."""
-    return m.group("cue").lower() == "without" and _POPULATION_BEFORE.search(text[:m.start("cue")]) is not None
+    """True when the cue of ``m`` is "without" right after a population noun (:data:`_POPULATION_BEFORE`),
+    or "no" after a population and "with" ("people with no prior cardiovascular disease")."""
+    cue, before = m.group("cue").lower(), text[:m.start("cue")]
+    if cue == "no" and (with_ := re.search(r"\bwith\s+$", before)):
+        cue, before = "without", before[:with_.start()]
+    return cue == "without" and _POPULATION_BEFORE.search(before) is not None
 
 
 def _title_negation(ws: Workspace, m: re.Match[str]) -> bool:
@@ -330,7 +334,8 @@ def extract_exclusions(ws: Workspace) -> list[tuple[str, list[str], int]]:
     A clause may name the excluded thing before its cue ("..., Twitter excluded").
     Verb negations ("does not affect X", "receive no treatment") are left to the content, and
     so are a title's own negation (:func:`_title_negation`) and a population's inclusion criterion
-    ("people without prior cardiovascular disease": :func:`_population_without`)."""
+    ("people without prior cardiovascular disease", "adults with no history of stroke":
+    :func:`_population_without`)."""
     found = []
     for m in list(_EXCLUSION.finditer(ws.text)):
         if _verb_negation(ws.text, m) or _title_negation(ws, m) or _population_without(ws.text, m):
