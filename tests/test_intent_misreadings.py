@@ -683,8 +683,11 @@ def test_ignoring_an_author_constraint_the_search_lacks_is_an_error():
         parse_feedback("ignore the author constraint", plain, rule_workflow(plain), [], today=TODAY)
     by = parse_intent("graph neural networks for molecules by Regina Barzilay", today=TODAY)
     [m] = [c.id for c in by.checkpoints if c.predicate is not None and c.predicate.field == "author"]
-    edits = parse_feedback("ignore the authors constraint", by, rule_workflow(by), [], today=TODAY)
-    assert [(e.action, e.target) for e in edits] == [("drop_checkpoint", m)]
+    for said in ("ignore the authors constraint", "never mind the author", "forget about the author filter"):
+        edits = parse_feedback(said, by, rule_workflow(by), [], today=TODAY)
+        assert [(e.action, e.target) for e in edits] == [("drop_checkpoint", m)], said
+    with pytest.raises(FeedbackError, match="no author constraint"):  # not the exclusion "not about mind the author"
+        parse_feedback("never mind the author", plain, rule_workflow(plain), [], today=TODAY)
 
 
 @pytest.mark.parametrize("intent, concept", [

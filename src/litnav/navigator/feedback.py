@@ -62,9 +62,12 @@ _FOCUS = re.compile(r"\b(?:focus\s+on|prioriti[sz]e|more\s+(?:about|on)|emphasi[
                     r"(?P<what>[\w\s\-]+?)\s*(?:[,.;]|$)", re.I)
 _REWEIGHT = re.compile(r"(?P<what>[\w\s\-]+?)\s+(?:matters?\s+(?P<dir>more|less)(?:\s+important)?"
                        r"|(?:is|are)\s+(?P<dir2>more|less)\s+important)\b", re.I)
-_DROP_CP = re.compile(r"\b(?:ignore|drop|relax|remove)\s+(?:the\s+)?(?:(?P<field>year|date|venue|type|publication\s+type|authors?)"
-                      r"\s+(?:constraint|filter|requirement|restriction)"
-                      r"|checkpoints?\s+(?P<cid>[a-z]\d+(?:(?:\s*,\s*|\s+and\s+)(?:checkpoint\s+)?[a-z]\d+)*))", re.I)
+_FIELD = r"year|date|venue|type|publication\s+type|authors?"
+_DROP_CP = re.compile(
+    rf"\b(?:(?:ignore|drop|relax|remove)\s+(?:the\s+)?(?:(?P<field>{_FIELD})\s+(?:constraint|filter|requirement|restriction)"
+    r"|checkpoints?\s+(?P<cid>[a-z]\d+(?:(?:\s*,\s*|\s+and\s+)(?:checkpoint\s+)?[a-z]\d+)*))"
+    rf"|(?:never\s+mind|forget(?:\s+about)?)\s+(?:the\s+)?(?P<field2>{_FIELD})"
+    r"(?:\s+(?:constraint|filter|requirement|restriction))?)\b", re.I)
 
 
 class FeedbackError(ValueError):
@@ -273,13 +276,14 @@ def parse_feedback(
         if m.group("cid"):  # "drop checkpoint x1", "remove checkpoints m1 and x2": any checkpoint by its id
             ids = [c.lower() for c in re.findall(r"\b[a-z]\d+\b", m.group("cid"), re.I)]
         else:
-            field = {"date": "year", "type": "publication_type", "authors": "author"}.get(m.group("field").lower().split()[0],
-                                                                      m.group("field").lower().replace(" ", "_"))
+            said = m.group("field") or m.group("field2")
+            field = {"date": "year", "type": "publication_type", "authors": "author"}.get(said.lower().split()[0],
+                                                                                         said.lower().replace(" ", "_"))
             fields = {field, "venue_year"} if field in ("year", "venue") else {field}  # "EMNLP 2019": venue and year
             ids = [c.id for c in checklist.checkpoints if c.kind == "metadata" and c.predicate is not None
                    and c.predicate.field in fields]
             if not ids:
-                raise FeedbackError(f"the search has no {m.group('field').lower()} constraint to ignore")
+                raise FeedbackError(f"the search has no {said.lower()} constraint to ignore")
         reason = take(m)
         for cid in ids:
             if cid not in {c.id for c in checklist.checkpoints}:
