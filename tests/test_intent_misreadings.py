@@ -688,6 +688,9 @@ def test_ignoring_an_author_constraint_the_search_lacks_is_an_error():
         assert [(e.action, e.target) for e in edits] == [("drop_checkpoint", m)], said
     with pytest.raises(FeedbackError, match="no author constraint"):  # not the exclusion "not about mind the author"
         parse_feedback("never mind the author", plain, rule_workflow(plain), [], today=TODAY)
+    for said in (f"drop {m}", f"remove checkpoint {m}"):  # "drop m2" was read as a paper id
+        edits = parse_feedback(said, by, rule_workflow(by), [], today=TODAY)
+        assert [(e.action, e.target) for e in edits] == [("drop_checkpoint", m)], said
 
 
 @pytest.mark.parametrize("intent, concept", [

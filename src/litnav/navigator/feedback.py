@@ -65,7 +65,7 @@ _REWEIGHT = re.compile(r"(?P<what>[\w\s\-]+?)\s+(?:matters?\s+(?P<dir>more|less)
 _FIELD = r"year|date|venue|type|publication\s+type|authors?"
 _DROP_CP = re.compile(
     rf"\b(?:(?:ignore|drop|relax|remove)\s+(?:the\s+)?(?:(?P<field>{_FIELD})\s+(?:constraint|filter|requirement|restriction)"
-    r"|checkpoints?\s+(?P<cid>[a-z]\d+(?:(?:\s*,\s*|\s+and\s+)(?:checkpoint\s+)?[a-z]\d+)*))"
+    r"|(?P<word>checkpoints?\s+)?(?P<cid>[a-z]\d+(?:(?:\s*,\s*|\s+and\s+)(?:checkpoint\s+)?[a-z]\d+)*))"
     rf"|(?:never\s+mind|forget(?:\s+about)?)\s+(?:the\s+)?(?P<field2>{_FIELD})"
     r"(?:\s+(?:constraint|filter|requirement|restriction))?)\b", re.I)
 
@@ -239,6 +239,8 @@ def parse_feedback(
         if any(s <= m.start() < e for s, e in consumed):
             continue
         verb = m.group("verb").lower()
+        if verb in ("remove", "drop") and (m.group("cid") or "").lower() in {c.id for c in checklist.checkpoints}:
+            continue  # "drop m2": the checkpoint (_DROP_CP), not a paper
         seed = resolve_paper(m, ranking, corpus)
         action = "pin" if verb in ("pin", "keep") else "ban"
         other = next((e for e in edits if e.action == ("ban" if action == "pin" else "pin") and e.target == seed), None)
@@ -273,8 +275,10 @@ def parse_feedback(
             raise FeedbackError(f"{feedback.strip()!r}: show at least one result")
         edits.append(top_k_edit(n, take(m)))
     for m in _DROP_CP.finditer(text):
-        if m.group("cid"):  # "drop checkpoint x1", "remove checkpoints m1 and x2": any checkpoint by its id
+        if m.group("cid"):  # "drop checkpoint x1", "remove checkpoints m1 and x2", "drop m2": a checkpoint by its id
             ids = [c.lower() for c in re.findall(r"\b[a-z]\d+\b", m.group("cid"), re.I)]
+            if not m.group("word") and not set(ids) <= {c.id for c in checklist.checkpoints}:
+                continue  # "drop b2" without "checkpoint" names a paper (_PIN) unless the checklist has that id
         else:
             said = m.group("field") or m.group("field2")
             field = {"date": "year", "type": "publication_type", "authors": "author"}.get(said.lower().split()[0],
