@@ -298,17 +298,13 @@ non-publication of surgical randomised controlled trials"), not a trial ("... : 
 controlled trial", "Two randomized trials of ...")."""
 
 
-_TUTORIAL_VENUE = re.compile(r"\btutorials?\b", re.I)
-"""A raw venue of a tutorial track ("Proceedings of Machine Translation Summit XIII: Tutorial
-Abstracts"), which types its papers tutorials whatever their titles."""
-
-
 def _cued_type(value: str, paper: Paper, types: set[str]) -> str | None:
     cue, s2_types = TYPE_TITLE_CUES[value]
     listed = [t for t in paper.publication_types if t.lower().replace("-", "") in s2_types]
     if listed:
         return f"publication type {listed[0]!r}"
-    if value == "tutorial" and paper.venue_raw and (m := _TUTORIAL_VENUE.search(paper.venue_raw)):
+    # a tutorial track's venue ("...: Tutorial Abstracts") types its papers whatever their titles
+    if value == "tutorial" and paper.venue_raw and (m := cue.search(paper.venue_raw)):
         return f"venue {paper.venue_raw!r} says {m.group(0)!r}"
     title = paper.title or ""
     for m in cue.finditer(title):

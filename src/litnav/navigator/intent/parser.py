@@ -129,7 +129,7 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
     authors = extract_authors(ws)
     exclusions = extract_exclusions(ws)
     facets = extract_facets(ws, phrases)
-    humans = [f for f in facets if only_humans(f.terms) and in_humans(ws.text, f.phrases)]  # against animal work
+    humans = [f for f in facets if only_humans(f.terms) and in_humans(ws.text, f.phrases)]  # no concept: says_in_humans below
     facets = [f for f in facets if f not in humans]
     whole = whole_intent(ws.text)
     if not _names_something(whole):
@@ -182,7 +182,7 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
     checkpoints = _content_checkpoints(whole, facets)
     checkpoints += [cp.model_copy(update={"id": f"m{i}"}) for i, (_p, cp) in enumerate(metadata, 1)]
     checkpoints += [exclusion_checkpoint(f"x{i}", phrase, terms) for i, (phrase, terms, _p) in enumerate(exclusions, 1)]
-    if (humans or says_in_humans(ws.text)) and not any(names_animals(ts) for _p, ts, _ in exclusions):
+    if says_in_humans(ws.text) and not any(names_animals(ts) for _p, ts, _ in exclusions):
         checkpoints.append(exclusion_checkpoint(f"x{len(exclusions) + 1}", "animal studies", ["animal studies"])
                            .model_copy(update={"weight": HUMANS_WEIGHT}))
     if not checkpoints:
