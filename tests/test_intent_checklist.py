@@ -333,6 +333,27 @@ def test_not_reviews_leaves_out_a_meta_analysis():
     assert [evaluate(not_reviews, p)[0] for p in (meta, typed, trial)] == [False, False, True]
 
 
+@pytest.mark.parametrize("intent", [
+    "only meta-analyses of statin therapy, not reviews",
+    "statin therapy: meta-analyses only, no narrative reviews",
+    "meta-analyses on statin therapy, excluding reviews",
+])
+def test_not_reviews_beside_meta_analyses_keeps_the_meta_analyses(intent):
+    # "only meta-analyses ..., not reviews" gave 0 results: every meta-analysis is a review of studies
+    from litnav.corpus.predicates import check
+    from litnav.corpus.records import Paper
+
+    predicates = [c.predicate for c in parse_intent(intent, today=TODAY).checkpoints if c.predicate]
+    meta = Paper(corpus_id="m", title="Statins in primary prevention: a systematic review and meta-analysis")
+    typed = Paper(corpus_id="t", title="Statins and strokes", publication_types=["Review", "MetaAnalysis"])
+    narrative = Paper(corpus_id="n", title="Statin therapy: a narrative review")
+    exclusion = next(p for p in predicates if p.negate)
+    assert [check(exclusion, p)[0] for p in (meta, typed, narrative)] == [True, True, False]
+    assert "meta-analysis" in check(exclusion, meta)[1]
+    required = next(p for p in predicates if not p.negate)
+    assert [check(required, p)[0] for p in (meta, typed, narrative)] == [True, True, False]
+
+
 def test_a_tutorial_track_types_its_papers_tutorials_and_a_tutorial_is_no_survey():
     # a user's "not tutorials" should catch an MT Summit tutorial abstract whose title does not say
     # so (its venue is "...: Tutorial Abstracts"); "not surveys" keeps it: a judge kept a QE

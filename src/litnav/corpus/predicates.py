@@ -46,6 +46,10 @@ from litnav.core.text import surname
 from litnav.corpus.records import Paper
 
 _REVIEW_VALUES = {"survey", "review", "overview", "surveys", "reviews"}
+NON_META_REVIEW = "review-without-meta-analysis"
+"""The type "not reviews" excludes beside a request for meta-analyses ("only meta-analyses of
+statins, not reviews"): a review that is not a meta-analysis, since :func:`is_review` counts a
+meta-analysis, a review of studies, as a review."""
 TYPE_TITLE_CUES: dict[str, tuple[re.Pattern[str], tuple[str, ...]]] = {
     "meta-analysis": (re.compile(r"\bmeta-?analys[ie]s\b", re.I), ("metaanalysis",)),
     "tutorial": (re.compile(r"\btutorials?\b", re.I), ()),
@@ -321,13 +325,17 @@ def _publication_type(p: MetadataPredicate, paper: Paper) -> tuple[bool | None, 
         lv = v.strip().lower()
         if lv in _REVIEW_VALUES and review:
             return True, f"is a {lv} ({why})"
+        if lv == NON_META_REVIEW and review:
+            if not (meta := _cued_type("meta-analysis", paper, types)):
+                return True, f"is a review without a meta-analysis ({why})"
+            review, why = False, f"a meta-analysis ({meta}), not a review without one"
         if lv == "empirical" and not review:
             return True, f"is empirical, not a review ({why})"
         if lv in TYPE_TITLE_CUES and (cue := _cued_type(lv, paper, types)):
             return True, f"is a {lv} paper ({cue})"
         if lv not in _REVIEW_VALUES | {"empirical"} | set(TYPE_TITLE_CUES) and lv in types:
             return True, f"publication type {v!r} is listed"
-    kind = f"a review ({why})" if review else f"not a review ({why})"
+    kind = f"a review ({why})" if review else why if why.startswith("a meta-analysis") else f"not a review ({why})"
     listed = f"; types {paper.publication_types}" if paper.publication_types else ""
     cued_only = all(v.strip().lower() in TYPE_TITLE_CUES for v in p.values)
     if cued_only and not p.negate and not paper.publication_types:

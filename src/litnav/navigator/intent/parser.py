@@ -43,6 +43,7 @@ from typing import Literal
 from litnav.core.records import Checklist, Checkpoint, MetadataPredicate
 from litnav.core.text import stems
 from litnav.corpus.phrases import PhraseTable
+from litnav.corpus.predicates import NON_META_REVIEW
 from litnav.navigator.intent.anchor_request import request_reference
 from litnav.navigator.intent.authors import extract_authors
 from litnav.navigator.intent.claims import claim_terms, is_claim
@@ -82,6 +83,7 @@ _TYPE_NAMES = {
     "survey": "a survey or review", "meta-analysis": "a meta-analysis", "tutorial": "a tutorial",
     "empirical": "an empirical study", "benchmark": "a benchmark paper", "position": "a position paper",
     "dataset": "a dataset or resource paper", "theoretical": "a theoretical paper", "trial": "a clinical trial",
+    NON_META_REVIEW: "a survey or review other than a meta-analysis",
 }
 
 
@@ -160,6 +162,9 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
         ts = [t for t in types if t.negated == negated]
         if ts:
             values = list(dict.fromkeys(x for t in ts for x in t.values))
+            if negated and any("meta-analysis" in t.values for t in types if not t.negated):
+                # "only meta-analyses, not reviews": a meta-analysis is a review of studies
+                values = [NON_META_REVIEW if v == "survey" else v for v in values]
             # a positive type is a preference unless stated with "only": types come from sparse
             # metadata or title cues, so absence of a cue is no proof (an exact filter lost 91 % of the
             # relevant papers of a "Surveys of ..." dev intent); exclusions stay exact

@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass
 
 from litnav.core.text import stop_words
+from litnav.corpus.predicates import NON_META_REVIEW
 from litnav.navigator.intent.grammar import AUXILIARIES, lexicon_verb, word_class
 from litnav.navigator.intent.text import BOUNDARY, REQUEST_WORDS, Workspace, list_pattern
 
@@ -37,6 +38,7 @@ PUBLICATION_TYPES: dict[str, tuple[str, ...]] = {
     "dataset": ("Dataset",),
     "theoretical": (),
     "trial": ("ClinicalTrial",),
+    NON_META_REVIEW: (),
 }
 """Each value -> the Semantic Scholar ``publicationTypes`` that evidence it (may be empty)."""
 
