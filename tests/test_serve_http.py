@@ -220,9 +220,13 @@ def test_errors_and_session_views_never_name_the_servers_places(client, searched
     (server["sessions"] / "0123456789abcded.json").write_text(json.dumps(stored))
     export = client.get("/sessions/0123456789abcded/export", params={"format": "bibtex"})
     refined = client.post("/sessions/0123456789abcded/refine", json={"feedback": "only papers after 2019"})
+    # a report or audit of another corpus's session read its evidence in the served corpus's text
+    report = client.get("/sessions/0123456789abcded/report")
+    audit = client.get("/sessions/0123456789abcded/audit")
     view = client.get("/sessions/0123456789abcded")
-    assert export.status_code == refined.status_code == 422 and view.status_code == 200, (export.text, refined.text)
-    for r in (export, refined, view):
+    refused = (export, refined, report, audit)
+    assert {r.status_code for r in refused} == {422} and view.status_code == 200, [r.text for r in refused]
+    for r in (*refused, view):
         assert "/srv/" not in r.text and "other-corpus" in r.text, r.text
     assert view.json()["settings"]["llm"]["cache_dir"] == "(set on the server)"
 

@@ -246,7 +246,7 @@ class Service:
         """The session's audit (``session.report.audit_view``), optionally for one result only."""
         from litnav.session.report import audit_view
 
-        view = audit_view(self.load(session_id), self.corpus)
+        view = audit_view(self._own_session(session_id, "an audit reads its evidence in that corpus's text"), self.corpus)
         view["corpus"] = _folder_name(view.get("corpus"))
         if corpus_id is not None:
             view["results"] = [r for r in view["results"] if r["corpus_id"] == corpus_id]
@@ -254,11 +254,22 @@ class Service:
                 raise NotFound(f"session {session_id} has no result {corpus_id!r}")
         return view
 
+    def _own_session(self, session_id: str, doing: str) -> Session:
+        """The stored session, or a 422 when it searched another corpus than the served one."""
+        from litnav.navigator.refine import check_same_corpus
+
+        session = self.load(session_id)
+        try:
+            check_same_corpus(session, self.corpus, doing)
+        except ValueError as exc:
+            raise ServiceError(_without_paths(str(exc), session.corpus, self.corpus.directory), status=422) from None
+        return session
+
     def report(self, session_id: str) -> str:
         """The session's self-contained HTML report."""
         from litnav.session.report import render_report
 
-        session = self.load(session_id)
+        session = self._own_session(session_id, "a report shows its evidence in that corpus's text")
         return render_report(session.model_copy(update={"corpus": _folder_name(session.corpus)}), self.corpus)
 
     def export(self, session_id: str, fmt: str, top: int | None = None, min_score: float | None = None) -> str:
