@@ -7,7 +7,9 @@ import pytest
 
 from litnav.core.ids import find_external_id, normalise_external_id
 from litnav.core.records import MetadataPredicate
-from litnav.core.text import normalise_title, sentence_at, sentence_spans, split_sentences, stop_words, surname
+from litnav.core.text import (
+    normalise_title, sentence_at, sentence_spans, spelling_variants, split_sentences, stop_words, surname,
+)
 from litnav.corpus.predicates import evaluate, is_review, looks_like_review
 from litnav.corpus.records import Author, Paper
 
@@ -217,3 +219,12 @@ def test_invisible_characters_inside_words_are_removed_so_the_word_reads_as_it_l
     assert visible_text("neural machine trans\u200blation") == "neural machine translation"
     assert visible_text("neu\u200bral ma\u00adchine trans\ufefflation") == "neural machine translation"
     assert visible_text("a\u200db\u2060c") == "abc"
+
+
+@pytest.mark.parametrize(("word", "variants"), [
+    ("tumor", ("tumor", "tumour")), ("tumour", ("tumour", "tumor")), ("randomised", ("randomised", "randomized")),
+    ("optimization", ("optimization", "optimisation")), ("behaviour", ("behaviour", "behavior")),
+    ("model", ("model",)), ("expertise", ("expertise",)), ("supervised", ("supervised",)), ("size", ("size",)),
+])
+def test_spelling_variants_pair_british_and_american_forms(word, variants):
+    assert spelling_variants(word) == variants

@@ -217,6 +217,40 @@ def american_spelling(word: str) -> str:
     return f"{m.group(1)}iz{m.group(2)}" if m else word
 
 
+@lru_cache(maxsize=1)
+def _british() -> dict[str, tuple[str, ...]]:
+    out: dict[str, list[str]] = {}
+    for british, american in _american().items():
+        out.setdefault(american, []).append(british)
+    return {american: tuple(forms) for american, forms in out.items()}
+
+
+_ISE_ALWAYS = frozenset({
+    "adv", "advert", "chast", "comprom", "compr", "conc", "desp", "dev", "disgu", "enterpr", "exc",
+    "exerc", "expert", "franch", "improv", "inc", "merchand", "otherw", "prec", "prem", "prom",
+    "rev", "superv", "surm", "surpr", "telev",
+})
+"""Stems before "-ise" of words spelt "-ise" in American English too ("expertise", "advise",
+"supervise"), whose "-ize" form would stem to another word ("expertize" -> "expert")."""
+
+_AMERICAN_IZ = re.compile(r"([a-z]{3,})iz(e|es|ed|ing|er|ers|ation|ations|able)")
+
+
+def spelling_variants(word: str) -> tuple[str, ...]:
+    """``word`` (lower case) and its other spellings, ``word`` first: its American spelling
+    (:func:`american_spelling`) and that word's British forms from the same ``breame`` table, or
+    "-iz..." -> "-is..." (:data:`_BRITISH_IS` read backwards): "tumor" -> ("tumor", "tumour"),
+    "randomised" -> ("randomised", "randomized"), "model" -> ("model",). The words BM25 matches for
+    one query word, since an index holds each text's words as written."""
+    m = _BRITISH_IS.fullmatch(word)
+    american = word if m and m.group(1) in _ISE_ALWAYS else american_spelling(word)
+    if "-" in word:
+        return tuple(dict.fromkeys((word, american)))
+    m = _AMERICAN_IZ.fullmatch(american)
+    british = _british().get(american, ()) + ((f"{m.group(1)}is{m.group(2)}",) if m else ())
+    return tuple(dict.fromkeys((word, american, *british)))
+
+
 def _stem_words(words: list[str]) -> list[str]:
     """Snowball English stems of the words in American spelling (:func:`american_spelling`: Snowball
     stems "randomized" to "random" but "randomised" to "randomis"), except that an agent noun keeps

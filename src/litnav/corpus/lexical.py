@@ -180,7 +180,9 @@ class Lexical:
     one :func:`build_bm25` writes, ``robertson``, ``atire``): for each query term in order,
     repeats included, its column added to a float32 vector with ``np.add.at`` — the same sums
     in the same order, without importing bm25s and scipy at search time. The query is tokenized
-    as ``bm25s.tokenize(query, stopwords="en", stemmer=...)`` tokenizes it. Raises ``ValueError``
+    as ``bm25s.tokenize(query, stopwords="en", stemmer=...)`` tokenizes it, except that a query
+    word with another spelling in the index ("tumor", "tumour") is scored as one term over both
+    spellings (:meth:`_scores`), so British and American spelling find the same papers. Raises ``ValueError``
     naming the params file for an index of another variant (``bm25l``, ``bm25+``)."""
 
     def __init__(self, index_dir: Path):
@@ -212,20 +214,52 @@ class Lexical:
         """corpus_id -> document row."""
         return {cid: i for i, cid in enumerate(self.ids)}
 
-    def query_terms(self, query: str) -> list[str]:
-        """The query's indexed terms in order, repeats kept: lower-cased words of 2+ word
-        characters, stop words dropped, stemmed; terms not in the index dropped."""
-        words = [w for w in _SPLIT(query.lower()) if w not in self.stop]
-        return [t for t in self.stemmer.stemWords(words) if t and t in self.vocab] if words else []
+    def query_terms(self, query: str) -> list[tuple[str, ...]]:
+        """The query's indexed terms in order, repeats kept, one tuple per query word: lower-cased
+        words of 2+ word characters, stop words dropped, each with its other spellings
+        (:func:`~litnav.core.text.spelling_variants`: "tumor" also "tumour"), stemmed; terms not
+        in the index dropped, and a word none of whose terms is indexed."""
+        from litnav.core.text import spelling_variants
+
+        groups = []
+        for word in _SPLIT(query.lower()):
+            if word in self.stop:
+                continue
+            forms = spelling_variants(word)
+            group = tuple(t for t in dict.fromkeys(self.stemmer.stemWords(list(forms))) if t and t in self.vocab)
+            if group:
+                groups.append(group)
+        return groups
+
+    def _column(self, term: str) -> tuple[np.ndarray, np.ndarray]:
+        start, end = int(self.indptr[self.vocab[term]]), int(self.indptr[self.vocab[term] + 1])
+        return self.indices[start:end], self.data[start:end]
+
+    def _idf(self, df: int) -> float:
+        """Lucene's BM25 idf, as :func:`bm25_csc` computes it: ``ln(1 + (N - df + 0.5) / (df + 0.5))``."""
+        return math.log(1 + (self.num_docs - df + 0.5) / (df + 0.5))
 
     def _scores(self, query: str) -> np.ndarray | None:
-        terms = self.query_terms(query)
-        if not terms:
+        """Per document, the sum over query words of the word's BM25 term score. A word with
+        other spellings in the index is scored as one term: its spellings' documents together
+        (document frequency the sum of theirs, at most N) and, per document, the larger of the
+        spellings' tf parts (``score / idf``), so neither spelling's rarity decides the order and
+        a text that writes both is not counted twice."""
+        groups = self.query_terms(query)
+        if not groups:
             return None
         scores = np.zeros(self.num_docs, dtype=self.dtype)
-        for term in terms:
-            start, end = int(self.indptr[self.vocab[term]]), int(self.indptr[self.vocab[term] + 1])
-            np.add.at(scores, self.indices[start:end], self.data[start:end])
+        for group in groups:
+            if len(group) == 1:
+                np.add.at(scores, *self._column(group[0]))
+                continue
+            best = np.zeros(self.num_docs, dtype=np.float64)
+            total = 0
+            for term in group:
+                rows, data = self._column(term)
+                total += len(rows)
+                np.maximum.at(best, rows, np.asarray(data, dtype=np.float64) / self._idf(len(rows)))
+            scores += (self._idf(min(total, self.num_docs)) * best).astype(self.dtype)
         return scores
 
     def relative_scores(self, query: str, ids: list[str]) -> dict[str, float]:
