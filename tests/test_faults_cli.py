@@ -293,3 +293,35 @@ def test_ctrl_c_while_a_batch_is_written_waits_for_that_write_before_going_on():
         out.close()
     assert not out._thread.is_alive()
     assert tx.done == [[1]]  # the write in flight finished; the queued one was dropped
+
+
+def test_the_count_of_results_satisfying_c1_names_those_that_break_a_stated_constraint():
+    """A user trial read "10 of 10 results are judged to satisfy the whole intent" beside two results
+    judged to violate its "do not use adversarial training" exclusion."""
+    from litnav.core.records import METADATA_UNKNOWN_SCORE, Judgement, Result, Round, Session
+    from litnav.navigator.planner import plan_workflow
+    from litnav.session.render import result_notes
+
+    checklist = parse_intent("adversarial robustness that does not use adversarial training, since 2019")
+    kinds = {c.id: c.kind for c in checklist.checkpoints}
+    [exclusion] = [c.id for c in checklist.checkpoints if c.kind == "exclusion"]
+    [year] = [c.id for c in checklist.checkpoints if c.kind == "metadata"]
+
+    def result(rank: int, c1: float, x: float, m: float) -> Result:
+        scores = {"c1": c1, exclusion: x, year: m}
+        return Result(rank=rank, corpus_id=f"p{rank}", title=f"Paper {rank}", final_score=0.5, probability=0.5,
+                      checkpoints=[Judgement(id=cid, kind=kinds[cid], text=cid, score=score, rationale="r",
+                                             engine="test") for cid, score in scores.items()])
+
+    def notes(*results: Result) -> str:
+        session = Session(intent=checklist.intent, corpus="c", results=list(results), rounds=[
+            Round(index=1, checklist=checklist, workflow=plan_workflow(checklist, Settings()))])
+        [note] = [n for n in result_notes(session) if "judged to satisfy the whole intent" in n]
+        return note
+
+    assert notes(result(1, 4.0, 4.5, 5.0), result(2, 1.0, 0.5, 0.0)).endswith("satisfy the whole intent (c1).")
+    note = notes(result(1, 4.0, 4.5, 5.0), result(2, 4.0, 0.5, 5.0), result(3, 3.0, 4.5, METADATA_UNKNOWN_SCORE),
+                 result(4, 1.0, 0.5, 0.0))
+    assert note.startswith("3 of 4 results are judged to satisfy the whole intent (c1); of those,")
+    assert f"{exclusion} is judged violated by #2" in note and f"{year} cannot be checked for 1 of them" in note
+    assert "#4" not in note  # it does not satisfy c1

@@ -364,12 +364,41 @@ def result_notes(session: Session) -> list[str]:
         notes.append(f"{satisfied} of {len(judged)} results {'is' if satisfied == 1 else 'are'} judged to satisfy "
                      "the whole intent (c1)"
                      + ("; the scorer judges strictly (a paper on the topic can miss one phrase of it), so read the "
-                        "top results before concluding that the corpus holds none." if satisfied == 0 else "."))
+                        "top results before concluding that the corpus holds none." if satisfied == 0 else
+                        _constraints_broken(session, checklist)))
         if reading(session.intent) == "claim":
             notes.append("The intent reads as a claim: c1 \"satisfied\" means a paper addresses it, with the quote "
                          "as its evidence; whether the paper supports or contradicts the claim is not judged (read "
                          "the quote).")
     return notes
+
+
+def _constraints_broken(session: Session, checklist) -> str:
+    """The end of the "k of n results satisfy c1" note: "." when every such result also meets the
+    intent's stated constraints (exclusions and metadata of weight 1, or stated ones relaxed
+    because no paper matches them), else which of them break one or cannot be checked against it
+    (a "?" field), by rank, so a count of c1 verdicts does not read as a count of results that
+    meet the whole request."""
+    from litnav.navigator.planner import RELAXED_NOTE
+
+    kinds = {c.id: c.kind for c in checklist.checkpoints} if checklist else {}
+    stated = {c.id for c in checklist.checkpoints if c.kind in ("metadata", "exclusion")
+              and (c.weight >= 1.0 or RELAXED_NOTE in c.text)} if checklist else set()
+    broken: dict[str, list[int]] = {}
+    unknown: dict[str, list[int]] = {}
+    for r in session.results:
+        if not any(j.checkpoint_id == "c1" and j.score >= 2.5 for j in r.checkpoints):
+            continue
+        for j in r.checkpoints:
+            if j.checkpoint_id in stated and (j.unknown or j.score < 2.5):
+                (unknown if j.unknown else broken).setdefault(j.checkpoint_id, []).append(r.rank)
+    parts = []
+    for cid, ranks in broken.items():
+        shown = ", ".join(f"#{k}" for k in ranks[:8]) + (" …" if len(ranks) > 8 else "")
+        parts.append(f"{cid} is judged {'violated' if kinds.get(cid) == 'exclusion' else 'not met'} by {shown}")
+    for cid, ranks in unknown.items():
+        parts.append(f"{cid} cannot be checked for {len(ranks)} of them (their records lack the field)")
+    return f"; of those, {'; '.join(parts)}." if parts else "."
 
 
 def _followed_citations(session: Session) -> list[str]:
