@@ -704,3 +704,32 @@ def test_the_object_after_a_verb_is_a_concept_not_a_second_verb(intent, concept)
     papers that never mention fractures were judged to support the claim."""
     terms = [t for c in parse_intent(intent, today=TODAY).checkpoints for t in c.terms]
     assert concept in terms
+
+
+@pytest.mark.parametrize(("text", "banned"), [
+    ("not #1 and not #4", ["p1", "p4"]),  # a user trial's feedback became the exclusion "not about #1"
+    ("#3 is irrelevant", ["p3"]),
+    ("the second one is off-topic", ["p2"]),
+    ("no paper 5, and only after 2020", ["p5"]),
+])
+def test_results_put_aside_by_rank_are_banned(text, banned):
+    from litnav.core.records import Workflow
+    from litnav.navigator.feedback import parse_feedback
+
+    checklist = parse_intent("meta-learning for fast adaptation", today=TODAY)
+    edits = parse_feedback(text, checklist, Workflow(nodes=[], output=""), [f"p{i}" for i in range(1, 11)], None, TODAY)
+    assert [e.target for e in edits if e.action == "ban"] == banned
+    assert not [e for e in edits if e.action == "add_checkpoint" and "#" in e.reason]
+
+
+def test_not_a_year_is_still_a_year_and_questions_are_pointed_to_the_audit():
+    from litnav.core.records import Workflow
+    from litnav.navigator.feedback import parse_feedback
+
+    checklist = parse_intent("meta-learning for fast adaptation", today=TODAY)
+    [edit] = parse_feedback("not 2019", checklist, Workflow(nodes=[], output=""), ["p1"], None, TODAY)
+    assert edit.action == "add_checkpoint" and "2019" in edit.reason
+    with pytest.raises(ValueError, match=r"litnav audit SESSION --paper ID"):
+        parse_feedback("why is #5 here?", checklist, Workflow(nodes=[], output=""), ["p1"], None, TODAY)
+    with pytest.raises(ValueError, match=r"drop checkpoint x1"):
+        parse_feedback("undo", checklist, Workflow(nodes=[], output=""), ["p1"], None, TODAY)

@@ -10,6 +10,7 @@ exclusions, plus patterns for what only makes sense between turns:
 - exclusion: "drop/remove/exclude/filter out anything about X", "no X", "without X";
 - result size: "show 20 results", "only the top 5";
 - pin/ban: "pin paper 2", "ban #3", "remove paper 4" (a rank, a corpus id, or a quoted title);
+  "not #1 and not #4", "#3 is irrelevant" (a rank, an ordinal or a quoted title) ban too;
 - checkpoints: "focus on X" / "prioritise X" (add a topic), "more like #2" / "papers similar to
   the top paper" (a topic named by that paper's title, searched like a focus), "X matters
   more/less" (reweight), "ignore the year (venue, type, author) constraint" / "drop checkpoint m1" (drop; a
@@ -57,6 +58,12 @@ _PIN_VERB = r"pin|keep|ban|remove|drop|discard"
 _PIN = re.compile(rf"\b(?P<verb>{_PIN_VERB})\s+" + _PAPER_REF + rf"(?=\s*(?:[,.;]|$|\band\b|\b(?:{_PIN_VERB})\b))", re.I)
 """"pin #1", "ban paper 3", each ended by punctuation, "and", the end or the next such verb
 ("pin #1 pin #2 pin #3" pins all three)."""
+_NOT_PAPER = re.compile(r"\b(?:not|no|exclude|hide|skip|without)\s+" + _PAPER_REF
+                        + r"(?=\s*(?:[,.;]|$|\band\b|\bor\b))", re.I)
+_IRRELEVANT = re.compile(r"(?<![\w#])" + _PAPER_REF + r"\s+(?:is|are|seems|looks)\s+"
+                         r"(?:irrelevant|off[\s-]topic|not\s+relevant|unrelated|wrong)\b", re.I)
+"""A result put aside by rank, ordinal or quoted title: "not #1 and not #4", "no paper 3", "#3 is
+irrelevant" (never a bare id: "not 2019" is a year)."""
 _MORE_LIKE = re.compile(r"\b(?:more|papers?|others?|work)\s+(?:papers?\s+)?(?:like|similar\s+to)\s+" + _PAPER_REF, re.I)
 _FOCUS = re.compile(r"\b(?:focus\s+on|prioriti[sz]e|more\s+(?:about|on)|emphasi[sz]e|should\s+(?:also\s+)?(?:cover|address))\s+"
                     r"(?P<what>[\w\s\-]+?)\s*(?:[,.;]|$)", re.I)
@@ -248,6 +255,14 @@ def parse_feedback(
             raise FeedbackError(f"{other.reason!r} and {m.group(0).strip()!r} name the same paper {seed}: "
                                 "say one of them")
         edits.append(Edit(action=action, target=seed, reason=take(m)))
+    for m in [*_NOT_PAPER.finditer(text), *_IRRELEVANT.finditer(text)]:
+        if m.group("cid") or any(s <= m.start() < e for s, e in consumed):
+            continue
+        seed = resolve_paper(m, ranking, corpus)
+        if any(e.action == "pin" and e.target == seed for e in edits):
+            raise FeedbackError(f"{m.group(0).strip()!r} puts aside a paper the same feedback pins ({seed}): say one of them")
+        if not any(e.action == "ban" and e.target == seed for e in edits):
+            edits.append(Edit(action="ban", target=seed, reason=take(m)))
     for m in _EXCLUDE.finditer(text):
         if any(s <= m.start() < e for s, e in consumed):
             continue
@@ -380,5 +395,21 @@ def parse_feedback(
     if not edits:
         raise ValueError(f"could not turn the feedback {feedback!r} into an edit; try e.g. 'only papers after "
                          "2019', 'follow the citing direction of the top paper', 'drop anything about speech', "
-                         "'focus on X', 'c2 matters less', 'pin paper 2', 'show 20 results'")
+                         "'focus on X', 'c2 matters less', 'pin paper 2', 'show 20 results'" + _unasked_hint(feedback))
     return edits
+
+
+_WHY = re.compile(r"\bwhy\b|\bexplain\b", re.I)
+_UNDO = re.compile(r"\b(?:undo|revert|go\s+back|previous\s+(?:turn|results?))\b", re.I)
+
+
+def _unasked_hint(feedback: str) -> str:
+    """Where feedback that asks a question or to undo is answered, since it is no edit."""
+    if _WHY.search(feedback):
+        return ("; a question about a result is answered by `litnav audit SESSION --paper ID` (each checkpoint's "
+                "verdict with its quote)")
+    if _UNDO.search(feedback):
+        return ("; to undo an edit, name its inverse ('drop checkpoint x1', 'ignore the year constraint'), or refine "
+                "with --out so the earlier session file stays as it was")
+    return ""
+
