@@ -468,6 +468,8 @@ def test_avoiding_a_named_source_excludes_it_and_avoiding_a_problem_is_the_topic
     ("machine translation", "parallel corpora"),
     ("sentence embeddings", "human annotations"),
     ("quality estimation for machine translation", "reference translations"),
+    ("self-supervised learning for images", "negative pairs"),  # BYOL's own abstract says "negative pairs"
+    ("contrastive sentence embeddings", "negative samples"),
 ])
 @pytest.mark.parametrize("template", [
     "{method} without {resource}",
