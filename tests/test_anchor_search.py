@@ -147,6 +147,27 @@ def test_constraints_after_the_anchor_title_filter_its_neighbours(corpus):
         assert [c.kind for c in s.turns[0].checklist.checkpoints] == ["topic", "metadata"]
 
 
+@pytest.mark.parametrize("phrasing", [
+    "papers that cite {title} and apply it to {topic}",
+    "papers citing {title} that study {topic}",
+    "follow-up work on {title} on {topic}",
+    'papers citing "{title}" that address {topic}',
+    "papers citing simclr on {topic}",  # a corpus id
+])
+def test_a_topic_after_the_anchor_title_orders_its_neighbours(corpus, phrasing):
+    """A user trial's "papers that cite Denoising Diffusion Probabilistic Models and apply it to
+    molecules" was searched as one topic: the anchor came back at #2, with papers that cannot
+    cite it. The paper is the anchor; the topic is the checklist its citing papers are judged by."""
+    from litnav.navigator import search
+
+    citers = {e.citing_id for e in corpus.citations("simclr")}
+    title = "A simple framework for contrastive learning of visual representations"
+    s = search(phrasing.format(title=title, topic="medical imaging"), corpus, FAST, top_k=10)
+    assert s.turns[0].anchor == "simclr" and s.turns[0].direction == "successor"
+    assert set(_ids(s)) <= citers and "simclr" not in _ids(s)
+    assert s.turns[0].checklist.checkpoints[0].text == "medical imaging"
+
+
 def test_the_notes_say_how_much_of_the_anchors_neighbourhood_the_corpus_holds(corpus, sessions):
     """'papers cited by X' over a corpus holding part of X's bibliography says so, and a list cut
     by --top says how many of the linked papers it shows."""

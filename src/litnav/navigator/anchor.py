@@ -42,10 +42,10 @@ class AnchorError(ValueError):
     """The anchor cannot be found in the corpus, or the direction/template is unknown."""
 
 
-def resolve_anchor(corpus, ref: str) -> str:
+def resolve_anchor(corpus, ref: str, *, fuzzy: bool = True) -> str:
     """The corpus id of the paper ``ref`` names: a corpus id, a DOI, an arXiv id (with or
-    without version), an exact (normalised) title, or a title close enough for the reference
-    matcher (``web.matcher.Matcher``, as ``litnav verify`` uses it) to verify. Raises
+    without version), an exact (normalised) title, or (``fuzzy``) a title close enough for the
+    reference matcher (``web.matcher.Matcher``, as ``litnav verify`` uses it) to verify. Raises
     ``AnchorError`` when none matches (naming the closest title the matcher found) or an exact
     title matches several papers (listing them)."""
     ref = ref.strip()
@@ -66,6 +66,8 @@ def resolve_anchor(corpus, ref: str) -> str:
         return ids[0]
     if len(ids) > 1:
         raise AnchorError(f"the title {ref!r} matches {len(ids)} papers ({', '.join(ids[:5])}); give a corpus id")
+    if not fuzzy:
+        raise AnchorError(f"no paper {ref!r} in the corpus (tried corpus id, DOI, arXiv id and exact title)")
     from litnav.web.matcher import Matcher
     from litnav.web.records import ExternalRecord
 

@@ -111,19 +111,26 @@ def _anchor_from_intent(intent: str, corpus, settings: Settings, *, top_k, today
     try:
         anchor = resolve_anchor(corpus, ref)
     except AnchorError:
-        split = _title_and_constraints(ref, corpus, today) if not rest else None
-        if split is None:
+        found = _anchor_and_topic(ref, corpus) if not rest else None
+        split = _title_and_constraints(ref, corpus, today) if not rest and found is None else None
+        if found is not None:
+            anchor, rest = found
+        elif split is None:
             return _not_found(request, corpus, settings, top_k=top_k, today=today)
-        try:
-            anchor = resolve_anchor(corpus, split[0])
-        except AnchorError:
-            return _not_found(request, corpus, settings, top_k=top_k, today=today)
-        rest = split[1]
+        else:
+            try:
+                anchor = resolve_anchor(corpus, split[0])
+            except AnchorError:
+                return _not_found(request, corpus, settings, top_k=top_k, today=today)
+            rest = split[1]
     asked = None
     if direction != "sibling" and not _has_citation_edges(corpus):
         asked, direction = direction, "sibling"  # nothing cites anything here: the papers most like it
         rest = _in_time_of(asked, corpus.papers([anchor]).get(anchor), rest)
-    session = anchor_search(anchor, direction, corpus, settings, top_k=top_k, today=today, constraints=rest or None)
+    asked_about = _TOPIC_LEAD.sub("", rest.strip(" ,;"), count=1).strip(" ,;") if rest else ""
+    topic = asked_about if asked_about and _names_a_topic(asked_about, corpus, today) else None
+    session = anchor_search(anchor, direction, corpus, settings, intent=topic, top_k=top_k, today=today,
+                            constraints=None if topic else rest or None)
     session.engines["navigator"] += " (read from the intent)"
     session.turns[0].asked_direction = asked
     return session
@@ -157,6 +164,49 @@ def _not_found(request, corpus, settings: Settings, *, top_k, today) -> Session 
                                      web_fn=_web_fn(settings), today=today).run())
     session.turns[0].paper_not_found = request.reference
     return session
+
+
+_TOPIC_LINK = re.compile(r"\s*,?\s+(?=(?:and|that|which|who|to|on|in|about|for|with|applying|using)\b)", re.I)
+_TOPIC_LEAD = re.compile(
+    r"^(?:(?:and|that|which|who)\s+)?(?:(?:apply|applies|applying|applied|use|uses|using|study|studies|studying"
+    r"|address|addresses|addressing|extend|extends|extending|adapt|adapts|adapting|focus(?:es)?\s+on"
+    r"|(?:are|is)\s+about|deals?\s+with|work\s+on)\s+)?(?:(?:it|them|this|the\s+(?:method|model|paper))\s+)?"
+    r"(?:(?:to|for|on|in|about|with)\s+)?", re.I)
+"""The words between an anchor's title and the topic its citing papers should have: "and apply it
+to", "that study", "on"."""
+
+
+def _anchor_and_topic(ref: str, corpus) -> tuple[str, str] | None:
+    """``(anchor id, topic)`` of a reference that names a corpus paper exactly (id, DOI, arXiv id or
+    whole title) and goes on with what the neighbours should be about: "Denoising Diffusion
+    Probabilistic Models and apply it to molecules" -> (its id, "molecules"), "1703.03400 on
+    few-shot image classification" -> (its id, "few-shot image classification"). The longest
+    title that names a paper wins (titles hold "and", "for", "with"); None when none does."""
+    from litnav.navigator.anchor import AnchorError, resolve_anchor
+
+    for cut in reversed([m.start() for m in _TOPIC_LINK.finditer(ref)]):
+        head = ref[:cut].strip(" ,;")
+        if not head:
+            continue
+        try:
+            anchor = resolve_anchor(corpus, head, fuzzy=False)
+        except AnchorError:
+            continue
+        topic = _TOPIC_LEAD.sub("", ref[cut:].strip(" ,;"), count=1).strip(" ,;")
+        return (anchor, topic) if topic else None
+    return None
+
+
+def _names_a_topic(text: str, corpus, today) -> bool:
+    """Whether ``text`` (what follows an anchor's title) states a topic, not only metadata and
+    exclusions ("since 2023, not surveys"): its checklist has a content checkpoint."""
+    from litnav.navigator.planner import corpus_parse
+
+    try:
+        checklist = corpus_parse(text, corpus, today)
+    except ValueError:
+        return False
+    return any(c.kind not in ("metadata", "exclusion") for c in checklist.checkpoints)
 
 
 def _title_and_constraints(ref: str, corpus, today) -> tuple[str, str] | None:
