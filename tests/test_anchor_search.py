@@ -84,6 +84,18 @@ def test_anchor_session_refines(sessions, corpus):
     assert len(s.turns) == 2 and s.turns[1].reused == ["citing", "not_anchor"]
 
 
+def test_focus_in_an_anchor_session_orders_the_anchors_neighbours(sessions, corpus):
+    """A user trial's "focus on molecules" after "follow-up work of DDPM" searched the whole corpus
+    beside the citing papers: 1 of 20 results was about molecules, while six citers were."""
+    citers = {e.citing_id for e in corpus.citations("simclr")}
+    before = _ids(sessions["successor"])
+    s = refine(sessions["successor"].model_copy(deep=True), "focus on speech", corpus, FAST)
+    assert set(_ids(s)) <= citers  # still the anchor's citing papers, none from elsewhere
+    assert _ids(s)[0] == "speechaug" and before.index("speechaug") > 0
+    added = {e.detail["node"]["op"] for e in s.turns[1].edits if e.action == "add_node"}
+    assert "citation_expand" in added and not added & {"lexical_search", "semantic_search"}
+
+
 def test_the_notes_name_the_anchor_and_read_c1_as_its_title_without_an_intent(corpus):
     from litnav.session.render import result_notes
 

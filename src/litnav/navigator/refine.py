@@ -246,6 +246,25 @@ def _search_within(workflow: Workflow, checkpoint_id: str, reason: str | None) -
     return edits
 
 
+ANCHOR_FOCUS_WEIGHT = 2.0
+"""Fusion weight of the anchor's neighbours ordered by a "focus on X" beside their first order (one
+channel each: "focus on" puts X first, as its two searches do beside an intent's channels)."""
+
+
+def _anchor_neighbours(workflow: Workflow) -> list[Node]:
+    """The citation searches of an anchor search's workflow: a ``citation_expand`` of seed papers
+    that a ``text_filter`` reading it bans (the anchor templates' "never the anchor itself"); none
+    for any other workflow, whose "focus on X" searches the corpus."""
+    found = []
+    for n in workflow.nodes:
+        seeds = set(n.params.get("seed_ids") or [])
+        if n.op == "citation_expand" and seeds and not n.inputs and any(
+                f.op == "text_filter" and n.id in f.inputs and seeds <= set(f.params.get("ban_ids") or [])
+                for f in workflow.nodes):
+            found.append(n)
+    return found
+
+
 def apply_edits(checklist: Checklist, workflow: Workflow, edits: list[Edit], settings: Settings,
                 pins: list[str] | None = None, bans: list[str] | None = None,
                 ) -> tuple[Checklist, Workflow, list[Edit], list[str], list[str]]:
@@ -288,6 +307,15 @@ def apply_edits(checklist: Checklist, workflow: Workflow, edits: list[Edit], set
                     done += _search_within(wf, cp.id, e.reason)
             elif role == "exclude":
                 done.append(_extend_exclusion(wf, "exclude_terms", list(e.detail.get("terms") or cp.terms), e.reason))
+            elif role == "focus" and (around := _anchor_neighbours(wf)):
+                for hood in around:  # an anchor search: its neighbours ordered by the focus, not the corpus
+                    node = Node(id=_unique_id(wf, f"{hood.id}_{cp.id}"), op="citation_expand",
+                                params={**hood.params, "query": " ".join(cp.terms)},
+                                note=f"the anchor's {hood.params.get('direction')} papers closest to the user's focus "
+                                     f"{shorten(' '.join(cp.terms), 120)!r}")
+                    done.append(Edit(action="add_node", target=node.id, detail={"node": node.model_dump(mode="json")},
+                                     reason=e.reason))
+                    done += _add_branch(wf, node, ANCHOR_FOCUS_WEIGHT)
             elif role == "focus":
                 q = e.detail.get("query") or " ".join(cp.terms)
                 for op, k in (("semantic_search", lib.semantic_k), ("lexical_search", lib.lexical_k)):
