@@ -277,6 +277,28 @@ def test_a_date_over_a_corpus_without_years_says_that_no_paper_has_one(open_corp
     assert any("no paper of this corpus has a publication year" in n for n in result_notes(s))
 
 
+@pytest.mark.parametrize(("intent", "says"), [
+    ("contrastive learning of visual representations at NeurIPS or ICML", "no paper of this corpus names a venue"),
+    ("contrastive learning of visual representations by Geoffrey Hinton", "no paper of this corpus lists its authors"),
+])
+def test_a_venue_or_author_over_a_corpus_without_any_says_that_no_paper_has_one(open_corpus, intent, says):
+    """A user trial's "at NeurIPS or ICML" over an arXiv corpus without venues read "(not in the
+    corpus venue list: NeurIPS, ICML)", as if the corpus had a venue list."""
+    from multiturn_papers import documents
+
+    from litnav.navigator import search
+    from litnav.session.render import result_notes
+
+    bare = [d.model_copy(update={"paper": d.paper.model_copy(update={"venue": None, "venue_raw": None, "authors": []})})
+            for d in documents()]
+    corpus = open_corpus("bare", bare)
+    s = search(intent, corpus, FAST, top_k=5)
+    [m] = [c for c in s.rounds[-1].checklist.checkpoints if c.kind == "metadata"]
+    assert m.weight < 1 and s.results
+    [note] = [n for n in result_notes(s) if says in n]
+    assert "not in the corpus venue list" not in note and "not filtered by it" in note
+
+
 def test_papers_similar_to_a_short_title_search_that_paper_or_its_words(corpus, monkeypatch):
     """"papers similar to <short title>": the paper of exactly that title as a sibling anchor; when
     the corpus holds none, a topic search for the title's words, without "similar to"."""

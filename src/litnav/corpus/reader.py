@@ -340,6 +340,10 @@ class Corpus:
                        [normalise_external_id(kind, value), kind])
         return rows[0][0] if rows else None
 
+    def lists_authors(self) -> bool:
+        """Whether any paper of the corpus lists an author."""
+        return bool(self._q("SELECT 1 FROM papers WHERE len(authors) > 0 LIMIT 1"))
+
     def has_author(self, name: str) -> bool:
         """Whether any paper lists an author whose name contains ``name``'s surname
         (``core.text.surname``; case-insensitive substring, so a coarse test: False means that no

@@ -81,12 +81,32 @@ RELAXED_NOTE = "no paper of this corpus matches it: a preference, not a filter"
 """Appended to the text of a constraint :func:`relax_unsatisfiable` turned into a preference."""
 NO_YEARS_NOTE = "no paper of this corpus has a publication year: a preference, not a filter"
 """:data:`RELAXED_NOTE` for a date constraint over a corpus whose papers carry no year at all."""
+NO_VENUES_NOTE = "no paper of this corpus names a venue: a preference, not a filter"
+""":data:`RELAXED_NOTE` for a venue constraint over a corpus whose papers name no venue at all."""
+NO_AUTHORS_NOTE = "no paper of this corpus lists its authors: a preference, not a filter"
+""":data:`RELAXED_NOTE` for an author constraint over a corpus whose papers list no author at all."""
+FIELD_ABSENT_NOTES = {NO_YEARS_NOTE: "has a publication year or date", NO_VENUES_NOTE: "names a venue",
+                      NO_AUTHORS_NOTE: "lists its authors"}
+"""Each note of a constraint on a field the whole corpus lacks -> what no paper of the corpus does."""
+
+
+def _field_absent(field: str, corpus) -> bool:
+    """Whether no paper of ``corpus`` has ``field`` at all (year, venue or author); False when the
+    corpus cannot say."""
+    if field == "year":
+        return hasattr(corpus, "newest_date") and corpus.newest_date() is None
+    if field == "venue":
+        return hasattr(corpus, "venues") and not corpus.venues()
+    if field == "author":
+        return hasattr(corpus, "lists_authors") and not corpus.lists_authors()
+    return False
 
 
 def relax_unsatisfiable(checklist: Checklist, corpus) -> Checklist:
     """``checklist`` with every hard year, venue or author constraint that no paper of ``corpus``
     satisfies turned into a soft preference (weight :data:`UNSATISFIABLE_WEIGHT`, its text saying
-    why: :data:`RELAXED_NOTE`, or :data:`NO_YEARS_NOTE` for a date over a corpus without years).
+    why: :data:`RELAXED_NOTE`, or one of :data:`FIELD_ABSENT_NOTES` when no paper of the corpus has
+    the field at all: a date over a corpus without years, a venue or author over one without).
 
     A filter that keeps nothing only empties the result list ("at WMT" when the corpus files those
     papers under "Conference on Machine Translation"; "translations by Google Translate" read as an
@@ -97,8 +117,8 @@ def relax_unsatisfiable(checklist: Checklist, corpus) -> Checklist:
     changed = []
     for c in checklist.checkpoints:
         if c.id in hard and _unsatisfiable(c.predicate, corpus):
-            undated = c.predicate.field == "year" and hasattr(corpus, "newest_date") and corpus.newest_date() is None
-            note = NO_YEARS_NOTE if undated else RELAXED_NOTE
+            absent = {"year": NO_YEARS_NOTE, "venue": NO_VENUES_NOTE, "author": NO_AUTHORS_NOTE}.get(c.predicate.field)
+            note = absent if absent and _field_absent(c.predicate.field, corpus) else RELAXED_NOTE
             c = c.model_copy(update={"weight": UNSATISFIABLE_WEIGHT, "text": f"{c.text} ({note})"})
         changed.append(c)
     return checklist.model_copy(update={"checkpoints": changed})

@@ -271,14 +271,15 @@ def result_notes(session: Session) -> list[str]:
     added an exact filter, how many of the previous turn's results it removed (:func:`_filtered_out`)."""
     from litnav.librarians.operators.citation import NO_EDGES_NOTE
     from litnav.navigator.intent.parser import reading
-    from litnav.navigator.planner import NO_YEARS_NOTE, RELAXED_NOTE, hard_metadata
+    from litnav.navigator.planner import FIELD_ABSENT_NOTES, RELAXED_NOTE, hard_metadata
 
     notes = []
     checklist = session.rounds[-1].checklist if session.rounds else None
     for c in checklist.checkpoints if checklist else []:
-        if NO_YEARS_NOTE in c.text:
-            notes.append(f"Note: {c.id} \"{c.text.replace(f' ({NO_YEARS_NOTE})', '')}\": no paper of this corpus has "
-                         "a publication year or date, so the results are not filtered by it.")
+        if absent := next((n for n in FIELD_ABSENT_NOTES if n in c.text), None):
+            stated = " ".join(_MISSING_VENUES.sub("", c.text.replace(f" ({absent})", "")).split())
+            notes.append(f"Note: {c.id} \"{stated}\": no paper of this corpus {FIELD_ABSENT_NOTES[absent]}, so the "
+                         "results are not filtered by it.")
         elif RELAXED_NOTE in c.text:
             notes.append(f"Note: {c.id} \"{c.text.replace(f' ({RELAXED_NOTE})', '')}\" matches no paper of this "
                          "corpus, so the results are not filtered by it (it only re-weights them).")
