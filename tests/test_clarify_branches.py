@@ -104,3 +104,17 @@ def test_branch_terms_keep_accented_words_whole():
              "c": "Graph neural networks for molecules", "d": "Graph neural networks for proteins"}
     terms = name_groups(texts, [["a", "b"], ["c", "d"]])
     assert not any(t in {"tica", "blica"} for t in terms[0]) and any("política" in t or "pública" in t for t in terms[0])
+
+
+def test_branch_terms_never_come_from_urls():
+    """A user trial was offered "[a] https, github, pre-trained": two abstracts ended with their
+    code's address."""
+    from litnav.navigator.branches import name_groups
+
+    code = " Our code is available at https://github.com/lab/repo."
+    texts = {"a": "Diffusion language models for text generation." + code,
+             "b": "Diffusion models generate text without autoregression." + code,
+             "c": "Graph neural networks for molecules.", "d": "Graph neural networks for proteins."}
+    terms = name_groups(texts, [["a", "b"], ["c", "d"]])
+    assert not {w for t in terms[0] for w in t.split()} & {"https", "github", "com", "code", "available"}
+    assert any("diffusion" in t or "text" in t for t in terms[0])

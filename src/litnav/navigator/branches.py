@@ -22,6 +22,7 @@ import numpy as np
 
 from litnav.core.records import Checkpoint, Clarification, Edit, Session
 from litnav.core.settings import Settings
+from litnav.core.boilerplate import content_spans
 from litnav.core.text import stop_words
 
 QUESTION = "Which branch should I prioritise?"
@@ -53,8 +54,10 @@ class Branch:
 
 
 def _tokens(text: str) -> set[str]:
+    """Words and two-word phrases of ``text``'s content sentences (no URL or availability note:
+    ``core.boilerplate.content_spans``, so "https" and "github" never name a branch)."""
     stops = stop_words() | _GENERIC
-    words = [w for w in _WORD.findall(text.lower())]
+    words = [w for s, e in content_spans(text) for w in _WORD.findall(text[s:e].lower())]
     grams = {w for w in words if w not in stops and len(w) > 2}
     grams |= {f"{a} {b}" for a, b in zip(words, words[1:]) if a not in stops and b not in stops
               and len(a) > 2 and len(b) > 2}
