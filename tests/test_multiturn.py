@@ -615,3 +615,10 @@ def test_a_filter_added_by_feedback_says_which_earlier_results_it_removed(corpus
     assert f"{len(gone)} of the previous turn's results are gone" in note and f"#{gone[0]}" in note
     assert "'drop checkpoint m1' brings them back" in note
     assert not [n for n in result_notes(first) if "is an exact filter" in n]
+    # a user trial's "only after 2021 and drop anything about X" blamed the year for what X removed
+    both = refine(first.model_copy(deep=True), "only papers after 2019 and drop anything about speech", corpus,
+                  Settings())
+    [note] = [n for n in result_notes(both) if "is an exact filter" in n]
+    years = {r.corpus_id: corpus.paper(r.corpus_id).year or 0 for r in first.results}
+    counted = int(note.split(" of the previous turn's")[0].rsplit(" ", 1)[1])
+    assert counted == sum(1 for c in years if years[c] <= 2019 and c not in {r.corpus_id for r in both.results})

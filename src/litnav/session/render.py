@@ -238,25 +238,41 @@ _TYPE_SOURCES = ("a paper passes it only when its source lists the type or its t
 
 
 def _filtered_out(session: Session) -> list[str]:
-    """A note when the last turn added a hard metadata filter and results of the turn before it are
-    gone: how many, their earlier ranks, and how to bring them back (a user's "only randomized
-    controlled trials" silently dropped the one relevant trial, whose record names no type)."""
+    """A note per hard metadata filter the last turn added when results of the turn before it are
+    gone because of it: how many, their earlier ranks, and how to bring them back (a user's "only
+    randomized controlled trials" silently dropped the one relevant trial, whose record names no
+    type). A gone result is counted against the first added filter its recorded year, venue,
+    authors and title fail (``corpus.predicates.check``); one that passes them all left for
+    another reason (an exclusion of the same turn, a ban) and is not counted."""
+    from litnav.core.records import MetadataPredicate
+    from litnav.corpus.predicates import check
+    from litnav.corpus.records import Author, Paper
+
     if len(session.turns) < 2 or session.turns[-1].diff is None or not session.turns[-1].diff.dropped:
         return []
-    before = {r.corpus_id: r.rank for r in session.turns[-2].results}
-    gone = sorted(before[c] for c in session.turns[-1].diff.dropped if c in before)
+    before = {r.corpus_id: r for r in session.turns[-2].results}
     added = [c for e in session.turns[-1].edits if e.action == "add_checkpoint"
              and (c := e.detail.get("checkpoint") or {}).get("kind") == "metadata" and c.get("predicate")
              and float(c.get("weight", 1.0)) >= 1.0]
-    if not gone or not added:
-        return []
-    c = added[0]
-    field = (c.get("predicate") or {}).get("field", "")
-    ranks = ", ".join(f"#{r}" for r in gone[:8]) + (" …" if len(gone) > 8 else "")
-    why = f"; {_TYPE_SOURCES}" if field == "publication_type" else ""
-    undo = f" ('drop checkpoint {c.get('id')}' brings them back)"
-    return [f"Note: {c.get('id')} \"{c.get('text')}\", added this turn, is an exact filter: {len(gone)} of the previous "
-            f"turn's results are gone ({ranks} there){why}{undo}."]
+    gone: dict[str, list[int]] = {}
+    for cid in session.turns[-1].diff.dropped:
+        if (r := before.get(cid)) is None:
+            continue
+        paper = Paper(corpus_id=cid, title=r.title, year=r.year, venue=r.venue, venue_raw=r.venue,
+                      authors=[Author(name=a) for a in r.authors])
+        failed = next((c for c in added if not check(MetadataPredicate.model_validate(c["predicate"]), paper)[0]), None)
+        if failed is not None:
+            gone.setdefault(failed["id"], []).append(r.rank)
+    notes = []
+    for c in added:
+        if not (ranks := sorted(gone.get(c["id"], []))):
+            continue
+        shown = ", ".join(f"#{r}" for r in ranks[:8]) + (" …" if len(ranks) > 8 else "")
+        why = f"; {_TYPE_SOURCES}" if (c.get("predicate") or {}).get("field") == "publication_type" else ""
+        notes.append(f"Note: {c.get('id')} \"{c.get('text')}\", added this turn, is an exact filter: {len(ranks)} of the "
+                     f"previous turn's results are gone ({shown} there){why} ('drop checkpoint {c.get('id')}' brings "
+                     "them back).")
+    return notes
 
 
 def result_notes(session: Session) -> list[str]:
