@@ -539,6 +539,18 @@ def test_an_exclusion_added_by_feedback_can_be_dropped_by_its_id(scripted, corpu
         refine(scripted.model_copy(deep=True), "remove checkpoint x9", corpus, Settings())
 
 
+def test_an_exclusion_no_paper_mentions_says_so(scripted, corpus):
+    """A user trial's misspelt "exclude reinforcment learnng" was accepted and excluded nothing,
+    without a word; a real word keeps no such note."""
+    from litnav.session.render import result_notes
+
+    typo = refine(scripted.model_copy(deep=True), "exclude anything about reinforcment learnng", corpus, Settings())
+    [note] = [n for n in result_notes(typo) if "no paper of this corpus mentions it" in n]
+    assert "reinforcment learnng" in note and "check the spelling" in note
+    real = refine(scripted.model_copy(deep=True), "exclude anything about augmentations", corpus, Settings())
+    assert not [n for n in result_notes(real) if "no paper of this corpus mentions it" in n]
+
+
 def test_several_pins_in_one_feedback_each_pin_their_paper(scripted, corpus):
     from litnav.navigator.feedback import parse_feedback
 

@@ -124,6 +124,29 @@ def _within_topic(what: str, checklist: Checklist) -> str:
     return what if not topic or what.lower() in topic.lower() else f"{what} {topic}"
 
 
+UNMENTIONED_DEPTH = 50
+"""BM25 hits per term that :func:`_unmentioned` reads for the term as the exclusion filter matches it."""
+
+
+def _unmentioned(terms: list[str], corpus) -> dict[str, bool]:
+    """``{"unmentioned": True}`` when no paper of ``corpus`` mentions any of ``terms`` as the
+    exclusion filter matches them (``librarians.operators.text.matching_terms`` on title +
+    abstract of each term's best :data:`UNMENTIONED_DEPTH` BM25 hits): the exclusion removes
+    nothing, and is most often misspelt ("exclude reinforcment learnng"); the results say so
+    (``session.render.result_notes``). ``{}`` otherwise, or without a corpus that searches lexically."""
+    from litnav.librarians.operators.text import matching_terms
+
+    if corpus is None or not hasattr(corpus, "lexical_search"):
+        return {}
+    for term in terms:
+        hits = [h.corpus_id for h in corpus.lexical_search(term, UNMENTIONED_DEPTH)]
+        papers = corpus.papers(hits) if hits else {}
+        texts = corpus.abstracts(hits) if hits else {}
+        if any(matching_terms(f"{p.title} {texts.get(cid) or ''}", [term]) for cid, p in papers.items()):
+            return {}
+    return {"unmentioned": True}
+
+
 def _excluded(checklist: Checklist, terms: list[str]) -> bool:
     """True when ``checklist`` already has an exclusion of these terms (case ignored; with their
     irregular other number, ``parser.exclusion_checkpoint``: "mice" is already excluded by an
@@ -281,8 +304,8 @@ def parse_feedback(
             cp = widened(cp, corpus, corpus_phrases(corpus))
         scratch.checkpoints.append(cp)
         edits.append(Edit(action="add_checkpoint", target=cp.id, detail={"checkpoint": cp.model_dump(mode="json"),
-                                                                          "role": "exclude", "terms": cp.terms},
-                          reason=take(m)))
+                                                                          "role": "exclude", "terms": cp.terms}
+                          | _unmentioned(cp.terms, corpus), reason=take(m)))
     for m in _TOP_K.finditer(text):
         group = next(g for g in ("n", "m", "o") if m.group(g))
         n = int(m.group(group))
@@ -385,8 +408,8 @@ def parse_feedback(
             new = cp.model_copy(update={"id": _next_id("x", scratch), "source": "user"})
             scratch.checkpoints.append(new)
             edits.append(Edit(action="add_checkpoint", target=new.id, detail={
-                "checkpoint": new.model_dump(mode="json"), "role": "exclude", "terms": list(new.terms)},
-                reason=new.text))
+                "checkpoint": new.model_dump(mode="json"), "role": "exclude", "terms": list(new.terms)}
+                | _unmentioned(cp.terms, corpus), reason=new.text))
     if not edits and already:
         hint = " (for a narrower period say e.g. 'only papers after 2021')" if any(
             a.startswith(f"{c.id} ") and c.predicate is not None and c.predicate.field == "year"

@@ -285,8 +285,8 @@ def apply_edits(checklist: Checklist, workflow: Workflow, edits: list[Edit], set
         if e.action == "add_checkpoint":
             cp = Checkpoint.model_validate(e.detail["checkpoint"])
             cl.checkpoints.append(cp)
-            done.append(Edit(action="add_checkpoint", target=cp.id, detail={"checkpoint": e.detail["checkpoint"]},
-                             reason=e.reason))
+            done.append(Edit(action="add_checkpoint", target=cp.id, detail={"checkpoint": e.detail["checkpoint"]}
+                             | ({"unmentioned": True} if e.detail.get("unmentioned") else {}), reason=e.reason))
             if role == "filter":
                 # every round's filter reads the new constraint, and nothing reaches the evidence
                 # step around a filter (a later turn fuses every round's branches)

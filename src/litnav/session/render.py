@@ -336,6 +336,10 @@ def result_notes(session: Session) -> list[str]:
                      "the fused retrieval order with preference and exclusion demotions (`--set reranker.order=score` "
                      "orders by final score; \"focus on X\" searches for X).")
     notes.extend(_filtered_out(session))
+    for e in last.edits if last is not None else []:
+        if e.action == "add_checkpoint" and e.detail.get("unmentioned"):
+            notes.append(f"Note: {e.target} \"{(e.detail.get('checkpoint') or {}).get('text')}\": no paper of this corpus "
+                         "mentions it (check the spelling), so it excludes nothing.")
     if first is not None and first.paper_not_found:
         notes.insert(0, f"Note: no paper of this corpus is {first.paper_not_found!r}, so its citing, cited or "
                         "similar papers cannot be followed; its words were searched as a topic instead (`litnav "
