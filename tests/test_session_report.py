@@ -62,6 +62,9 @@ def test_report_is_self_contained_and_escaped(report_file, session):
     assert "http://" not in html and "https://" not in html
     assert "{BERT} &amp; Dense Retrieval" in html  # the special title, HTML-escaped
     assert session.intent in html
+    # a shared report names its corpus by folder, never by where it lies on the author's machine
+    folder = Path(session.corpus)
+    assert folder.name in html and str(folder.parent) not in html
 
 
 def test_report_without_corpus_shows_evidence_alone(session):

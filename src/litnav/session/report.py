@@ -9,6 +9,7 @@ rounds found but did not return.
 from __future__ import annotations
 
 import json
+from pathlib import PurePath
 from typing import Any
 
 from litnav.core.records import Session
@@ -155,9 +156,12 @@ def _code_spans(text: str):
 
 def render_report(session: Session, corpus=None) -> str:
     """The HTML audit report of ``session``: one self-contained page (inline CSS and JS, no
-    network). ``corpus`` (optional) supplies the text around each evidence chunk."""
+    network). ``corpus`` (optional) supplies the text around each evidence chunk. The page names
+    the corpus by its folder's name, never by where it lies on this machine (a report is shared)."""
     from litnav.core.version import package_version
 
     litnav_version = package_version()
     view = audit_view(session, corpus)
+    if view.get("corpus"):
+        view["corpus"] = PurePath(str(view["corpus"])).name or view["corpus"]
     return _environment().get_template("report.html.j2").render(v=view, version=litnav_version)
