@@ -241,6 +241,22 @@ def test_an_exclusion_is_violated_only_by_a_sentence_without_examples():
     assert states("We run a human evaluation of the outputs.", phrases, strict=True)
 
 
+@pytest.mark.parametrize("background", [
+    "Diffusion models have gained significant attention in the realm of image generation.",
+    "Recent advances in image generation rely on diffusion models.",
+    "Image generation has been revolutionized by diffusion models.",
+])
+def test_an_exclusion_is_not_violated_by_the_state_of_the_field(background):
+    """A user trial's "diffusion models for text generation, not image generation" demoted
+    AR-Diffusion, #1 in every first-stage channel, to #25 on its opening sentence about the field."""
+    from litnav.scorer.quote import states
+
+    phrases = checkpoint_terms("The paper is not about image generation", ["image generation"])[1]
+    assert states(background, phrases) and not states(background, phrases, strict=True)
+    assert states("We have shown that our model improves image generation.", phrases, strict=True)
+    assert states("This paper studies image generation with diffusion models.", phrases, strict=True)
+
+
 def test_a_sentence_defining_the_checkpoint_before_its_examples_states_it():
     """An ML researcher saw "Generative flow networks (GFlowNets) are a method for learning a
     stochastic policy for generating compositional objects, such as graphs or strings, ..." quoted

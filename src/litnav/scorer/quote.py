@@ -204,6 +204,15 @@ def _affirmed(phrase: str, st: list[str], starts: list[int], sentence: str, adja
     return False
 
 
+_FIELD_BACKGROUND = re.compile(
+    r"\b(?:has|have)\s+(?:(?:also|recently|already|long|increasingly|widely|largely|now)\s+)?(?:been|gained|shown"
+    r"|achieved|become|attracted|emerged|demonstrated|received|seen|made|enabled|drawn|revolutioni[sz]ed"
+    r"|dominated|proven)\b|\brecent(?:ly|\s+(?:years|advances?|progress|work|studies|success(?:es)?))\b", re.I)
+"""A sentence that reports the state of a field ("Diffusion models have gained significant attention
+in image generation", "Recent advances in ... "): not in the paper's own voice, it says what others
+did (:func:`states` with ``strict``)."""
+
+
 def states(sentence: str, phrases: list[str], *, strict: bool = False) -> bool:
     """True when ``sentence`` contains every phrase key (``scorer.text.phrase_key``) of a
     checkpoint contiguously after stemming (or as one hyphenated word, :func:`_form_in`), not negated (a negation cue at most three words
@@ -214,10 +223,14 @@ def states(sentence: str, phrases: list[str], *, strict: bool = False) -> bool:
     activity" states "autophagy"). False without phrase keys. ``strict`` (an exclusion, whose
     violation demotes the paper): a sentence that lists examples anywhere states nothing, unless it
     speaks of the paper's own work ("a survey of both human evaluation measures and automated
-    metrics, and a review of ..., such as ..." does not make a paper a study of human evaluation)."""
+    metrics, and a review of ..., such as ..." does not make a paper a study of human evaluation),
+    and neither does a sentence on the state of the field not in its own voice
+    (:data:`_FIELD_BACKGROUND`: "Diffusion models have gained attention in image generation")."""
     if not phrases or mentions_other_work(sentence):
         return False
     if strict and _listed_example(sentence, len(sentence)):  # an example cue anywhere in it
+        return False
+    if strict and _FIELD_BACKGROUND.search(sentence) and not _OWN.search(sentence):
         return False
     st, starts = stem_offsets(sentence)
     st = unhyphenated(st)  # phrase keys are matched without hyphens
