@@ -27,6 +27,24 @@ TASKS = [
 ]
 
 
+@pytest.mark.parametrize("flag", ["--json", "--markdown", "--run-dir"])
+def test_an_output_over_the_corpus_or_the_benchmark_is_refused_before_the_run(tiny_corpus, app, tmp_path, flag):
+    """A break-it trial's `eval --json CORPUS/corpus.duckdb` exited 0 and left a corpus no command
+    could open; `--json q.jsonl` replaced the queries being evaluated with the report."""
+    bench = tmp_path / "bench.jsonl"
+    bench.write_text("\n".join(json.dumps(t) for t in TASKS) + "\n")
+    database = tiny_corpus / "corpus.duckdb"
+    before = database.read_bytes()
+    targets = [tiny_corpus / "runs"] if flag == "--run-dir" else [database, tiny_corpus / "out.json", bench]
+    for bad in targets:
+        result = CliRunner().invoke(app, ["eval", "--corpus", str(tiny_corpus), "--bench", str(bench), "--systems",
+                                          "bm25", flag, str(bad), "--no-progress"], terminal_width=200)
+        said = " ".join(result.output.split())
+        assert result.exit_code == 2 and ("inside the corpus directory" in said or "is an input" in said), said
+    assert database.read_bytes() == before and not (tiny_corpus / "runs").exists()
+    assert json.loads(bench.read_text().splitlines()[0]) == TASKS[0]
+
+
 @pytest.fixture(scope="module")
 def tiny_corpus(tmp_path_factory):
     corpus = pytest.importorskip("litnav.corpus")

@@ -61,7 +61,7 @@ def run_evaluation(
     if not ks or ks[0] < 1:
         raise ValueError(f"cut-offs must be positive integers, got {list(ks)}")
     benchmark = load_benchmark(bench, queries=queries, qrels=qrels, split=split).limit(limit)
-    check_outputs(outputs, benchmark)
+    check_outputs(outputs, benchmark, inputs=_input_files(bench, queries, qrels))
     if outputs.plot and not any(n.startswith("litnav") for n in names):
         (console or _console()).print(f"no plot will be written to {outputs.plot}: only litnav systems report rounds",
                                       markup=False, highlight=False)
@@ -108,15 +108,34 @@ def _writable(flag: str, path: Path, folder: Path) -> None:
         raise ValueError(f"{flag} {path}: cannot write there ({exc.strerror or exc})") from None
 
 
-def check_outputs(outputs: Outputs, benchmark) -> None:
-    """Refuse, before anything runs, outputs that could not be written: a file path that is a
-    folder or lies under a file, a folder where no file can be written (missing folders are made
-    now), two outputs naming one file, a run folder that is a file, and query ids with
-    whitespace for TREC run files (their columns are space-separated). Raises ``ValueError``."""
+def _input_files(*paths: str | Path | None) -> list[Path]:
+    """The benchmark files an evaluation reads: each given file, and the files of a given folder
+    (a judged-intents folder)."""
+    out: list[Path] = []
+    for p in (Path(x) for x in paths if x is not None):
+        out += sorted(f for f in p.iterdir() if f.is_file()) if p.is_dir() else [p]
+    return out
+
+
+def check_outputs(outputs: Outputs, benchmark, inputs: Sequence[Path] = ()) -> None:
+    """Refuse, before anything runs, outputs that could not be written or would destroy data: a
+    file path that is a folder or lies under a file, a path inside a corpus directory or over one
+    of ``inputs`` (the benchmark files read; ``session.io.check_output``'s rules, as every other
+    command's outputs), a folder where no file can be written (missing folders are made now), two
+    outputs naming one file, a run folder that is a file or lies in a corpus directory, and query
+    ids with whitespace for TREC run files (their columns are space-separated). Raises
+    ``ValueError``."""
+    from litnav.session.io import check_output
+
     for flag, path in (("--json", outputs.json), ("--markdown", outputs.markdown), ("--plot", outputs.plot)):
         if path is None:
             continue
         path = Path(path)
+        if not path.is_dir():
+            try:
+                check_output(path, "export", inputs=inputs)
+            except ValueError as exc:
+                raise ValueError(f"{flag} {exc}") from None
         if path.is_dir():
             raise ValueError(f"{flag} {path}: is a folder, not a file")
         existing = next(p for p in path.parents if p.exists() or p == Path(p.anchor) or str(p) == ".")
@@ -133,6 +152,10 @@ def check_outputs(outputs: Outputs, benchmark) -> None:
         run_dir = Path(outputs.run_dir)
         if run_dir.exists() and not run_dir.is_dir():
             raise ValueError(f"--run-dir {run_dir}: is a file, not a folder")
+        try:
+            check_output(run_dir / "system.run", "export", inputs=inputs)
+        except ValueError as exc:
+            raise ValueError(f"--run-dir {str(exc).replace(str(run_dir / 'system.run'), str(run_dir))}") from None
         _writable("--run-dir", run_dir, run_dir)
         spaced = [t.qid for t in benchmark.tasks if any(c.isspace() for c in t.qid)]
         if spaced:
