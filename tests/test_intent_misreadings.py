@@ -735,3 +735,19 @@ def test_not_a_year_is_still_a_year_and_questions_are_pointed_to_the_audit():
         parse_feedback("why is #5 here?", checklist, Workflow(nodes=[], output=""), ["p1"], None, TODAY)
     with pytest.raises(ValueError, match=r"drop checkpoint x1"):
         parse_feedback("undo", checklist, Workflow(nodes=[], output=""), ["p1"], None, TODAY)
+
+
+@pytest.mark.parametrize("text, phrase", [
+    ("sentiment analysis, Twitter excluded", "Twitter"),
+    ("parsing,  Twitter data   excluded.", "Twitter data"),
+    ("dependency parsing | treebanks left out", "treebanks"),
+])
+def test_an_exclusion_stated_after_its_phrase_is_read_from_word_to_word(text, phrase):
+    """The phrase before "excluded" starts and ends with a word: a break-it trial's 2,000-character
+    intent of repeated clauses ("in ACL, in ACL, ...") left long blank runs that the former pattern
+    backtracked over in cubic time (5 s per 1,000 characters)."""
+    from litnav.navigator.intent.facets import _EXCLUDED_AFTER
+
+    [m] = list(_EXCLUDED_AFTER.finditer(text))
+    assert m.group("phrase") == phrase
+    assert _EXCLUDED_AFTER.search(" " * 5000 + "x") is None
