@@ -306,3 +306,34 @@ def test_refuses_missing_corpus(tmp_path):
     res = subprocess.run([str(exe), "serve", "--corpus", str(tmp_path / "none")], capture_output=True, text=True,
                          timeout=120)
     assert res.returncode == 1 and "does not exist" in res.stderr
+
+
+def test_a_sessions_folder_inside_the_corpus_is_refused_at_start(export_corpus, tmp_path):
+    """A break-it trial's `serve --sessions CORPUS/index` started, then every search ran in full and
+    failed on its write with a plain-text 500."""
+    exe = Path(sys.executable).with_name("litnav")
+    for bad in (Path(export_corpus) / "sessions", tmp_path / "afile" / "sessions"):
+        (tmp_path / "afile").write_text("x")
+        res = subprocess.run([str(exe), "serve", "--corpus", str(export_corpus), "--sessions", str(bad),
+                              "--port", str(free_port())], capture_output=True, text=True, timeout=120)
+        said = " ".join(res.stderr.split())
+        assert res.returncode == 1 and "sessions folder" in said, said
+        assert "Traceback" not in res.stderr and not bad.exists()
+
+
+def test_an_unexpected_server_error_is_json(export_corpus):
+    """Any exception a route did not expect answers {"detail": ...} as the README promises, not
+    Starlette's plain-text "Internal Server Error"."""
+    from fastapi.testclient import TestClient
+
+    from litnav.serve.http import create_app
+    from litnav.serve.service import Service
+
+    service = Service.open(export_corpus, sessions_dir=Path(export_corpus).parent / "unexpected-sessions")
+    try:
+        service.show_paper = lambda corpus_id: 1 / 0  # an unexpected failure inside a route
+        with TestClient(create_app(service), raise_server_exceptions=False) as client:
+            r = client.get("/papers/anything")
+        assert r.status_code == 500 and r.json() == {"detail": "internal error (see the server log)"}
+    finally:
+        service.close()

@@ -22,7 +22,7 @@ def _service(corpus: Path, settings_file, overrides, sessions: Path, max_concurr
     try:
         service = Service.open(corpus, settings, sessions_dir=sessions, max_concurrent=max_concurrent,
                                max_query_chars=max_query_chars)
-    except (CorpusError, OSError) as exc:
+    except (CorpusError, OSError, ValueError) as exc:
         fail(str(exc))
     service.warm()
     return service

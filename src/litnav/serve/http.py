@@ -98,7 +98,8 @@ def create_app(service: Service, *, token: str | None = None, max_body_bytes: in
                                 headers={"WWW-Authenticate": "Bearer"})
 
     errors = {413: "request body too large", 422: "invalid request", 404: "no such session or paper",
-              501: "refine needs the multi-turn navigator", 502: "an LLM endpoint failed"}
+              500: "internal error (see the server log)", 501: "refine needs the multi-turn navigator",
+              502: "an LLM endpoint failed"}
     if token is not None:
         errors[401] = "missing or wrong bearer token"
     app = FastAPI(title="litnav", version=package_version(),
@@ -123,6 +124,10 @@ def create_app(service: Service, *, token: str | None = None, max_body_bytes: in
     @app.exception_handler(ServiceError)
     async def _service_error(request: Request, exc: ServiceError):
         return JSONResponse({"detail": str(exc)}, status_code=exc.status)
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception):  # the traceback goes to the server log
+        return JSONResponse({"detail": "internal error (see the server log)"}, status_code=500)
 
     info = Health(corpus=service.corpus.directory.name, papers=int(service.corpus.stats()["papers"]),
                   fingerprint=service.corpus.fingerprint(), refine_available=_refine_available())

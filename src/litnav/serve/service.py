@@ -30,6 +30,7 @@ from litnav.serve.models import (
     SessionInfo,
     TurnOut,
 )
+from litnav.session.io import OutputPathError, check_output
 
 logger = logging.getLogger(__name__)
 
@@ -65,7 +66,8 @@ class Service:
     """Search, refine, show, audit, verify and export over one read-only corpus.
 
     ``corpus``: an open :class:`litnav.corpus.Corpus` (kept open; closed by :meth:`close`).
-    ``sessions_dir``: where session files live (created). ``max_concurrent``: searches run at once.
+    ``sessions_dir``: where session files live (created; ``session.io.OutputPathError`` when it lies
+    inside a corpus directory or under a file). ``max_concurrent``: searches run at once.
     ``max_query_chars``: longest intent or feedback accepted.
     """
 
@@ -75,6 +77,10 @@ class Service:
         base = settings or Settings()
         self.settings = base.model_copy(update={"navigator": base.navigator.model_copy(update={"interactive": False})})
         self.sessions_dir = Path(sessions_dir)
+        try:  # every search would run in full and fail on its write
+            check_output(self.sessions_dir / "session.json", "session")
+        except OutputPathError as exc:
+            raise OutputPathError(f"sessions folder {self.sessions_dir}: {str(exc).split(': ', 1)[-1]}") from None
         self.sessions_dir.mkdir(parents=True, exist_ok=True)
         self.max_query_chars = max_query_chars
         self._slots = threading.BoundedSemaphore(max_concurrent)
