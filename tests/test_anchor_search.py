@@ -362,6 +362,8 @@ def test_a_paper_the_corpus_does_not_hold_is_searched_as_a_topic_and_the_notes_s
     checkpoints = s.rounds[-1].checklist.checkpoints
     assert checkpoints[0].text == title and not any(c.kind == "metadata" for c in checkpoints)
     assert any(f"no paper of this corpus is {title!r}" in n for n in result_notes(s))
+    # the user's round limit holds there too (a break-it trial's --rounds 1 ran 2 rounds)
+    assert len(search(f"follow-up work of {title}", corpus, FAST, top_k=5, rounds=1).rounds) == 1
     s = search("follow-up work on contrastive learning of visual representations with momentum", corpus, FAST)
     assert not s.turns or not s.turns[0].paper_not_found  # a topic, not a paper: searched as typed
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import date
+from typing import NamedTuple
 
 from litnav.core.records import Session, Workflow
 from litnav.core.settings import Settings
@@ -69,7 +70,10 @@ def _search(intent, corpus, settings, *, workflow, rounds, top_k, meter, progres
 
         require_ranked_output(workflow)
     routed = _anchor_from_intent(intent, corpus, settings, top_k=top_k, today=today) if workflow is None else None
-    if routed is not None:
+    not_found = None
+    if isinstance(routed, NotFound):  # a paper the corpus lacks: its words are the topic, as any search's
+        intent, not_found = routed.topic, routed.reference
+    elif routed is not None:
         return routed
     backend = getattr(corpus, "encoder_backend", None)
     if backend and backend != settings.corpus.encoder_backend:  # the session records the backend that ran
@@ -86,10 +90,24 @@ def _search(intent, corpus, settings, *, workflow, rounds, top_k, meter, progres
     session.usage = agents.meter.by_role()
     if agents.planner is not None:
         session.clarifications = list(agents.planner.clarifications)
+    if not_found is not None:
+        from litnav.navigator.turns import ensure_turns
+
+        session = ensure_turns(session)
+        session.turns[0].paper_not_found = not_found
     return session
 
 
-def _anchor_from_intent(intent: str, corpus, settings: Settings, *, top_k, today) -> Session | None:
+class NotFound(NamedTuple):
+    """An intent that asks for the neighbours of a paper shaped as one (quoted, an identifier, a
+    title) that no corpus paper is: ``topic`` (its words and the constraints after it) is searched
+    instead, and the session says so (``Turn.paper_not_found``: ``reference``)."""
+
+    topic: str
+    reference: str
+
+
+def _anchor_from_intent(intent: str, corpus, settings: Settings, *, top_k, today) -> Session | NotFound | None:
     """An anchor search when ``intent`` asks for the citing, cited or similar papers of one corpus
     paper named whole ("follow-up work on <title>", ``navigator.intent.anchor_request``) and, for
     citing and cited papers, the corpus holds citation edges (a paper without such neighbours then
@@ -148,22 +166,17 @@ def _in_time_of(asked: str, paper, rest: str | None) -> str | None:
     return f"{rest}, {bound}" if rest else bound
 
 
-def _not_found(request, corpus, settings: Settings, *, top_k, today) -> Session | None:
+def _not_found(request, corpus, settings: Settings, *, top_k, today) -> NotFound | None:
     """When the paper an intent asks the neighbours of is shaped as a paper
-    (``anchor_request.names_a_paper``: quoted, an identifier, a title) but is no corpus paper: a
+    (``anchor_request.names_a_paper``: quoted, an identifier, a title) but is no corpus paper: the
     search of its words (and the constraints after it) as the topic, which says so
-    (``Turn.paper_not_found``), rather than of the request's words ("follow-up", "of") with its
-    title read as an author; None for a topic ("prior work of knowledge distillation for speech")."""
+    (:class:`NotFound`), rather than of the request's words ("follow-up", "of") with its title read
+    as an author; None for a topic ("prior work of knowledge distillation for speech")."""
     from litnav.navigator.intent.anchor_request import names_a_paper
-    from litnav.navigator.turns import ensure_turns
 
     if not names_a_paper(request):
         return None
-    topic = f"{request.reference}, {request.rest}" if request.rest else request.reference
-    session = ensure_turns(SearchRun(topic, corpus, settings, top_k=top_k, student=search_student(settings, corpus),
-                                     web_fn=_web_fn(settings), today=today).run())
-    session.turns[0].paper_not_found = request.reference
-    return session
+    return NotFound(f"{request.reference}, {request.rest}" if request.rest else request.reference, request.reference)
 
 
 _TOPIC_LINK = re.compile(r"\s*,?\s+(?=(?:and|that|which|who|to|on|in|about|for|with|applying|using)\b)", re.I)
