@@ -120,3 +120,18 @@ def test_a_write_that_fails_names_the_file_it_was_writing(tmp_path: Path, monkey
         with pytest.raises(OSError) as caught:
             write_text("/dev/full", "x")
         assert caught.value.filename == "/dev/full"
+
+
+def test_a_session_file_keeps_no_endpoint_credentials():
+    """A break-it trial found `base_url: http://u:pw@h/v1` verbatim in every session file (the
+    api_key was already masked); session files are shared."""
+    from litnav.core.settings import Settings
+    from litnav.navigator.loop import _settings_snapshot
+
+    settings = Settings.model_validate({"llm": {"endpoints": {
+        "e": {"model": "m", "api_key": "SECRETKEY123", "base_url": "https://user:pw@host.example/v1"},
+        "f": {"model": "m", "base_url": "http://localhost:8000/v1"}}}})
+    shown = _settings_snapshot(settings)["llm"]["endpoints"]
+    assert "SECRETKEY123" not in str(shown) and "pw" not in shown["e"]["base_url"]
+    assert shown["e"]["base_url"] == "https://***@host.example/v1"
+    assert shown["f"]["base_url"] == "http://localhost:8000/v1"

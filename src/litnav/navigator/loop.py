@@ -10,6 +10,7 @@ with ``checklist``/``cached`` given here, so no separate graph checkpoint store 
 
 from __future__ import annotations
 
+import re
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -38,11 +39,19 @@ class LoopState(TypedDict):
     stop: bool
 
 
+_USERINFO = re.compile(r"^(?P<scheme>[a-z][\w+.-]*://)[^/@\s]*@", re.I)
+"""The ``user:password@`` of a URL."""
+
+
 def _settings_snapshot(settings: Settings) -> dict[str, Any]:
+    """The settings a session file records, without secrets: an endpoint's ``api_key`` as
+    ``***`` and the ``user:password@`` of its ``base_url`` as ``***@`` (session files are shared)."""
     data = settings.model_dump(mode="json")
     for ep in data.get("llm", {}).get("endpoints", {}).values():
         if ep.get("api_key"):
             ep["api_key"] = "***"
+        if isinstance(ep.get("base_url"), str):
+            ep["base_url"] = _USERINFO.sub(r"\g<scheme>***@", ep["base_url"])
     return data
 
 
