@@ -207,6 +207,13 @@ def test_exporting_a_session_whose_papers_the_corpus_lacks_is_a_422(client, sear
     (server["sessions"] / "0123456789abcdee.json").write_text(json.dumps(stored))
     r = client.get("/sessions/0123456789abcdee/export", params={"format": "ris"})
     assert r.status_code == 422 and "none of the" in r.json()["detail"]
+    # one result the corpus lacks: the export answers without it and says how many it left out
+    stored = json.loads((server["sessions"] / f"{searched['session_id']}.json").read_text())
+    stored["results"][0]["corpus_id"] = "missing-0"
+    (server["sessions"] / "0123456789abcdea.json").write_text(json.dumps(stored))
+    r = client.get("/sessions/0123456789abcdea/export", params={"format": "ris"})
+    assert r.status_code == 200 and r.headers["X-Litnav-Left-Out"] == "1" and "missing-0" not in r.text
+    assert "X-Litnav-Left-Out" not in client.get(f"/sessions/{searched['session_id']}/export").headers
 
 
 def test_errors_and_session_views_never_name_the_servers_places(client, searched, server):

@@ -85,6 +85,10 @@ class BodyLimit:
         await response({"type": "http"}, None, send)
 
 
+LEFT_OUT_HEADER = "X-Litnav-Left-Out"
+"""Response header of an export: how many selected results it left out (not in the served corpus)."""
+
+
 def create_app(service: Service, *, token: str | None = None, max_body_bytes: int = MAX_BODY_BYTES) -> FastAPI:
     """The FastAPI application over ``service``; ``token`` (optional) is the bearer token every
     endpoint but ``/health`` requires."""
@@ -167,11 +171,13 @@ def create_app(service: Service, *, token: str | None = None, max_body_bytes: in
     def export(session_id: str, format: str = Query("bibtex", description="bibtex|ris|csljson|csv|jsonl|trec"),
                top: int | None = Query(None, ge=1), min_score: float | None = Query(None, ge=0, le=1)):
         """The results as BibTeX, RIS, CSL-JSON, CSV, JSONL or a TREC run."""
-        text = service.export(session_id, format, top=top, min_score=min_score)
+        text, left_out = service.export_with_left_out(session_id, format, top=top, min_score=min_score)
         fmt = FORMAT_ALIASES.get(format, format)
         name = f"litnav-{session_id}.{EXTENSIONS[fmt]}"
-        return PlainTextResponse(text, media_type=MEDIA_TYPES.get(fmt, "text/plain"),
-                                 headers={"Content-Disposition": f'attachment; filename="{name}"'})
+        headers = {"Content-Disposition": f'attachment; filename="{name}"'}
+        if left_out:  # results the served corpus no longer holds: the count, as the CLI warns of each
+            headers[LEFT_OUT_HEADER] = str(len(left_out))
+        return PlainTextResponse(text, media_type=MEDIA_TYPES.get(fmt, "text/plain"), headers=headers)
 
     @app.get("/sessions/{session_id}/report", response_class=HTMLResponse, dependencies=auth)
     def report(session_id: str) -> HTMLResponse:

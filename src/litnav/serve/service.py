@@ -282,16 +282,25 @@ class Service:
         """The session's results as ``fmt`` text (``session.export.FORMATS``; "csl-json" is read as
         "csljson"); 422 for an unknown format
         or a session whose results the served corpus does not hold (``ExportError``)."""
-        from litnav.session.export import FORMAT_ALIASES, FORMATS, ExportError, export_session
+        return self.export_with_left_out(session_id, fmt, top, min_score)[0]
+
+    def export_with_left_out(self, session_id: str, fmt: str, top: int | None = None,
+                             min_score: float | None = None) -> tuple[str, list[str]]:
+        """:meth:`export`'s text and the corpus ids of the selected results it left out because the
+        served corpus no longer holds them (the CLI warns of each; a client learns of them here)."""
+        from litnav.session.export import FORMAT_ALIASES, FORMATS, ExportError, export_session, select_results
 
         fmt = FORMAT_ALIASES.get(fmt, fmt)
         if fmt not in FORMATS:
             raise ServiceError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}", status=422)
         session = self.load(session_id)
         try:
-            return export_session(session, self.corpus, fmt, top=top, min_score=min_score)  # type: ignore[arg-type]
+            text = export_session(session, self.corpus, fmt, top=top, min_score=min_score)  # type: ignore[arg-type]
         except ExportError as exc:
             raise ServiceError(_without_paths(str(exc), session.corpus, self.corpus.directory), status=422) from None
+        ids = [r.corpus_id for r in select_results(session, top, min_score)]
+        held = self.corpus.papers(ids)
+        return text, [c for c in ids if c not in held]
 
     def verify_references(self, text: str, fmt: str | None = None):
         """Audit a reference list given as text (BibTeX, RIS, CSL-JSON or one title per line;
