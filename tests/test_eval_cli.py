@@ -118,6 +118,25 @@ def test_eval_bad_input_is_a_clear_error(tiny_corpus, app, tmp_path):
     assert result.exit_code == 2 and "both --queries FILE and --qrels FILE" in result.output
 
 
+def test_a_jsonl_tasks_checklist_filter_is_read_and_checked(tiny_corpus, app, tmp_path):
+    """A break-it trial's JSONL task with a year filter in its checklist got the same hybrid+filter
+    ranking as hybrid (the filter was never read), and "checklist": "garbage" was accepted."""
+    bench = tmp_path / "b.jsonl"
+    task = {**TASKS[0], "checklist": [{"id": "c1", "kind": "topic", "text": "malaria vaccines"},
+                                      {"id": "m1", "kind": "year", "text": "2021 on", "filter": {"year_min": 2021}}]}
+    bench.write_text(json.dumps(task) + "\n")
+    result = CliRunner().invoke(app, ["eval", "--corpus", str(tiny_corpus), "--bench", str(bench), "--systems",
+                                      "hybrid,hybrid+filter", "--run-dir", str(tmp_path / "runs"), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "runs" / "hybrid.run").read_text().strip()
+    assert not (tmp_path / "runs" / "hybrid+filter.run").read_text().strip()  # every paper is from 2020
+    for bad, said in (("garbage", "'checklist' must be a list"), ([{"id": "m1", "filter": {"year": 2021}}], "unknown filter")):
+        bench.write_text(json.dumps({**TASKS[0], "checklist": bad}) + "\n")
+        result = CliRunner().invoke(app, ["eval", "--corpus", str(tiny_corpus), "--bench", str(bench), "--no-progress"],
+                                    terminal_width=200)
+        assert result.exit_code == 2 and f"{bench}:1" in result.output and said in result.output, result.output
+
+
 def test_a_query_litnav_reads_no_search_in_is_ranked_by_its_first_stage(tiny_corpus, app, tmp_path):
     """"the of and" stopped a whole evaluation after every other system had run, and nothing was
     saved; now litnav's first stage ranks it, and the report says so. Extra fields ("facet") are

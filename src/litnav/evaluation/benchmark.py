@@ -5,8 +5,9 @@
       {"qid": "q1", "query": "...", "gold": {"123": 2, "456": 1}, "checklist": [...]}
 
   ``gold`` is a mapping corpus_id -> grade (int >= 0; 0 = judged not relevant) or a list of
-  corpus ids (grade 1 each). ``checklist`` is optional and kept as given; other fields
-  ("facet", "metadata") are not read, as in BEIR's queries.
+  corpus ids (grade 1 each). ``checklist`` is optional: a list of checkpoint texts or objects, whose
+  ``filter`` objects (as in judged intents below) are the task's exact metadata filter
+  (``hybrid+filter``); other fields ("facet", "metadata") are not read, as in BEIR's queries.
 - BEIR: ``queries.jsonl`` (``{"_id": ..., "text": ...}`` per line; a ``facet``/``kind``/``type``
   field groups the queries, :data:`KIND_FIELDS`) plus qrels: BEIR's
   ``qrels.tsv`` (``query-id<TAB>corpus-id<TAB>score``, header line optional) or TREC qrels
@@ -150,7 +151,14 @@ def load_tasks_jsonl(path: str | Path) -> Benchmark:
         seen.add(qid)
         if "gold" not in obj:
             raise BenchmarkError(f"{where}: missing field 'gold'")
-        tasks.append(Task(qid, _text_field(obj, "query", where), _gold(obj["gold"], where), obj.get("checklist")))
+        checklist = obj.get("checklist")
+        if checklist is not None and not isinstance(checklist, list):
+            raise BenchmarkError(f"{where}: 'checklist' must be a list (of checkpoint texts or objects)")
+        try:
+            filters = MetadataFilter.from_checklist([c for c in checklist if isinstance(c, dict)]) if checklist else None
+        except BenchmarkError as exc:
+            raise BenchmarkError(f"{where}: {exc}") from None
+        tasks.append(Task(qid, _text_field(obj, "query", where), _gold(obj["gold"], where), checklist, filters))
     if not tasks:
         raise BenchmarkError(f"{path}: no tasks")
     return Benchmark(tasks, str(path))
