@@ -325,3 +325,24 @@ def test_the_count_of_results_satisfying_c1_names_those_that_break_a_stated_cons
     assert note.startswith("3 of 4 results are judged to satisfy the whole intent (c1); of those,")
     assert f"{exclusion} is judged violated by #2" in note and f"{year} cannot be checked for 1 of them" in note
     assert "#4" not in note  # it does not satisfy c1
+
+
+def test_refining_a_session_whose_corpus_moved_says_so_and_records_the_new_place(runner, corpus, tmp_path):
+    """A break-it trial's refine of a session whose corpus had moved said "build one with `litnav
+    build`", and a refine with --corpus NEW kept the old path, so every later command needed
+    --corpus again."""
+    moved = tmp_path / "moved"
+    shutil.copytree(corpus, moved)
+    session_file = tmp_path / "s.json"
+    res = runner.invoke(app, ["search", "graph networks for molecules", "--corpus", str(moved), "--json",
+                              str(session_file), "--top", "3"])
+    assert res.exit_code == 0, res.output
+    shutil.move(str(moved), str(tmp_path / "elsewhere"))
+    res = runner.invoke(app, ["refine", str(session_file), "show 2 results"])
+    said = " ".join(res.output.split())
+    assert res.exit_code == 1 and "moved or deleted" in said and "--corpus" in said and "litnav build" not in said
+    res = runner.invoke(app, ["refine", str(session_file), "show 2 results", "--corpus", str(tmp_path / "elsewhere")])
+    assert res.exit_code == 0, res.output
+    assert json.loads(session_file.read_text())["corpus"] == str((tmp_path / "elsewhere").resolve())
+    res = runner.invoke(app, ["refine", str(session_file), "show 3 results"])  # no --corpus needed any more
+    assert res.exit_code == 0, res.output

@@ -37,6 +37,9 @@ def _continue_session(session_file: Path, feedback: str, corpus: Optional[Path],
     path = corpus or (Path(session.corpus) if session.corpus else None)
     if path is None:
         fail(f"{session_file}: the session names no corpus; give --corpus")
+    if corpus is None and not path.exists():
+        fail(f"{session_file}: the corpus this session searched, {path}, does not exist (moved or deleted); "
+             "pass its new place with --corpus")
     c = open_corpus(path, settings)
     with clean_errors(ValueError):
         check_output(out or session_file, "session", corpus=c)

@@ -620,6 +620,8 @@ def _refine(session: Session, feedback: str, corpus, settings: Settings | None, 
 
     settings = settings or Settings()
     check_same_corpus(session, corpus)
+    if (where := getattr(corpus, "directory", None)) is not None:  # a moved corpus: later turns find it here
+        session.corpus = str(Path(where).resolve())
     ensure_turns(session)
     prev = session.turns[-1]
     if parser is None and settings.llm.navigator:  # the LLM navigator reads the feedback when configured

@@ -163,7 +163,8 @@ def open_session_corpus(session: Session, corpus_path: str | Path | None = None)
     try:
         return Corpus.open(path)
     except CorpusError as exc:
-        raise ExportError(f"{exc} (the corpus this session searched; pass another with --corpus)") from None
+        raise ExportError(f"{exc}" + ("" if corpus_path is not None else
+                                     " (the corpus this session searched; pass another with --corpus)")) from None
 
 
 # -- BibTeX ---------------------------------------------------------------------------------------
