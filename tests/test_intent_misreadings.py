@@ -751,3 +751,13 @@ def test_an_exclusion_stated_after_its_phrase_is_read_from_word_to_word(text, ph
     [m] = list(_EXCLUDED_AFTER.finditer(text))
     assert m.group("phrase") == phrase
     assert _EXCLUDED_AFTER.search(" " * 5000 + "x") is None
+
+
+def test_reweighting_a_checkpoint_the_checklist_lacks_names_it():
+    from litnav.core.records import Workflow
+    from litnav.navigator.feedback import FeedbackError, parse_feedback
+
+    checklist = parse_intent("meta-learning for fast adaptation", today=TODAY)
+    with pytest.raises(FeedbackError, match=r"no checkpoint 'c9' \(the checklist has c1"):
+        parse_feedback("c9 is less important", checklist, Workflow(nodes=[], output=""), ["p1"], None, TODAY)
+

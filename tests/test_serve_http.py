@@ -344,3 +344,16 @@ def test_an_unexpected_server_error_is_json(export_corpus):
         assert r.status_code == 500 and r.json() == {"detail": "internal error (see the server log)"}
     finally:
         service.close()
+
+
+def test_export_formats_are_read_as_the_cli_reads_them_and_long_ids_are_cut(client, searched):
+    """A break-it trial's format=CSV and format=json were 422s; an 8,000-character paper id came back
+    whole in the 404."""
+    sid = searched["session_id"]
+    csv_ = client.get(f"/sessions/{sid}/export", params={"format": "CSV"})
+    js = client.get(f"/sessions/{sid}/export", params={"format": "json"})
+    assert csv_.status_code == 200 and csv_.text.startswith("rank,")
+    assert js.status_code == 200 and isinstance(json.loads(js.text), list)
+    r = client.get("/papers/" + "x" * 8000)
+    assert r.status_code == 404 and len(r.json()["detail"]) < 300
+

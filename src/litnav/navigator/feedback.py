@@ -361,6 +361,9 @@ def parse_feedback(
         what = m.group("what").lower().split()
         hit = next((c for c in checklist.checkpoints if what and what[-1] == c.id.lower()), None) or _named_most(
             checklist, [w for w in what if len(w) > 3])
+        if hit is None and what and re.fullmatch(r"[a-z]\d+", what[-1]) and len(what) == 1:
+            raise FeedbackError(f"{m.group(0).strip()!r}: no checkpoint {what[-1]!r} (the checklist has "
+                                f"{', '.join(c.id for c in checklist.checkpoints)})")
         if hit is not None:
             factor = 2.0 if (m.group("dir") or m.group("dir2")).lower() == "more" else 0.5
             edits.append(Edit(action="reweight_checkpoint", target=hit.id,

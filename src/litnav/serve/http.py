@@ -172,7 +172,7 @@ def create_app(service: Service, *, token: str | None = None, max_body_bytes: in
                top: int | None = Query(None, ge=1), min_score: float | None = Query(None, ge=0, le=1)):
         """The results as BibTeX, RIS, CSL-JSON, CSV, JSONL or a TREC run."""
         text, left_out = service.export_with_left_out(session_id, format, top=top, min_score=min_score)
-        fmt = FORMAT_ALIASES.get(format, format)
+        fmt = FORMAT_ALIASES.get(format.lower(), format.lower())
         name = f"litnav-{session_id}.{EXTENSIONS[fmt]}"
         headers = {"Content-Disposition": f'attachment; filename="{name}"'}
         if left_out:  # results the served corpus no longer holds: the count, as the CLI warns of each

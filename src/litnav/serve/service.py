@@ -119,7 +119,7 @@ class Service:
     # -- sessions --------------------------------------------------------------------------------
     def _path(self, session_id: str) -> Path:
         if not SESSION_ID.match(session_id or ""):
-            raise NotFound(f"no session {session_id!r} (ids are 16 hex characters)")
+            raise NotFound(f"no session {_shown(session_id)} (ids are 16 hex characters)")
         path = self.sessions_dir / f"{session_id}.json"
         if path.is_symlink() or (path.exists() and not path.is_file()):  # a link out, a FIFO: never followed
             raise NotFound(f"no session {session_id!r}: its file is not a regular file")
@@ -243,7 +243,7 @@ class Service:
 
         view = paper_view(self.corpus, corpus_id)
         if view is None:
-            raise NotFound(f"no paper {corpus_id!r} in the served corpus")
+            raise NotFound(f"no paper {_shown(corpus_id)} in the served corpus")
         if view["paper"].get("source_file"):  # the input file by name: the server's folders stay its own
             view["paper"]["source_file"] = Path(view["paper"]["source_file"]).name
         return view
@@ -257,7 +257,7 @@ class Service:
         if corpus_id is not None:
             view["results"] = [r for r in view["results"] if r["corpus_id"] == corpus_id]
             if not view["results"]:
-                raise NotFound(f"session {session_id} has no result {corpus_id!r}")
+                raise NotFound(f"session {session_id} has no result {_shown(corpus_id)}")
         return view
 
     def _own_session(self, session_id: str, doing: str) -> Session:
@@ -290,7 +290,7 @@ class Service:
         served corpus no longer holds them (the CLI warns of each; a client learns of them here)."""
         from litnav.session.export import FORMAT_ALIASES, FORMATS, ExportError, export_session, select_results
 
-        fmt = FORMAT_ALIASES.get(fmt, fmt)
+        fmt = FORMAT_ALIASES.get(fmt.lower(), fmt.lower())
         if fmt not in FORMATS:
             raise ServiceError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}", status=422)
         session = self.load(session_id)
@@ -369,6 +369,11 @@ def _redact_settings(settings: Any) -> Any:
     if isinstance(settings, list):
         return [_redact_settings(v) for v in settings]
     return settings
+
+
+def _shown(value: str, limit: int = 120) -> str:
+    """``value`` quoted for an error message, cut to ``limit`` characters (a request may name any id)."""
+    return repr(value if len(value) <= limit else value[:limit] + "…")
 
 
 def summarize(session_id: str, session: Session, seconds: float) -> SearchResponse:

@@ -36,7 +36,7 @@ SUFFIXES: dict[str, ExportFormat] = {
     ".csv": "csv", ".jsonl": "jsonl", ".trec": "trec", ".run": "trec",
 }
 """File extension -> format, for ``litnav search --export FILE``."""
-FORMAT_ALIASES: dict[str, ExportFormat] = {"csl-json": "csljson"}
+FORMAT_ALIASES: dict[str, ExportFormat] = {"csl-json": "csljson", "json": "csljson"}
 """Other spellings of a format (``litnav verify`` and the reference readers say "csl-json")."""
 
 RUN_TAG = "litnav"
