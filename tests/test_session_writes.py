@@ -135,3 +135,16 @@ def test_a_session_file_keeps_no_endpoint_credentials():
     assert "SECRETKEY123" not in str(shown) and "pw" not in shown["e"]["base_url"]
     assert shown["e"]["base_url"] == "https://***@host.example/v1"
     assert shown["f"]["base_url"] == "http://localhost:8000/v1"
+
+
+def test_a_utf16_session_is_a_session_for_every_command(tmp_path):
+    """A break-it trial's UTF-16 copy of a session was read by audit, export and report, but refine
+    refused to write it back ("exists and is not a litnav session file")."""
+    import json
+
+    from litnav.session.io import check_output, is_session_file
+
+    for encoding in ("utf-8-sig", "utf-16", "utf-32"):
+        path = tmp_path / f"{encoding}.json"
+        path.write_bytes(json.dumps({"intent": "x", "rounds": []}).encode(encoding))
+        assert is_session_file(path) and check_output(path, "session") == path

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import codecs
 import itertools
 import json
 from collections.abc import Iterator
@@ -41,8 +40,9 @@ def is_session_file(path: str | Path) -> bool:
         if path.stat().st_size > _MAX_SESSION_BYTES:
             return False
         with path.open("rb") as fh:
-            if not fh.read(64).removeprefix(codecs.BOM_UTF8).lstrip().startswith(b"{"):  # a BOM from an editor
-                return False
+            head = fh.read(64)  # in any encoding json reads (UTF-8/16/32, a BOM from an editor)
+        if not head.decode(json.detect_encoding(head), errors="ignore").lstrip("\ufeff \t\r\n").startswith("{"):
+            return False
         data = json.loads(path.read_bytes())
     except (OSError, ValueError, RecursionError):
         return False
