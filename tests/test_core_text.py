@@ -8,7 +8,13 @@ import pytest
 from litnav.core.ids import find_external_id, normalise_external_id
 from litnav.core.records import MetadataPredicate
 from litnav.core.text import (
-    normalise_title, sentence_at, sentence_spans, spelling_variants, split_sentences, stop_words, surname,
+    normalise_title,
+    sentence_at,
+    sentence_spans,
+    spelling_variants,
+    split_sentences,
+    stop_words,
+    surname,
 )
 from litnav.corpus.predicates import evaluate, is_review, looks_like_review
 from litnav.corpus.records import Author, Paper

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from litnav.core.boilerplate import content_spans
 from litnav.core.records import Checkpoint, Clarification, Edit, Session
 from litnav.core.settings import Settings
-from litnav.core.boilerplate import content_spans
 from litnav.core.text import stop_words
 
 QUESTION = "Which branch should I prioritise?"
