@@ -713,6 +713,10 @@ def test_the_object_after_a_verb_is_a_concept_not_a_second_verb(intent, concept)
     ("#3 is irrelevant", ["p3"]),
     ("the second one is off-topic", ["p2"]),
     ("no paper 5, and only after 2020", ["p5"]),
+    # several in one phrase: a verification trial's "not #2 or #5" banned one of them
+    ("not #2 or #5", ["p2", "p5"]), ("drop #3, #7", ["p3", "p7"]), ("no #2, #5 or #8", ["p2", "p5", "p8"]),
+    ("#2 and #5 are off-topic", ["p2", "p5"]), ("not #2 nor #5", ["p2", "p5"]),
+    ("exclude results 1-3", ["p1", "p2", "p3"]), ("papers 2 and 3 are irrelevant", ["p2", "p3"]),
 ])
 def test_results_put_aside_by_rank_are_banned(text, banned):
     from litnav.core.records import Workflow

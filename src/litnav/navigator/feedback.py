@@ -10,7 +10,7 @@ exclusions, plus patterns for what only makes sense between turns:
 - exclusion: "drop/remove/exclude/filter out anything about X", "no X", "without X";
 - result size: "show 20 results", "only the top 5";
 - pin/ban: "pin paper 2", "ban #3", "remove paper 4" (a rank, a corpus id, or a quoted title);
-  "not #1 and not #4", "#3 is irrelevant" (a rank, an ordinal or a quoted title) ban too;
+  "not #1 and not #4", "#3 is irrelevant", "not #2 or #5", "exclude results 1-3" ban too;
 - checkpoints: "focus on X" / "prioritise X" (add a topic), "more like #2" / "papers similar to
   the top paper" (a topic named by that paper's title, searched like a focus), "X matters
   more/less" (reweight), "ignore the year (venue, type, author) constraint" / "drop checkpoint m1" (drop; a
@@ -64,6 +64,27 @@ _IRRELEVANT = re.compile(r"(?<![\w#])" + _PAPER_REF + r"\s+(?:is|are|seems|looks
                          r"(?:irrelevant|off[\s-]topic|not\s+relevant|unrelated|wrong)\b", re.I)
 """A result put aside by rank, ordinal or quoted title: "not #1 and not #4", "no paper 3", "#3 is
 irrelevant" (never a bare id: "not 2019" is a year)."""
+_RANK = r"(?:#\s*\d+|(?:results?|papers?|hits?|numbers?|nos?\.?)\s*#?\d+|\d+)(?:\s*(?:-|–|to)\s*#?\d+)?"
+_RANK_LIST = (r"(?:(?:results?|papers?|hits?|numbers?|nos?\.?)\s*#?\s*|#\s*)\d+(?:\s*(?:-|–|to)\s*#?\d+)?"
+              r"(?:\s*(?:,|/|\bor\b|\band\b|\bnor\b|,\s*(?:or|and|nor))\s*(?:not\s+|no\s+)?" + _RANK + ")*")
+_RANKS_PUT_ASIDE = re.compile(
+    r"\b(?:not|no|drop|remove|exclude|ban|hide|skip|discard|without)\s+(?:the\s+)?(?P<list>" + _RANK_LIST + r")"
+    r"(?=\s*(?:[,.;]|$|\b(?:and|but|also|then|please)\b))"
+    r"|(?<![\w#])(?P<list2>" + _RANK_LIST + r")\s+(?:are|seem|look)\s+"
+    r"(?:irrelevant|off[\s-]topic|not\s+relevant|unrelated|wrong)\b", re.I)
+"""Several results put aside by rank in one phrase: "not #2 or #5", "drop #3, #7", "no #2, #5 or #8",
+"exclude results 1-3", "not #2 nor #5", "#2 and #5 are off-topic" (each rank, or each of a range)."""
+
+
+def _ranks(listed: str) -> list[int]:
+    """The ranks a :data:`_RANK_LIST` names, ranges expanded, in order without repeats."""
+    out: list[int] = []
+    for m in re.finditer(r"(\d+)(?:\s*(?:-|–|to)\s*#?(\d+))?", listed):
+        lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
+        out += [r for r in range(lo, min(hi, lo + 100) + 1) if r not in out]
+    return out
+
+
 _MORE_LIKE = re.compile(r"\b(?:more|papers?|others?|work)\s+(?:papers?\s+)?(?:like|similar\s+to)\s+" + _PAPER_REF, re.I)
 _FOCUS = re.compile(r"\b(?:focus\s+on|prioriti[sz]e|more\s+(?:about|on)|emphasi[sz]e|should\s+(?:also\s+)?(?:cover|address))\s+"
                     r"(?P<what>[\w\s\-]+?)\s*(?:[,.;]|$)", re.I)
@@ -265,6 +286,17 @@ def parse_feedback(
             _require_edges(seed, direction, corpus, m.group(0).strip())
             edits.append(Edit(action="add_node", target=f"cite_{direction}", detail={
                 "role": "citation", "direction": direction, "seed_ids": [seed]}, reason=take(m)))
+    for m in _RANKS_PUT_ASIDE.finditer(text):
+        ranks = _ranks(m.group("list") or m.group("list2"))
+        if len(ranks) < 2:  # one result: the pin/ban patterns below read it
+            continue
+        for rank in ranks:
+            if not ranking or rank < 1 or rank > len(ranking):
+                raise FeedbackError(f"{m.group(0).strip()!r}: there is no result number {rank} (the results have "
+                                    f"{len(ranking)})")
+            if not any(e.action == "ban" and e.target == ranking[rank - 1] for e in edits):
+                edits.append(Edit(action="ban", target=ranking[rank - 1], reason=m.group(0).strip()))
+        take(m)
     for m in _PIN.finditer(text):
         if any(s <= m.start() < e for s, e in consumed):
             continue
