@@ -130,11 +130,13 @@ def test_a_session_file_keeps_no_endpoint_credentials():
 
     settings = Settings.model_validate({"llm": {"endpoints": {
         "e": {"model": "m", "api_key": "SECRETKEY123", "base_url": "https://user:pw@host.example/v1"},
-        "f": {"model": "m", "base_url": "http://localhost:8000/v1"}}}})
+        "f": {"model": "m", "base_url": "http://localhost:8000/v1"},
+        "g": {"model": "m", "base_url": "https://host.example/v1?token=abc&region=eu&api_key=k2"}}}})
     shown = _settings_snapshot(settings)["llm"]["endpoints"]
     assert "SECRETKEY123" not in str(shown) and "pw" not in shown["e"]["base_url"]
     assert shown["e"]["base_url"] == "https://***@host.example/v1"
     assert shown["f"]["base_url"] == "http://localhost:8000/v1"
+    assert shown["g"]["base_url"] == "https://host.example/v1?token=***&region=eu&api_key=***"
 
 
 def test_a_utf16_session_is_a_session_for_every_command(tmp_path):

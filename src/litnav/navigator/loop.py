@@ -41,17 +41,21 @@ class LoopState(TypedDict):
 
 _USERINFO = re.compile(r"^(?P<scheme>[a-z][\w+.-]*://)[^/@\s]*@", re.I)
 """The ``user:password@`` of a URL."""
+_SECRET_PARAM = re.compile(r"(?P<key>[?&][^=&#]*(?:token|key|secret|password|passwd|auth|sig|signature|credential)"
+                           r"[^=&#]*=)[^&#]*", re.I)
+"""A query parameter of a URL whose name says it holds a secret (``?token=...``, ``&api_key=...``)."""
 
 
 def _settings_snapshot(settings: Settings) -> dict[str, Any]:
     """The settings a session file records, without secrets: an endpoint's ``api_key`` as
-    ``***`` and the ``user:password@`` of its ``base_url`` as ``***@`` (session files are shared)."""
+    ``***``, the ``user:password@`` of its ``base_url`` as ``***@`` and the value of a query parameter
+    named like a secret (``?token=``) as ``***`` (session files are shared)."""
     data = settings.model_dump(mode="json")
     for ep in data.get("llm", {}).get("endpoints", {}).values():
         if ep.get("api_key"):
             ep["api_key"] = "***"
         if isinstance(ep.get("base_url"), str):
-            ep["base_url"] = _USERINFO.sub(r"\g<scheme>***@", ep["base_url"])
+            ep["base_url"] = _SECRET_PARAM.sub(r"\g<key>***", _USERINFO.sub(r"\g<scheme>***@", ep["base_url"]))
     return data
 
 
