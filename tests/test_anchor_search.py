@@ -165,6 +165,8 @@ def test_constraints_after_the_anchor_title_filter_its_neighbours(corpus):
     "follow-up work on {title} on {topic}",
     'papers citing "{title}" that address {topic}',
     "papers citing simclr on {topic}",  # a corpus id
+    "papers citing {title} focusing on {topic}",
+    "follow-up work on {title} applied to {topic}",
 ])
 def test_a_topic_after_the_anchor_title_orders_its_neighbours(corpus, phrasing):
     """A user trial's "papers that cite Denoising Diffusion Probabilistic Models and apply it to

@@ -179,11 +179,13 @@ def _not_found(request, corpus, settings: Settings, *, top_k, today) -> NotFound
     return NotFound(f"{request.reference}, {request.rest}" if request.rest else request.reference, request.reference)
 
 
-_TOPIC_LINK = re.compile(r"\s*,?\s+(?=(?:and|that|which|who|to|on|in|about|for|with|applying|using)\b)", re.I)
+_TOPIC_LINK = re.compile(r"\s*,?\s+(?=(?:and|that|which|who|to|on|in|about|for|with|applying|applied|using|focusing"
+                         r"|focused|related|dealing|concerning|regarding)\b)", re.I)
 _TOPIC_LEAD = re.compile(
     r"^(?:(?:and|that|which|who)\s+)?(?:(?:apply|applies|applying|applied|use|uses|using|study|studies|studying"
     r"|address|addresses|addressing|extend|extends|extending|adapt|adapts|adapting|focus(?:es)?\s+on"
-    r"|(?:are|is)\s+about|deals?\s+with|work\s+on)\s+)?(?:(?:it|them|this|the\s+(?:method|model|paper))\s+)?"
+    r"|(?:are|is)\s+about|deals?\s+with|dealing\s+with|work\s+on|focusing\s+on|focused\s+on|applied\s+to"
+    r"|related\s+to|concerning|regarding)\s+)?(?:(?:it|them|this|the\s+(?:method|model|paper))\s+)?"
     r"(?:(?:to|for|on|in|about|with)\s+)?", re.I)
 """The words between an anchor's title and the topic its citing papers should have: "and apply it
 to", "that study", "on"."""
