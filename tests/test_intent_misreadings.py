@@ -470,6 +470,7 @@ def test_avoiding_a_named_source_excludes_it_and_avoiding_a_problem_is_the_topic
     ("quality estimation for machine translation", "reference translations"),
     ("self-supervised learning for images", "negative pairs"),  # BYOL's own abstract says "negative pairs"
     ("contrastive sentence embeddings", "negative samples"),
+    ("knowledge distillation", "teacher network"),  # teacher-free distillation
 ])
 @pytest.mark.parametrize("template", [
     "{method} without {resource}",

@@ -245,6 +245,8 @@ def test_an_exclusion_is_violated_only_by_a_sentence_without_examples():
     "Diffusion models have gained significant attention in the realm of image generation.",
     "Recent advances in image generation rely on diffusion models.",
     "Image generation has been revolutionized by diffusion models.",
+    "Transformer-based architectures achieved breakthrough performance in image generation, yet not here.",
+    "Diffusion models are widely used in image generation.",
 ])
 def test_an_exclusion_is_not_violated_by_the_state_of_the_field(background):
     """A user trial's "diffusion models for text generation, not image generation" demoted

@@ -236,11 +236,37 @@ _ISE_ALWAYS = frozenset({
 _AMERICAN_IZ = re.compile(r"([a-z]{3,})iz(e|es|ed|ing|er|ers|ation|ations|able)")
 
 
+_MEDICAL_SPELLINGS = (("haem", "hem"), ("aemi", "emi"), ("paed", "ped"), ("oesophag", "esophag"), ("oedem", "edem"),
+                      ("oestr", "estr"), ("aetiol", "etiol"), ("faec", "fec"), ("foet", "fet"), ("coeli", "celi"),
+                      ("gynaec", "gynec"), ("anaesth", "anesth"), ("amoeb", "ameb"), ("noea", "nea"), ("rhoea", "rhea"),
+                      ("caesar", "cesar"), ("oesinophil", "eosinophil"), ("dyspnoe", "dyspne"))
+"""British and American stems of medical words the ``breame`` table lacks ("ischaemic", "oesophageal",
+"coeliac", "oedema", "dyspnoea"): each way round, a word's other spelling when it holds one of them.
+Used only for the words a BM25 query matches (:func:`spelling_variants`), where a form the
+index does not hold drops out ("speed" gives "spaed", which no text has)."""
+
+
+def _medical_forms(word: str) -> list[str]:
+    """Other spellings of ``word`` by :data:`_MEDICAL_SPELLINGS`, either way round; none for a word
+    under five letters ("sped" is no "spaed")."""
+    out: list[str] = []
+    if len(word) < 5:
+        return out
+    for british, american in _MEDICAL_SPELLINGS:
+        if british in word:
+            out.append(word.replace(british, american, 1))
+        elif american in word and british not in word:
+            out.append(word.replace(american, british, 1))
+    return out
+
+
 def spelling_variants(word: str) -> tuple[str, ...]:
     """``word`` (lower case) and its other spellings, ``word`` first: its American spelling
     (:func:`american_spelling`) and that word's British forms from the same ``breame`` table, or
-    "-iz..." -> "-is..." (:data:`_BRITISH_IS` read backwards): "tumor" -> ("tumor", "tumour"),
-    "randomised" -> ("randomised", "randomized"), "model" -> ("model",). The words BM25 matches for
+    "-iz..." -> "-is..." (:data:`_BRITISH_IS` read backwards), or else by the medical stems of
+    :data:`_MEDICAL_SPELLINGS`: "tumor" -> ("tumor", "tumour"), "randomised" -> ("randomised",
+    "randomized"), "ischemic" -> ("ischemic", "ischaemic"), "model" -> ("model", ...) with forms no
+    index holds. The words BM25 matches for
     one query word, since an index holds each text's words as written."""
     m = _BRITISH_IS.fullmatch(word)
     american = word if m and m.group(1) in _ISE_ALWAYS else american_spelling(word)
@@ -248,7 +274,8 @@ def spelling_variants(word: str) -> tuple[str, ...]:
         return tuple(dict.fromkeys((word, american)))
     m = _AMERICAN_IZ.fullmatch(american)
     british = _british().get(american, ()) + ((f"{m.group(1)}is{m.group(2)}",) if m else ())
-    return tuple(dict.fromkeys((word, american, *british)))
+    medical = _medical_forms(word) if american == word else []
+    return tuple(dict.fromkeys((word, american, *british, *medical)))
 
 
 def _stem_words(words: list[str]) -> list[str]:

@@ -207,9 +207,14 @@ def _affirmed(phrase: str, st: list[str], starts: list[int], sentence: str, adja
 _FIELD_BACKGROUND = re.compile(
     r"\b(?:has|have)\s+(?:(?:also|recently|already|long|increasingly|widely|largely|now)\s+)?(?:been|gained|shown"
     r"|achieved|become|attracted|emerged|demonstrated|received|seen|made|enabled|drawn|revolutioni[sz]ed"
-    r"|dominated|proven)\b|\brecent(?:ly|\s+(?:years|advances?|progress|work|studies|success(?:es)?))\b", re.I)
+    r"|dominated|proven)\b|\brecent(?:ly|\s+(?:years|advances?|progress|work|studies|success(?:es)?))\b"
+    r"|\b(?:achieved|showed|shown|demonstrated|yielded|delivered)\s+(?:[\w-]+\s+){0,3}?(?:success(?:es)?|performance"
+    r"|results|progress|breakthroughs?|advances)\b"
+    r"|\b(?:widely|extensively|commonly|increasingly|successfully)\s+(?:been\s+)?(?:used|applied|adopted|studied"
+    r"|employed|explored)\b", re.I)
 """A sentence that reports the state of a field ("Diffusion models have gained significant attention
-in image generation", "Recent advances in ... "): not in the paper's own voice, it says what others
+in image generation", "Recent advances in ...", "Transformers achieved breakthrough performance in
+NLP", "... are widely used in ..."): not in the paper's own voice, it says what others
 did (:func:`states` with ``strict``)."""
 
 

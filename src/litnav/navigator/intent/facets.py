@@ -120,7 +120,8 @@ _PAREN_ACRONYM = re.compile(r"\(\s*(?P<a>(?=[\w+./-]*[A-Z])(?![\d.,/%-]+\s*\))[A
 _RESOURCE_HEAD = (r"(?:data|datasets?|corpus|corpora|labels?|label+ing|annotations?|supervision|examples|pairs|samples|negatives"
                   r"|bitexts?|translations|resources|dictionar(?:y|ies)|lexicons?|gazetteers?|treebanks?"
                   r"|transcri(?:pts|ptions)|fine-?tuning|re-?training|training|pre-?training|demonstrations"
-                  r"|feature\s+engineering|features|rules|references|summaries|texts|sentences)")
+                  r"|feature\s+engineering|features|rules|references|summaries|texts|sentences"
+                  r"|teachers?(?:\s+(?:networks?|models?))?)")
 _RESOURCE_MODIFIER = (r"(?:label+ed|unlabel+ed|annotated|parallel|paired|aligned|training|supervised|gold(?:-standard)?"
                       r"|human(?:-\w+)?|manual(?:ly)?|hand-?\w+|expert|task-specific|in-domain|target-(?:domain|language)"
                       r"|domain-specific|bilingual|additional|extra|external|large(?:-scale)?|costly|expensive|explicit"
@@ -130,7 +131,7 @@ _ABSENT_RESOURCE = re.compile(
     rf"(?:(?:the\s+)?(?:need|use)\s+(?:for|of)\s+)?(?:{_RESOURCE_MODIFIER}\s+)*{_RESOURCE_HEAD}\b"
     r"(?=\s*$|\s+(?:in|for|across|when|while)\b)", re.I)
 """What a method does without ("without labeled data", "that do not use parallel corpora", "with no
-human annotations", "without fine-tuning", "without negative pairs"): a resource of supervision whose absence makes a kind
+human annotations", "without fine-tuning", "without negative pairs", "without a teacher network"): a resource of supervision whose absence makes a kind
 of method (unsupervised, zero-shot), so its papers name the resource ("does not require
 labelled training data"). Neither an exclusion nor a query; "without Twitter data" still excludes,
 and so does a resource whose source follows ("without labeled data from Twitter", "not using the
