@@ -381,7 +381,7 @@ def _resolve(mention: VenueMention, vocab: dict[str, int] | None) -> None:
         hits = map_to_vocabulary(entry, vocab) if vocab else []
         if not hits:
             hits = [entry.name]
-            if vocab is not None:
+            if vocab:  # an empty vocabulary: the corpus names no venue at all, which the plan says once
                 mention.missing.append(entry.name)
         values.extend(h for h in hits if h not in values)
     mention.values = with_editions(values, vocab)
