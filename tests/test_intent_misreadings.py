@@ -766,3 +766,13 @@ def test_reweighting_a_checkpoint_the_checklist_lacks_names_it():
     with pytest.raises(FeedbackError, match=r"no checkpoint 'c9' \(the checklist has c1"):
         parse_feedback("c9 is less important", checklist, Workflow(nodes=[], output=""), ["p1"], None, TODAY)
 
+
+
+def test_contradictory_dates_in_feedback_are_named_as_in_a_search():
+    from litnav.core.records import Workflow
+    from litnav.navigator.feedback import FeedbackError, parse_feedback
+
+    checklist = parse_intent("meta-learning for fast adaptation", today=TODAY)
+    with pytest.raises(FeedbackError, match="contradictory date constraints"):
+        parse_feedback("only papers after 2020 and before 1990", checklist, Workflow(nodes=[], output=""), ["p1"],
+                       None, TODAY)

@@ -357,3 +357,15 @@ def test_export_formats_are_read_as_the_cli_reads_them_and_long_ids_are_cut(clie
     r = client.get("/papers/" + "x" * 8000)
     assert r.status_code == 404 and len(r.json()["detail"]) < 300
 
+
+
+def test_a_port_in_use_is_refused_before_anything_is_made(export_corpus, tmp_path):
+    import socket
+
+    exe = Path(sys.executable).with_name("litnav")
+    with socket.create_server(("127.0.0.1", 0)) as held:
+        port = held.getsockname()[1]
+        res = subprocess.run([str(exe), "serve", "--corpus", str(export_corpus), "--port", str(port), "--sessions",
+                              str(tmp_path / "s")], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 1 and "cannot listen on" in res.stderr and "serving" not in res.stderr
+    assert not (tmp_path / "s").exists()

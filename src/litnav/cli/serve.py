@@ -28,6 +28,18 @@ def _service(corpus: Path, settings_file, overrides, sessions: Path, max_concurr
     return service
 
 
+def _require_free_port(host: str, port: int) -> None:
+    """Exit with an error, before the corpus is opened or a folder made, when ``host:port`` cannot be
+    bound (another server holds it; port 0 picks a free one)."""
+    import socket
+
+    try:
+        with socket.create_server((host, port)):
+            pass
+    except OSError as exc:
+        fail(f"cannot listen on {host}:{port}: {exc.strerror or exc} (another server there? choose --port)")
+
+
 def _missing_extra(exc: ImportError) -> None:
     fail(f"{exc.name or exc} is not installed; install the server extra: pip install 'litnav[serve]'")
 
@@ -53,6 +65,7 @@ def serve_cmd(
     if host not in ("127.0.0.1", "localhost", "::1") and token is None:
         err_console.print(f"[yellow]warning:[/yellow] serving on {host} without --token: anyone who can reach "
                           "this address can search and read sessions", highlight=False)
+    _require_free_port(host, port)
     service = _service(corpus, settings_file, overrides, sessions, max_concurrent, max_query_chars)
     err_console.print(f"litnav serving {corpus} on http://{host}:{port} (docs at /docs; sessions in {sessions})",
                       highlight=False)

@@ -36,7 +36,8 @@ _GENERIC = frozenset({
     "much", "many", "several", "various", "previous", "prior", "specific", "tested", "test", "first", "better",
     "best", "recent", "within", "across", "including", "provide", "provides", "given", "able", "effective",
     "achieve", "achieves", "obtain", "obtained", "introduce", "introduces", "evaluate", "evaluated",
-    "generated", "simple", "general", "high", "low", "number", "way", "ways",
+    "generated", "simple", "general", "high", "low", "number", "way", "ways", "certain", "scratch", "need",
+    "needs", "due", "allow", "allows", "enable", "enables", "often", "typically", "usually", "still", "even",
 })
 
 

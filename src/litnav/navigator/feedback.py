@@ -30,7 +30,7 @@ from litnav.core.text import stop_words
 from litnav.corpus.phrases import corpus_phrases
 from litnav.navigator.intent import parse_intent
 from litnav.navigator.intent.dates import YEAR_PATTERN
-from litnav.navigator.intent.parser import exclusion_checkpoint
+from litnav.navigator.intent.parser import ContradictoryDates, exclusion_checkpoint
 from litnav.navigator.planner import relax_unsatisfiable
 from litnav.navigator.word_family import widened
 
@@ -409,6 +409,8 @@ def parse_feedback(
     try:
         parsed = (parse_intent(rest, venues=venues, today=today, newest=newest) if rest.strip(" ,.;and")
                   else Checklist(intent=""))
+    except ContradictoryDates as exc:
+        raise FeedbackError(str(exc)) from None
     except ValueError:  # nothing left that the intent parser reads
         parsed = Checklist(intent="")
     for cp in parsed.checkpoints:

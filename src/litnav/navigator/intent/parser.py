@@ -79,6 +79,11 @@ HUMANS_WEIGHT = 0.5
 to be animal work is demoted, not dropped; an intent's own "not animal studies" weighs 1)."""
 """Weight of a facet checkpoint beside the whole-intent checkpoint ``c1`` (weight 1.0)."""
 
+class ContradictoryDates(ValueError):
+    """Date constraints that no publication date satisfies ("since 2020 before 2010"); the message
+    names both phrases."""
+
+
 _TYPE_NAMES = {
     "survey": "a survey or review", "meta-analysis": "a meta-analysis", "tutorial": "a tutorial",
     "empirical": "an empirical study", "benchmark": "a benchmark paper", "position": "a position paper",
@@ -396,7 +401,7 @@ def _year_checkpoints(dates: list[DateConstraint], text: str, newest: date | Non
         if start and end and start > end:  # no year satisfies them all: an error, not a silent guess
             late = next(d for d in chosen if d.start == max(starts))
             early = next(d for d in chosen if d.end == min(ends))
-            raise ValueError(f"contradictory date constraints: {late.phrase!r} and {early.phrase!r} "
+            raise ContradictoryDates(f"contradictory date constraints: {late.phrase!r} and {early.phrase!r} "
                              "admit no publication date; drop or correct one of them")
         weight = min(d.weight for d in chosen)
         say = f"Published {_period(start, end)}"
