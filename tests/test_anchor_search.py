@@ -84,6 +84,16 @@ def test_anchor_session_refines(sessions, corpus):
     assert len(s.turns) == 2 and s.turns[1].reused == ["citing", "not_anchor"]
 
 
+def test_an_anchor_resolves_from_its_acronym(corpus):
+    """A verification trial's "papers that cite DDPM and apply it to molecules" searched "DDPM" as a
+    topic; an acronym of a title's words ("Big Self-Supervised Models are ..." -> BSSM) names it."""
+    assert corpus.find_by_acronym("BSSM") == ["simclrv2"] and resolve_anchor(corpus, "BSSM") == "simclrv2"
+    assert corpus.find_by_acronym("bssm") == ["simclrv2"]
+    assert corpus.find_by_acronym("XQZW") == [] and corpus.find_by_acronym("a%") == []
+    with pytest.raises(AnchorError, match="acronym"):
+        resolve_anchor(corpus, "XQZW", fuzzy=False)
+
+
 def test_focus_in_an_anchor_session_orders_the_anchors_neighbours(sessions, corpus):
     """A user trial's "focus on molecules" after "follow-up work of DDPM" searched the whole corpus
     beside the citing papers: 1 of 20 results was about molecules, while six citers were."""

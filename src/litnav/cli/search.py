@@ -27,7 +27,7 @@ def search_cmd(
     corpus: Optional[Path] = typer.Option(None, "--corpus", "-c", help="Corpus directory (with --continue: "
                                           "default the session's)."),
     anchor: Optional[str] = typer.Option(None, "--anchor", help="Search from this paper: corpus id, DOI, arXiv "
-                                         "id or exact title."),
+                                         "id, exact title or its acronym (DDPM)."),
     direction: str = typer.Option("successor", "--direction", help="With --anchor: successor, predecessor, "
                                   "sibling, benchmark or survey."),
     continue_from: Optional[Path] = typer.Option(None, "--continue", help="Continue this session file: QUERY is "

@@ -11,6 +11,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import threading
 import zipfile
 from collections import OrderedDict
@@ -365,6 +366,32 @@ class Corpus:
             rows = self._q("SELECT corpus_id FROM papers WHERE norm_title = ? AND (year IS NULL OR abs(year - ?) <= 1) "
                            "ORDER BY corpus_id", [norm, year])
         return [r[0] for r in rows]
+
+    def find_by_acronym(self, acronym: str) -> list[str]:
+        """Ids of the papers an acronym of 3-12 letters or digits names, sorted: those whose title
+        is the acronym and a subtitle ("BERT: Pre-training of ..."), else those whose title words,
+        up to the first stop word, have the acronym as initials ("DDPM": "Denoising Diffusion
+        Probabilistic Models"; "MAML": "Model-Agnostic Meta-Learning for Fast Adaptation ...").
+        ``[]`` for anything else."""
+        from litnav.core.text import stop_words
+
+        if not re.fullmatch(r"[A-Za-z][A-Za-z0-9-]{2,11}", acronym or ""):
+            return []
+        named = self._q("SELECT corpus_id FROM papers WHERE lower(title) LIKE ? ORDER BY corpus_id",
+                        [f"{acronym.lower()}:%"])
+        if named:
+            return [r[0] for r in named]
+        key, stops = acronym.lower().replace("-", ""), stop_words()
+        found = []
+        for cid, norm in self.title_index():
+            initials = []
+            for word in norm.split():
+                if word in stops:
+                    break
+                initials.append(word[0])
+            if "".join(initials) == key:
+                found.append(cid)
+        return found
 
     def title_index(self) -> list[tuple[str, str]]:
         """``[(corpus_id, normalised title)]`` for all papers, sorted by id (cached per process)."""

@@ -44,7 +44,8 @@ class AnchorError(ValueError):
 
 def resolve_anchor(corpus, ref: str, *, fuzzy: bool = True) -> str:
     """The corpus id of the paper ``ref`` names: a corpus id, a DOI, an arXiv id (with or
-    without version), an exact (normalised) title, or (``fuzzy``) a title close enough for the
+    without version), an exact (normalised) title, the paper's acronym (``Corpus.find_by_acronym``:
+    "DDPM", "BERT"), or (``fuzzy``) a title close enough for the
     reference matcher (``web.matcher.Matcher``, as ``litnav verify`` uses it) to verify. Raises
     ``AnchorError`` when none matches (naming the closest title the matcher found) or an exact
     title matches several papers (listing them)."""
@@ -66,8 +67,13 @@ def resolve_anchor(corpus, ref: str, *, fuzzy: bool = True) -> str:
         return ids[0]
     if len(ids) > 1:
         raise AnchorError(f"the title {ref!r} matches {len(ids)} papers ({', '.join(ids[:5])}); give a corpus id")
+    ids = corpus.find_by_acronym(ref) if hasattr(corpus, "find_by_acronym") else []
+    if len(ids) == 1:
+        return ids[0]
+    if len(ids) > 1:
+        raise AnchorError(f"the acronym {ref!r} names {len(ids)} papers ({', '.join(ids[:5])}); give a corpus id")
     if not fuzzy:
-        raise AnchorError(f"no paper {ref!r} in the corpus (tried corpus id, DOI, arXiv id and exact title)")
+        raise AnchorError(f"no paper {ref!r} in the corpus (tried corpus id, DOI, arXiv id, exact title and acronym)")
     from litnav.web.matcher import Matcher
     from litnav.web.records import ExternalRecord
 

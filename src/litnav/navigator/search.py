@@ -122,7 +122,7 @@ def _anchor_from_intent(intent: str, corpus, settings: Settings, *, top_k, today
         return None
     direction, ref, rest = request.direction, request.reference, request.rest
     if request.exact_title:  # "papers similar to Deep Sets": the paper of that title, else a topic
-        ids = corpus.find_by_title(ref)
+        ids = corpus.find_by_title(ref) or corpus.find_by_acronym(ref)
         if len(ids) != 1:
             return _not_found(request, corpus, settings, top_k=top_k, today=today) if not ids else None
         ref = ids[0]
