@@ -776,3 +776,16 @@ def test_contradictory_dates_in_feedback_are_named_as_in_a_search():
     with pytest.raises(FeedbackError, match="contradictory date constraints"):
         parse_feedback("only papers after 2020 and before 1990", checklist, Workflow(nodes=[], output=""), ["p1"],
                        None, TODAY)
+
+
+@pytest.mark.parametrize("intent, term", [
+    ("vitamin D supplementation decreases fracture risk in older adults", "fracture risk"),
+    ("exercise increases insulin sensitivity in obese adults", "insulin sensitivity"),
+    ("Genetic deletion of JAM-A increases gut permeability.", "gut permeability"),
+])
+def test_the_object_of_a_change_verb_is_kept_whole(intent, term):
+    """"decreases", "increases", "affects" are plural nouns too; after a noun they are the verb, and
+    the noun phrase after them is their object ("decreases fracture risk" kept only "risk"; "JAM-A"
+    read as ending in the article "A")."""
+    terms = [t for c in parse_intent(intent, today=TODAY).checkpoints for t in c.terms]
+    assert term in terms and not any(t.endswith(("increases", "decreases")) for t in terms)

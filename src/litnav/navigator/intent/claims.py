@@ -32,6 +32,7 @@ from litnav.navigator.intent.grammar import (  # noqa: F401  (AUXILIARIES, is_ac
     PAREN_ACRONYM,
     ambiguous_is_verb,
     base_form_is_verb,
+    change_verb_after_noun,
     finite_tags,
     is_acronym,
     lexicon_verb,
@@ -40,7 +41,7 @@ from litnav.navigator.intent.grammar import (  # noqa: F401  (AUXILIARIES, is_ac
 from litnav.navigator.intent.grammar import PREPOSITIONS as _PREPOSITIONS
 from litnav.navigator.intent.text import title_cased
 
-_DETERMINER_BEFORE = re.compile(r"\b(?:the|a|an|this|these|those|its|their|our|his|her)\s+$", re.I)
+_DETERMINER_BEFORE = re.compile(r"(?:^|(?<=\s))(?:the|a|an|this|these|those|its|their|our|his|her)\s+$", re.I)
 _PREPOSITION_BEFORE = re.compile(r"\b(?:" + "|".join(sorted(_PREPOSITIONS)) + r")\s+$", re.I)
 
 
@@ -100,6 +101,8 @@ def main_verb(text: str) -> _Verb | None:
         word = text[start:end]
         if word.lower() in _PREPOSITIONS or (names_capitalised and word[0].isupper()):
             continue  # "over" is not a verb here; a capitalised word inside the text is a name ("... Abuse and Harms")
+        if change_verb_after_noun(word, before):
+            return _Verb(text, start, end)  # "deletion of JAM-A increases gut permeability"
         if cls == "ambiguous" and _PREPOSITION_BEFORE.search(before) and "VBZ" in finite_tags(text[start:end].lower()):
             continue  # "surveys of approaches to ...": a plural noun after a preposition, not the verb
         after = text[end:]

@@ -73,6 +73,23 @@ def finite_tags(word: str) -> frozenset[str]:
                      if tag in _FINITE_TAGS and word in forms)
 
 
+_CHANGE_VERBS = frozenset("decreases increases affects causes changes influences lowers raises alters impairs "
+                          "drives limits shapes".split())
+"""Third-person verbs that are plural nouns too ("increases in ..."): after a noun they are the
+clause's verb ("exercise increases insulin sensitivity")."""
+_DETERMINERS = frozenset("a an the its their this these those such some any no each every both all our your "
+                         "his her my many few several".split())
+
+
+def change_verb_after_noun(word: str, before: str) -> bool:
+    """True when ``word`` is one of :data:`_CHANGE_VERBS` and the word before it (the end of
+    ``before``) is no determiner or preposition: the clause's verb ("supplementation decreases
+    fracture risk"), not a plural noun ("the increases in", "of changes")."""
+    prev = re.search(r"([\w-]+)\W*$", before)
+    return word.lower() in _CHANGE_VERBS and prev is not None and \
+        prev.group(1).lower() not in _DETERMINERS | PREPOSITIONS
+
+
 def base_form_is_verb(before: str, after: str) -> bool:
     """A plural-present form ("give", "annotate") heads a clause only after a plural or acronym
     subject ("stem cells give rise", "RIM1 decrease"; not after a verb: "reduces fracture risk")
@@ -84,8 +101,11 @@ def base_form_is_verb(before: str, after: str) -> bool:
     if not prev:
         return False
     w = prev.group(1)
-    # "reduces fracture risk": an "-s" word that can only be a verb is the clause's verb, not a plural subject
-    plural = w.lower().endswith("s") and not w.lower().endswith("ss") and word_class(w.lower()) != "verb"
+    # "reduces fracture risk": an "-s" word that can only be a verb is the clause's verb, not a plural subject;
+    # so is a change verb after a noun ("supplementation decreases fracture risk"), not after a determiner
+    # or preposition ("the increases in", "of changes")
+    plural = w.lower().endswith("s") and not w.lower().endswith("ss") and word_class(w.lower()) != "verb" \
+        and not change_verb_after_noun(w, before[:prev.start(1)])
     return plural or w.lower() in _IRREGULAR_PLURALS or ("-" not in w and is_acronym(w))
 
 
