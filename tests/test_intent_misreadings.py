@@ -405,7 +405,7 @@ def test_a_document_word_before_to_is_content(intent):
     assert parse_intent(intent).checkpoints[0].text == intent
 
 
-@pytest.mark.parametrize("text", ["only papers after 3000", "nothing from before 1500"])
+@pytest.mark.parametrize("text", ["only papers after 3000", "nothing from before 1500", "only papers from 3000"])
 def test_feedback_with_a_year_past_the_date_reader_says_so(text):
     from litnav.core.records import Workflow
     from litnav.navigator.feedback import FeedbackError, parse_feedback

@@ -103,10 +103,10 @@ class FeedbackError(ValueError):
     checkpoint); the message says what."""
 
 
-_ODD_YEAR = re.compile(rf"\b(?:after|since|before|until|till)\s+(?P<year>(?!{YEAR_PATTERN}\b)\d{{4}})"
+_ODD_YEAR = re.compile(rf"\b(?:after|since|before|until|till|from|in)\s+(?P<year>(?!{YEAR_PATTERN}\b)\d{{4}})"
                        r"(?=\s*(?:$|[,.;!?)]|\b(?:and|or)\b))", re.I)
 """A date cue before a four-digit number outside the years the date reader knows, ending the
-phrase ("after 3000"; not "after 1000 steps")."""
+phrase ("after 3000", "only papers from 3000"; not "after 1000 steps", "in 1000 documents")."""
 
 
 def _require_edges(seed: str, direction: str, corpus, said: str) -> None:
