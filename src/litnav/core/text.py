@@ -260,6 +260,7 @@ def _medical_forms(word: str) -> list[str]:
     return out
 
 
+@lru_cache(maxsize=65536)
 def spelling_variants(word: str) -> tuple[str, ...]:
     """``word`` (lower case) and its other spellings, ``word`` first: its American spelling
     (:func:`american_spelling`) and that word's British forms from the same ``breame`` table, or

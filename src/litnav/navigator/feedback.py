@@ -62,18 +62,19 @@ _NOT_PAPER = re.compile(r"\b(?:not|no|exclude|hide|skip|without)\s+" + _PAPER_RE
                         + r"(?=\s*(?:[,.;]|$|\band\b|\bor\b))", re.I)
 _IRRELEVANT = re.compile(r"(?<![\w#])" + _PAPER_REF + r"\s+(?:is|are|seems|looks)\s+"
                          r"(?:irrelevant|off[\s-]topic|not\s+relevant|unrelated|wrong)\b", re.I)
-"""A result put aside by rank, ordinal or quoted title: "not #1 and not #4", "no paper 3", "#3 is
-irrelevant" (never a bare id: "not 2019" is a year)."""
+"""A result put aside by ordinal or quoted title: "not the second one", "the top paper is off-topic"
+(by rank: :data:`_RANKS_PUT_ASIDE`; never a bare id: "not 2019" is a year)."""
 _RANK = r"(?:#\s*\d+|(?:results?|papers?|hits?|numbers?|nos?\.?)\s*#?\d+|\d+)(?:\s*(?:-|–|to)\s*#?\d+)?"
 _RANK_LIST = (r"(?:(?:results?|papers?|hits?|numbers?|nos?\.?)\s*#?\s*|#\s*)\d+(?:\s*(?:-|–|to)\s*#?\d+)?"
               r"(?:\s*(?:,|/|\bor\b|\band\b|\bnor\b|,\s*(?:or|and|nor))\s*(?:not\s+|no\s+)?" + _RANK + ")*")
 _RANKS_PUT_ASIDE = re.compile(
     r"\b(?:not|no|drop|remove|exclude|ban|hide|skip|discard|without)\s+(?:the\s+)?(?P<list>" + _RANK_LIST + r")"
     r"(?=\s*(?:[,.;]|$|\b(?:and|but|also|then|please)\b))"
-    r"|(?<![\w#])(?P<list2>" + _RANK_LIST + r")\s+(?:are|seem|look)\s+"
+    r"|(?<![\w#])(?P<list2>" + _RANK_LIST + r")\s+(?:is|are|seems?|looks?)\s+"
     r"(?:irrelevant|off[\s-]topic|not\s+relevant|unrelated|wrong)\b", re.I)
-"""Several results put aside by rank in one phrase: "not #2 or #5", "drop #3, #7", "no #2, #5 or #8",
-"exclude results 1-3", "not #2 nor #5", "#2 and #5 are off-topic" (each rank, or each of a range)."""
+"""Results put aside by rank, one or several in one phrase: "remove #2", "not #1 and not #4", "not
+#2 or #5", "drop #3, #7", "exclude results 1-3", "not #2 nor #5", "#3 is irrelevant", "#2 and #5
+are off-topic" (each rank, or each of a range; "not 2019" is no rank)."""
 
 
 def _ranks(listed: str) -> list[int]:
@@ -287,10 +288,7 @@ def parse_feedback(
             edits.append(Edit(action="add_node", target=f"cite_{direction}", detail={
                 "role": "citation", "direction": direction, "seed_ids": [seed]}, reason=take(m)))
     for m in _RANKS_PUT_ASIDE.finditer(text):
-        ranks = _ranks(m.group("list") or m.group("list2"))
-        if len(ranks) < 2:  # one result: the pin/ban patterns below read it
-            continue
-        for rank in ranks:
+        for rank in _ranks(m.group("list") or m.group("list2")):
             if not ranking or rank < 1 or rank > len(ranking):
                 raise FeedbackError(f"{m.group(0).strip()!r}: there is no result number {rank} (the results have "
                                     f"{len(ranking)})")
@@ -311,8 +309,8 @@ def parse_feedback(
                                 "say one of them")
         edits.append(Edit(action=action, target=seed, reason=take(m)))
     for m in [*_NOT_PAPER.finditer(text), *_IRRELEVANT.finditer(text)]:
-        if m.group("cid") or any(s <= m.start() < e for s, e in consumed):
-            continue
+        if not (m.group("ord") or m.group("title")) or any(s <= m.start() < e for s, e in consumed):
+            continue  # ranks were read above; a bare id is no result put aside ("not 2019")
         seed = resolve_paper(m, ranking, corpus)
         if any(e.action == "pin" and e.target == seed for e in edits):
             raise FeedbackError(f"{m.group(0).strip()!r} puts aside a paper the same feedback pins ({seed}): say one of them")
