@@ -129,18 +129,9 @@ def _anchor_from_intent(intent: str, corpus, settings: Settings, *, top_k, today
     try:
         anchor = resolve_anchor(corpus, ref)
     except AnchorError:
-        found = _anchor_and_topic(ref, corpus) if not rest else None
-        split = _title_and_constraints(ref, corpus, today) if not rest and found is None else None
-        if found is not None:
-            anchor, rest = found
-        elif split is None:
+        if rest or (found := _anchor_and_rest(ref, corpus, today)) is None:
             return _not_found(request, corpus, settings, top_k=top_k, today=today)
-        else:
-            try:
-                anchor = resolve_anchor(corpus, split[0])
-            except AnchorError:
-                return _not_found(request, corpus, settings, top_k=top_k, today=today)
-            rest = split[1]
+        anchor, rest = found
     asked = None
     if direction != "sibling" and not _has_citation_edges(corpus):
         asked, direction = direction, "sibling"  # nothing cites anything here: the papers most like it
@@ -152,6 +143,22 @@ def _anchor_from_intent(intent: str, corpus, settings: Settings, *, top_k, today
     session.engines["navigator"] += " (read from the intent)"
     session.turns[0].asked_direction = asked
     return session
+
+
+def _anchor_and_rest(ref: str, corpus, today) -> tuple[str, str] | None:
+    """``(anchor id, what follows)`` of a reference that runs on past the paper's name: a topic
+    (:func:`_anchor_and_topic`) or constraints (:func:`_title_and_constraints`); None when no part
+    of it names a corpus paper."""
+    from litnav.navigator.anchor import AnchorError, resolve_anchor
+
+    if (found := _anchor_and_topic(ref, corpus)) is not None:
+        return found
+    if (split := _title_and_constraints(ref, corpus, today)) is None:
+        return None
+    try:
+        return resolve_anchor(corpus, split[0]), split[1]
+    except AnchorError:
+        return None
 
 
 def _in_time_of(asked: str, paper, rest: str | None) -> str | None:
