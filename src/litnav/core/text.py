@@ -239,7 +239,7 @@ _AMERICAN_IZ = re.compile(r"([a-z]{3,})iz(e|es|ed|ing|er|ers|ation|ations|able)"
 _MEDICAL_SPELLINGS = (("haem", "hem"), ("aemi", "emi"), ("paed", "ped"), ("oesophag", "esophag"), ("oedem", "edem"),
                       ("oestr", "estr"), ("aetiol", "etiol"), ("faec", "fec"), ("foet", "fet"), ("coeli", "celi"),
                       ("gynaec", "gynec"), ("anaesth", "anesth"), ("amoeb", "ameb"), ("noea", "nea"), ("rhoea", "rhea"),
-                      ("caesar", "cesar"), ("oesinophil", "eosinophil"), ("dyspnoe", "dyspne"))
+                      ("caesar", "cesar"), ("dyspnoe", "dyspne"))
 """British and American stems of medical words the ``breame`` table lacks ("ischaemic", "oesophageal",
 "coeliac", "oedema", "dyspnoea"): each way round, a word's other spelling when it holds one of them.
 Used only for the words a BM25 query matches (:func:`spelling_variants`), where a form the
@@ -266,9 +266,9 @@ def spelling_variants(word: str) -> tuple[str, ...]:
     (:func:`american_spelling`) and that word's British forms from the same ``breame`` table, or
     "-iz..." -> "-is..." (:data:`_BRITISH_IS` read backwards), or else by the medical stems of
     :data:`_MEDICAL_SPELLINGS`: "tumor" -> ("tumor", "tumour"), "randomised" -> ("randomised",
-    "randomized"), "ischemic" -> ("ischemic", "ischaemic"), "model" -> ("model", ...) with forms no
-    index holds. The words BM25 matches for
-    one query word, since an index holds each text's words as written."""
+    "randomized"), "ischemic" -> ("ischemic", "ischaemic"), "model" -> ("model",). A form may be no
+    word at all ("theme" -> "thaeme"): these are the words BM25 matches for one query word, and an
+    index, which holds each text's words as written, simply lacks such a form."""
     m = _BRITISH_IS.fullmatch(word)
     american = word if m and m.group(1) in _ISE_ALWAYS else american_spelling(word)
     if "-" in word:
