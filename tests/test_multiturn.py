@@ -634,3 +634,37 @@ def test_a_filter_added_by_feedback_says_which_earlier_results_it_removed(corpus
     years = {r.corpus_id: corpus.paper(r.corpus_id).year or 0 for r in first.results}
     counted = int(note.split(" of the previous turn's")[0].rsplit(" ", 1)[1])
     assert counted == sum(1 for c in years if years[c] <= 2019 and c not in {r.corpus_id for r in both.results})
+
+
+@pytest.mark.parametrize("feedback", ["I'm not interested in speech", "the speech ones are not relevant",
+                                      "I don't want speech papers", "we do not need speech"])
+def test_a_wish_to_leave_something_out_is_an_exclusion_of_it(scripted, corpus, feedback):
+    from litnav.navigator.feedback import parse_feedback
+
+    first = scripted.turns[0]  # before "drop anything about speech"
+    edits = parse_feedback(feedback, first.checklist, first.workflow, [r.corpus_id for r in first.results],
+                           corpus, None)
+    [cp] = [e.detail["checkpoint"] for e in edits if e.action == "add_checkpoint"]
+    assert (cp["kind"], cp["weight"], cp["terms"][0].lower()) == ("exclusion", 1.0, "speech")
+    assert [e.detail["role"] for e in edits if e.action == "add_checkpoint"] == ["exclude"]
+
+
+@pytest.mark.parametrize(("feedback", "kind"), [("fewer surveys", "metadata"), ("too many surveys", "metadata"),
+                                                ("less speech", "exclusion"), ("fewer speech papers", "exclusion")])
+def test_asking_for_fewer_of_something_demotes_it_and_never_asks_for_it(scripted, corpus, feedback, kind):
+    from litnav.navigator.feedback import parse_feedback
+
+    first = scripted.turns[0]
+    edits = parse_feedback(feedback, first.checklist, first.workflow, [r.corpus_id for r in first.results],
+                           corpus, None)
+    [edit] = edits
+    cp = edit.detail["checkpoint"]
+    assert (cp["kind"], cp["weight"]) == (kind, 0.5) and cp["text"].endswith("(preference)")
+    if kind == "metadata":  # a negated preference, not a preference for surveys
+        assert cp["predicate"]["negate"] is True and edit.detail["role"] == "prefer"
+    else:  # judged and demoted, never a filter that drops every paper mentioning it
+        assert edit.detail["role"] == "demote"
+        session = scripted.model_copy(update={"turns": scripted.turns[:1]})
+        turn = refine(session, feedback, corpus, Settings()).turns[-1]
+        assert not [n for n in turn.workflow.nodes if n.op == "text_filter" and n.params.get("exclude_terms")]
+        assert [c.weight for c in turn.checklist.checkpoints if c.kind == "exclusion"] == [0.5]  # judged: demoted

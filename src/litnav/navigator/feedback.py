@@ -7,7 +7,9 @@ exclusions, plus patterns for what only makes sense between turns:
 - citation direction: "follow the citing direction of the top paper", "papers that cite #2",
   "follow-up work of the first paper" (``citing``); "what does the top paper cite", "references
   of paper 3", "predecessors of ..." (``cited``);
-- exclusion: "drop/remove/exclude/filter out anything about X", "no X", "without X";
+- exclusion: "drop/remove/exclude/filter out anything about X", "no X", "without X", "I'm not
+  interested in X", "the X ones are irrelevant" (``intent.wishes``); "fewer X" / "less X" / "too
+  many X" demote X rather than filter it out;
 - result size: "show 20 results", "only the top 5";
 - pin/ban: "pin paper 2", "ban #3", "remove paper 4" (a rank, a corpus id, or a quoted title);
   "not #1 and not #4", "#3 is irrelevant", "not #2 or #5", "exclude results 1-3" ban too;
@@ -97,6 +99,13 @@ _DROP_CP = re.compile(
     r"|(?P<word>checkpoints?\s+)?(?P<cid>[a-z]\d+(?:(?:\s*,\s*|\s+and\s+)(?:checkpoint\s+)?[a-z]\d+)*))"
     rf"|(?:never\s+mind|forget(?:\s+about)?)\s+(?:the\s+)?(?P<field2>{_FIELD})"
     r"(?:\s+(?:constraint|filter|requirement|restriction))?)\b", re.I)
+
+
+_FEWER = re.compile(r"(?P<lead>(?:^|(?<=[,;.])|\b(?:and|but)\s)\s*)(?:(?:I\s+want|I'd\s+like|give\s+me|show(?:\s+me)?"
+                    r"|please)\s+)?(?:fewer|less|not\s+so\s+many|not\s+as\s+many|too\s+many)\s+(?!important\b)", re.I)
+"""A clause asking for less of something: "fewer theoretical papers", "less theory", "too many
+surveys". Rewritten to "preferably not ...", it becomes a preference (``intent.wishes``): a
+negated type of weight < 1 or an exclusion that demotes what it names and filters nothing."""
 
 
 class FeedbackError(ValueError):
@@ -402,6 +411,7 @@ def parse_feedback(
     rest = text
     for s, e in sorted(consumed, reverse=True):
         rest = rest[:s] + " " + rest[e:]
+    rest = _FEWER.sub(lambda m: m.group("lead") + "preferably not ", rest)  # a preference, read as one
     venues = corpus.venues() if corpus is not None else None
     newest = corpus.newest_date() if hasattr(corpus, "newest_date") else None
     try:
@@ -442,8 +452,9 @@ def parse_feedback(
                 continue
             new = cp.model_copy(update={"id": _next_id("x", scratch), "source": "user"})
             scratch.checkpoints.append(new)
+            role = "exclude" if new.weight >= 1.0 else "demote"  # "less theory": judged, never filtered out
             edits.append(Edit(action="add_checkpoint", target=new.id, detail={
-                "checkpoint": new.model_dump(mode="json"), "role": "exclude", "terms": list(new.terms)}
+                "checkpoint": new.model_dump(mode="json"), "role": role, "terms": list(new.terms)}
                 | _unmentioned(cp.terms, corpus), reason=new.text))
     if not edits and already:
         hint = " (for a narrower period say e.g. 'only papers after 2021')" if any(

@@ -61,10 +61,12 @@ from litnav.navigator.intent.organisms import in_humans, names_animals, only_hum
 from litnav.navigator.intent.passage import asks_for_papers, is_markup, is_passage, is_prose
 from litnav.navigator.intent.pubtypes import extract_types
 from litnav.navigator.intent.text import BOUNDARY, Workspace, normalise
+from litnav.navigator.intent.wishes import restate_wishes
 from litnav.navigator.intent.venues import VenueEntry, VenueMention, extract_venues, resolve_name
 
 EMPIRICAL_WEIGHT = 0.5
 FACET_WEIGHT = 0.5
+"""Weight of a facet checkpoint beside the whole-intent checkpoint ``c1`` (weight 1.0)."""
 _NEGATION_WORDS = frozenset({"without", "never", "except", "exclud", "neither"})
 """Stems of negation words that are not stop words: an intent of these alone names nothing."""
 
@@ -77,7 +79,16 @@ def _names_something(text: str) -> bool:
 HUMANS_WEIGHT = 0.5
 """Weight of the exclusion of animal studies that "in humans" states: a preference (a paper judged
 to be animal work is demoted, not dropped; an intent's own "not animal studies" weighs 1)."""
-"""Weight of a facet checkpoint beside the whole-intent checkpoint ``c1`` (weight 1.0)."""
+PREFERRED_EXCLUSION_WEIGHT = 0.5
+"""Weight of an exclusion stated as a preference ("preferably not X", ``wishes.restate_wishes``):
+a paper judged to be about X is demoted, not dropped."""
+
+
+def _weighed(cp: Checkpoint, preference: bool) -> Checkpoint:
+    """``cp`` as stated: an exclusion that is a preference weighs :data:`PREFERRED_EXCLUSION_WEIGHT`."""
+    if not preference:
+        return cp
+    return cp.model_copy(update={"weight": PREFERRED_EXCLUSION_WEIGHT, "text": f"{cp.text} (preference)"})
 
 class ContradictoryDates(ValueError):
     """Date constraints that no publication date satisfies ("since 2020 before 2010"); the message
@@ -129,6 +140,8 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
     text = unglue_years(narrow_other_than(asked or typed), today)
     if mode == "claim":  # the checklist keeps the intent as typed (the planner's baseline searches read it)
         return _parse_claim(text, today).model_copy(update={"intent": as_typed})
+    restated = restate_wishes(text)  # "I'm not interested in surveys" -> "not surveys"
+    text = restated.text
     ws = Workspace(text)
     dates = extract_dates(ws, today, newest=newest)
     types = extract_types(ws)
@@ -174,6 +187,8 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
             # metadata or title cues, so absence of a cue is no proof (an exact filter lost 91 % of the
             # relevant papers of a "Surveys of ..." dev intent); exclusions stay exact
             weight = EMPIRICAL_WEIGHT if not negated and not any(t.only for t in ts) else 1.0
+            if negated and all(restated.is_soft(t.position) for t in ts):  # "preferably not surveys"
+                weight = EMPIRICAL_WEIGHT
             say = ("Is not " if negated else "Is ") + " or ".join(_TYPE_NAMES[v] for v in values)
             if weight < 1.0:
                 say += " (preference)"
@@ -191,7 +206,8 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
 
     checkpoints = _content_checkpoints(whole, facets)
     checkpoints += [cp.model_copy(update={"id": f"m{i}"}) for i, (_p, cp) in enumerate(metadata, 1)]
-    checkpoints += [exclusion_checkpoint(f"x{i}", phrase, terms) for i, (phrase, terms, _p) in enumerate(exclusions, 1)]
+    checkpoints += [_weighed(exclusion_checkpoint(f"x{i}", phrase, terms), restated.is_soft(at))
+                    for i, (phrase, terms, at) in enumerate(exclusions, 1)]
     if says_in_humans(ws.text) and not any(names_animals(ts) for _p, ts, _ in exclusions):
         checkpoints.append(exclusion_checkpoint(f"x{len(exclusions) + 1}", "animal studies", ["animal studies"])
                            .model_copy(update={"weight": HUMANS_WEIGHT}))

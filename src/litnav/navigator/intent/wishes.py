@@ -1,0 +1,82 @@
+"""Conversational wishes restated as the negation cues the extractors read.
+
+"I'm not interested in surveys", "we don't want Twitter data", "please don't include reviews",
+"..., Twitter papers are not relevant" and "..., avoid Twitter" leave something out as "not X"
+does; "preferably not surveys" and "ideally without X" say it as a preference. Read as they
+stand, the first two turned into a *preference for* surveys (the type extractor saw "surveys"
+after "want", no negation cue) and an exclusion of "interested in Twitter".
+:func:`restate_wishes` rewrites each to "not X" and says where the soft cues now stand, so the
+type and exclusion extractors read them unchanged and the parser weighs the soft ones as
+preferences.
+
+A wish needs a first-person subject ("I", "we") or an imperative at the start of a clause:
+"models that do not need labelled data" is a method property (an absent resource), not a wish.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_SUBJECT = r"\b(?:I|we)\b(?:\s*'(?:m|re)|\s+(?:am|are))?\s*"
+_ADVERB = r"(?:(?:really|just|also|honestly|definitely|certainly|particularly|especially)\s+)?"
+_NEGATED = (r"(?:do\s*n't|do\s+not|would\s*n't|would\s+not|'d\s+rather\s+not|would\s+rather\s+not"
+            r"|am\s+not|'m\s+not|are\s+not|'re\s+not|not|never|have\s+no)\s+")
+_WISH = (r"(?:want|need|like|care\s+(?:about|for)|(?:interested|looking)\s+(?:in|for)|interest\s+in|include"
+         r"|see|read)\b")
+_THEN = r"(?:\s+(?:to\s+(?:see|read|have|include|get)|any(?:thing)?|about|on|papers?\s+(?:about|on)))*"
+
+_FIRST_PERSON = re.compile(
+    rf"(?P<subject>{_SUBJECT}){_ADVERB}{_NEGATED}{_ADVERB}{_WISH}{_THEN}\s*"
+    rf"|\b(?:(?:are|am|is)\s+)?not\s+(?:really\s+)?(?:interested|looking)\s+(?:in|for)\b{_THEN}\s*"
+    rf"|\bno\s+interest\s+in\b{_THEN}\s*",
+    re.I)
+"""'I'm not interested in', "we don't want", "I would rather not see", 'not interested in'."""
+_IMPERATIVE = re.compile(
+    r"(?:(?<=[,;:])|^|\bbut\s+|\band\s+|\bplease\s+)\s*(?:please\s+)?"
+    r"(?:do\s*n't|don't|do\s+not)\s+(?:include|show|give\s+me|return|list|bring)\b\s*"
+    r"|(?:(?<=[,;:])|\bbut\s+|\bplease\s+)\s*(?:avoid|leave\s+out|skip)\b"
+    r"(?!\s+(?:using|relying|requiring|the\s+use)\b)\s*", re.I)
+"""A clause that starts by telling what to leave out: "please don't include reviews", ", avoid
+Twitter" (not "avoid overfitting" opening the intent, nor "to avoid" or "and avoid" mid-clause;
+"avoid using X" is read by the exclusion cues)."""
+_NOT_WANTED = re.compile(
+    r"(?:(?<=[,;:.])|^(?=[^,;:.]*\b(?:ones|papers|results|studies|articles|works)\s+(?:are|is)\s))(?P<lead>\s*(?:(?:but|and|also)\s+)?)(?P<what>(?!(?:whether|if|that|this|it)\b)[^,;:.|()!?]+?)"
+    r"\s+(?:are|is)\s+(?:not\s+(?:relevant|wanted|needed|useful|of\s+interest|what\s+(?:I|we)\s+(?:want|need))"
+    r"|irrelevant|unwanted|off[\s-]topic|out\s+of\s+scope)(?=\s*(?:$|[,;:.!?]))", re.I)
+"""A clause that names what to leave out before saying so: "..., Twitter papers are not relevant";
+the first clause only with a word for papers ("the Chinese ones are irrelevant"; "Vitamin D is
+irrelevant" is a claim)."""
+_ONES = re.compile(r"\s+(?:ones|results)$", re.I)
+"""A pronoun head of what is left out ("the Chinese ones"): dropped, "Chinese" is what is meant."""
+_SOFT = re.compile(r"\b(?:preferably|ideally|if\s+possible,?|rather)\s+(?=(?:not|no|without|excluding)\b)", re.I)
+"""An adverb that makes the negation after it a preference: "preferably not surveys"."""
+
+
+@dataclass
+class Restated:
+    """``text`` with its wishes restated as "not X"; ``soft`` the offsets in ``text`` where a
+    negation cue that is a preference begins."""
+
+    text: str
+    soft: list[int] = field(default_factory=list)
+
+    def is_soft(self, start: int) -> bool:
+        """True when the negation cue at ``start`` (the offset an extractor reports; "but not X"
+        begins at "but") is a preference."""
+        return any(a >= start and re.fullmatch(r"(?:(?:but|and)\s+)?", self.text[start:a], re.I) for a in self.soft)
+
+
+def restate_wishes(text: str) -> Restated:
+    """Rewrite the wishes of ``text`` (see the module docstring) to "not X"; shape of the rest
+    unchanged. Returns the new text and where its soft cues begin."""
+    text = _FIRST_PERSON.sub(lambda m: "not ", text)
+    text = _IMPERATIVE.sub(lambda m: m.group(0)[: len(m.group(0)) - len(m.group(0).lstrip())] + "not ", text)
+    text = _NOT_WANTED.sub(lambda m: f"{m.group('lead')}not {_ONES.sub('', m.group('what').strip())}", text)
+    out, soft, last = [], [], 0
+    for m in _SOFT.finditer(text):
+        out.append(text[last:m.start()])
+        soft.append(sum(map(len, out)))
+        last = m.end()
+    out.append(text[last:])
+    return Restated("".join(out), soft)

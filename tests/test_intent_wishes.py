@@ -1,0 +1,82 @@
+"""Conversational wishes ("I'm not interested in X", "X papers are not relevant", "preferably not
+surveys") are read as the plain negations they restate, and nothing else becomes one."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from litnav.navigator.intent import parse_intent
+
+TODAY = date(2026, 12, 1)
+
+
+def _constraints(intent: str) -> tuple[str, set, set]:
+    """(c1 text, negated publication types with weights, exclusion terms with weights)."""
+    cl = parse_intent(intent, today=TODAY)
+    types = {(v, c.weight) for c in cl.checkpoints if c.kind == "metadata" and c.predicate is not None
+             and c.predicate.field == "publication_type" and c.predicate.negate for v in c.predicate.values}
+    positive = [c for c in cl.checkpoints if c.kind == "metadata" and c.predicate is not None and not c.predicate.negate]
+    assert not positive, f"{intent!r} asks for no type or venue: {[c.text for c in positive]}"
+    excluded = {(t.lower(), c.weight) for c in cl.checkpoints if c.kind == "exclusion" for t in c.terms}
+    return cl.checkpoints[0].text, types, excluded
+
+
+@pytest.mark.parametrize("wish", [
+    "sentiment analysis, not surveys",
+    "sentiment analysis; I don't want surveys",
+    "sentiment analysis, I'm not interested in surveys",
+    "sentiment analysis but not interested in surveys",
+    "sentiment analysis; surveys are not relevant",
+    "sentiment analysis, we do not need surveys",
+    "sentiment analysis, I would rather not see surveys",
+    "please don't include surveys; sentiment analysis",
+    "sentiment analysis, avoid surveys",
+])
+def test_a_type_left_out_in_any_words_is_the_same_exclusion(wish):
+    topic, types, excluded = _constraints(wish)
+    assert topic == "sentiment analysis"
+    assert types == {("survey", 1.0)} and not excluded
+
+
+@pytest.mark.parametrize("wish", [
+    "sentiment analysis, but not Twitter",
+    "sentiment analysis, but I'm not interested in Twitter",
+    "sentiment analysis; we really don't want Twitter",
+    "sentiment analysis, Twitter papers are not relevant",
+    "sentiment analysis, the Twitter ones are irrelevant",
+    "sentiment analysis, avoid Twitter",
+    "sentiment analysis; please skip Twitter",
+])
+def test_a_topic_left_out_in_any_words_is_the_same_exclusion(wish):
+    topic, types, excluded = _constraints(wish)
+    assert topic == "sentiment analysis"
+    assert excluded == {("twitter", 1.0)} and not types
+
+
+@pytest.mark.parametrize(("wish", "types", "excluded"), [
+    ("coral bleaching, preferably not surveys", {("survey", 0.5)}, set()),
+    ("coral bleaching, ideally no reviews", {("survey", 0.5)}, set()),
+    ("coral bleaching, ideally without laboratory experiments",
+     set(), {("laboratory experiments", 0.5)}),
+])
+def test_a_negation_stated_as_a_preference_weighs_less_than_one(wish, types, excluded):
+    topic, got_types, got_excluded = _constraints(wish)
+    assert topic == "coral bleaching"
+    assert (got_types, got_excluded) == (types, excluded)
+    cl = parse_intent(wish, today=TODAY)
+    assert all(c.text.endswith("(preference)") for c in cl.checkpoints if c.weight < 1.0)
+
+
+@pytest.mark.parametrize("intent", [
+    "avoid overfitting in transfer learning",
+    "dropout to avoid overfitting in small data sets",
+    "methods that do not need labelled data for parsing",
+    "Vitamin D is irrelevant for bone density",
+    "rehabilitation robots that patients do not like to use",
+])
+def test_text_that_only_looks_like_a_wish_excludes_nothing(intent):
+    cl = parse_intent(intent, today=TODAY)
+    assert not [c for c in cl.checkpoints if c.kind == "exclusion"]
+    assert not [c for c in cl.checkpoints if c.predicate is not None and c.predicate.negate]
