@@ -298,10 +298,23 @@ def test_a_trial_with_a_cue_is_a_publication_type(intent, negate):
 
 
 @pytest.mark.parametrize("intent", ["automating the screening of randomized controlled trials for systematic reviews",
-                                    "information extraction from clinical trial reports", "clinical trials of statins"])
-def test_trials_without_a_cue_stay_the_topic(intent):
+                                    "information extraction from clinical trial reports",
+                                    "machine learning for clinical trial recruitment"])
+def test_trials_that_are_the_subject_matter_stay_the_topic(intent):
     cl = parse_intent(intent, today=TODAY)
     assert not [c for c in cl.checkpoints if c.kind == "metadata"] and cl.checkpoints[0].text == intent
+
+
+@pytest.mark.parametrize("intent", ["clinical trials of statins in elderly patients",
+                                    "randomized controlled trials of statins in elderly patients",
+                                    "RCTs on statins in elderly patients", "find RCTs of statins in elderly patients",
+                                    "statins in elderly patients, randomised controlled trials",
+                                    "statins in elderly patients (RCTs)"])
+def test_trials_asked_for_are_a_preferred_type_as_meta_analyses_are(intent):
+    cl = parse_intent(intent, today=TODAY)
+    (m,) = [c for c in cl.checkpoints if c.kind == "metadata"]
+    assert (m.predicate.values, m.predicate.negate, m.weight) == (["trial"], False, 0.5)
+    assert cl.checkpoints[0].text == "statins in elderly patients"
 
 
 @pytest.mark.parametrize(("title", "types", "expected"), [

@@ -445,3 +445,65 @@ def test_in_humans_holds_where_the_corpus_finds_humans_generic() -> None:
     cl = parse_intent("gut microbiota and obesity in humans", None, TODAY, phrases=table)
     [x] = [c for c in cl.checkpoints if c.kind == "exclusion"]
     assert {"mice", "rats"} <= set(x.terms) and x.weight < 1
+
+
+VENUES = {"Physical Review Letters": 8, "Physical Review B": 28, "Nature": 3, "Science": 3, "American Economic Review": 3,
+          "Quarterly Journal of Economics": 6, "The Lancet": 3, "New England Journal of Medicine": 3}
+
+# (discipline, paraphrases, the constraints each must carry); phrasings a researcher types
+STATED = [
+    ("physics: an acronym, a full name, a parenthesis", [
+        "ARPES of topological insulators in PRL",
+        "ARPES of topological insulators published in Physical Review Letters",
+        "ARPES of topological insulators (PRL)",
+        "papers in Physical Review Letters on ARPES of topological insulators",
+    ], {("venue", ("Physical Review Letters",), None, None, False)}),
+    ("physics: a list of journals", [
+        "twisted bilayer graphene superconductivity in Nature, Science or PRL",
+        "twisted bilayer graphene superconductivity (Nature, Science, PRL)",
+        "twisted bilayer graphene superconductivity published in PRL, Nature or Science",
+    ], {("venue", ("Nature", "Physical Review Letters", "Science"), None, None, False)}),
+    ("economics: names and acronyms mixed", [
+        "nudges for retirement savings in the American Economic Review or QJE",
+        "nudges for retirement savings published in AER or the Quarterly Journal of Economics",
+        "nudges for retirement savings (AER, QJE)",
+        "nudges for retirement savings in AER or QJE",
+    ], {("venue", ("American Economic Review", "Quarterly Journal of Economics"), None, None, False)}),
+    ("ecology: an exclusion after a question", [
+        "do freshwater fish ingest microplastics? marine species excluded",
+        "do freshwater fish ingest microplastics? no marine species",
+        "do freshwater fish ingest microplastics? not marine species",
+        "microplastic ingestion by freshwater fish, excluding marine species",
+    ], {("exclusion", ("marine species",))}),
+    ("earth science: other ways to leave out", [
+        "coral bleaching, modelling studies not included",
+        "coral bleaching apart from modelling studies",
+        "coral bleaching, leave out modelling studies",
+        "coral bleaching, but I'm not interested in modelling studies",
+    ], {("exclusion", ("modelling",))}),
+    ("computer science: a type left out before the topic", [
+        "surveys excluded: adversarial robustness of image classifiers",
+        "reviews excluded: adversarial robustness of image classifiers",
+        "adversarial robustness of image classifiers, not surveys",
+    ], {("publication_type", ("survey",), None, None, True)}),
+    ("physics: theory papers left out", [
+        "laser cooling of molecules, no theory papers",
+        "laser cooling of molecules, excluding theoretical work",
+        "laser cooling of molecules; I don't want theory papers",
+    ], {("publication_type", ("theoretical",), None, None, True)}),
+    ("physics: authors in every form", [
+        "gravitational waves from neutron star mergers (Abbott et al.)",
+        "Abbott et al. on gravitational waves from neutron star mergers",
+        "gravitational waves from neutron star mergers by Abbott et al.",
+        "gravitational waves from neutron star mergers, first author Abbott",
+    ], {("author", ("Abbott",), None, None, False)}),
+]
+
+
+@pytest.mark.parametrize(("discipline", "paraphrases", "expected"), STATED, ids=[g[0] for g in STATED])
+def test_a_constraint_is_read_the_same_in_every_phrasing(discipline, paraphrases, expected) -> None:
+    for p in paraphrases:
+        cl = parse_intent(p, VENUES, TODAY, phrases=TABLE)
+        assert constraints(cl) == expected, (p, constraints(cl))
+        topic = cl.checkpoints[0].text.lower()
+        assert not any(w in topic for w in ("excluded", "review", "journal", "et al", "author", "(")), (p, topic)

@@ -1,5 +1,6 @@
 """Author phrases: "by Yoav Goldberg", "papers from Hinton", "authored by Y. LeCun or Bengio",
-"not by Smith", "by Smith et al.", "Yoshua Bengio's papers". Names are capitalised tokens
+"not by Smith", "by Smith et al.", "Yoshua Bengio's papers", "(Smith et al.)", "author: Smith",
+"first author Smith". Names are capitalised tokens
 (initials, particles such as "van", "de" -- also first: "de Marneffe" --, a suffix such as
 "III", and inner capitals as in "LeCun" allowed); a few capitalised common words are refused,
 and so is an organisation ("the Allen Institute"). Where a bare "by"
@@ -37,6 +38,11 @@ _MENTION = re.compile(
 _POSSESSIVE = re.compile(r"(?<![\w-])(?P<list>" + list_pattern(_NAME) + r")'s?\s+(?i:(?:recent\s+|latest\s+|early\s+)?"
                          r"(?:papers?|works?|articles?|publications?|research|studies|contributions?))\b")
 """"Yoshua Bengio's papers on ...", "Graham Neubig's work on ...": the name is the author."""
+_ET_AL = re.compile(rf"(?<![\w-])(?P<list>(?:[{_UP}]\.\s?)*(?:{_PARTICLE}\s+)?{_TOKEN}\s+et\s+al\b\.?)")
+""""(Abbott et al.)", "Abbott et al. on ...": the surname before "et al." is a first author."""
+_LABELLED = re.compile(r"(?i:\b(?:(?P<first>first[\s-]author)\s*:?|authors?\s*:)\s*)"
+                       r"(?P<list>" + list_pattern(_NAME) + r")(?![\w-])")
+""""author: Abbott", "authors: Bloom, Liang", "first author Abbott" ("first" makes them first authors)."""
 _INSTITUTION = re.compile(r"\b(?:Institute|University|Universit\w+|College|Labs?|Laborator(?:y|ies)|Research|Inc|Corp"
                           r"|Corporation|Company|Foundation|Cent(?:er|re)|School|Department|Group|Academy)\b")
 """A word of an organisation's name: "papers from the Allen Institute" names an affiliation, not an author."""
@@ -126,11 +132,13 @@ def _names(listed: str) -> list[str]:
     return [_surname_form(n) for n in split_list(listed) if n.split()[0] not in _NOT_NAMES and not _INSTITUTION.search(n)]
 
 
-def _take(ws: Workspace, m: re.Match[str], names: list[str]) -> AuthorMention:
-    """Consume the mention ``m`` with its negation cue and return it."""
+def _take(ws: Workspace, m: re.Match[str], names: list[str], first: bool = False) -> AuthorMention:
+    """Consume the mention ``m`` with its negation cue and return it (``first``: the cue said they
+    are first authors)."""
     negated, _only, cue_start = ws.cue_before(m.start())
     ws.consume(cue_start, m.end())
-    return AuthorMention(names, negated, cue_start, ws.original[cue_start:m.end()].strip(), _all_et_al(m.group("list")))
+    return AuthorMention(names, negated, cue_start, ws.original[cue_start:m.end()].strip(),
+                         first or _all_et_al(m.group("list")))
 
 
 def extract_authors(ws: Workspace) -> list[AuthorMention]:
@@ -144,5 +152,11 @@ def extract_authors(ws: Workspace) -> list[AuthorMention]:
         if _title_like_by(ws, m):
             names = [n for n in names if not _mostly_common_words(n)]
         if names:
+            found.append(_take(ws, m, names))
+    for m in list(_LABELLED.finditer(ws.text)):
+        if names := _names(m.group("list")):
+            found.append(_take(ws, m, names, first=bool(m.group("first"))))
+    for m in list(_ET_AL.finditer(ws.text)):
+        if "|" not in m.group(0) and (names := _names(m.group("list"))):
             found.append(_take(ws, m, names))
     return sorted(found, key=lambda a: a.position)

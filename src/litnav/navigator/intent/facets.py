@@ -140,16 +140,17 @@ training data of SQuAD") or that a list continues ("without gazetteers or featur
 _EXCLUSION = re.compile(
     r"(?<!whether or )(?P<cue>(?:\b(?:but\s+not|and\s+not|not|no|never|nothing|excluding|exclude|excludes"
     r"|except(?:\s+for)?|other\s+than|rather\s+than|without|omitting|omit|ignoring|ignore|outside(?:\s+of)?"
-    r"|leaving\s+out|minus|avoid(?:s|ing)?(?=\s+(?:using|relying\s+on|requiring|the\s+use\s+of|any)\b"
-    rf"|\s+(?:{_RESOURCE_MODIFIER}\s+)*{_RESOURCE_HEAD}\b))\b(?!-)|n't\b))(?!\s+only\b)(?!\s+(?:necessarily|just|always)\b)\s*(?P<phrase>[^|,;:.()!?]+?)"
+    r"|leaving\s+out|apart\s+from|minus|avoid(?:s|ing)?(?=\s+(?:using|relying\s+on|requiring|the\s+use\s+of|any)\b"
+    rf"|\s+(?:{_RESOURCE_MODIFIER}\s+)*{_RESOURCE_HEAD}\b))\b(?!-)|n't\b))(?!\s+only\b)(?!\s+(?:necessarily|just|always|included)\b)\s*(?P<phrase>[^|,;:.()!?]+?)"
     r"(?=\s*(?:[|,;:.()!?]|\bbut\b|\bwhile\b|\balthough\b|\bthough\b|\bwhereas\b|\bexcept\b|\bexcluding\b"
     r"|\band\s+not\b|\bnor\b"
     r"|\b(?:for|across|within|applied\s+to|(?:evaluated|tested|trained)\s+on)\b|$))",
     re.I)
-_EXCLUDED_AFTER = re.compile(r"(?:^|(?<=[|,;]))\s*(?P<phrase>[^\s|,;:.()!?](?:[^|,;:.()!?]*?[^\s|,;:.()!?])?)"
+_EXCLUDED_AFTER = re.compile(r"(?:^|(?<=[|,;?!]))\s*(?P<phrase>[^\s|,;:.()!?](?:[^|,;:.()!?]*?[^\s|,;:.()!?])?)"
                              r"\s+(?:excluded|not\s+included|left\s+out)\b"
-                             r"(?=\s*(?:$|[|,;.!]))", re.I)
-"""A clause that names what to leave out before the cue: "..., Twitter excluded". The phrase starts
+                             r"(?=\s*(?:$|[|,;:.!]|-\s))", re.I)
+"""A clause that names what to leave out before the cue: "..., Twitter excluded", "...? marine species
+excluded", "Twitter excluded: ...". The phrase starts
 and ends with a non-blank character, so a long run of blanks (what the parser consumed) is read
 in linear time (a break-it trial's "in ACL, " x 125 took 5 s)."""
 _EXCLUSION_LEAD = re.compile(
@@ -205,7 +206,8 @@ _RELATIVE_AUX_BEFORE = re.compile(
 _USAGE_VERB = re.compile(r"\s*(?:use|rely\s+on|employ|involve|include|leverage|utili[sz]e|apply|consider|study"
                          r"|based\s+on|built\s+on|trained\s+on|using|relying\s+on"
                          r"|address|mention|cover|focus\s+on|deal\s+with|target)\b", re.I)
-_LIST_BOUNDARY = re.compile(r"(?:^|[|,;(]|\b(?:and|but|or))\s*$", re.I)
+_LIST_BOUNDARY = re.compile(r"(?:^|[|,;(?!:]|\b(?:and|but|or))\s*$", re.I)
+"""Where a "no" begins a clause or list item ("..., no X", "...? no X"), so it excludes."""
 
 
 _QUESTION_BEFORE = re.compile(

@@ -382,7 +382,7 @@ def _unknown_venue_mentions(ws: Workspace, vocab: dict[str, int] | None) -> list
     mention."""
     out: list[VenueMention] = []
     for start, name in sorted(ws.unknown_venues):
-        hits = resolve_name(name, vocab)
+        hits = resolve_name(name, vocab, taken=True)
         last = out[-1] if out else None
         if last is not None and re.fullmatch(r"(?:\s|,|/|&|\band\b|\bor\b)*", ws.original[last.position + len(last.phrase):start]):
             last.entries.append(VenueEntry(name))

@@ -61,6 +61,7 @@ _TYPES: list[tuple[str, str]] = [
     ("position", r"(?:position|opinion)\s+(?:papers?|pieces?|articles?)"),
     ("dataset", r"(?:dataset|data\s+set|resource|corpus)\s+papers?"),
     ("theoretical", r"theoretical\s+(?:papers?|works?|stud(?:y|ies)|analys[ie]s)"),
+    ("theoretical?", r"theory\s+(?:papers?|works?)"),
     ("survey?", r"(?<!product\s)(?<!movie\s)(?<!customer\s)(?<!user\s)(?<!peer\s)(?<!online\s)(?<!book\s)"
                 r"(?<!hotel\s)(?<!restaurant\s)(?<!code\s)(?<!app\s)reviews?"),
 ]
@@ -98,9 +99,9 @@ _FOR_BEFORE = re.compile(r"(?:^|([A-Za-z]+)\s+)for\s+(?:(?:a|an|the)\s+)?$", re.
 _NOUN_AFTER = re.compile(r"\s+([a-z][a-z-]+)\b")
 
 
-_CUE_AFTER = re.compile(r"\s+(?:(?P<only>only)|(?P<neg>excluded|not\s+included|left\s+out))\b(?=\s*(?:$|[,;.|)]|\b(?:on|about|of|in|from|for|since|published)\b))",
+_CUE_AFTER = re.compile(r"\s+(?:(?P<only>only)|(?P<neg>excluded|not\s+included|left\s+out))\b(?=\s*(?:$|[,;:.|)]|-\s|\b(?:on|about|of|in|from|for|since|published)\b))",
                         re.I)
-"""A cue after a type phrase: "surveys only on X", "..., reviews excluded"."""
+"""A cue after a type phrase: "surveys only on X", "..., reviews excluded", "surveys excluded: X"."""
 
 
 _HEAD_REVIEW = re.compile(r"^\W*(?:(?:a|an|the)\s+)?reviews?\s+(?:of|about)\b|[:,;]\s*(?:a|an)\s+reviews?\W*$", re.I)
@@ -184,6 +185,23 @@ def _modified_negation(ws: Workspace, start: int) -> int | None:
     return m.start()
 
 
+_CUED = {"survey?": "survey", "theoretical?": "theoretical"}
+"""Type phrases that name a kind of paper only after a cue ("no reviews", "no theory papers"),
+-> the value they then name."""
+_REQUEST_BEFORE = re.compile(r"^(?:\W|\b(?:find|show|list|give|me|papers?|studies|articles?|any|all|the|a|an|on"
+                             r"|about|of)\b)*$", re.I)
+_SUBJECT_AFTER = re.compile(r"\s+(?:of|on|about|in|for|testing|comparing|evaluating|investigating|assessing)\b", re.I)
+
+
+def _asked_for(text: str, start: int, end: int) -> bool:
+    """True when the trial phrase at ``start:end`` is the kind of paper asked for: it heads the
+    request ("randomized controlled trials of statins", "find RCTs on X") or is a trailing clause
+    of its own ("..., randomized controlled trials"); not "screening of randomized trials"."""
+    if _REQUEST_BEFORE.match(text[:start]) and _SUBJECT_AFTER.match(text, end):
+        return True
+    return bool(re.search(r"[,;(]\s*$", text[:start]) and re.match(r"\s*(?:$|[,;.)])", text[end:]))
+
+
 def extract_types(ws: Workspace) -> list[TypeMention]:
     """Find publication-type phrases in ``ws``, consume them with their cue, return them; a
     phrase used as the topic (:func:`topic_use`) without a negation or "only" cue stays."""
@@ -194,7 +212,7 @@ def extract_types(ws: Workspace) -> list[TypeMention]:
                 w.group(1).lower() in _QUESTIONNAIRE and re.match(r"surveys?\b", listed, re.I):
             continue  # "household surveys": questionnaires, data or a topic
         negated, only, cue_start = ws.cue_before(start)
-        if (not negated and not only and not non and not all(v == "survey?" for v in items)  # "excluding Yelp reviews": data
+        if (not negated and not only and not non and not all(v in _CUED for v in items)  # "excluding Yelp reviews": data
                 and (modified := _modified_negation(ws, start)) is not None):
             negated, cue_start = True, modified
         negated = negated or non
@@ -207,9 +225,11 @@ def extract_types(ws: Workspace) -> list[TypeMention]:
             continue
         if not negated and not only and all(v == "survey?" for v in items) and not _HEAD_REVIEW.search(ws.text[:end + 12]):
             continue
-        if not negated and not only and "trial" in items:
+        if not negated and not only and "trial" in items and not _asked_for(ws.text, start, end):
             continue  # "screening of randomized trials", "clinical trial reports": a topic unless "only"/"not" says a kind
-        values = list(dict.fromkeys("survey" if v == "survey?" else v for v in items))
+        if not negated and not only and "theoretical?" in items:
+            continue  # "graph theory papers": a topic
+        values = list(dict.fromkeys(_CUED.get(v, v) for v in items))
         ws.consume(cue_start, end)
         phrase = ws.original[cue_start:end].strip()
         if negated and "empirical" in values:

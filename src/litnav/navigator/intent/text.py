@@ -14,7 +14,7 @@ from functools import cached_property
 BOUNDARY = "|"
 TITLE_SHARE = 0.8
 """Share of an intent's content words that must be capitalised for it to read as a title."""
-_CONTINUES_CONSUMED = re.compile(re.escape(BOUNDARY) + r" *(?:,\s*|\s+)(?:(?:and|or|nor)\s+)?(?:(?:in|at|of)\s+)?$")
+_CONTINUES_CONSUMED = re.compile(re.escape(BOUNDARY) + r" *(?:,\s*|\s+)(?:(?:and|or|nor)\s+)?(?:(?:in|at|of)\s+)?(?:the\s+)?$")
 
 _DASHES = dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"), "-")
 _QUOTES = {ord("\u2018"): "'", ord("\u2019"): "'", ord("\u201c"): '"', ord("\u201d"): '"'}
@@ -120,11 +120,12 @@ def title_cased(text: str) -> bool:
     return len(words) >= 3 and sum(w[0].isupper() for w in words) >= TITLE_SHARE * len(words)
 
 
-def list_pattern(item: str) -> str:
+def list_pattern(item: str, later: str | None = None) -> str:
     """A regex for one ``item`` or a list of them joined by commas, ``or``, ``and``, ``nor``
-    or ``/``, each optionally preceded by ``in``/``at``/``by``: "ACL, EMNLP or at NAACL"."""
+    or ``/``, each optionally preceded by ``in``/``at``/``by``: "ACL, EMNLP or at NAACL";
+    ``later`` (default ``item``) is the pattern of the items after the first."""
     sep = r"(?:\s*(?:,|/)\s*(?:(?:or|and|nor)\s+)?|\s+(?:or|and|nor)\s+)(?:(?:in|at|by)\s+)?"
-    return rf"(?:{item})(?:{sep}(?:{item}))*"
+    return rf"(?:{item})(?:{sep}(?:{later or item}))*"
 
 
 def split_list(text: str) -> list[str]:

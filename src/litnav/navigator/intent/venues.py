@@ -284,7 +284,8 @@ def _matcher(vocab_key: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[st
     suffix = (r"(?P<suffix>(?i:\s+(?:proceedings|papers|journals?|venues|workshops?|symposi(?:um|a)"
               r"|(?:main\s+)?(?:conferences?|tracks?))\b))?")  # "the LoResMT workshop": one venue, not "or any workshop"
     main = r"(?P<main>(?i:\bmain\s+(?:conferences?\s+(?:of\s+)?)?))?"
-    mention = re.compile(cue + main + r"(?P<list>" + list_pattern(item) + r")" + suffix)
+    later = r"(?:(?i:the)\s+)?" + item  # "in AER or the Quarterly Journal of Economics"
+    mention = re.compile(cue + main + r"(?P<list>" + list_pattern(item, later) + r")" + suffix)
     lookup = {k: (e, s) for k, (e, s, _o) in spelled.items()}
     return mention, re.compile(item), lookup
 
@@ -326,6 +327,16 @@ _STRONG_CUE = re.compile(r"\b(?:" + _PUBLISHED + r"|papers?|articles?|work)\s+"
                          r"(?:in|at|to|from)\b|\bat\b", re.I)
 
 
+def _defines(acronym: str, before: str) -> bool:
+    """True when ``acronym`` is the initials of the words right before its parenthesis, so it
+    defines them ("density functional theory (DFT)") and names no venue."""
+    if not re.fullmatch(r"[A-Z][A-Za-z]*[A-Z][A-Za-z]*", acronym):
+        return False
+    words = [w for w in re.findall(r"[A-Za-z][\w-]*", before) if w.lower() not in _MINOR]
+    initials = "".join(part[0] for w in words[-len(acronym):] for part in w.split("-") if part).upper()
+    return initials.endswith(acronym.upper())
+
+
 def extract_venues(ws: Workspace, vocab: dict[str, int] | None) -> list[VenueMention]:
     """Find venue lists in ``ws``, consume them with their cue words ("published in", "not
     at") and map each to ``vocab`` (see module doc). A list made only of strict aliases
@@ -342,10 +353,15 @@ def extract_venues(ws: Workspace, vocab: dict[str, int] | None) -> list[VenueMen
         listed_on = ws.continues_consumed(m.start())  # "at MT Summit or AMTA"
         cue = (m.group("cue") or "").strip()
         only_after = re.match(r"\s+only\b", ws.text[m.end():], re.I)  # "Nature or Science only"
-        strong = bool(_STRONG_CUE.search(cue) or m.group("suffix")) or negated or only or listed_on or bool(only_after)
+        enclosed = (ws.text[:m.start()].rstrip().endswith("(") and re.match(r"\s*\)", ws.text[m.end():])  # "(Nature, Science)"
+                    and not _defines(m.group("list").strip(), ws.text[:m.start()]))
+        strong = (bool(_STRONG_CUE.search(cue) or m.group("suffix")) or negated or only or listed_on or bool(only_after)
+                  or bool(enclosed))
         beside_loose = bool(cue) and any(strict == LOOSE for _e, strict in items)  # "in IJCNLP or EMNLP"
+        beside_venue = bool(cue) and any(strict < MADE for _e, strict in items)  # "in Nature, Science or PRL"
         items = [(e, strict) for e, strict in items
-                 if strict < MADE or strong or (beside_loose and len(e.name) >= MIN_RESOLVED)]
+                 if strict < MADE or strong or (beside_loose and len(e.name) >= MIN_RESOLVED)
+                 or (beside_venue and len(e.name) >= 3)]
         if not items or (all(strict for _e, strict in items) and not (cue or strong)):
             continue
         end = m.end() + (only_after.end() if only_after else 0)
@@ -370,6 +386,7 @@ def extract_venues(ws: Workspace, vocab: dict[str, int] | None) -> list[VenueMen
         _resolve(mention, vocab)
     found += table
     found += _unrecognised_acronyms(ws, vocab)
+    found += _journal_names(ws, vocab)
     return sorted(found, key=lambda m: m.position)
 
 
@@ -447,6 +464,25 @@ _UNKNOWN = re.compile(
     r"(?P<name>(?:(?:" + _CAP + r"\s+){0,6}" + _VENUE_WORD + r"(?:\s+(?:on|of|for)(?:\s+(?:the|and|" + _CAP + r"))+)?"
     r"|(?:" + _VENUE_WORD + r")\s+(?:on|of|for)(?:\s+(?:the|and|" + _CAP + r"))+))"
 )
+_JOURNAL_WORD = r"(?:Letters|Transactions|Annals|Bulletin|Reviews?|Proceedings|Reports|Advances|Magazine)"
+_UNKNOWN_JOURNAL = re.compile(
+    r"(?P<cue>\b(?i:(?:(?:" + _PUBLISHED + r")\s+)?in\s+(?:the\s+)?))"
+    r"(?P<name>(?:" + _CAP + r"\s+(?:(?:of|on|for|and|&|in)\s+(?:the\s+)?)?){0,5}" + _JOURNAL_WORD
+    + r"(?:\s+(?:of|on|in)(?:\s+(?:the|and|" + _CAP + r"))+|\s+[A-Z]\b)?)(?![\w-])")
+"""A journal name the vocabulary lacks, named by its journal word: "in Geophysical Research Letters",
+"in the American Economic Review", "in Annals of Statistics", "published in Physical Review B"."""
+_MORE_JOURNALS = re.compile(
+    r"(?:\s*,\s*(?:(?:or|and)\s+)?|\s+(?:or|and)\s+)(?:the\s+)?(?P<name>(?:" + _CAP + r"\s+){0,5}" + _JOURNAL_WORD
+    + r"(?:\s+[A-Z]\b)?|(?:" + _CAP + r"\s+){1,4}[A-Z]|[A-Z][A-Za-z]*[A-Z][A-Za-z]*)(?=\s*(?:$|[,;.)]|\b(?:or|and)\b))")
+"""A further journal of a list a journal name began: "... or Physical Review B", "..., or QJE"."""
+_NOT_VENUE = (r"(?:English|Chinese|German|French|Spanish|Japanese|Korean|Russian|Portuguese|Italian|Arabic|Dutch"
+              r"|January|February|March|April|May|June|July|August|September|October|November|December"
+              r"|Spring|Summer|Autumn|Fall|Winter|Europe|Asia|Africa|America|China|India|Open\s+Access)\b")
+_UNKNOWN_PUBLISHED = re.compile(
+    r"(?P<cue>\b(?i:(?:" + _PUBLISHED + r")\s+in\s+(?:the\s+)?))"
+    r"(?P<name>(?!" + _NOT_VENUE + r")" + _CAP + r"(?:\s+(?:(?:of|on|for|and|&)\s+(?:the\s+)?)?" + _CAP
+    + r"){0,6})(?![\w-])")
+"""Any capitalised name after "published in" ("published in Econometrica"): a venue, the cue says so."""
 _UNKNOWN_ACRONYM = re.compile(
     r"(?P<cue>\b(?i:(?:" + _PUBLISHED + r")\s+(?:in|at)|at)\s+(?:the\s+)?)"
     r"(?P<name>[A-Z][A-Z0-9]{2,}(?:-[A-Z0-9]+)?)(?:\s+(?:19|20)\d{2})?\b(?!\s+(?:model|method|data))"
@@ -477,16 +513,43 @@ def _named_venues(ws: Workspace, vocab: dict[str, int] | None) -> list[VenueMent
     return out
 
 
-def resolve_name(name: str, vocab: dict[str, int] | None) -> list[str]:
+def _journal_names(ws: Workspace, vocab: dict[str, int] | None) -> list[VenueMention]:
+    """Journal names no alias matched, read after the known venues (:data:`_UNKNOWN_JOURNAL`,
+    :data:`_UNKNOWN_PUBLISHED`): the vocabulary spellings :func:`resolve_name` finds, else
+    unrecognised, so the plan reports them instead of searching for their words."""
+    out: list[VenueMention] = []
+    for rx in (_UNKNOWN_JOURNAL, _UNKNOWN_PUBLISHED):
+        for m in list(rx.finditer(ws.text)):
+            if BOUNDARY in ws.text[m.start():m.end()]:  # consumed by an earlier match
+                continue
+            hits = resolve_name(m.group("name"), vocab)
+            first = _mention(ws, m, hits, unrecognised=not hits)
+            end = m.end()
+            while more := _MORE_JOURNALS.match(ws.text, end):  # "... Letters or Physical Review B", "... or QJE"
+                name = more.group("name")
+                found = resolve_name(name, vocab, taken=True)
+                first.entries.append(VenueEntry(name))
+                first.values += [v for v in found or [name] if v not in first.values]
+                first.missing += [] if found else [name]
+                ws.consume(end, more.end())
+                first.phrase, end = ws.original[first.position:more.end()].strip(), more.end()
+            first.unrecognised = len(first.missing) == len(first.entries)
+            out.append(first)
+    return out
+
+
+def resolve_name(name: str, vocab: dict[str, int] | None, *, taken: bool = False) -> list[str]:
     """The vocabulary spellings (every edition, most papers first) of a venue-like ``name`` that
     some rule already took for a venue, looked up in any case among every name the table and the
     vocabulary answer to ("at SIGDIAL" -> the "... SIGdial Meeting ..." spellings; "in IJCNLP"
     -> "... International Joint Conference on Natural Language Processing ..."); [] when none, and for
-    an acronym made from a venue's words shorter than :data:`MIN_RESOLVED` ("NLI")."""
+    an acronym made from a venue's words shorter than :data:`MIN_RESOLVED` ("NLI") unless ``taken``:
+    the caller already read the name as a venue (an acronym the corpus's text never uses, after
+    "in" at a clause end: "in PRL" -> "Physical Review Letters")."""
     if not vocab:
         return []
     known = _matcher(_vocab_tuple(vocab))[2].get(re.sub(r"\s+", " ", name.strip()).lower())
-    if known is None or (known[1] == MADE and len(name.strip()) < MIN_RESOLVED):  # "at NLI": a task, not a workshop
+    if known is None or (known[1] == MADE and len(name.strip()) < MIN_RESOLVED and not taken):  # "at NLI": a task
         return []
     return with_editions([v for v in map_to_vocabulary(known[0], vocab) if _names_venue(name, v)], vocab)
 
