@@ -70,3 +70,20 @@ def test_a_refinement_that_drops_a_topic_excludes_its_family_too(monkeypatch):
     edits = feedback.parse_feedback("drop anything about Twitter", checklist, Workflow(nodes=[], output=""), [], corpus=_Corpus())
     [add] = [e for e in edits if e.action == "add_checkpoint"]
     assert {"Twitter", "tweet", "tweets"} <= set(add.detail["terms"])
+
+
+def test_a_family_word_far_more_common_than_the_term_is_left_out_but_its_spelling_kept():
+    """"excluding modelling studies" must not exclude every paper that says "model"."""
+    cosine = {"modelling": 1.0, "modeling": 0.9, "modelled": 0.85, "model": 0.84, "models": 0.83}
+
+    def enc(texts):
+        out = []
+        for t in texts:
+            c = cosine[t.lower()]
+            v = np.zeros(len(cosine) + 1, dtype=np.float32)
+            v[0], v[1 + sorted(cosine).index(t.lower())] = c, np.sqrt(1 - c * c)
+            out.append(v)
+        return np.vstack(out)
+
+    table = PhraseTable(n_docs=1000, df={"modelling": 10, "modeling": 80, "modelled": 4, "model": 440, "models": 400})
+    assert family("modelling", table, enc) == ["modeling", "modelled"]

@@ -17,9 +17,16 @@ import re
 import numpy as np
 
 from litnav.core.records import Checklist, Checkpoint
+from litnav.core.text import spelling_variants
 
 MIN_COSINE = 0.78
 """Least cosine between a term and a word of its family (see the module docstring)."""
+COMMON_FRACTION = 0.05
+COMMON_RATIO = 3.0
+"""A family word in more than :data:`COMMON_FRACTION` of the corpus's documents and more than
+:data:`COMMON_RATIO` times as many as the term is left out: "modelling" (1.3 % of the ACL 2016-2022
+papers) is not excluded with "model" (44 %) and "models" (40 %), which nearly every paper uses in
+another sense; "Twitter" (2.9 %) keeps "tweets" (3.3 %)."""
 MAX_CANDIDATES = 400
 """At most this many vocabulary words (the most frequent first) are embedded per term."""
 
@@ -29,8 +36,9 @@ _WORD = re.compile(r"[a-z][a-z0-9'-]{2,}")
 def family(term: str, table, encode) -> list[str]:
     """The corpus words of ``term``'s family, most similar first: words of ``table.df`` (a
     ``corpus.phrases.PhraseTable``) that share the term's first two letters, other than the term
-    itself, at cosine >= :data:`MIN_COSINE` under ``encode`` (texts -> unit vectors ``[n, d]``).
-    Empty for a term of several words or of fewer than three letters. Kept per (table, term):
+    itself, at cosine >= :data:`MIN_COSINE` under ``encode`` (texts -> unit vectors ``[n, d]``),
+    and not far more common than the term (:data:`COMMON_FRACTION`) unless it is another spelling
+    of it (``core.text.spelling_variants``). Empty for a term of several words or of fewer than three letters. Kept per (table, term):
     every refinement turn of a search asks again."""
     t = term.lower()
     if not _WORD.fullmatch(t):
@@ -56,7 +64,9 @@ def _family(term: str, t: str, table, encode) -> list[str]:
     vecs = np.asarray(encode([term, *cands]), dtype=np.float32)
     sims = vecs[1:] @ vecs[0]
     order = np.argsort(-sims, kind="stable")
-    return [cands[i] for i in order if sims[i] >= MIN_COSINE]
+    most = max(COMMON_FRACTION, COMMON_RATIO * table.doc_fraction(t))
+    spelt = set(spelling_variants(t))  # "modeling" for "modelling", however common
+    return [cands[i] for i in order if sims[i] >= MIN_COSINE and (table.doc_fraction(cands[i]) <= most or cands[i] in spelt)]
 
 
 def with_word_family(checklist: Checklist, corpus, table) -> Checklist:
