@@ -4,6 +4,7 @@ NAACL" never admits a Findings paper."""
 
 from __future__ import annotations
 
+import re
 from datetime import date
 
 import pytest
@@ -453,4 +454,25 @@ def test_a_journal_the_corpus_lacks_is_reported_as_a_venue_not_searched_as_words
 def test_a_language_or_an_acronym_that_defines_its_words_is_no_venue(intent):
     vocab = {**VOCAB, "Actes de TALN 2019. Défi Fouille de Textes (atelier TALN-RECITAL)": 2}
     checklist = parse_intent(intent, venues=vocab, today=TODAY)
+    assert not [c for c in checklist.checkpoints if c.predicate is not None and c.predicate.field == "venue"]
+
+
+@pytest.mark.parametrize(("intent", "spelling"), [
+    ("ARPES of topological insulators in Phys. Rev. Lett.", "Physical Review Letters"),
+    ("ARPES of topological insulators in Phys. Rev. B", "Physical Review B"),
+    ("MOFs for carbon capture (J. Am. Chem. Soc., since 2018)", "Journal of the American Chemical Society"),
+])
+def test_an_iso4_abbreviated_journal_is_its_venue(intent, spelling):
+    vocab = {**VOCAB, "Physical Review Letters": 5, "Physical Review B": 5, "Journal of the American Chemical Society": 5}
+    checklist = parse_intent(intent, venues=vocab, today=TODAY)
+    venue = [c for c in checklist.checkpoints if c.predicate is not None and c.predicate.field == "venue"]
+    assert [c.predicate.values for c in venue] == [[spelling]]
+    assert not re.search(r"\b(?:Phys|Rev|Lett|Chem|Soc)\b", " ".join(t for c in checklist.checkpoints for t in c.terms))
+    unknown = parse_intent(intent, venues=VOCAB, today=TODAY)  # a corpus without it: reported, not searched
+    assert [c for c in unknown.checkpoints if c.predicate is not None and c.predicate.field == "venue"
+            and "not in the corpus venue list" in c.text]
+
+
+def test_a_person_s_initials_are_no_journal():
+    checklist = parse_intent("fantasy linguistics by J. R. R. Tolkien", venues=VOCAB, today=TODAY)
     assert not [c for c in checklist.checkpoints if c.predicate is not None and c.predicate.field == "venue"]

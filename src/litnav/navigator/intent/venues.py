@@ -387,6 +387,7 @@ def extract_venues(ws: Workspace, vocab: dict[str, int] | None) -> list[VenueMen
     found += table
     found += _unrecognised_acronyms(ws, vocab)
     found += _journal_names(ws, vocab)
+    found += _abbreviations(ws, vocab)
     return sorted(found, key=lambda m: m.position)
 
 
@@ -535,6 +536,42 @@ def _journal_names(ws: Workspace, vocab: dict[str, int] | None) -> list[VenueMen
                 first.phrase, end = ws.original[first.position:more.end()].strip(), more.end()
             first.unrecognised = len(first.missing) == len(first.entries)
             out.append(first)
+    return out
+
+
+_ABBREVIATED = re.compile(r"(?<![\w.])(?P<name>(?:[A-Z][a-z]{0,7}\.\s*){2,6}(?:[A-Z](?:[a-z]+)?\b(?!\.))?)")
+"""A journal name in ISO 4 abbreviation: "Phys. Rev. Lett.", "J. Am. Chem. Soc.", "Phys. Rev. B"
+(two or more abbreviated words, each capitalised and ending in a full stop)."""
+
+
+def _expands(abbreviation: str, spelling: str) -> bool:
+    """True when each word of ``abbreviation`` begins the next word of ``spelling`` that is not a
+    minor word ("Phys. Rev. Lett." -> "Physical Review Letters"; "J. Am. Chem. Soc." -> "Journal
+    of the American Chemical Society"), and no word of either is left over."""
+    short = re.findall(r"[A-Za-z]+", abbreviation)
+    full = [w for w in re.findall(r"[A-Za-z]+", spelling) if w.lower() not in _MINOR]
+    return len(short) == len(full) and all(f.lower().startswith(a.lower()) for a, f in zip(short, full))
+
+
+def _abbreviations(ws: Workspace, vocab: dict[str, int] | None) -> list[VenueMention]:
+    """ISO 4 abbreviated journal names (:data:`_ABBREVIATED`): the vocabulary spellings they
+    abbreviate (:func:`_expands`), else unrecognised, so the plan reports them rather than
+    searching for "Phys" and "Lett"."""
+    out = []
+    for m in list(_ABBREVIATED.finditer(ws.text)):
+        if (BOUNDARY in m.group(0) or not re.search(r"[A-Z][a-z]+\.", m.group("name"))
+                or re.search(r"\bby\s+$", ws.text[:m.start()], re.I)):
+            continue  # consumed, or a person's initials ("by J. R. R. Tolkien")
+        hits = sorted((v for v in vocab or {} if _expands(m.group("name"), v)), key=lambda v: -int(vocab[v] or 0))
+        cue = re.search(r"(?i:(?:\b(?:" + _PUBLISHED + r")\s+)?\b(?:in|at)\s+(?:the\s+)?)$", ws.text[:m.start()])
+        start = cue.start() if cue else m.start()
+        negated, _only, cue_start = ws.cue_before(start)
+        end = m.start() + len(m.group(0).rstrip())
+        ws.consume(cue_start, end)
+        name = " ".join(m.group("name").split())
+        out.append(VenueMention([VenueEntry(name)], negated, cue_start, ws.original[cue_start:end].strip(),
+                                values=with_editions(hits, vocab) or [name], missing=[] if hits else [name],
+                                unrecognised=not hits))
     return out
 
 
