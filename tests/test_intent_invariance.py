@@ -507,3 +507,14 @@ def test_a_constraint_is_read_the_same_in_every_phrasing(discipline, paraphrases
         assert constraints(cl) == expected, (p, constraints(cl))
         topic = cl.checkpoints[0].text.lower()
         assert not any(w in topic for w in ("excluded", "review", "journal", "et al", "author", "(")), (p, topic)
+
+
+@pytest.mark.parametrize(("question", "statement"), [
+    ("does metformin lower cancer risk in type 2 diabetes?", "metformin and cancer risk in type 2 diabetes"),
+    ("does aspirin lower blood pressure?", "effect of aspirin on blood pressure"),
+    ("do statins change fracture risk?", "statins and fracture risk"),
+])
+def test_a_yes_no_question_has_the_concepts_of_its_statement(question, statement) -> None:
+    asked = concepts(parse_intent(question, None, TODAY, phrases=TABLE))
+    stated = concepts(parse_intent(statement, None, TODAY, phrases=TABLE))
+    assert stated <= asked and not any(" lower " in f" {c} " or " change " in f" {c} " for c in asked), asked

@@ -81,6 +81,16 @@ _DETERMINERS = frozenset("a an the its their this these those such some any no e
                          "his her my many few several".split())
 
 
+_DO_QUESTION = re.compile(r"^\W*(?:do|does|did)\s", re.I)
+
+
+def question_change_verb(word: str, text: str) -> bool:
+    """True when ``word`` is the base form of a :data:`_CHANGE_VERBS` verb and ``text`` is a
+    do-question: there it is the verb after the subject ("does metformin lower cancer risk?",
+    "do statins change fracture risk?"), not an adjective or noun of a compound."""
+    return _DO_QUESTION.match(text) is not None and f"{word.lower()}s" in _CHANGE_VERBS
+
+
 def change_verb_after_noun(word: str, before: str) -> bool:
     """True when ``word`` is one of :data:`_CHANGE_VERBS` and the word before it (the end of
     ``before``) is no determiner or preposition: the clause's verb ("supplementation decreases

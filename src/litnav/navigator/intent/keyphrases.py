@@ -32,6 +32,7 @@ from litnav.navigator.intent.grammar import (
     ambiguous_is_verb,
     ed_participle,
     ly_adverb,
+    question_change_verb,
     relative_clause_verb,
     verb_class,
 )
@@ -133,6 +134,8 @@ def _split_run(run: list[tuple[str, int, int]], text: str, table: PhraseTable | 
                                   and ambiguous_is_verb(tok[0], text[:tok[1]], text[tok[2]:])) \
                 or (k == 0 and relative_clause_verb(tok[0], text[:tok[1]], text[tok[2]:])):
             cls = cls or "verb"
+        if k > 0 and question_change_verb(tok[0], text):
+            cls = "verb"  # "does metformin lower cancer risk?"
         if cls == "verb" and k + 1 < len(run) and re.search(r"(?:ed|en)$", tok[0]):
             cls = ""
         if cls == "verb" and _compound_head(run, k, table):
