@@ -72,3 +72,10 @@ def test_cli_convert_beir(fixtures, tmp_path, monkeypatch):
     assert len(list(read_rows(out))) > 0 and "rows ->" in res.output
     res = CliRunner().invoke(app, ["scorer", "convert", "--format", "trec", str(tmp_path), "--out", str(out)])
     assert res.exit_code == 2 and "expected scifact or beir" in res.output
+    rows = out.read_bytes()  # an existing file (teacher labels paid for) is never overwritten unasked
+    res = CliRunner().invoke(app, ["scorer", "convert", "--format", "beir", str(fixtures / "scorer" / "beir"),
+                                   "--out", str(out)])
+    assert res.exit_code == 2 and "exists" in res.output and "--force" in res.output and out.read_bytes() == rows
+    res = CliRunner().invoke(app, ["scorer", "convert", "--format", "beir", str(fixtures / "scorer" / "beir"),
+                                   "--out", str(out), "--force"])
+    assert res.exit_code == 0, res.output

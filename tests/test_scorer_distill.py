@@ -171,6 +171,37 @@ def test_state_of_another_configuration_is_refused(pipeline, corpus):
         synthesize(corpus, pipeline["settings"], "scorer", pipeline["out"], other)
 
 
+def test_rows_synthesize_did_not_write_are_never_dropped(pipeline, corpus, tmp_path):
+    row = json.loads(pipeline["out"].read_text().splitlines()[0])
+    human = json.dumps({**row, "group": "claim-12"}) + "\n"  # a valid row of another origin
+    alone = tmp_path / "human.jsonl"  # a file synthesize did not create (no state file)
+    alone.write_text(human)
+    with pytest.raises(DistillError, match="no state file"):
+        synthesize(corpus, pipeline["settings"], "scorer", alone, CFG)
+    assert alone.read_text() == human
+    mixed = tmp_path / "mixed.jsonl"  # human labels appended to synthesize's own output
+    mixed.write_text(pipeline["out"].read_text() + human)
+    state_path(mixed).write_text(state_path(pipeline["out"]).read_text())
+    before = mixed.read_text()
+    with pytest.raises(DistillError, match=r"mixed\.jsonl:\d+: a row synthesize did not write"):
+        synthesize(corpus, pipeline["settings"], "scorer", mixed, CFG)
+    assert mixed.read_text() == before
+
+
+def test_an_intent_the_teacher_graded_nothing_of_is_not_marked_done(corpus, tmp_path):
+    def refusing(body):
+        if body["messages"][0]["content"].startswith("You are the intent synthesiser"):
+            return synth_reply(body)
+        return "not json"  # every grade fails
+
+    out = tmp_path / "d.jsonl"
+    with FakeOpenAI(handler=refusing, model=MODEL) as fake:
+        settings = make_settings(fake, tmp_path / "cache")
+        rep = synthesize(corpus, settings, "scorer", out, CFG)
+    assert rep.intents_done == 0 and len(rep.ungraded) == 3
+    assert json.loads(state_path(out).read_text())["done"] == {}
+
+
 def test_unknown_teacher_is_a_clear_error(corpus, tmp_path):
     with pytest.raises(DistillError, match="neither an LLM role"):
         synthesize(corpus, Settings(), "nobody", tmp_path / "d.jsonl", CFG)

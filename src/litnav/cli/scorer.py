@@ -31,7 +31,8 @@ def _print_json(doc) -> None:
 def synthesize_command(
     corpus: Path = typer.Option(..., "--corpus", help="Corpus directory."),
     teacher: str = typer.Option("scorer", "--teacher", help="LLM role (e.g. scorer) or endpoint name of the teacher."),
-    out: Path = typer.Option(..., "--out", help="Training data JSONL (appended; <out>.state.json tracks progress)."),
+    out: Path = typer.Option(..., "--out", help="Training data JSONL, synthesize's own (a rerun resumes it; "
+                             "<out>.state.json tracks progress)."),
     topics: int = typer.Option(8, "--topics", min=1, help="Seed topics (k-means clusters)."),
     intents_per_topic: int = typer.Option(2, "--intents-per-topic", min=1),
     seeds_per_topic: int = typer.Option(3, "--seeds-per-topic", min=1, help="Papers shown per topic."),
@@ -65,6 +66,9 @@ def synthesize_command(
         typer.echo(f"dropped {rep.dropped_rows} row(s) of an interrupted intent before resuming")
     if rep.failed:
         typer.echo(f"{len(rep.failed)} paper(s) the teacher could not grade (skipped), first: {rep.failed[0]}")
+    if rep.ungraded:
+        typer.echo(f"{len(rep.ungraded)} intent(s) of which the teacher graded no paper ({', '.join(rep.ungraded[:5])}): "
+                   "not marked done, so a rerun asks again")
     typer.echo(f"cost: {usage_line(rep.usage)}")
 
 
@@ -168,8 +172,9 @@ def eval_command(
 @scorer_app.command("convert")
 def convert_command(
     src: Path = typer.Argument(..., help="SciFact folder (corpus.jsonl, claims_train.csv) or BEIR folder."),
-    out: Path = typer.Option(..., "--out", help="Training data JSONL."),
+    out: Path = typer.Option(..., "--out", help="Training data JSONL (a new file; --force replaces one)."),
     fmt: str = typer.Option(..., "--format", help="scifact | beir."),
+    force: bool = typer.Option(False, "--force", help="Replace --out when it exists."),
     queries: Optional[Path] = typer.Option(None, "--queries", help="BEIR queries file (default: found in SRC)."),
     qrels: Optional[Path] = typer.Option(None, "--qrels", help="BEIR qrels file (default: found in SRC)."),
     seed: int = typer.Option(0, "--seed"),
@@ -180,6 +185,9 @@ def convert_command(
 
     if fmt not in ("scifact", "beir"):
         fail(f"--format {fmt!r}: expected scifact or beir", code=2)
+    if out.exists() and out.stat().st_size and not force:
+        fail(f"--out {out} exists; convert writes a new file: give another --out (join files for training with "
+             "`cat a.jsonl b.jsonl > all.jsonl`) or --force to replace it", code=2)
     with clean_errors(DataError, OSError):
         if fmt == "scifact":
             rows = from_scifact(src, cache_dir=cache_dir, seed=seed)

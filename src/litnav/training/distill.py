@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -114,6 +115,8 @@ class DistillReport:
     usage: Usage
     failed: list[str] = field(default_factory=list)
     dropped_rows: int = 0
+    ungraded: list[str] = field(default_factory=list)
+    """Intents none of whose candidates the teacher graded: left not done, a rerun asks again."""
 
 
 class DistillError(RuntimeError):
@@ -293,27 +296,43 @@ def label_rows(teacher, corpus, checklist: Checklist, intent_id: str, candidates
 
 # -- state and resumption ------------------------------------------------------------------------
 
+_OWN_GROUP = re.compile(r"t\d{3}-i\d+")
+"""The intent id that begins the ``group`` of every row :func:`synthesize` writes ("t003-i1:...")."""
+
+
 def _recover(out: Path, done: set[str]) -> tuple[int, int]:
     """Keep only valid rows of done intents in ``out`` (rewritten atomically when anything is
-    dropped); returns (rows kept, rows dropped)."""
+    dropped); returns (rows kept, rows dropped). A row of an intent that is not done was written
+    by an interrupted run and is dropped; a row synthesize does not write (human labels appended
+    by hand, a file of ``scorer convert``) raises ``DistillError`` naming its line, and nothing is
+    dropped: the output is synthesize's own file."""
     from litnav.training.data import TrainingRow
 
     if not out.exists():
         return 0, 0
     keep, dropped = [], 0
     with out.open(encoding="utf-8") as fh:
-        for line in fh:
-            if not line.strip():
-                continue
-            try:
-                row = TrainingRow.model_validate_json(line)
-            except ValidationError:
-                dropped += 1  # a torn last line
-                continue
-            if (row.group or "").split(":", 1)[0] in done:
-                keep.append(line if line.endswith("\n") else line + "\n")
-            else:
-                dropped += 1
+        lines = fh.readlines()
+    for i, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            row = TrainingRow.model_validate_json(line)
+        except ValidationError:
+            if i < len(lines):
+                raise DistillError(f"{out}:{i}: not a training row; synthesize appends only to its own output, "
+                                   "so give another --out") from None
+            dropped += 1  # a torn last line
+            continue
+        intent = (row.group or "").split(":", 1)[0]
+        if not _OWN_GROUP.fullmatch(intent):
+            raise DistillError(f"{out}:{i}: a row synthesize did not write (group {row.group!r}); it appends only to "
+                               "its own output: give another --out, and join the files for training "
+                               "(`cat a.jsonl b.jsonl > all.jsonl`)")
+        if intent in done:
+            keep.append(line if line.endswith("\n") else line + "\n")
+        else:
+            dropped += 1
     if dropped:
         write_text(out, "".join(keep))
     return len(keep), dropped
@@ -356,6 +375,9 @@ def synthesize(corpus, settings: Settings, teacher: str, out: str | Path, config
                 raise DistillError(f"{spath}: {key} differs from this run ({state.get(key)!r} vs {value!r}); "
                                    "write to another --out or remove the output and its state file")
     else:
+        if out.exists() and out.stat().st_size:
+            raise DistillError(f"{out} exists and has no state file {spath.name}, so synthesize did not write it; "
+                               "give another --out (join the files for training: `cat a.jsonl b.jsonl > all.jsonl`)")
         state = {"format": STATE_FORMAT, **ident, "topics": None, "done": {}}
     _, dropped = _recover(out, set(state["done"]))
     if state["topics"] is None:
@@ -368,6 +390,7 @@ def synthesize(corpus, settings: Settings, teacher: str, out: str | Path, config
                      logprobs=settings.scorer.teacher_logprobs)
     all_ids = corpus.all_ids()
     failed: list[str] = []
+    ungraded: list[str] = []
     done_now = skipped = rows_written = labelled = 0
     bar = progress_bar(total=len(state["topics"]) * cfg.intents_per_topic, desc="synthesize", unit="intent",
                        progress=progress)
@@ -389,6 +412,10 @@ def synthesize(corpus, settings: Settings, teacher: str, out: str | Path, config
                 cands = pick_candidates(ranking, all_ids, cfg, rng)
                 rows, n = label_rows(grader, corpus, checklist, intent_id, cands,
                                      settings.librarians.evidence_k, failed)
+                if cands and not n:  # the teacher graded none: not done, so a rerun asks again
+                    ungraded.append(intent_id)
+                    bar.update(1)
+                    continue
                 _append(out, rows)
                 state["done"][intent_id] = {"intent": checklist.intent, "rows": len(rows), "papers": n}
                 write_json(spath, state, indent=1)
@@ -402,7 +429,7 @@ def synthesize(corpus, settings: Settings, teacher: str, out: str | Path, config
     total = sum(len(t["checklists"] or []) for t in state["topics"])
     return DistillReport(out=out, state=spath, intents_total=total, intents_done=done_now, intents_skipped=skipped,
                          rows_written=rows_written, papers_labelled=labelled, usage=meter.total(),
-                         failed=failed, dropped_rows=dropped)
+                         failed=failed, dropped_rows=dropped, ungraded=ungraded)
 
 
 def usage_line(usage: Usage) -> str:

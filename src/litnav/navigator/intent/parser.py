@@ -61,8 +61,8 @@ from litnav.navigator.intent.organisms import in_humans, names_animals, only_hum
 from litnav.navigator.intent.passage import asks_for_papers, is_markup, is_passage, is_prose
 from litnav.navigator.intent.pubtypes import extract_types
 from litnav.navigator.intent.text import BOUNDARY, Workspace, normalise
-from litnav.navigator.intent.wishes import restate_wishes
 from litnav.navigator.intent.venues import VenueEntry, VenueMention, extract_venues, resolve_name
+from litnav.navigator.intent.wishes import restate_wishes
 
 EMPIRICAL_WEIGHT = 0.5
 FACET_WEIGHT = 0.5
