@@ -242,6 +242,24 @@ def test_failed_calls_are_not_cached(fake, tmp_path):
     assert engine.complete(MSGS)[0] == "later"
 
 
+def test_a_reply_the_caller_rejects_is_not_replayed_from_the_cache(fake, tmp_path):
+    """A reply that passes the schema but not the caller's own check (an invented id) is forgotten,
+    so once the server answers well the next run gets the good answer, not the cached bad one."""
+    from litnav.llm.checked import structured_checked
+
+    def check(grade):
+        return [] if grade.rationale != "invented" else ["the rationale quotes no evidence"]
+
+    fake.handler = lambda body: {"score": 1, "rationale": "invented"}
+    with pytest.raises(LLMError, match="still rejected"):
+        structured_checked(scorer(fake, tmp_path, cache=True, repair_attempts=0), MSGS, Grade, check)
+    fake.handler = lambda body: {"score": 4, "rationale": "quoted"}
+    grade, records = structured_checked(scorer(fake, tmp_path, cache=True, repair_attempts=0), MSGS, Grade, check)
+    assert grade.score == 4 and not records[-1].cached and len(fake.bodies) == 2
+    again, records = structured_checked(scorer(fake, tmp_path, cache=True, repair_attempts=0), MSGS, Grade, check)
+    assert again.score == 4 and records[-1].cached and "cache_key" not in records[-1].model_dump()
+
+
 def test_cache_off(fake, tmp_path):
     fake.handler = lambda body: "same"
     engine = scorer(fake, tmp_path, cache=False)

@@ -89,3 +89,7 @@ class DiskCache:
     def put(self, key: str, value: Any) -> None:
         """Store the JSON-serialisable ``value`` under ``key`` atomically."""
         write_json(self.path(key), value)
+
+    def delete(self, key: str) -> None:
+        """Forget ``key`` (nothing happens when it is not stored)."""
+        self.path(key).unlink(missing_ok=True)

@@ -44,6 +44,8 @@ class CallRecord(BaseModel):
     repairs: int = 0
     seconds: float = 0.0
     finish_reason: str | None = None
+    cache_key: str | None = Field(default=None, exclude=True)
+    """Where the reply is kept in the reply cache (None without one); never written out."""
     text: str = ""
     logprobs: list[TokenLogprob] | None = None
 

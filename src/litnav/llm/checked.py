@@ -56,6 +56,7 @@ def structured_checked(
         problems = check(reply)
         if not problems:
             return reply, records
+        engine.forget(rec)  # rejected: never replayed from the cache
         if repairs >= engine.endpoint.repair_attempts:
             raise LLMError(
                 f"{what} still rejected after {repairs} repair attempt(s) (engine {engine.name}): "

@@ -187,7 +187,7 @@ class LLMEngine(ABC):
                 if not isinstance(parsed, ValidationError):
                     self._record(role, CACHE_HIT)
                     return parsed, CallRecord(
-                        role=role, engine=self.name, model=self.model, usage=CACHE_HIT, cached=True,
+                        role=role, engine=self.name, model=self.model, usage=CACHE_HIT, cached=True, cache_key=key,
                         seconds=time.perf_counter() - start, finish_reason=hit.get("finish_reason"),
                         text=hit["text"], logprobs=_logprobs_from_json(hit.get("logprobs")),
                     )
@@ -228,9 +228,16 @@ class LLMEngine(ABC):
             })
         return parsed, CallRecord(
             role=role, engine=self.name, model=self.model, usage=usage, attempts=attempts, repairs=repairs,
-            seconds=time.perf_counter() - start, finish_reason=reply.finish_reason, text=reply.text,
+            cache_key=key, seconds=time.perf_counter() - start, finish_reason=reply.finish_reason, text=reply.text,
             logprobs=reply.logprobs,
         )
+
+    def forget(self, record: CallRecord) -> None:
+        """Drop the reply of ``record`` from the reply cache: it passed the schema but a caller's
+        own check rejected it (an invented id, a quote not in the evidence), so a later run asks
+        the model again instead of replaying the rejected reply for ever."""
+        if self.cache is not None and record.cache_key is not None:
+            self.cache.delete(record.cache_key)
 
     @staticmethod
     def _parse(text: str, validate: type[BaseModel] | None):
