@@ -297,6 +297,40 @@ def test_engines_and_usage_recorded(llm_runs):
         assert u.cost_usd == pytest.approx(expected)
 
 
+def test_a_refinement_is_judged_and_ordered_by_the_session_s_llm_roles(llm_runs, corpus):
+    """Refined without settings, a session runs under the settings it recorded: the teacher grades
+    and the LLM reranker orders the turn, the turn and the session say so, and the usage grows."""
+    from litnav.navigator.feedback import parse_feedback
+    from litnav.navigator.refine import refine
+
+    _, fake, first, _, _ = llm_runs
+    session = first.model_copy(deep=True)
+    before = {role: u.calls + u.cache_hits for role, u in session.usage.items()}
+    n = len(fake.bodies)
+    refined = refine(session, "show 4 results", corpus, None, today=TODAY, parser=parse_feedback)
+    turn = refined.turns[-1]
+    assert turn.engines["scorer"] == ENGINE and turn.engines["reranker"] == ENGINE
+    assert refined.engines["scorer"] == ENGINE and refined.engines["reranker"] == ENGINE
+    graded = [j for r in refined.results for j in r.checkpoints if j.kind != "metadata"]
+    assert graded and {j.engine for j in graded} == {ENGINE}
+    for role in ("scorer", "reranker"):
+        u = refined.usage[role]
+        assert u.calls + u.cache_hits > before[role], role
+    assert len(fake.bodies) >= n  # served by the server or its cache, never by the bundled student
+
+
+def test_a_refinement_keeps_the_session_s_own_student(corpus, student_path, tmp_path):
+    from litnav.navigator.feedback import parse_feedback
+    from litnav.navigator.refine import refine
+
+    settings = Settings.model_validate({"scorer": {"student": student_path}, "navigator": {"rounds": 1, "top_k": 5}})
+    session = search("attention for machine translation", corpus, settings, today=TODAY)
+    refined = refine(session, "show 4 results", corpus, None, today=TODAY, parser=parse_feedback)
+    graded = [j for r in refined.results for j in r.checkpoints if j.kind != "metadata"]
+    assert graded and {j.engine for j in graded} == {"student:agents-test"}
+    assert refined.turns[-1].engines["scorer"] == "student:agents-test" == refined.engines["scorer"]
+
+
 def test_second_identical_run_is_served_from_cache(llm_runs):
     _, fake, first, second, n_first = llm_runs
     assert len(fake.bodies) == n_first  # no request at all the second time
@@ -424,6 +458,25 @@ def test_reflection_unknown_ids_are_rejected_then_repaired(fake, tmp_path, corpu
     assert [(c.action, c.detail, c.reason) for c in out.changes] == [("add_citation_seeds", "t1", "best paper")]
     assert out.workflow.node("citation_r2_s1").params["direction"] == "cited"
     assert "t1" in fake.bodies[0]["messages"][1]["content"]  # the digest names the top papers
+
+
+def test_reflection_may_not_drop_what_the_user_asked_for(fake, tmp_path, corpus):
+    checklist = Checklist(intent="machine translation since 2010, not surveys", checkpoints=[
+        Checkpoint(id="c1", kind="topic", text="machine translation", terms=["machine translation"]),
+        Checkpoint(id="c2", kind="topic", text="The paper studies translation", terms=["translation"], weight=0.5),
+        Checkpoint(id="m1", kind="metadata", text="From 2010",
+                   predicate=MetadataPredicate(field="year", start=date(2010, 1, 1))),
+        Checkpoint(id="x1", kind="exclusion", text="The paper is not about surveys", terms=["surveys"])])
+    fake.push(json_reply({"edits": [{"action": "drop_checkpoint", "id": "m1", "reason": "r"},
+                                    {"action": "drop_checkpoint", "id": "x1", "reason": "r"},
+                                    {"action": "reweight", "id": "c1", "weight": 0.0, "reason": "r"}]}),
+              json_reply({"edits": [{"action": "reweight", "id": "c2", "weight": 0.8, "reason": "weakly covered"}]}))
+    out = LLMReflector(engine(fake, tmp_path, "reflection"), corpus)(
+        checklist, [scored("t1", 4), scored("t2")], 1, ["t1"], ReflectionState(), Settings(), 5, 3)
+    problems = fake.bodies[1]["messages"][-1]["content"]
+    assert all(f"'{cid}' is what the user asked for" in problems for cid in ("m1", "x1", "c1"))
+    kept = {c.id: c.weight for c in out.checklist.checkpoints}
+    assert kept == {"c1": 1.0, "c2": 0.8, "m1": 1.0, "x1": 1.0}
 
 
 def test_reflection_stop_edit_ends_the_search(fake, tmp_path, corpus):

@@ -322,7 +322,7 @@ def test_cli_refinements_of_one_file_wait_for_each_other(scripted, corpus_dir, t
     turns = len(read_session(path).turns)
     held = FileLock(str(tmp_path / ".s.json.lock"))
     held.acquire()  # another refinement is writing this file
-    worker = threading.Thread(target=continue_session, args=(path, "show 5 results", None, None, Settings()))
+    worker = threading.Thread(target=continue_session, args=(path, "show 5 results", None, None, None, None))
     worker.start()
     worker.join(timeout=3)
     assert worker.is_alive() and len(read_session(path).turns) == turns  # waits, writes nothing

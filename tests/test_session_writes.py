@@ -131,8 +131,12 @@ def test_a_session_file_keeps_no_endpoint_credentials():
     settings = Settings.model_validate({"llm": {"endpoints": {
         "e": {"model": "m", "api_key": "SECRETKEY123", "base_url": "https://user:pw@host.example/v1"},
         "f": {"model": "m", "base_url": "http://localhost:8000/v1"},
-        "g": {"model": "m", "base_url": "https://host.example/v1?token=abc&region=eu&api_key=k2"}}}})
+        "g": {"model": "m", "base_url": "https://host.example/v1?token=abc&region=eu&api_key=k2"},
+        "h": {"model": "m", "extra_body": {"api_token": "GATEWAYTOKEN", "chat_template_kwargs": {
+            "enable_thinking": False}, "headers": {"X-Auth": "HDR"}}}}}})
     shown = _settings_snapshot(settings)["llm"]["endpoints"]
+    assert shown["h"]["extra_body"] == {"api_token": "***", "chat_template_kwargs": {"enable_thinking": False},
+                                        "headers": {"X-Auth": "***"}}
     assert "SECRETKEY123" not in str(shown) and "pw" not in shown["e"]["base_url"]
     assert shown["e"]["base_url"] == "https://***@host.example/v1"
     assert shown["f"]["base_url"] == "http://localhost:8000/v1"

@@ -46,12 +46,12 @@ SettingsOpt = typer.Option(None, "--settings", help="Settings file (JSON or TOML
 SetOpt = typer.Option(None, "--set", help="Override a setting: group.field=value (repeatable).")
 
 
-def settings_from(file: Path | None, overrides: list[str] | None):
-    """Load settings or exit 2 with the error."""
+def settings_from(file: Path | None, overrides: list[str] | None, base: dict | None = None):
+    """Load settings (``core.settings.load_settings``) or exit 2 with the error."""
     from litnav.core.settings import SettingsError, load_settings
 
     try:
-        return load_settings(file, overrides)
+        return load_settings(file, overrides, base)
     except SettingsError as exc:
         fail(str(exc), code=2)
 

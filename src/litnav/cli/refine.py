@@ -8,32 +8,36 @@ from typing import Optional
 
 import typer
 
-from litnav.cli.common import SetOpt, SettingsOpt, clean_errors, fail, make_console, open_corpus, settings_from
+from litnav.cli.common import SetOpt, clean_errors, fail, make_console, open_corpus, settings_from
 
 
 def continue_session(session_file: Path, feedback: str, corpus: Optional[Path], out: Optional[Path],
-                     settings, top_k: Optional[int] = None) -> None:
+                     settings_file: Optional[Path], overrides: Optional[list[str]], top_k: Optional[int] = None) -> None:
     """Refine the session in ``session_file`` with ``feedback`` (and ``top_k`` results when given),
-    write it (to ``out`` or in place),
+    under the settings of ``settings_file``, else the session's own recorded ones (its LLM roles
+    and student), ``overrides`` applied on top; write it (to ``out`` or in place),
     and print the turns and the new results. Refinements of one session file run one at a time
     (a lock file ``.NAME.lock`` beside it; a second one waits), so none is lost; where no lock
     file can be made (a read-only folder with ``--out`` elsewhere) it runs without."""
     from litnav.session.io import session_lock
 
     with session_lock(session_file):
-        _continue_session(session_file, feedback, corpus, out, settings, top_k)
+        _continue_session(session_file, feedback, corpus, out, settings_file, overrides, top_k)
 
 
 def _continue_session(session_file: Path, feedback: str, corpus: Optional[Path], out: Optional[Path],
-                      settings, top_k: Optional[int]) -> None:
+                      settings_file: Optional[Path], overrides: Optional[list[str]], top_k: Optional[int]) -> None:
     from litnav.librarians import WorkflowError
     from litnav.navigator import refine
     from litnav.navigator.feedback import FeedbackError
+    from litnav.navigator.refine import session_settings
     from litnav.session.io import SessionFileError, check_output, read_session, write_session
     from litnav.session.render import print_notes, results_table, turns_table
 
     with clean_errors(SessionFileError):
         session = read_session(session_file)
+    settings = settings_from(settings_file, overrides,
+                             base=None if settings_file else session_settings(session).model_dump(mode="json"))
     path = corpus or (Path(session.corpus) if session.corpus else None)
     if path is None:
         fail(f"{session_file}: the session names no corpus; give --corpus")
@@ -71,7 +75,8 @@ def refine_cmd(
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write the refined session here (default: in place)."),
     top: Optional[int] = typer.Option(None, "--top", "-k", min=1, help="Results this turn returns (as feedback "
                                       "'show N results')."),
-    settings_file: Optional[Path] = SettingsOpt,
+    settings_file: Optional[Path] = typer.Option(None, "--settings", help="Settings file (JSON or TOML); default: "
+                                                 "the settings the session recorded (its LLM roles, student)."),
     overrides: Optional[list[str]] = SetOpt,
 ) -> None:
     """Turn feedback into workflow edits, re-run only what changed, and append a turn to the session."""
@@ -80,7 +85,8 @@ def refine_cmd(
     if any(o.split("=", 1)[0].strip() == "navigator.top_k" for o in overrides or []):
         fail("a refinement's result count is --top N (or feedback 'show N results'); navigator.top_k sets only "
              "a new search's", code=2)
-    continue_session(session_file, feedback, corpus, out, settings_from(settings_file, overrides), top)
+    settings_from(settings_file, overrides)  # a bad file or --set fails here, before the session is read
+    continue_session(session_file, feedback, corpus, out, settings_file, overrides, top)
 
 
 def register(app: typer.Typer) -> None:

@@ -73,7 +73,7 @@ def search_cmd(
                                             ("--export", export)) if given is not None]
         if ignored:
             fail(f"--continue refines a session with feedback; {', '.join(ignored)} cannot apply to it", code=2)
-        continue_session(continue_from, query or "", corpus, json_out, settings, top)
+        continue_session(continue_from, query or "", corpus, json_out, settings_file, overrides, top)
         return
     if corpus is None:
         fail("give the corpus with --corpus DIR", code=2)

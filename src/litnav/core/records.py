@@ -344,6 +344,9 @@ class Turn(_Record):
     corpus_fingerprint: str | None = Field(None, description="The corpus version this turn searched "
                                                              "(Corpus.fingerprint); None in sessions written "
                                                              "before it was recorded: Session.corpus_fingerprint.")
+    engines: dict[str, str] = Field(default_factory=dict, description="role -> engine that judged and ordered "
+                                    "this turn (scorer, reranker, retrieval); empty for the first search and in "
+                                    "sessions written before it was recorded: Session.engines.")
 
 
 class Session(_Record):

@@ -7,6 +7,7 @@ unknown fields, so a typo is an error that names the field.
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 import tomllib
@@ -324,8 +325,11 @@ def _parse_value(raw: str, key: str) -> Any:
         raise SettingsError(f"--set {key}: not a usable value ({str(exc).splitlines()[0] or 'nested too deeply'})") from None
 
 
-def load_settings(file: str | Path | None = None, overrides: list[str] | None = None) -> Settings:
-    """Build ``Settings`` from an optional JSON/TOML file and ``group.field=value`` overrides.
+def load_settings(file: str | Path | None = None, overrides: list[str] | None = None,
+                  base: dict[str, Any] | None = None) -> Settings:
+    """Build ``Settings`` from an optional JSON/TOML file and ``group.field=value`` overrides;
+    without a file, the overrides apply to ``base`` (a settings tree, e.g. the one a session
+    recorded) when given, else to the defaults.
 
     Values in overrides are parsed as JSON when they parse (``3``, ``true``, ``["a"]``), else
     taken as strings. Raises ``SettingsError`` naming the file or override and the field, or the
@@ -336,7 +340,7 @@ def load_settings(file: str | Path | None = None, overrides: list[str] | None = 
                             f"{type(overrides).__name__} (e.g. ['navigator.rounds=1'])")
     if file is not None and not isinstance(file, (str, Path)):
         raise SettingsError(f"the settings file must be a path, got {type(file).__name__}")
-    tree: dict[str, Any] = {}
+    tree: dict[str, Any] = copy.deepcopy(base) if base and file is None else {}
     if file is not None:
         path = Path(file)
         if path.suffix.lower() not in (".toml", ".json"):

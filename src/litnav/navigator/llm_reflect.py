@@ -159,13 +159,21 @@ def digest(checklist: Checklist, ranked: list[ScoredPaper], round_index: int, ma
 
 def check_edits(reply: ReflectionReply, checklist: Checklist, candidates: set[str], corpus) -> list[str]:
     """Problems of a reply: checkpoint ids not in the checklist, paper ids in neither the
-    candidates nor the corpus, and drops that would leave no checkpoint."""
+    candidates nor the corpus, drops that would leave no checkpoint, and a drop or reweight of
+    what the user asked for: the whole intent ``c1`` and every metadata constraint and exclusion
+    not added by reflection (a trial's reflection dropped "since 2018" and "not surveys" and set
+    c1's weight to 0)."""
     ids = {c.id for c in checklist.checkpoints}
+    stated = {c.id for c in checklist.checkpoints
+              if c.id == "c1" or (c.kind in ("metadata", "exclusion") and c.source != "reflection")}
     problems: list[str] = []
     dropped: set[str] = set()
     for e in reply.edits:
         if isinstance(e, (DropCheckpoint, Reweight)) and e.id not in ids:
             problems.append(f"{e.action}: {e.id!r} is not a checkpoint id; ids are {sorted(ids)}")
+        elif isinstance(e, (DropCheckpoint, Reweight)) and e.id in stated:
+            problems.append(f"{e.action}: {e.id!r} is what the user asked for (the whole intent or a stated "
+                            "constraint); reflection may change only the concept checkpoints and its own")
         if isinstance(e, DropCheckpoint):
             dropped.add(e.id)
         if isinstance(e, AddCitationSeeds):

@@ -10,6 +10,7 @@ with ``checklist``/``cached`` given here, so no separate graph checkpoint store 
 
 from __future__ import annotations
 
+import copy
 import re
 import time
 from collections import defaultdict
@@ -44,18 +45,45 @@ _USERINFO = re.compile(r"^(?P<scheme>[a-z][\w+.-]*://)[^/@\s]*@", re.I)
 _SECRET_PARAM = re.compile(r"(?P<key>[?&][^=&#]*(?:token|key|secret|password|passwd|auth|sig|signature|credential)"
                            r"[^=&#]*=)[^&#]*", re.I)
 """A query parameter of a URL whose name says it holds a secret (``?token=...``, ``&api_key=...``)."""
+_SECRET_NAME = re.compile(r"token|key|secret|password|passwd|auth|sig|signature|credential", re.I)
+"""A field name that says its value is a secret (in an endpoint's ``extra_body``)."""
+
+
+def _masked(value: Any) -> Any:
+    """``value`` (an ``extra_body`` tree) with the value of every field named like a secret as ``***``."""
+    if isinstance(value, dict):
+        return {k: "***" if _SECRET_NAME.search(str(k)) and not isinstance(v, (dict, list)) else _masked(v)
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [_masked(v) for v in value]
+    return value
 
 
 def _settings_snapshot(settings: Settings) -> dict[str, Any]:
     """The settings a session file records, without secrets: an endpoint's ``api_key`` as
     ``***``, the ``user:password@`` of its ``base_url`` as ``***@`` and the value of a query parameter
-    named like a secret (``?token=``) as ``***`` (session files are shared)."""
+    named like a secret (``?token=``) as ``***``, and so the value of an ``extra_body`` field named
+    like one (``{"api_token": ...}``) (session files are shared)."""
     data = settings.model_dump(mode="json")
     for ep in data.get("llm", {}).get("endpoints", {}).values():
         if ep.get("api_key"):
             ep["api_key"] = "***"
         if isinstance(ep.get("base_url"), str):
             ep["base_url"] = _SECRET_PARAM.sub(r"\g<key>***", _USERINFO.sub(r"\g<scheme>***@", ep["base_url"]))
+        if ep.get("extra_body"):
+            ep["extra_body"] = _masked(ep["extra_body"])
+    return data
+
+
+def replayable_settings(snapshot: dict[str, Any]) -> dict[str, Any]:
+    """The settings tree a session recorded (:func:`_settings_snapshot`), ready to run again: an
+    endpoint's masked ``api_key`` is left out, so its key comes from ``api_key_env`` as a settings
+    file without one would. A ``base_url`` whose credentials were masked stays masked (the call
+    then fails naming the endpoint): such a session is refined with ``--settings FILE``."""
+    data = copy.deepcopy(snapshot or {})
+    for ep in data.get("llm", {}).get("endpoints", {}).values():
+        if ep.get("api_key") == "***":
+            ep.pop("api_key")
     return data
 
 

@@ -495,9 +495,17 @@ def run_turn(
     engine: str = "rules",
     today: date | None = None,
     clarification=None,
+    meter=None,
 ) -> Session:
     """Apply ``edits`` to the latest turn and run it (see the module docstring); returns
-    ``session`` with the new turn appended, its rounds added and ``results`` replaced."""
+    ``session`` with the new turn appended, its rounds added and ``results`` replaced.
+
+    The turn is judged and ordered by the engines ``settings`` configures (the LLM teacher and
+    reranker included), recorded in ``Turn.engines`` and, as the latest, ``Session.engines``;
+    the LLM usage of ``meter`` (a ``UsageMeter``, also holding the feedback parser's calls) is
+    added to ``Session.usage``."""
+    from litnav.llm import UsageMeter
+    from litnav.navigator.agents import build_agents
     from litnav.navigator.loop import SearchRun
     from litnav.navigator.results import build_results
     from litnav.navigator.search import _web_fn
@@ -513,9 +521,16 @@ def run_turn(
     cached = _cached_values(workflow, keys, operator_cache(session, fingerprint))
     top_k = workflow.top_k() or settings.navigator.top_k
     student = search_student(settings, corpus)
+    meter = meter or UsageMeter()
+    agents = build_agents(settings, corpus, meter=meter, student=student, top_k=top_k, today=today)
     run = SearchRun(session.intent, corpus, settings, workflow=workflow, checklist=checklist, cached=cached,
-                    rounds=1, top_k=top_k, student=student, web_fn=_web_fn(settings), today=today)
+                    rounds=1, top_k=top_k, student=student, web_fn=_web_fn(settings), today=today,
+                    teacher=agents.teacher, llm_reranker=agents.llm_reranker, engines=dict(agents.engines))
     new = run.run()
+    judged = {k: v for k, v in new.engines.items() if k in _TURN_ENGINES}
+    session.engines = {**{k: v for k, v in session.engines.items() if k != "scorer_training"}, **judged}
+    for role, used in meter.by_role().items():  # this turn's LLM calls, feedback parsing included
+        session.usage[role] = session.usage[role].add(used) if role in session.usage else used
     ranked = list(run.stage.ranked)
     if pins:
         by_id = {p.corpus_id: p for p in ranked}
@@ -538,7 +553,7 @@ def run_turn(
                 checklist=checklist, workflow=workflow, rounds=[r.index for r in rounds],
                 rerun=list(dict.fromkeys(ran)), reused=[n for n in cached if n not in ran], pins=pins, bans=bans,
                 results=results, diff=diff_results([r.corpus_id for r in prev.results], [r.corpus_id for r in results]),
-                engine=engine, clarification=clarification, corpus_fingerprint=fingerprint)
+                engine=engine, clarification=clarification, corpus_fingerprint=fingerprint, engines=judged)
     session.rounds.extend(rounds)
     session.turns.append(turn)
     session.results = results
@@ -546,6 +561,28 @@ def run_turn(
     for k, v in new.timings.items():
         session.timings[k] = round(session.timings.get(k, 0.0) + v, 6)
     return session
+
+
+_TURN_ENGINES = ("scorer", "scorer_training", "reranker", "retrieval")
+"""The ``Session.engines`` roles a refinement turn runs again, so records anew."""
+
+
+def session_settings(session: Session) -> Settings:
+    """The settings ``session`` recorded, to run with again (``loop.replayable_settings``: masked
+    keys come from ``api_key_env``); the defaults when it recorded none or ones this version
+    cannot read (logged)."""
+    from pydantic import ValidationError
+
+    from litnav.navigator.loop import replayable_settings
+
+    if not session.settings:
+        return Settings()
+    try:
+        return Settings.model_validate(replayable_settings(session.settings))
+    except ValidationError as exc:
+        log.warning("the session's recorded settings cannot be read (%s); refining with the defaults",
+                    str(exc).splitlines()[0])
+        return Settings()
 
 
 def refine(
@@ -567,8 +604,9 @@ def refine(
     The feedback is parsed by ``parser(feedback, checklist, workflow, ranking, corpus, today)``
     (default: ``navigator.llm_feedback.LLMFeedbackParser`` when ``llm.navigator`` is configured,
     else the rule-based ``navigator.feedback.parse_feedback``); the edits are applied and
-    the workflow re-run with cached operator outputs (:func:`run_turn`). ``session`` is changed
-    in place and returned. Raises ``ValueError`` when the feedback yields no edit, or when
+    the workflow re-run with cached operator outputs (:func:`run_turn`). Without ``settings`` the
+    session's own recorded settings run it (:func:`session_settings`: its LLM roles and student
+    too). ``session`` is changed in place and returned. Raises ``ValueError`` when the feedback yields no edit, or when
     ``corpus`` is another corpus than the session's (another directory *and* other contents: the
     recorded searches name papers of the session's corpus; a moved or grown corpus is fine),
     ``FeedbackError`` when it names a missing result or checkpoint, ``WorkflowError`` when the
@@ -618,18 +656,21 @@ def _refine(session: Session, feedback: str, corpus, settings: Settings | None, 
         raise ValueError(f"feedback has {len(feedback):,} characters; one turn's feedback is at most "
                          f"{MAX_FEEDBACK_CHARS:,} (say one change at a time)")
 
-    settings = settings or Settings()
+    settings = settings or session_settings(session)
     check_same_corpus(session, corpus)
     if (where := getattr(corpus, "directory", None)) is not None:  # a moved corpus: later turns find it here
         session.corpus = str(Path(where).resolve())
     ensure_turns(session)
     prev = session.turns[-1]
+    from litnav.llm import UsageMeter
+
+    meter = UsageMeter()
     if parser is None and settings.llm.navigator:  # the LLM navigator reads the feedback when configured
         from litnav.llm import LLMError, engine_for
         from litnav.navigator.llm_feedback import LLMFeedbackParser
 
         try:
-            parser = LLMFeedbackParser(engine_for(settings, "navigator"), fallback=settings.llm.fallback)
+            parser = LLMFeedbackParser(engine_for(settings, "navigator", meter), fallback=settings.llm.fallback)
         except LLMError:
             if not settings.llm.fallback:
                 raise
@@ -647,7 +688,7 @@ def _refine(session: Session, feedback: str, corpus, settings: Settings | None, 
         raise ValueError(f"the feedback asks for {max(asked):,} results; at most {max_top_k} can be returned here")
     engine = "rules" if parser is None else getattr(parser, "engine", "custom")
     edits = _fresh_checkpoint_ids(session, prev.checklist, edits)
-    return run_turn(session, edits, corpus, settings, feedback=feedback, engine=engine, today=today)
+    return run_turn(session, edits, corpus, settings, feedback=feedback, engine=engine, today=today, meter=meter)
 
 
 def _fresh_checkpoint_ids(session: Session, current: Checklist, edits: list[Edit]) -> list[Edit]:
