@@ -170,3 +170,24 @@ def test_short_surnames_agree_only_when_equal():
 
     assert not same_surname("zhou", "zhu") and same_surname("zhu", "zhu")
     assert same_surname("schmidhuber", "schmidhueber")  # a typo in a long name still agrees
+
+
+@pytest.mark.parametrize(("cited", "listed"), [
+    ("Jimenez Gutierrez, Bernal", "Bernal Jimenez Gutierrez"),
+    ("Boula de Mareüil, Philippe", "Philippe Boula de Mareüil"),
+    ("Aït Hamlat, Jugurtha", "Jugurtha Aït Hamlat"),
+    ("Philippart de Foy, Marie", "Marie Philippart de Foy"),
+])
+def test_a_multi_word_family_name_matches_the_corpus_display_name(cited, listed):
+    """A trial's correct BibTeX "Family, Given" with a two-word family name was a metadata mismatch."""
+    paper = Paper(corpus_id="k", title="Clinical Entity Linking with Contrastive Pretraining", year=2020,
+                  authors=[{"name": listed}, {"name": "Ann Other"}])
+    hit = Matcher(MemoryCorpus([paper])).match(_rec(paper.title, [cited, "Other, Ann"], 2020))
+    assert hit.status == "verified" and hit.notes == [], (hit.status, hit.mismatches, hit.notes)
+
+
+def test_an_id_the_corpus_lacks_is_named_as_read():
+    """A trial's arXiv id was reported as "no known external id" although it was read."""
+    miss = Matcher(MemoryCorpus([Paper(corpus_id="k", title="Some Paper", year=2020)])).match(
+        _rec("", arxiv="1706.03762"))
+    assert miss.status == "not_found" and "no corpus paper has its arxiv 1706.03762" in miss.reason

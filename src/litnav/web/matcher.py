@@ -49,9 +49,14 @@ FUZZY_CANDIDATES = 5
 
 
 def same_surname(a: str, b: str) -> bool:
-    """Two surnames (``core.text.surname`` forms) of one person: equal, or, when both are longer than
+    """Two surnames (``core.text.surname`` forms) of one person: equal; one a multi-word family name
+    that the other's words begin or end ("Jimenez Gutierrez, Bernal" beside a corpus's "Bernal
+    Jimenez Gutierrez", read as "gutierrez"; "Boula de Mareuil"); or, when both are longer than
     :data:`SHORT_SURNAME`, at rapidfuzz ratio >= :data:`SURNAME_AGREE` (a typo, a transliteration)."""
     if a == b:
+        return True
+    short, long_ = sorted((a, b), key=len)
+    if short and (long_.endswith(f" {short}") or long_.startswith(f"{short} ")):
         return True
     return min(len(a), len(b)) > SHORT_SURNAME and fuzz.ratio(a, b) >= SURNAME_AGREE
 
@@ -276,7 +281,9 @@ class Matcher:
             return by_id
         norm = normalise_title(record.title or "")
         if not norm:
-            return Match(status="not_found", reason="no title and no known external id")
+            ids = ", ".join(f"{k} {v}" for k, v in sorted((record.external_ids or {}).items()) if v)
+            return Match(status="not_found", reason=f"no title, and no corpus paper has its {ids}" if ids
+                         else "no title and no known external id")
         candidates = self._title_candidates(record.title, norm)
         if not candidates:
             return Match(status="not_found", reason="no corpus title is similar")
