@@ -515,6 +515,17 @@ def test_teacher_quote_not_in_evidence_is_rejected_then_repaired(fake, tmp_path)
     assert sp.final_score == pytest.approx((4.5 + 0.8) / 6)  # metadata stays out of the content score
 
 
+def test_a_runaway_rationale_is_cut(fake, tmp_path):
+    from litnav.scorer.teacher import MAX_RATIONALE_CHARS
+
+    reply = grade("aligns source and target words")
+    reply["grades"][0]["rationale"] = "because " * 100_000
+    fake.push(json_reply(reply))
+    [sp] = Teacher(engine(fake, tmp_path, "scorer"), logprobs=False).score_papers(
+        [PAPER], TEACH_LIST, {"t1": {"c1": EVIDENCE}})
+    assert len(sp.judgements[0].rationale) <= MAX_RATIONALE_CHARS + 10 and sp.judgements[0].rationale.endswith("[...]")
+
+
 def test_teacher_still_bad_quote_fails_clearly(fake, tmp_path):
     fake.push(*[json_reply(grade("invented words here")) for _ in range(3)])
     teacher = Teacher(engine(fake, tmp_path, "scorer", repair_attempts=2), logprobs=False)

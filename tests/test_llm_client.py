@@ -353,3 +353,12 @@ def test_openai_backend_needs_base_url():
     settings = Settings.model_validate({"llm": {"endpoints": {"x": {"model": "m"}}, "scorer": "x"}})
     with pytest.raises(LLMError, match="no base_url"):
         engine_for(settings, "scorer")
+
+
+def test_a_runaway_reply_is_not_sent_back_whole_on_a_repair(fake, tmp_path):
+    from litnav.llm.engine import MAX_ECHO_CHARS
+
+    fake.push("x" * 200_000, json_reply({"score": 2, "rationale": "r"}))
+    grade, _ = scorer(fake, tmp_path).structured(MSGS, Grade)
+    echoed = fake.bodies[1]["messages"][-2]["content"]
+    assert grade.score == 2 and len(echoed) < MAX_ECHO_CHARS + 100 and "more characters of this reply cut" in echoed

@@ -10,7 +10,7 @@ from typing import TypeVar
 from pydantic import BaseModel
 
 from .calls import CallRecord
-from .engine import LLMEngine
+from .engine import LLMEngine, echoed
 from .errors import LLMError
 
 T = TypeVar("T", bound=BaseModel)
@@ -65,6 +65,6 @@ def structured_checked(
             )
         repairs += 1
         convo = convo + [
-            {"role": "assistant", "content": rec.text},
+            {"role": "assistant", "content": echoed(rec.text)},
             {"role": "user", "content": check_repair_message(problems)},
         ]

@@ -33,6 +33,19 @@ def json_text(text: str) -> str:
     return m.group(1) if m else text
 
 
+MAX_ECHO_CHARS = 8_000
+"""The most of a rejected reply sent back with a repair request: a runaway reply (a trial's 5 MB)
+is not paid for again on every attempt."""
+
+
+def echoed(text: str) -> str:
+    """``text`` as sent back in a repair conversation: at most :data:`MAX_ECHO_CHARS` characters,
+    saying how many were cut."""
+    if len(text) <= MAX_ECHO_CHARS:
+        return text
+    return f"{text[:MAX_ECHO_CHARS]}\n[... {len(text) - MAX_ECHO_CHARS:,} more characters of this reply cut]"
+
+
 def repair_message(error: ValidationError, finish_reason: str | None) -> str:
     """The user message that asks the model to fix an invalid structured reply."""
     hint = " Your reply was cut off (finish_reason=length); answer more briefly." if finish_reason == "length" else ""
@@ -214,7 +227,7 @@ class LLMEngine(ABC):
                 ) from parsed
             repairs += 1
             messages = messages + [
-                {"role": "assistant", "content": reply.text},
+                {"role": "assistant", "content": echoed(reply.text)},
                 {"role": "user", "content": repair_message(parsed, reply.finish_reason)},
             ]
 

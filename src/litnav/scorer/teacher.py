@@ -189,6 +189,15 @@ def check_grade(grade: PaperGrade, checklist: Checklist, evidence: Mapping[str, 
     return problems
 
 
+MAX_RATIONALE_CHARS = 2_000
+"""The longest rationale kept of a grade: a model that runs on (a trial's 1 MB per grade) must not
+fill the terminal and the session file."""
+
+
+def _bounded(text: str) -> str:
+    return text if len(text) <= MAX_RATIONALE_CHARS else text[:MAX_RATIONALE_CHARS].rstrip() + " [...]"
+
+
 class Teacher(FallbackRecorder):
     """LLM grading plugged into the scoring stage (``ScoringStage(teacher=...)``).
 
@@ -265,10 +274,11 @@ class Teacher(FallbackRecorder):
                            probability_engine=prob_engine)
 
     def _judgement(self, cp: Checkpoint, g: CheckpointGrade, evidence: Mapping[str, list[Evidence]]) -> Judgement:
+        """The judgement of grade ``g`` (its rationale cut to :data:`MAX_RATIONALE_CHARS`)."""
         evs = sorted(evidence.get(cp.id, []), key=lambda e: -e.similarity)
         span = find_quote(g.quote, evs) if g.quote else None
         return Judgement(
-            checkpoint_id=cp.id, kind=cp.kind, text=cp.text, score=g.score, rationale=g.rationale,
+            checkpoint_id=cp.id, kind=cp.kind, text=cp.text, score=g.score, rationale=_bounded(g.rationale),
             quote=span.text if span else None, quote_chunk_id=span.evidence.chunk_id if span else None,
             quote_start=span.evidence.char_start + span.start if span else None,
             quote_end=span.evidence.char_start + span.end if span else None,
