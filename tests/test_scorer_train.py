@@ -102,6 +102,14 @@ def test_rows_jsonl_round_trip_and_errors(rows, tmp_path):
     path.write_text("\n".join(lines) + "\n")
     with pytest.raises(DataError, match=r"rows\.jsonl:2: label_score"):
         list(read_rows(path))
+    binary = tmp_path / "model.bin"
+    binary.write_bytes(b"\x00\xf7\xff" * 100)
+    with pytest.raises(DataError, match=r"model\.bin: not UTF-8 text"):  # named, not a bare codec error
+        list(read_rows(binary))
+    garbage = tmp_path / "garbage.jsonl"
+    garbage.write_text("{bad\n")
+    with pytest.raises(DataError, match=r"garbage\.jsonl:1: Invalid JSON"):  # no stray ": " before it
+        list(read_rows(garbage))
 
 
 def test_from_scifact_on_a_mini_fixture(fixtures):

@@ -92,6 +92,7 @@ def train_command(
                                                    help="Train only the top k transformer layers and the head."),
     delta: bool = typer.Option(False, "--delta", help="Save only the tensors that differ from the bundled MiniLM "
                                "(float16; with --trainable-layers 3 about 11 MB instead of 90 MB)."),
+    force: bool = typer.Option(False, "--force", help="Replace a cross-encoder student in --out by a feature one."),
     no_progress: bool = typer.Option(False, "--no-progress"),
 ) -> None:
     """Train a student on teacher (or human) labels and report held-out agreement."""
@@ -104,6 +105,12 @@ def train_command(
         fail(f"--passage {passage!r} / --precision {precision!r}: expected evidence|abstract and fp32|bf16", code=2)
     if kind != "cross-encoder" and (delta or trainable_layers or passage != "evidence" or precision != "fp32"):
         fail("--passage, --precision, --trainable-layers and --delta are for --kind cross-encoder", code=2)
+    if kind == "feature" and out.suffix != ".json" and not force:
+        from litnav.scorer.cross_encoder import holds_weights
+
+        if holds_weights(out):
+            fail(f"--out {out} holds a cross-encoder student; a feature student saved there replaces it and deletes "
+                 "its weights: give another --out (or a .json file), or --force", code=2)
     ce = ({"epochs": epochs, "batch_size": batch_size, "learning_rate": learning_rate,
            "max_seq_length": max_seq_length, "base_model": base_model, "passage": passage, "precision": precision,
            "trainable_layers": trainable_layers} if kind == "cross-encoder" else {})

@@ -211,13 +211,21 @@ class CrossEncoderStudent:
                    precision=precision)
 
 
+_SAVED_WEIGHTS = re.compile(rf"{WEIGHTS_DIR}(?:-[0-9a-f]{{8}})?|delta(?:-[0-9a-f]{{8}})?\.safetensors")
+"""The names of the weights :meth:`CrossEncoderStudent.save` writes."""
+
+
+def holds_weights(folder: Path) -> bool:
+    """True when ``folder`` holds cross-encoder weights saved by litnav."""
+    return folder.is_dir() and any(_SAVED_WEIGHTS.fullmatch(p.name) for p in folder.iterdir())
+
+
 def remove_other_weights(folder: Path, keep: str) -> None:
     """Remove the weights in ``folder`` that its document no longer names (earlier saves)."""
     import shutil
 
-    saved = re.compile(rf"{WEIGHTS_DIR}(?:-[0-9a-f]{{8}})?|delta(?:-[0-9a-f]{{8}})?\.safetensors")
     for p in folder.iterdir():
-        if p.name == keep or not saved.fullmatch(p.name):  # only what :meth:`save` writes: a user's own files stay
+        if p.name == keep or not _SAVED_WEIGHTS.fullmatch(p.name):  # only what :meth:`save` writes: a user's own files stay
             continue
         if p.is_dir() and not p.is_symlink():
             shutil.rmtree(p, ignore_errors=True)

@@ -125,15 +125,21 @@ class DataError(ValueError):
 def read_rows(path: str | Path) -> Iterator[TrainingRow]:
     """Yield the rows of a JSONL file; raises ``DataError`` naming ``path:line`` and the field."""
     path = Path(path)
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                yield TrainingRow.model_validate_json(line)
-            except ValidationError as exc:
-                fields = "; ".join(".".join(map(str, e["loc"])) + f": {e['msg']}" for e in exc.errors())
-                raise DataError(f"{path}:{lineno}: {fields}") from exc
+    lineno = 0
+    try:
+        with path.open(encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                try:
+                    yield TrainingRow.model_validate_json(line)
+                except ValidationError as exc:
+                    fields = "; ".join((".".join(map(str, e["loc"])) + ": " if e["loc"] else "") + e["msg"]
+                                       for e in exc.errors())
+                    raise DataError(f"{path}:{lineno}: {fields}") from exc
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{path}: not UTF-8 text after line {lineno} ({exc.reason}); training data is UTF-8 "
+                        "JSONL") from None
 
 
 def write_rows(rows: Iterable[TrainingRow], path: str | Path) -> int:
