@@ -357,7 +357,7 @@ def test_explicit_fallback_uses_the_rules_and_records_it(corpus, student_path, t
     assert "HTTP 500" in session.engines["navigator"]
     assert session.engines["reflection"].startswith(f"{ENGINE}; fallback to rules")
     assert session.engines["scorer"].startswith(f"{ENGINE}; fallback to student:agents-test")
-    assert session.engines["reranker"].startswith(f"{ENGINE}; fallback to score order")
+    assert session.engines["reranker"].startswith(f"{ENGINE}; fallback to the order before it (no LLM reranking)")
     assert session.rounds[0].changes[0].action == "engine_fallback"
     assert all(j.engine in ("student:agents-test", "metadata") for r in session.results for j in r.checkpoints)
     assert session.usage["navigator"].calls == 0  # failed attempts are not billed

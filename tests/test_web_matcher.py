@@ -191,3 +191,9 @@ def test_an_id_the_corpus_lacks_is_named_as_read():
     miss = Matcher(MemoryCorpus([Paper(corpus_id="k", title="Some Paper", year=2020)])).match(
         _rec("", arxiv="1706.03762"))
     assert miss.status == "not_found" and "no corpus paper has its arxiv 1706.03762" in miss.reason
+
+
+def test_bibtex_others_is_no_missing_author():
+    paper = Paper(corpus_id="k", title="Some Paper on Parsing", year=2020, authors=[{"name": "Alex Boyd"}])
+    hit = Matcher(MemoryCorpus([paper])).match(_rec(paper.title, ["Boyd, Alex", "others"], 2020))
+    assert hit.status == "verified" and hit.notes == []

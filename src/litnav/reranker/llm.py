@@ -69,7 +69,7 @@ class LLMReranker(FallbackRecorder):
     recorded in ``fallbacks`` and ``engine``; otherwise the error propagates.
     """
 
-    fallback_to = "score order"
+    fallback_to = "the order before it (no LLM reranking)"
 
     def __init__(self, engine, top_n: int, *, fallback: bool = False):
         self.llm = engine

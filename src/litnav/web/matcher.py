@@ -48,6 +48,10 @@ EXTENDING_LIMIT = 200
 FUZZY_CANDIDATES = 5
 
 
+_ET_AL = frozenset({"others", "et al", "al"})
+"""Surnames of a reference's "and others" (BibTeX's "et al."): no author the record lacks."""
+
+
 def same_surname(a: str, b: str) -> bool:
     """Two surnames (``core.text.surname`` forms) of one person: equal; one a multi-word family name
     that the other's words begin or end ("Jimenez Gutierrez, Bernal" beside a corpus's "Bernal
@@ -421,7 +425,7 @@ class Matcher:
         first = position(ours[0])
         if first is not None and first != 1:
             notes.append(f"first author {record.authors[0]!r} is author #{first} of the corpus record")
-        missing = [a for a, s in zip(record.authors, ours) if s and position(s) is None]
+        missing = [a for a, s in zip(record.authors, ours) if s and s not in _ET_AL and position(s) is None]
         if missing and first is not None and len(theirs) < 50:  # a long list may be cut in the record
             notes.append(f"authors the corpus record lacks: {', '.join(repr(a) for a in missing[:5])}")
         return notes
