@@ -533,6 +533,7 @@ def test_teacher_still_bad_quote_fails_clearly(fake, tmp_path):
         teacher.score_papers([PAPER], TEACH_LIST, {"t1": {"c1": EVIDENCE}})
     msg = str(info.value)
     assert "paper 't1'" in msg and "after 2 repair attempt(s)" in msg and "'invented words here'" in msg
+    assert msg.count("LLM role=scorer") == 1  # one prefix, not the inner error's again
 
 
 def test_teacher_probability_from_logprobs(fake, tmp_path):

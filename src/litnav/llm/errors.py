@@ -15,3 +15,5 @@ class LLMError(RuntimeError):
         super().__init__(f"LLM {prefix}: {message}" if prefix else f"LLM: {message}")
         self.role = role
         self.model = model
+        self.cause = message
+        """The message without the role and model prefix (for a caller that adds its own)."""

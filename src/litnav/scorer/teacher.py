@@ -244,7 +244,7 @@ class Teacher(FallbackRecorder):
             return self.score_paper(paper, checklist, evidence)
         except LLMError as exc:
             if not (self.fallback and self.student is not None):
-                raise LLMError(f"teacher grading of paper {paper.corpus_id!r} failed: {exc}",
+                raise LLMError(f"teacher grading of paper {paper.corpus_id!r} failed: {getattr(exc, 'cause', exc)}",
                                role="scorer", model=self.llm.model) from exc
             self.record_fallback(f"paper {paper.corpus_id}: {exc}")
             return score_papers([paper], checklist, {paper.corpus_id: evidence}, self.student)[0]
