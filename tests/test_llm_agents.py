@@ -361,6 +361,10 @@ def test_explicit_fallback_uses_the_rules_and_records_it(corpus, student_path, t
     assert session.rounds[0].changes[0].action == "engine_fallback"
     assert all(j.engine in ("student:agents-test", "metadata") for r in session.results for j in r.checkpoints)
     assert session.usage["navigator"].calls == 0  # failed attempts are not billed
+    from litnav.session.render import result_notes
+
+    said = [n for n in result_notes(session) if "LLM failed and fell back" in n]
+    assert {n.split()[2] for n in said} == {"navigator", "reflection", "scorer", "reranker"}  # a line each
 
 
 # -- the agents one by one -------------------------------------------------------------------------

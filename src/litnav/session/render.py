@@ -4,6 +4,7 @@ per-paper judgements with their verbatim evidence. Nothing is recomputed here.""
 from __future__ import annotations
 
 import re
+from textwrap import shorten
 
 from rich.console import Console, Group
 from rich.markup import escape as _escape_markup
@@ -391,6 +392,9 @@ def result_notes(session: Session) -> list[str]:
             notes.append("The intent reads as a claim: c1 \"satisfied\" means a paper addresses it, with the quote "
                          "as its evidence; whether the paper supports or contradicts the claim is not judged (read "
                          "the quote).")
+    for role, engine in session.engines.items():  # llm.fallback: say so, not only inside the engines line
+        if "fallback" in engine:
+            notes.append(f"Note: the {role} LLM failed and fell back ({shorten(engine, 300)}).")
     return notes
 
 
