@@ -424,6 +424,30 @@ def test_unknown_venue_and_missing_predicate_are_sent_back(fake, tmp_path, corpu
     assert workflow is None and checklist.get("m1").predicate.values == ["ACL"]  # the corpus spelling
 
 
+def test_an_absurd_checklist_is_sent_back(fake, tmp_path, corpus):
+    """A trial's model sent 200 checkpoints, the years 3000-3001 and an exclusion of "the", "a", "of"."""
+    checklist, _, problems = _sent_back(
+        fake, tmp_path, corpus, "machine translation since 2010",
+        {"field": "year", "values": [], "start": "3000-01-01", "end": "3001-12-31", "negate": False},
+        {"field": "year", "values": [], "start": "2010-01-01", "end": None, "negate": False},
+        {"start": "2010-01-01", "end": None})
+    assert "a date outside 1800-2100" in problems and checklist.get("m1").predicate.start == date(2010, 1, 1)
+    bad = json.loads(json.dumps(PLAN))
+    bad.update(ambiguous=False, question=None, options=[], default=None, workflow=None)
+    bad["checkpoints"] += [{"id": f"c{i}", "kind": "topic", "text": f"t{i}", "weight": 0.5, "terms": [f"t{i}"],
+                            "predicate": None} for i in range(10, 210)]
+    bad["checkpoints"].append({"id": "x1", "kind": "exclusion", "text": "nothing", "weight": 1.0,
+                               "terms": ["the", "a", "of"], "predicate": None})
+    good = json.loads(json.dumps(PLAN))
+    good.update(ambiguous=False, question=None, options=[], default=None, workflow=None)
+    fake.push(json_reply(bad), json_reply(good))
+    checklist, _, _ = LLMPlanner(engine(fake, tmp_path, "navigator"), today=TODAY)("machine translation", corpus,
+                                                                                   Settings())
+    problems = fake.bodies[-1]["messages"][-1]["content"]
+    assert "give at most 30" in problems and "'x1': an exclusion needs terms that name something" in problems
+    assert len(checklist.checkpoints) == len(PLAN["checkpoints"])
+
+
 def test_interactive_answer_other_than_default_replans(fake, tmp_path, corpus):
     replanned = json.loads(json.dumps(PLAN))
     replanned.update(ambiguous=False, question=None, options=[], default=None, workflow=None)

@@ -19,6 +19,7 @@ kept in ``clarifications`` (for ``Session.clarifications``).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from datetime import date
 from typing import Annotated, Any
@@ -36,6 +37,7 @@ from litnav.core.records import (
     Workflow,
 )
 from litnav.core.settings import Settings
+from litnav.core.text import stop_words
 from litnav.librarians import REGISTRY, WorkflowError, validate_workflow
 from litnav.llm import LLMError
 from litnav.llm.checked import structured_checked
@@ -217,6 +219,12 @@ Reply with one JSON object only."""
 
 # -- checks ---------------------------------------------------------------------------------------
 
+MAX_CHECKPOINTS = 30
+"""The most checkpoints an LLM-planned checklist may have (a trial's model sent 200)."""
+YEARS = (1800, 2100)
+"""The publication years a date predicate may name."""
+
+
 def _date(value: str | None, where: str, problems: list[str]) -> date | None:
     if value is None:
         return None
@@ -236,6 +244,9 @@ def to_checklist(intent: str, drafts: list[CheckpointDraft], venues: dict[str, i
     seen: set[str] = set()
     if not drafts:
         problems.append("the checklist has no checkpoint")
+    if len(drafts) > MAX_CHECKPOINTS:
+        problems.append(f"the checklist has {len(drafts)} checkpoints; give at most {MAX_CHECKPOINTS}, the "
+                        "intent's own concepts and constraints")
     for d in drafts:
         where = f"checkpoint {d.id!r}"
         if d.id in seen:
@@ -268,9 +279,14 @@ def to_checklist(intent: str, drafts: list[CheckpointDraft], venues: dict[str, i
                         problems.append(f"{where}: publication types {unknown} not in {sorted(PUBLICATION_TYPES)}")
                 if start and end and start > end:
                     problems.append(f"{where}: start {start} is after end {end}")
+                if any(d_ is not None and not YEARS[0] <= d_.year <= YEARS[1] for d_ in (start, end)):
+                    problems.append(f"{where}: a date outside {YEARS[0]}-{YEARS[1]}, which no paper has")
                 predicate = MetadataPredicate(field=p.field, values=values, start=start, end=end, negate=p.negate)
         elif d.predicate is not None:
             problems.append(f"{where}: only metadata checkpoints take a predicate")
+        if d.kind == "exclusion" and not any(w.lower() not in stop_words() for t in d.terms
+                                             for w in re.findall(r"\w+", t)):
+            problems.append(f"{where}: an exclusion needs terms that name something (not {d.terms!r})")
         checkpoints.append(Checkpoint(id=d.id, kind=d.kind, text=d.text, weight=d.weight,
                                       terms=[t for t in d.terms if t.strip()], predicate=predicate, source="llm"))
     return Checklist(intent=intent, checkpoints=checkpoints), problems
