@@ -16,14 +16,20 @@ from litnav.scorer.quote import states
 COSINE = {"twitter": 1.0, "tweets": 0.80, "tweet": 0.82, "twin": 0.19, "two": 0.24, "social": 0.74, "sentiment": 0.1}
 
 
-def encode(texts):
-    out = []
-    for t in texts:
-        c = COSINE[t.lower()]
-        v = np.zeros(len(COSINE) + 1, dtype=np.float32)
-        v[0], v[1 + sorted(COSINE).index(t.lower())] = c, np.sqrt(1 - c * c)
-        out.append(v)
-    return np.vstack(out)
+def encoder(cosine: dict[str, float]):
+    """texts -> unit vectors at the given cosines from the first axis (the term's)."""
+    def encode(texts):
+        out = []
+        for t in texts:
+            c = cosine[t.lower()]
+            v = np.zeros(len(cosine) + 1, dtype=np.float32)
+            v[0], v[1 + sorted(cosine).index(t.lower())] = c, np.sqrt(1 - c * c)
+            out.append(v)
+        return np.vstack(out)
+    return encode
+
+
+encode = encoder(COSINE)
 
 
 class _Corpus:
@@ -74,16 +80,6 @@ def test_a_refinement_that_drops_a_topic_excludes_its_family_too(monkeypatch):
 
 def test_a_family_word_far_more_common_than_the_term_is_left_out_but_its_spelling_kept():
     """"excluding modelling studies" must not exclude every paper that says "model"."""
-    cosine = {"modelling": 1.0, "modeling": 0.9, "modelled": 0.85, "model": 0.84, "models": 0.83}
-
-    def enc(texts):
-        out = []
-        for t in texts:
-            c = cosine[t.lower()]
-            v = np.zeros(len(cosine) + 1, dtype=np.float32)
-            v[0], v[1 + sorted(cosine).index(t.lower())] = c, np.sqrt(1 - c * c)
-            out.append(v)
-        return np.vstack(out)
-
+    enc = encoder({"modelling": 1.0, "modeling": 0.9, "modelled": 0.85, "model": 0.84, "models": 0.83})
     table = PhraseTable(n_docs=1000, df={"modelling": 10, "modeling": 80, "modelled": 4, "model": 440, "models": 400})
     assert family("modelling", table, enc) == ["modeling", "modelled"]
