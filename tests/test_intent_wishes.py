@@ -80,3 +80,36 @@ def test_text_that_only_looks_like_a_wish_excludes_nothing(intent):
     cl = parse_intent(intent, today=TODAY)
     assert not [c for c in cl.checkpoints if c.kind == "exclusion"]
     assert not [c for c in cl.checkpoints if c.predicate is not None and c.predicate.negate]
+
+
+def test_a_left_out_type_listed_with_a_topic_leaves_out_both():
+    topic, types, excluded = _constraints("coral bleaching, no reviews or modelling studies")
+    assert topic == "coral bleaching" and types == {("survey", 1.0)} and excluded == {("modelling", 1.0)}
+
+
+@pytest.mark.parametrize(("wish", "field"), [("coral bleaching, preferably not in Nature", "venue"),
+                                             ("coral bleaching, preferably not before 2015", "year")])
+def test_a_venue_or_date_stated_as_a_preference_weighs_less_than_one(wish, field):
+    cl = parse_intent(wish, today=TODAY)
+    (m,) = [c for c in cl.checkpoints if c.kind == "metadata"]
+    assert m.predicate.field == field and m.weight < 1.0 and m.text.endswith("(preference)")
+    hard = parse_intent(wish.replace("preferably ", ""), today=TODAY)
+    assert [c.weight for c in hard.checkpoints if c.kind == "metadata"] == [1.0]
+
+
+@pytest.mark.parametrize("intent", ["papers citing Devlin et al. 2019", "work building on Devlin et al.",
+                                    "follow-ups to Devlin et al. (2019)",
+                                    "improvements to the Transformer (Vaswani et al., 2017)"])
+def test_a_cited_work_named_by_its_authors_is_no_author_filter(intent):
+    cl = parse_intent(intent, today=TODAY)
+    assert not [c for c in cl.checkpoints if c.predicate is not None and c.predicate.field == "author"]
+    assert cl.checkpoints[0].kind != "metadata"  # the search keeps a topic
+
+
+@pytest.mark.parametrize("intent", ["CRISPR base editing in PNAS", "CRISPR base editing (PNAS)",
+                                    "CRISPR base editing in PNAS, Science or Nature",
+                                    "CRISPR base editing in Proc. Natl. Acad. Sci."])
+def test_a_venue_at_the_end_makes_a_request_not_a_claim(intent):
+    cl = parse_intent(intent, today=TODAY)
+    (venue,) = [c for c in cl.checkpoints if c.predicate is not None and c.predicate.field == "venue"]
+    assert cl.checkpoints[0].text == "CRISPR base editing"

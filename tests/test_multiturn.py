@@ -668,3 +668,37 @@ def test_asking_for_fewer_of_something_demotes_it_and_never_asks_for_it(scripted
         turn = refine(session, feedback, corpus, Settings()).turns[-1]
         assert not [n for n in turn.workflow.nodes if n.op == "text_filter" and n.params.get("exclude_terms")]
         assert [c.weight for c in turn.checklist.checkpoints if c.kind == "exclusion"] == [0.5]  # judged: demoted
+
+
+@pytest.mark.parametrize(("feedback", "expect"), [
+    ("papers before 2015 are not relevant", ("year", False)),
+    ("surveys are not relevant", ("publication_type", True)),
+    ("reviews are not relevant", ("publication_type", True)),
+    ("skip reviews", ("publication_type", True)),
+    ("avoid anything about speech", ("exclusion", "speech")),
+    ("I don't care about speech", ("exclusion", "speech")),
+])
+def test_feedback_that_opens_with_what_to_leave_out_leaves_it_out(scripted, corpus, feedback, expect):
+    """A trial's "papers before 2015 are not relevant" kept only those papers, and "surveys are not
+    relevant" asked for surveys."""
+    from litnav.navigator.feedback import parse_feedback
+
+    first = scripted.turns[0]
+    edits = parse_feedback(feedback, first.checklist, first.workflow, [r.corpus_id for r in first.results],
+                           corpus, None)
+    [cp] = [e.detail["checkpoint"] for e in edits if e.action == "add_checkpoint"]
+    if expect[0] == "exclusion":
+        assert cp["kind"] == "exclusion" and cp["terms"][0].lower() == expect[1]
+    elif expect[0] == "year":  # before 2015 left out: from 2015 on
+        assert cp["predicate"]["field"] == "year" and cp["predicate"]["start"] == "2015-01-01"
+    else:
+        assert cp["predicate"]["field"] == expect[0] and cp["predicate"]["negate"] is expect[1]
+
+
+def test_not_being_interested_in_a_result_puts_it_aside(scripted, corpus):
+    from litnav.navigator.feedback import parse_feedback
+
+    first = scripted.turns[0]
+    ranking = [r.corpus_id for r in first.results]
+    edits = parse_feedback("I'm not interested in paper 2", first.checklist, first.workflow, ranking, corpus, None)
+    assert [(e.action, e.target) for e in edits] == [("ban", ranking[1])]

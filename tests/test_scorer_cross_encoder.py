@@ -205,6 +205,9 @@ def test_cli_trains_an_abstract_reranker_saved_as_a_delta(tmp_path):
     res = runner.invoke(app, ["scorer", "train", str(data), "--out", str(out), "--heldout", "0", "--no-progress"])
     assert res.exit_code == 2 and "holds a cross-encoder student" in res.output
     assert sorted(p.name for p in out.iterdir()) == weights and load_student(out).passage == "abstract"
+    res = runner.invoke(app, ["scorer", "train", str(data), "--out", str(out / "student.json"), "--heldout", "0",
+                              "--no-progress"])
+    assert res.exit_code == 2 and "holds a cross-encoder student" in res.output
     res = runner.invoke(app, ["scorer", "train", str(data), "--out", str(out), "--heldout", "0", "--no-progress",
                               "--force"])
     assert res.exit_code == 0, res.output

@@ -104,7 +104,7 @@ def test_rows_jsonl_round_trip_and_errors(rows, tmp_path):
         list(read_rows(path))
     binary = tmp_path / "model.bin"
     binary.write_bytes(b"\x00\xf7\xff" * 100)
-    with pytest.raises(DataError, match=r"model\.bin: not UTF-8 text"):  # named, not a bare codec error
+    with pytest.raises(DataError, match=r"model\.bin:1: not UTF-8 text"):  # named, not a bare codec error
         list(read_rows(binary))
     garbage = tmp_path / "garbage.jsonl"
     garbage.write_text("{bad\n")

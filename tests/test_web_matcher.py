@@ -197,3 +197,12 @@ def test_bibtex_others_is_no_missing_author():
     paper = Paper(corpus_id="k", title="Some Paper on Parsing", year=2020, authors=[{"name": "Alex Boyd"}])
     hit = Matcher(MemoryCorpus([paper])).match(_rec(paper.title, ["Boyd, Alex", "others"], 2020))
     assert hit.status == "verified" and hit.notes == []
+
+
+@pytest.mark.parametrize("cited", ["Garcia Gutierrez, Bernal", "Smith Gutierrez, Bernal"])
+def test_a_wrong_multi_word_family_name_is_still_a_mismatch(cited):
+    """Matching "Jimenez Gutierrez" must not accept any double name that ends in "Gutierrez"."""
+    paper = Paper(corpus_id="k", title="Clinical Entity Linking with Contrastive Pretraining", year=2020,
+                  authors=[{"name": "Bernal Jimenez Gutierrez"}])
+    hit = Matcher(MemoryCorpus([paper])).match(_rec(paper.title, [cited], 2020))
+    assert hit.status == "metadata_mismatch"

@@ -83,3 +83,6 @@ def test_a_family_word_far_more_common_than_the_term_is_left_out_but_its_spellin
     enc = encoder({"modelling": 1.0, "modeling": 0.9, "modelled": 0.85, "model": 0.84, "models": 0.83})
     table = PhraseTable(n_docs=1000, df={"modelling": 10, "modeling": 80, "modelled": 4, "model": 440, "models": 400})
     assert family("modelling", table, enc) == ["modeling", "modelled"]
+    enc = encoder({"predictions": 1.0, "prediction": 0.9, "predict": 0.85})
+    table = PhraseTable(n_docs=1000, df={"predictions": 10, "prediction": 300, "predict": 200})
+    assert family("predictions", table, enc) == ["prediction"]  # its other number, however common

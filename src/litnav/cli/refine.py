@@ -28,6 +28,7 @@ def continue_session(session_file: Path, feedback: str, corpus: Optional[Path], 
 def _continue_session(session_file: Path, feedback: str, corpus: Optional[Path], out: Optional[Path],
                       settings_file: Optional[Path], overrides: Optional[list[str]], top_k: Optional[int]) -> None:
     from litnav.librarians import WorkflowError
+    from litnav.llm import LLMError
     from litnav.navigator import refine
     from litnav.navigator.feedback import FeedbackError
     from litnav.navigator.refine import session_settings
@@ -36,8 +37,9 @@ def _continue_session(session_file: Path, feedback: str, corpus: Optional[Path],
 
     with clean_errors(SessionFileError):
         session = read_session(session_file)
-    settings = settings_from(settings_file, overrides,
-                             base=None if settings_file else session_settings(session).model_dump(mode="json"))
+    with clean_errors(ValueError):
+        base = None if settings_file else session_settings(session).model_dump(mode="json")
+    settings = settings_from(settings_file, overrides, base=base)
     path = corpus or (Path(session.corpus) if session.corpus else None)
     if path is None:
         fail(f"{session_file}: the session names no corpus; give --corpus")
@@ -53,7 +55,7 @@ def _continue_session(session_file: Path, feedback: str, corpus: Optional[Path],
     if same_place and searched and c.fingerprint() != searched:
         make_console(stderr=True).print(f"[yellow]note: {path} changed since this session searched it; its "
                                         "searches run again on the corpus as it is now[/yellow]")
-    with clean_errors(FeedbackError, WorkflowError, ValueError):
+    with clean_errors(FeedbackError, WorkflowError, ValueError, LLMError):
         session = refine(session, feedback, c, settings, top_k=top_k)
     target = out or session_file
     with clean_errors(OSError, ValueError):

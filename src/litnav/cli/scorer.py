@@ -105,10 +105,11 @@ def train_command(
         fail(f"--passage {passage!r} / --precision {precision!r}: expected evidence|abstract and fp32|bf16", code=2)
     if kind != "cross-encoder" and (delta or trainable_layers or passage != "evidence" or precision != "fp32"):
         fail("--passage, --precision, --trainable-layers and --delta are for --kind cross-encoder", code=2)
-    if kind == "feature" and out.suffix != ".json" and not force:
+    folder = out if out.suffix != ".json" else out.parent if out.name == "student.json" else None
+    if kind == "feature" and folder is not None and not force:
         from litnav.scorer.cross_encoder import holds_weights
 
-        if holds_weights(out):
+        if holds_weights(folder):
             fail(f"--out {out} holds a cross-encoder student; a feature student saved there replaces it and deletes "
                  "its weights: give another --out (or a .json file), or --force", code=2)
     ce = ({"epochs": epochs, "batch_size": batch_size, "learning_rate": learning_rate,

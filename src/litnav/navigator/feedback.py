@@ -33,6 +33,7 @@ from litnav.corpus.phrases import corpus_phrases
 from litnav.navigator.intent import parse_intent
 from litnav.navigator.intent.dates import YEAR_PATTERN
 from litnav.navigator.intent.parser import ContradictoryDates, exclusion_checkpoint
+from litnav.navigator.intent.wishes import restate_wishes
 from litnav.navigator.planner import relax_unsatisfiable
 from litnav.navigator.word_family import widened
 
@@ -102,7 +103,7 @@ _DROP_CP = re.compile(
 
 
 _FEWER = re.compile(r"(?P<lead>(?:^|(?<=[,;.])|\b(?:and|but)\s)\s*)(?:(?:I\s+want|I'd\s+like|give\s+me|show(?:\s+me)?"
-                    r"|please)\s+)?(?:fewer|less|not\s+so\s+many|not\s+as\s+many|too\s+many)\s+(?!important\b)", re.I)
+                    r"|please)\s+)?(?:fewer|less|not\s+so\s+many|not\s+as\s+many|too\s+many)\s+(?!(?:important|recent|relevant)\b)", re.I)
 """A clause asking for less of something: "fewer theoretical papers", "less theory", "too many
 surveys". Rewritten to "preferably not ...", it becomes a preference (``intent.wishes``): a
 negated type of weight < 1 or an exclusion that demotes what it names and filters nothing."""
@@ -275,6 +276,7 @@ def parse_feedback(
     ``ValueError`` when nothing in it could be understood.
     """
     text = " ".join(feedback.split())
+    text = restate_wishes(text, opening=True, keep_soft=True).text  # "I'm not interested in paper 2" -> "not paper 2"
     if odd := _ODD_YEAR.search(text):  # else "before 1500" would become an exclusion of those words
         raise FeedbackError(f"{odd.group(0)!r}: {odd.group('year')} is no year litnav reads as a date (1800-2099)")
     if not text:

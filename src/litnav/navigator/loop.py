@@ -11,6 +11,8 @@ with ``checklist``/``cached`` given here, so no separate graph checkpoint store 
 from __future__ import annotations
 
 import copy
+import json
+import os
 import re
 import time
 from collections import defaultdict
@@ -78,10 +80,19 @@ def _settings_snapshot(settings: Settings) -> dict[str, Any]:
 def replayable_settings(snapshot: dict[str, Any]) -> dict[str, Any]:
     """The settings tree a session recorded (:func:`_settings_snapshot`), ready to run again: an
     endpoint's masked ``api_key`` is left out, so its key comes from ``api_key_env`` as a settings
-    file without one would. A ``base_url`` whose credentials were masked stays masked (the call
-    then fails naming the endpoint): such a session is refined with ``--settings FILE``."""
+    file without one would. Raises ``ValueError`` when an endpoint a role uses had credentials the
+    snapshot masked and cannot be filled (a key with no ``api_key_env`` value, the ``user:password``
+    of its URL, a secret of ``extra_body``): such a session is refined with ``--settings FILE``."""
     data = copy.deepcopy(snapshot or {})
-    for ep in data.get("llm", {}).get("endpoints", {}).values():
+    llm = data.get("llm", {})
+    used = {llm.get(role) for role in ("navigator", "reflection", "scorer", "reranker")} - {None}
+    for name, ep in llm.get("endpoints", {}).items():
+        masked = ep.get("api_key") == "***" and not os.environ.get(ep.get("api_key_env") or "OPENAI_API_KEY")
+        masked = masked or "***@" in str(ep.get("base_url") or "") or "***" in json.dumps(ep.get("extra_body") or {})
+        if masked and name in used:
+            raise ValueError(f"the session's LLM endpoint {name!r} had credentials that session files do not keep "
+                             "(a key, the user:password of its URL or a secret of extra_body); refine with "
+                             "--settings FILE that holds them")
         if ep.get("api_key") == "***":
             ep.pop("api_key")
     return data

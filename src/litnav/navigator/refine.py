@@ -570,7 +570,8 @@ _TURN_ENGINES = ("scorer", "scorer_training", "reranker", "retrieval")
 def session_settings(session: Session) -> Settings:
     """The settings ``session`` recorded, to run with again (``loop.replayable_settings``: masked
     keys come from ``api_key_env``); the defaults when it recorded none or ones this version
-    cannot read (logged)."""
+    cannot read (logged). Raises ``ValueError`` when a role's endpoint had credentials the
+    session file does not keep."""
     from pydantic import ValidationError
 
     from litnav.navigator.loop import replayable_settings

@@ -38,7 +38,7 @@ def family(term: str, table, encode) -> list[str]:
     ``corpus.phrases.PhraseTable``) that share the term's first two letters, other than the term
     itself, at cosine >= :data:`MIN_COSINE` under ``encode`` (texts -> unit vectors ``[n, d]``),
     and not far more common than the term (:data:`COMMON_FRACTION`) unless it is another spelling
-    of it (``core.text.spelling_variants``). Empty for a term of several words or of fewer than three letters. Kept per (table, term):
+    (``core.text.spelling_variants``) or number of it. Empty for a term of several words or of fewer than three letters. Kept per (table, term):
     every refinement turn of a search asks again."""
     t = term.lower()
     if not _WORD.fullmatch(t):
@@ -66,7 +66,12 @@ def _family(term: str, t: str, table, encode) -> list[str]:
     order = np.argsort(-sims, kind="stable")
     most = max(COMMON_FRACTION, COMMON_RATIO * table.doc_fraction(t))
     spelt = set(spelling_variants(t))  # "modeling" for "modelling", however common
-    return [cands[i] for i in order if sims[i] >= MIN_COSINE and (table.doc_fraction(cands[i]) <= most or cands[i] in spelt)]
+
+    def same_word(w: str) -> bool:  # its other spelling or number ("prediction" for "predictions")
+        return w in spelt or re.sub(r"(?:es|s)$", "", w) == re.sub(r"(?:es|s)$", "", t)
+
+    return [cands[i] for i in order
+            if sims[i] >= MIN_COSINE and (table.doc_fraction(cands[i]) <= most or same_word(cands[i]))]
 
 
 def with_word_family(checklist: Checklist, corpus, table) -> Checklist:

@@ -138,8 +138,7 @@ def read_rows(path: str | Path) -> Iterator[TrainingRow]:
                                        for e in exc.errors())
                     raise DataError(f"{path}:{lineno}: {fields}") from exc
     except UnicodeDecodeError as exc:
-        raise DataError(f"{path}: not UTF-8 text after line {lineno} ({exc.reason}); training data is UTF-8 "
-                        "JSONL") from None
+        raise DataError(f"{path}:{lineno + 1}: not UTF-8 text ({exc.reason}); training data is UTF-8 JSONL") from None
 
 
 def write_rows(rows: Iterable[TrainingRow], path: str | Path) -> int:

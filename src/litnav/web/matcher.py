@@ -53,16 +53,29 @@ _ET_AL = frozenset({"others", "et al", "al"})
 
 
 def same_surname(a: str, b: str) -> bool:
-    """Two surnames (``core.text.surname`` forms) of one person: equal; one a multi-word family name
-    that the other's words begin or end ("Jimenez Gutierrez, Bernal" beside a corpus's "Bernal
-    Jimenez Gutierrez", read as "gutierrez"; "Boula de Mareuil"); or, when both are longer than
+    """Two surnames (``core.text.surname`` forms) of one person: equal, or, when both are longer than
     :data:`SHORT_SURNAME`, at rapidfuzz ratio >= :data:`SURNAME_AGREE` (a typo, a transliteration)."""
     if a == b:
         return True
-    short, long_ = sorted((a, b), key=len)
-    if short and (long_.endswith(f" {short}") or long_.startswith(f"{short} ")):
-        return True
     return min(len(a), len(b)) > SHORT_SURNAME and fuzz.ratio(a, b) >= SURNAME_AGREE
+
+
+def family_forms(display_name: str) -> list[str]:
+    """The family names a corpus display name may have, in ``core.text.surname`` form: its surname
+    and its last two and three words ("Bernal Jimenez Gutierrez" -> "gutierrez", "jimenez
+    gutierrez", "bernal jimenez gutierrez"), so a reference's "Jimenez Gutierrez, Bernal" or "Boula
+    de Mareüil, Philippe" matches the display name and "Garcia Gutierrez, Bernal" does not."""
+    forms = [surname(display_name)]
+    if "," not in display_name:  # "Given Family": its words, normalised as surname() does ("Family, x")
+        words = surname(f"{display_name}, x").split()
+        forms += [" ".join(words[-k:]) for k in (2, 3) if len(words) > k]
+    return list(dict.fromkeys(f for f in forms if f))
+
+
+def same_author(reference_surname: str, display_name: str) -> bool:
+    """A reference's surname (``core.text.surname``) names the author of a corpus display name: it
+    agrees (:func:`same_surname`) with one of the name's :func:`family_forms`."""
+    return any(same_surname(reference_surname, f) for f in family_forms(display_name))
 
 
 class CorpusLookup(Protocol):
@@ -389,12 +402,12 @@ class Matcher:
         mismatches: list[str] = []
         factor = 1.0
         rec_first = surname(record.authors[0]) if record.authors else ""
-        corpus_names = [surname(a.name) for a in paper.authors]
+        corpus_names = [a.name for a in paper.authors]
         if not rec_first or not corpus_names:
             factor *= UNKNOWN_FACTOR
-        elif same_surname(rec_first, corpus_names[0]):
+        elif same_author(rec_first, corpus_names[0]):
             pass
-        elif any(same_surname(rec_first, n) for n in corpus_names[1:]):
+        elif any(same_author(rec_first, n) for n in corpus_names[1:]):
             factor *= UNKNOWN_FACTOR  # right author, other position
         else:
             factor *= DISAGREE_AUTHOR
@@ -413,13 +426,13 @@ class Matcher:
         """What the reference says of the authors that the record does not, short of a mismatch:
         its first author at another position of the record, and authors the record lacks (a
         fabricated co-author)."""
-        theirs = [surname(a.name) for a in paper.authors]
+        theirs = [a.name for a in paper.authors]
         ours = [surname(a) for a in record.authors]
         if not theirs or not ours or not ours[0]:
             return []
 
         def position(name: str) -> int | None:
-            return next((i for i, t in enumerate(theirs, 1) if same_surname(name, t)), None)
+            return next((i for i, t in enumerate(theirs, 1) if same_author(name, t)), None)
 
         notes = []
         first = position(ours[0])

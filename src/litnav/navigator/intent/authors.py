@@ -40,6 +40,14 @@ _POSSESSIVE = re.compile(r"(?<![\w-])(?P<list>" + list_pattern(_NAME) + r")'s?\s
 """"Yoshua Bengio's papers on ...", "Graham Neubig's work on ...": the name is the author."""
 _ET_AL = re.compile(rf"(?<![\w-])(?P<list>(?:[{_UP}]\.\s?)*(?:{_PARTICLE}\s+)?{_TOKEN}\s+et\s+al\b\.?)")
 """"(Abbott et al.)", "Abbott et al. on ...": the surname before "et al." is a first author."""
+_CITED_WORK = re.compile(r"\b(?:cit(?:e|es|ed|ing)|building\s+on|builds?\s+on|built\s+on|follow[\s-]*ups?\s+(?:to|of|on)"
+                         r"|extensions?\s+of|extending|extend|successors?\s+(?:to|of)|based\s+on|like|as\s+in|see"
+                         r"|than|after|beyond|improving\s+on|improve\s+on|compared\s+(?:to|with)|versus|vs\.?)"
+                         r"\s+(?:the\s+)?(?:work\s+of\s+|paper\s+(?:of|by)\s+)?$", re.I)
+"""Words before "X et al." that make it a cited work ("papers citing Devlin et al.", "work building on
+Vaswani et al."), which the search is about, not an author constraint."""
+_YEAR_AFTER = re.compile(r"\s*,?\s*\(?\s*(?:19|20)\d\d[a-z]?\b")
+"""A year right after "X et al." ("Devlin et al. 2019", "(Vaswani et al., 2017)"): a citation."""
 _LABELLED = re.compile(r"(?i:\b(?:(?P<first>first[\s-]author)\s*:?|authors?\s*:)\s*)"
                        r"(?P<list>" + list_pattern(_NAME) + r")(?![\w-])")
 """"author: Abbott", "authors: Bloom, Liang", "first author Abbott" ("first" makes them first authors)."""
@@ -141,9 +149,11 @@ def _take(ws: Workspace, m: re.Match[str], names: list[str], first: bool = False
                          first or _all_et_al(m.group("list")))
 
 
-def extract_authors(ws: Workspace) -> list[AuthorMention]:
-    """Find author phrases in ``ws`` ("by X", "papers from X", "X's papers"), consume them with
-    their cue, return them. An organisation ("the Allen Institute") is no author."""
+def extract_authors(ws: Workspace, *, cited: bool = False) -> list[AuthorMention]:
+    """Find author phrases in ``ws`` ("by X", "papers from X", "X's papers", "(X et al.)"), consume
+    them with their cue, return them. An organisation ("the Allen Institute") is no author, and
+    neither is "X et al." naming a cited work: after "citing", "building on" and the like, with a
+    year, or anywhere in ``cited`` text (the paper an anchor request asks about)."""
     found = [_take(ws, m, names) for m in list(_POSSESSIVE.finditer(ws.text)) if (names := _names(m.group("list")))]
     for m in list(_MENTION.finditer(ws.text)):
         names = _names(m.group("list"))
@@ -156,7 +166,9 @@ def extract_authors(ws: Workspace) -> list[AuthorMention]:
     for m in list(_LABELLED.finditer(ws.text)):
         if names := _names(m.group("list")):
             found.append(_take(ws, m, names, first=bool(m.group("first"))))
-    for m in list(_ET_AL.finditer(ws.text)):
-        if "|" not in m.group(0) and (names := _names(m.group("list"))):
+    for m in [] if cited else list(_ET_AL.finditer(ws.text)):
+        if "|" in m.group(0) or _CITED_WORK.search(ws.original[:m.start()]) or _YEAR_AFTER.match(ws.original, m.end()):
+            continue  # "papers citing Devlin et al. 2019", "(Vaswani et al., 2017)": a cited work, not an author
+        if names := _names(m.group("list")):
             found.append(_take(ws, m, names))
     return sorted(found, key=lambda a: a.position)

@@ -239,6 +239,8 @@ def _absent_resource(text: str, m: re.Match[str]) -> int | None:
     start = m.start("phrase")
     end = _CLAUSE_END.search(text, start)
     clause = text[start:end.start() if end else len(text)].rstrip()
+    if re.match(r"(?:anything\s+|papers?\s+)?(?:about|on|concerning|regarding)\b", clause, re.I):
+        return None  # "not about treebanks": papers on them are left out, not methods that do without them
     lead = _EXCLUSION_LEAD.match(clause)  # "using", "relying on"; tried after the clause as it is ("the need for")
     found = _ABSENT_RESOURCE.match(clause) or (_ABSENT_RESOURCE.match(clause, lead.end()) if lead else None)
     return start + found.end() if found else None

@@ -47,7 +47,7 @@ from litnav.corpus.predicates import NON_META_REVIEW
 from litnav.navigator.intent.anchor_request import request_reference
 from litnav.navigator.intent.authors import extract_authors
 from litnav.navigator.intent.claims import claim_terms, is_claim
-from litnav.navigator.intent.dates import DateConstraint, extract_dates, unglue_years
+from litnav.navigator.intent.dates import RECENT_WEIGHT, DateConstraint, extract_dates, unglue_years
 from litnav.navigator.intent.facets import (
     Facet,
     blank_framing,
@@ -61,7 +61,7 @@ from litnav.navigator.intent.organisms import in_humans, names_animals, only_hum
 from litnav.navigator.intent.passage import asks_for_papers, is_markup, is_passage, is_prose
 from litnav.navigator.intent.pubtypes import extract_types
 from litnav.navigator.intent.text import BOUNDARY, Workspace, normalise
-from litnav.navigator.intent.venues import VenueEntry, VenueMention, extract_venues, resolve_name
+from litnav.navigator.intent.venues import VenueEntry, VenueMention, extract_venues, names_a_venue, resolve_name
 from litnav.navigator.intent.wishes import restate_wishes
 
 EMPIRICAL_WEIGHT = 0.5
@@ -144,9 +144,12 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
     text = restated.text
     ws = Workspace(text)
     dates = extract_dates(ws, today, newest=newest)
+    for d in dates:
+        if restated.is_soft(d.position):  # "preferably not before 2015": a preference, as "recent" is
+            d.weight = min(d.weight, RECENT_WEIGHT)
     types = extract_types(ws)
     venue_mentions = extract_venues(ws, venues)
-    authors = extract_authors(ws)
+    authors = extract_authors(ws, cited=asked is not None)
     exclusions = extract_exclusions(ws)
     facets = extract_facets(ws, phrases)
     humans = [f for f in facets if only_humans(f.terms) and in_humans(ws.text, f.phrases)]  # no concept: says_in_humans below
@@ -175,8 +178,9 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
                 say += f" ({len(values)} venue spellings of the corpus)"
             if missing:
                 say += f" (not in the corpus venue list: {', '.join(missing)})"
-            metadata.append((vs[0].position, _meta(say, MetadataPredicate(field="venue", values=values, negate=negated,
-                                                                                      main_track=main))))
+            soft = negated and all(restated.is_soft(v.position) for v in vs)  # "preferably not in Nature"
+            metadata.append((vs[0].position, _meta(say + (" (preference)" if soft else ""), MetadataPredicate(
+                field="venue", values=values, negate=negated, main_track=main), EMPIRICAL_WEIGHT if soft else 1.0)))
         ts = [t for t in types if t.negated == negated]
         if ts:
             values = list(dict.fromkeys(x for t in ts for x in t.values))
@@ -230,7 +234,7 @@ def reading(intent: str) -> Literal["passage", "claim", "request"]:
         return "request"
     if is_passage(typed):
         return "passage"
-    if is_claim(narrow_other_than(typed)) and not asks_for_papers(typed):
+    if is_claim(narrow_other_than(typed)) and not asks_for_papers(typed) and not names_a_venue(typed):
         return "claim"
     return "passage" if is_prose(typed) else "request"
 
@@ -421,7 +425,10 @@ def _year_checkpoints(dates: list[DateConstraint], text: str, newest: date | Non
                              "admit no publication date; drop or correct one of them")
         weight = min(d.weight for d in chosen)
         say = f"Published {_period(start, end)}"
-        if weight < 1.0:
+        recent = any(re.search(r"\b(?:recent|latest|newest)", d.phrase, re.I) for d in chosen)
+        if weight < 1.0 and not recent:
+            say += " (preference)"  # "preferably not before 2015"
+        elif weight < 1.0:
             say += (" (soft: 'recent')" if newest is None or end != newest
                     else f" (soft: 'recent' for this corpus, whose newest papers are from {newest.year})")
         out.append((chosen[0].position, _meta(say, MetadataPredicate(field="year", start=start, end=end), weight)))

@@ -327,6 +327,19 @@ _STRONG_CUE = re.compile(r"\b(?:" + _PUBLISHED + r"|papers?|articles?|work)\s+"
                          r"(?:in|at|to|from)\b|\bat\b", re.I)
 
 
+def names_a_venue(text: str) -> bool:
+    """True when a clause of ``text`` ends in a venue of the alias table after a venue cue or in
+    parentheses ("CRISPR base editing in PNAS", "... in Nature, Science or PRL", "(PNAS)"), or in an
+    ISO 4 abbreviated journal name after "in" ("... in Phys. Rev. Lett."): a request for papers of
+    that venue, never a claim about the world."""
+    mention_re, _item, _lookup = _matcher(())
+    if any((m.group("cue") or text[:m.start()].rstrip().endswith("("))
+           and re.match(r"\s*(?:$|[,;.)!?])", text[m.end():]) for m in mention_re.finditer(text)):
+        return True
+    return any(re.search(r"\b(?:in|at)\s+$|\(\s*$", text[:m.start()], re.I) and re.search(r"[A-Z][a-z]+\.", m.group(0))
+               and re.match(r"\s*(?:$|[,;)!?])", text[m.end():]) for m in _ABBREVIATED.finditer(text))
+
+
 def _defines(acronym: str, before: str) -> bool:
     """True when ``acronym`` is the initials of the words right before its parenthesis, so it
     defines them ("density functional theory (DFT)") and names no venue."""
@@ -545,12 +558,21 @@ _ABBREVIATED = re.compile(r"(?<![\w.])(?P<name>(?:[A-Z][a-z]{0,7}\.\s*){2,6}(?:[
 
 
 def _expands(abbreviation: str, spelling: str) -> bool:
-    """True when each word of ``abbreviation`` begins the next word of ``spelling`` that is not a
-    minor word ("Phys. Rev. Lett." -> "Physical Review Letters"; "J. Am. Chem. Soc." -> "Journal
+    """True when each word of ``abbreviation`` abbreviates (:func:`_abbreviates`) the next word of
+    ``spelling`` that is not a minor word ("Phys. Rev. Lett." -> "Physical Review Letters"; "J. Am. Chem. Soc." -> "Journal
     of the American Chemical Society"), and no word of either is left over."""
     short = re.findall(r"[A-Za-z]+", abbreviation)
     full = [w for w in re.findall(r"[A-Za-z]+", spelling) if w.lower() not in _MINOR]
-    return len(short) == len(full) and all(f.lower().startswith(a.lower()) for a, f in zip(short, full))
+    return len(short) == len(full) and all(_abbreviates(a.lower(), f.lower()) for a, f in zip(short, full))
+
+
+def _abbreviates(short: str, word: str) -> bool:
+    """True when ``short`` is ``word``'s first letter then some of its other letters in order, as
+    ISO 4 shortens ("phys" physical, "natl" national, "lett" letters)."""
+    if not short or not word.startswith(short[0]):
+        return False
+    rest = iter(word[1:])
+    return all(ch in rest for ch in short[1:])
 
 
 def _abbreviations(ws: Workspace, vocab: dict[str, int] | None) -> list[VenueMention]:

@@ -40,13 +40,32 @@ _IMPERATIVE = re.compile(
 """A clause that starts by telling what to leave out: "please don't include reviews", ", avoid
 Twitter" (not "avoid overfitting" opening the intent, nor "to avoid" or "and avoid" mid-clause;
 "avoid using X" is read by the exclusion cues)."""
-_NOT_WANTED = re.compile(
-    r"(?:(?<=[,;:.])|^(?=[^,;:.]*\b(?:ones|papers|results|studies|articles|works)\s+(?:are|is)\s))(?P<lead>\s*(?:(?:but|and|also)\s+)?)(?P<what>(?!(?:whether|if|that|this|it)\b)[^,;:.|()!?]+?)"
+_NOT_WANTED_BODY = (
+    r"(?P<lead>\s*(?:(?:but|and|also)\s+)?)(?P<what>(?!(?:whether|if|that|this|it)\b)[^,;:.|()!?]+?)"
     r"\s+(?:are|is)\s+(?:not\s+(?:relevant|wanted|needed|useful|of\s+interest|what\s+(?:I|we)\s+(?:want|need))"
-    r"|irrelevant|unwanted|off[\s-]topic|out\s+of\s+scope)(?=\s*(?:$|[,;:.!?]))", re.I)
+    r"|irrelevant|unwanted|off[\s-]topic|out\s+of\s+scope)(?=\s*(?:$|[,;:.!?]))")
+_NOT_WANTED = re.compile(
+    r"(?:(?<=[,;:.])|^(?=[^,;:.]*\b(?:ones|papers|results|studies|articles|works)\b[^,;:.]*\s(?:are|is)\s))"
+    + _NOT_WANTED_BODY, re.I)
 """A clause that names what to leave out before saying so: "..., Twitter papers are not relevant";
-the first clause only with a word for papers ("the Chinese ones are irrelevant"; "Vitamin D is
-irrelevant" is a claim)."""
+the first clause only with a word for papers ("the Chinese ones are irrelevant", "papers before
+2015 are not relevant"; "Vitamin D is irrelevant" is a claim)."""
+_NOT_WANTED_OPENING = re.compile(r"^" + _NOT_WANTED_BODY, re.I)
+"""The same clause opening feedback, where every clause is a wish ("surveys are not relevant")."""
+_OPENING_IMPERATIVE = re.compile(r"^\s*(?:please\s+)?(?:avoid|leave\s+out|skip|omit)\b"
+                                 r"(?!\s+(?:using|relying|requiring|the\s+use)\b)\s*", re.I)
+"""Feedback that opens by telling what to leave out ("skip reviews", "avoid anything about speech")."""
+_TYPE_THEN_TOPIC = re.compile(r"\b(?P<neg>no|not|excluding|without)\s+(?P<type>(?:reviews?|surveys?|meta-analy[sz]es"
+                              r"|tutorials?|overviews?|position\s+papers))\s+(?:or|and|nor)\s+(?=[a-z])", re.I)
+"""A left-out type listed with something else ("no reviews or modelling studies"): each is left out."""
+_ABOUT = re.compile(r"\b(?:about|for|in)\s*$", re.I)
+"""A wish that ends in a preposition ("interested in", "care about"): what follows is a subject,
+restated "not about X" (so "I don't care about treebanks" leaves out papers on treebanks, and
+is not read as doing without them)."""
+_RESULT = re.compile(r"(?:the\s+)?(?:(?:paper|result|hit|number|no\.?)\s*#?\d+|#\s*\d+|(?:top|first|second|third"
+                     r"|fourth|fifth|last)\s+(?:paper|result|one|hit)s?)\b", re.I)
+"""A result named in feedback ("paper 2", "#3", "the second one"): "I'm not interested in paper 2"
+puts it aside, as "not paper 2" does."""
 _ONES = re.compile(r"\s+(?:ones|results)$", re.I)
 """A pronoun head of what is left out ("the Chinese ones"): dropped, "Chinese" is what is meant."""
 _SOFT = re.compile(r"\b(?:preferably|ideally|if\s+possible,?|rather)\s+(?=(?:not|no|without|excluding)\b)", re.I)
@@ -67,12 +86,22 @@ class Restated:
         return any(a >= start and re.fullmatch(r"(?:(?:but|and)\s+)?", self.text[start:a], re.I) for a in self.soft)
 
 
-def restate_wishes(text: str) -> Restated:
+def restate_wishes(text: str, *, opening: bool = False, keep_soft: bool = False) -> Restated:
     """Rewrite the wishes of ``text`` (see the module docstring) to "not X"; shape of the rest
-    unchanged. Returns the new text and where its soft cues begin."""
-    text = _FIRST_PERSON.sub(lambda m: "not ", text)
+    unchanged. Returns the new text and where its soft cues begin. ``opening``: ``text`` is
+    feedback, so its first clause may be a wish of any shape ("surveys are not relevant", "skip
+    reviews"). ``keep_soft``: leave "preferably not X" as it is (for a later pass to weigh)."""
+    if opening:
+        text = _OPENING_IMPERATIVE.sub("not ", text, count=1)
+        text = _NOT_WANTED_OPENING.sub(lambda m: f"{m.group('lead')}not {_ONES.sub('', m.group('what').strip())}",
+                                       text, count=1)
+    text = _TYPE_THEN_TOPIC.sub(lambda m: f"{m.group('neg')} {m.group('type')}, {m.group('neg')} ", text)
+    text = _FIRST_PERSON.sub(lambda m: "not about " if _ABOUT.search(m.group(0)) and not _RESULT.match(
+        m.string, m.end()) else "not ", text)
     text = _IMPERATIVE.sub(lambda m: m.group(0)[: len(m.group(0)) - len(m.group(0).lstrip())] + "not ", text)
     text = _NOT_WANTED.sub(lambda m: f"{m.group('lead')}not {_ONES.sub('', m.group('what').strip())}", text)
+    if keep_soft:
+        return Restated(text)
     out, soft, last = [], [], 0
     for m in _SOFT.finditer(text):
         out.append(text[last:m.start()])
