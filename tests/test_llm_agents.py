@@ -657,3 +657,41 @@ def test_a_negated_or_undated_venue_year_is_sent_back(fake, tmp_path, corpus):
     assert "a venue_year predicate cannot be negated" in problems and "a venue_year predicate needs start or end" in problems
     p = checklist.get("m1").predicate
     assert p.field == "venue_year" and p.values == ["ACL"] and p.start.year == 2019
+
+
+def test_a_session_whose_endpoint_had_masked_credentials_asks_for_the_settings(llm_runs, monkeypatch):
+    """Refined under its own settings, a session must not send the masked "***" as credentials."""
+    from litnav.navigator.refine import session_settings
+
+    _, _, first, _, _ = llm_runs
+    session = first.model_copy(deep=True)
+    ep = session.settings["llm"]["endpoints"]["fake"]
+    session_settings(session)  # no credentials: runs as recorded
+    ep["base_url"] = ep["base_url"].replace("http://", "http://***@")
+    with pytest.raises(ValueError, match="'fake' had credentials that session files do not keep.*--settings"):
+        session_settings(session)
+    ep["base_url"] = ep["base_url"].replace("***@", "")
+    ep["api_key"] = "***"
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(ValueError, match="--settings"):
+        session_settings(session)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-the-environment")
+    assert session_settings(session).llm.endpoints["fake"].api_key is None  # the key comes from api_key_env
+
+
+def test_a_refinement_whose_llm_is_down_fails_in_one_line(llm_runs, corpus, tmp_path):
+    from typer.testing import CliRunner
+
+    from litnav.cli import _register, app
+    from litnav.session.io import write_session
+
+    _, _, first, _, _ = llm_runs
+    session = first.model_copy(deep=True)
+    session.settings["llm"]["endpoints"]["fake"]["base_url"] = "http://127.0.0.1:9/v1"  # nothing listens
+    session.settings["llm"]["cache"] = False
+    session.corpus = str(corpus.directory)
+    path = write_session(session, tmp_path / "s.json")
+    _register()
+    res = CliRunner().invoke(app, ["refine", str(path), "only papers after 2012"])
+    assert res.exit_code == 1 and "Traceback" not in res.output
+    assert "error: LLM role=navigator" in res.output and len(res.output.strip().splitlines()) <= 3
