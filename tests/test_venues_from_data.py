@@ -476,3 +476,13 @@ def test_an_iso4_abbreviated_journal_is_its_venue(intent, spelling):
 def test_a_person_s_initials_are_no_journal():
     checklist = parse_intent("fantasy linguistics by J. R. R. Tolkien", venues=VOCAB, today=TODAY)
     assert not [c for c in checklist.checkpoints if c.predicate is not None and c.predicate.field == "venue"]
+
+
+def test_a_journal_named_as_a_clause_of_its_own_is_a_venue():
+    intent = "machine-learning-driven materials discovery, Journal of the American Chemical Society, 2018 onwards"
+    for vocab, reported in ((VOCAB, True), ({**VOCAB, "Journal of the American Chemical Society": 5}, False)):
+        checklist = parse_intent(intent, venues=vocab, today=TODAY)
+        (venue,) = [c for c in checklist.checkpoints if c.predicate is not None and c.predicate.field == "venue"]
+        assert venue.predicate.values == ["Journal of the American Chemical Society"]
+        assert ("not in the corpus venue list" in venue.text) is reported
+        assert checklist.checkpoints[0].text == "machine-learning-driven materials discovery"

@@ -492,6 +492,11 @@ _MORE_JOURNALS = re.compile(
 _NOT_VENUE = (r"(?:English|Chinese|German|French|Spanish|Japanese|Korean|Russian|Portuguese|Italian|Arabic|Dutch"
               r"|January|February|March|April|May|June|July|August|September|October|November|December"
               r"|Spring|Summer|Autumn|Fall|Winter|Europe|Asia|Africa|America|China|India|Open\s+Access)\b")
+_UNKNOWN_BARE = re.compile(
+    r"(?:(?<=[,(;])|^)(?P<cue>\s*)(?P<name>(?:Journal|Proceedings|Transactions|Annals|Bulletin)\s+(?:of|on)"
+    r"(?:\s+(?:the|and|&|of|on|in|" + _CAP + r"))+?)(?=\s*(?:$|[,;.)]))")
+"""A journal named as a clause of its own ("..., Journal of the American Chemical Society, 2018
+onwards"): its name says it is one."""
 _UNKNOWN_PUBLISHED = re.compile(
     r"(?P<cue>\b(?i:(?:" + _PUBLISHED + r")\s+in\s+(?:the\s+)?))"
     r"(?P<name>(?!" + _NOT_VENUE + r")" + _CAP + r"(?:\s+(?:(?:of|on|for|and|&)\s+(?:the\s+)?)?" + _CAP
@@ -532,11 +537,12 @@ def _journal_names(ws: Workspace, vocab: dict[str, int] | None) -> list[VenueMen
     :data:`_UNKNOWN_PUBLISHED`): the vocabulary spellings :func:`resolve_name` finds, else
     unrecognised, so the plan reports them instead of searching for their words."""
     out: list[VenueMention] = []
-    for rx in (_UNKNOWN_JOURNAL, _UNKNOWN_PUBLISHED):
+    for rx in (_UNKNOWN_JOURNAL, _UNKNOWN_PUBLISHED, _UNKNOWN_BARE):
         for m in list(rx.finditer(ws.text)):
             if BOUNDARY in ws.text[m.start():m.end()]:  # consumed by an earlier match
                 continue
-            hits = resolve_name(m.group("name"), vocab)
+            named = _norm(m.group("name"))
+            hits = with_editions([v for v in vocab or {} if _norm(v) == named], vocab) or resolve_name(m.group("name"), vocab)
             first = _mention(ws, m, hits, unrecognised=not hits)
             end = m.end()
             while more := _MORE_JOURNALS.match(ws.text, end):  # "... Letters or Physical Review B", "... or QJE"
