@@ -702,3 +702,73 @@ def test_not_being_interested_in_a_result_puts_it_aside(scripted, corpus):
     ranking = [r.corpus_id for r in first.results]
     edits = parse_feedback("I'm not interested in paper 2", first.checklist, first.workflow, ranking, corpus, None)
     assert [(e.action, e.target) for e in edits] == [("ban", ranking[1])]
+
+
+def _edits(scripted, corpus, feedback):
+    from litnav.navigator.feedback import parse_feedback
+
+    first = scripted.turns[0]
+    ranking = [r.corpus_id for r in first.results]
+    return parse_feedback(feedback, first.checklist, first.workflow, ranking, corpus, None), ranking
+
+
+@pytest.mark.parametrize("feedback", ["drop anything before 2020", "remove papers before 2020",
+                                      "hide everything before 2020", "get rid of papers older than 2020"])
+def test_a_verb_of_removal_before_a_date_removes_those_papers(scripted, corpus, feedback):
+    """A trial's "drop anything before 2010" kept only the papers before 2010."""
+    edits, _ = _edits(scripted, corpus, feedback)
+    [cp] = [e.detail["checkpoint"] for e in edits if e.action == "add_checkpoint"]
+    assert cp["predicate"]["field"] == "year" and cp["predicate"]["start"] == "2020-01-01" and not cp["predicate"]["end"]
+
+
+@pytest.mark.parametrize("feedback", ["drop the surveys", "get rid of the survey papers", "filter out surveys",
+                                      "dont show surveys", "no more surveys", "hide surveys please"])
+def test_a_removal_of_surveys_in_any_words_leaves_them_out(scripted, corpus, feedback):
+    edits, _ = _edits(scripted, corpus, feedback)
+    [cp] = [e.detail["checkpoint"] for e in edits if e.action == "add_checkpoint"]
+    assert cp["predicate"] == {**cp["predicate"], "field": "publication_type", "values": ["survey"], "negate": True}
+
+
+@pytest.mark.parametrize(("feedback", "action", "ranks"), [
+    ("pin #1 and #2", "pin", [1, 2]), ("keep 1 and 2", "pin", [1, 2]), ("the second and fourth are wrong", "ban", [2, 4]),
+    ("#3, #4 and #5 are irrelevant", "ban", [3, 4, 5]), ("3 is irrelevant", "ban", [3]), ("remove 2 and 4", "ban", [2, 4]),
+    ("remove #3 pls", "ban", [3]), ("the 3rd one is wrong", "ban", [3]), ("#2 and #4 aren't relevant", "ban", [2, 4]),
+])
+def test_results_named_in_any_words_are_each_the_one_meant(scripted, corpus, feedback, action, ranks):
+    edits, ranking = _edits(scripted, corpus, feedback)
+    assert [(e.action, e.target) for e in edits] == [(action, ranking[r - 1]) for r in ranks]
+
+
+@pytest.mark.parametrize("feedback", ["exclude speech, audio", "no speech and no audio",
+                                      "drop anything about speech and audio"])
+def test_each_thing_of_a_list_left_out_is_excluded(scripted, corpus, feedback):
+    edits, _ = _edits(scripted, corpus, feedback)
+    excluded = {e.detail["checkpoint"]["terms"][0].lower() for e in edits if e.action == "add_checkpoint"}
+    assert excluded == {"speech", "audio"}
+
+
+def test_a_year_after_a_misspelt_cue_is_refused_not_read_as_that_year(scripted, corpus):
+    from litnav.navigator.feedback import FeedbackError
+
+    with pytest.raises(FeedbackError, match="'aftr' is no word litnav reads before a year"):
+        _edits(scripted, corpus, "only papers aftr 2020")
+
+
+def test_fewer_papers_like_a_result_is_no_focus_on_it(scripted, corpus):
+    from litnav.navigator.feedback import FeedbackError
+
+    with pytest.raises(FeedbackError, match="cannot demote papers similar to one"):
+        _edits(scripted, corpus, "fewer papers like #3")
+
+
+def test_what_cites_a_result_follows_the_citing_direction(scripted, corpus):
+    edits, ranking = _edits(scripted, corpus, "what cites the top paper")
+    assert [(e.action, e.target, e.detail["seed_ids"]) for e in edits] == [("add_node", "cite_citing", [ranking[0]])]
+
+
+@pytest.mark.parametrize("feedback", ["I care most about speech", "concentrate on speech",
+                                      "I'm mostly interested in speech"])
+def test_a_focus_in_any_words_is_a_focus(scripted, corpus, feedback):
+    edits, _ = _edits(scripted, corpus, feedback)
+    assert [(e.action, e.detail["role"], e.detail["checkpoint"]["terms"]) for e in edits] == [
+        ("add_checkpoint", "focus", ["speech"])]

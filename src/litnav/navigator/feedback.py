@@ -30,8 +30,10 @@ from datetime import date
 from litnav.core.records import Checklist, Checkpoint, Edit, Workflow
 from litnav.core.text import stop_words
 from litnav.corpus.phrases import corpus_phrases
+from litnav.navigator.feedback_wording import plain_feedback
 from litnav.navigator.intent import parse_intent
 from litnav.navigator.intent.dates import YEAR_PATTERN
+from litnav.navigator.intent.grammar import english_word
 from litnav.navigator.intent.parser import ContradictoryDates, exclusion_checkpoint
 from litnav.navigator.intent.wishes import restate_wishes
 from litnav.navigator.planner import relax_unsatisfiable
@@ -44,7 +46,8 @@ _PAPER_REF = (r"(?:the\s+)?(?:(?P<ord>top|first|best|second|third|fourth|fifth|s
               r"|\"(?P<title>[^\"]{4,})\"|(?P<cid>[\w.\-/:]*\d[\w.\-/:]*))")
 _CITING = re.compile(
     r"(?:citing\s+direction|papers?\s+(?:that\s+|which\s+)?cit(?:e|ing)|follow[\s-]*ups?(?:\s+work)?|"
-    r"successors?|cited\s+by|work\s+(?:that\s+)?builds?\s+on|who\s+cites?|later\s+work)"
+    r"successors?|cited\s+by|work\s+(?:that\s+)?builds?\s+on|who\s+cites?|what\s+(?:else\s+)?(?:cites?|has\s+cited)"
+    r"|later\s+work)"
     r"(?:\s+(?:of|to|on|for))?\s+" + _PAPER_REF, re.I)
 _CITED = re.compile(
     r"(?:cited\s+direction|references?|predecessors?|(?:what|papers?)\s+(?:does\s+)?\S*\s*cites?|"
@@ -70,14 +73,26 @@ _IRRELEVANT = re.compile(r"(?<![\w#])" + _PAPER_REF + r"\s+(?:is|are|seems|looks
 _RANK = r"(?:#\s*\d+|(?:results?|papers?|hits?|numbers?|nos?\.?)\s*#?\d+|\d+)(?:\s*(?:-|–|to)\s*#?\d+)?"
 _RANK_LIST = (r"(?:(?:results?|papers?|hits?|numbers?|nos?\.?)\s*#?\s*|#\s*)\d+(?:\s*(?:-|–|to)\s*#?\d+)?"
               r"(?:\s*(?:,|/|\bor\b|\band\b|\bnor\b|,\s*(?:or|and|nor))\s*(?:not\s+|no\s+)?" + _RANK + ")*")
+_BARE_RANKS = r"\d{1,3}(?:\s*(?:-|–|to)\s*\d{1,3})?(?:\s*(?:,|\band\b|\bor\b|,\s*(?:and|or))\s*\d{1,3})*"
 _RANKS_PUT_ASIDE = re.compile(
     r"\b(?:not|no|drop|remove|exclude|ban|hide|skip|discard|without)\s+(?:the\s+)?(?P<list>" + _RANK_LIST + r")"
     r"(?=\s*(?:[,.;]|$|\b(?:and|but|also|then|please)\b))"
-    r"|(?<![\w#])(?P<list2>" + _RANK_LIST + r")\s+(?:is|are|seems?|looks?)\s+"
+    r"|\b(?:drop|remove|ban|hide|discard)\s+(?P<list3>" + _BARE_RANKS + r")(?=\s*(?:[.;]|$|\b(?:but|also|then)\b))"
+    r"|(?<![\w#])(?P<list2>" + _RANK_LIST + r"|" + _BARE_RANKS + r")\s+(?:is|are|seems?|looks?)\s+"
     r"(?:irrelevant|off[\s-]topic|not\s+relevant|unrelated|wrong)\b", re.I)
 """Results put aside by rank, one or several in one phrase: "remove #2", "not #1 and not #4", "not
 #2 or #5", "drop #3, #7", "exclude results 1-3", "not #2 nor #5", "#3 is irrelevant", "#2 and #5
 are off-topic" (each rank, or each of a range; "not 2019" is no rank)."""
+
+
+_PINS_BY_RANK = re.compile(r"\b(?:pin|keep)\s+(?:the\s+)?(?P<list>(?:" + _RANK_LIST + r"|" + _BARE_RANKS + r"))"
+                           r"(?=\s*(?:[.;]|$|\b(?:but|also|then)\b))", re.I)
+"""Results kept at the top by rank, one or several: "pin #1 and #2", "keep 1 and 2", "pin results 1-3"."""
+_TYPO_DATE = re.compile(r"\b(?P<cue>(?!(?i:in|on|of|from|since|after|before|until|till|during|by|to|and|or|the|only|than"
+                        r"|papers?|work|studies|articles?|year|years|published|pre|post|circa|around|about)\b)"
+                        r"[a-z]{3,6})\s+(?P<year>(?:19|20)\d\d)\b(?!\s*(?:-|–|to)\s*\d)")
+"""A word that is no date cue right before a year ("aftr 2010", "snce 2010"): else the year alone
+reads as "in 2010", a one-year filter (:func:`parse_feedback` checks it is no English word)."""
 
 
 def _ranks(listed: str) -> list[int]:
@@ -90,16 +105,23 @@ def _ranks(listed: str) -> list[int]:
 
 
 _MORE_LIKE = re.compile(r"\b(?:more|papers?|others?|work)\s+(?:papers?\s+)?(?:like|similar\s+to)\s+" + _PAPER_REF, re.I)
-_FOCUS = re.compile(r"\b(?:focus\s+on|prioriti[sz]e|more\s+(?:about|on)|emphasi[sz]e|should\s+(?:also\s+)?(?:cover|address))\s+"
-                    r"(?P<what>[\w\s\-]+?)\s*(?:[,.;]|$)", re.I)
+_FOCUS = re.compile(r"\b(?:focus\s+on|concentrate\s+on|prioriti[sz]e|more\s+(?:about|on)|emphasi[sz]e"
+                    r"|should\s+(?:also\s+)?(?:cover|address)|(?:I|we)\s+care\s+(?:most\s+|mainly\s+)?about"
+                    r"|(?:I'?m|I\s+am|we'?re|we\s+are)\s+(?:mostly|mainly|especially|particularly|most)\s+interested\s+in)\s+"
+                    r"(?P<what>[\w\s\-]+?)\s*(?=[,.;]|$|\band\s+(?:drop|remove|pin|ban|keep|show|give|only|exclude|no"
+                    r"|not|since|after|before|ignore|follow)\b)", re.I)
 _REWEIGHT = re.compile(r"(?P<what>[\w\s\-]+?)\s+(?:matters?\s+(?P<dir>more|less)(?:\s+important)?"
                        r"|(?:is|are)\s+(?P<dir2>more|less)\s+important)\b", re.I)
 _FIELD = r"year|date|venue|type|publication\s+type|authors?"
 _DROP_CP = re.compile(
-    rf"\b(?:(?:ignore|drop|relax|remove)\s+(?:the\s+)?(?:(?P<field>{_FIELD})\s+(?:constraint|filter|requirement|restriction)"
+    rf"\b(?:(?:ignore|drop|relax|remove|lift|no)\s+(?:the\s+)?(?:(?P<field>{_FIELD})\s+(?:constraint|filter|requirement"
+    r"|restriction|limit)"
     r"|(?P<word>checkpoints?\s+)?(?P<cid>[a-z]\d+(?:(?:\s*,\s*|\s+and\s+)(?:checkpoint\s+)?[a-z]\d+)*))"
     rf"|(?:never\s+mind|forget(?:\s+about)?)\s+(?:the\s+)?(?P<field2>{_FIELD})"
-    r"(?:\s+(?:constraint|filter|requirement|restriction))?)\b", re.I)
+    r"(?:\s+(?:constraint|filter|requirement|restriction|limit))?"
+    rf"|(?:any|all)\s+(?P<field3>{_FIELD})s?\s+(?:is|are)\s+(?:fine|ok|okay)"
+    r"|(?:put|bring)\s+(?:the\s+)?(?P<type1>surveys?|reviews?)\s+back|(?P<type2>surveys?|reviews?)\s+(?:is|are)\s+"
+    r"(?:fine|ok|okay|welcome)|include\s+(?:the\s+)?(?P<type3>surveys?|reviews?)(?:\s+again)?)\b", re.I)
 
 
 _FEWER = re.compile(r"(?P<lead>(?:^|(?<=[,;.])|\b(?:and|but)\s)\s*)(?:(?:I\s+want|I'd\s+like|give\s+me|show(?:\s+me)?"
@@ -276,7 +298,11 @@ def parse_feedback(
     ``ValueError`` when nothing in it could be understood.
     """
     text = " ".join(feedback.split())
-    text = restate_wishes(text, opening=True, keep_soft=True).text  # "I'm not interested in paper 2" -> "not paper 2"
+    text = restate_wishes(plain_feedback(text), opening=True, keep_soft=True).text  # "I'm not interested in #2" -> "not #2"
+    for odd in (m for m in _TYPO_DATE.finditer(text) if not english_word(m.group("cue").lower())):
+        raise FeedbackError(f"{odd.group(0)!r}: {odd.group('cue')!r} is no word litnav reads before a year; say "
+                            f"'since {odd.group('year')}', 'after {odd.group('year')}', 'before {odd.group('year')}' "
+                            f"or 'in {odd.group('year')}'")
     if odd := _ODD_YEAR.search(text):  # else "before 1500" would become an exclusion of those words
         raise FeedbackError(f"{odd.group(0)!r}: {odd.group('year')} is no year litnav reads as a date (1800-2099)")
     if not text:
@@ -299,12 +325,22 @@ def parse_feedback(
             edits.append(Edit(action="add_node", target=f"cite_{direction}", detail={
                 "role": "citation", "direction": direction, "seed_ids": [seed]}, reason=take(m)))
     for m in _RANKS_PUT_ASIDE.finditer(text):
-        for rank in _ranks(m.group("list") or m.group("list2")):
+        for rank in _ranks(m.group("list") or m.group("list2") or m.group("list3")):
             if not ranking or rank < 1 or rank > len(ranking):
                 raise FeedbackError(f"{m.group(0).strip()!r}: there is no result number {rank} (the results have "
                                     f"{len(ranking)})")
             if not any(e.action == "ban" and e.target == ranking[rank - 1] for e in edits):
                 edits.append(Edit(action="ban", target=ranking[rank - 1], reason=m.group(0).strip()))
+        take(m)
+    for m in _PINS_BY_RANK.finditer(text):  # "pin #1 and #2", "keep 1 and 2"; one rank: _PIN below
+        if len(_ranks(m.group("list"))) < 2:
+            continue
+        for rank in _ranks(m.group("list")):
+            if not ranking or rank < 1 or rank > len(ranking):
+                raise FeedbackError(f"{m.group(0).strip()!r}: there is no result number {rank} (the results have "
+                                    f"{len(ranking)})")
+            if not any(e.action == "pin" and e.target == ranking[rank - 1] for e in edits):
+                edits.append(Edit(action="pin", target=ranking[rank - 1], reason=m.group(0).strip()))
         take(m)
     for m in _PIN.finditer(text):
         if any(s <= m.start() < e for s, e in consumed):
@@ -359,7 +395,8 @@ def parse_feedback(
             if not m.group("word") and not set(ids) <= {c.id for c in checklist.checkpoints}:
                 continue  # "drop b2" without "checkpoint" names a paper (_PIN) unless the checklist has that id
         else:
-            said = m.group("field") or m.group("field2")
+            said = (m.group("field") or m.group("field2") or m.group("field3")
+                    or ("type" if m.group("type1") or m.group("type2") or m.group("type3") else ""))
             field = {"date": "year", "type": "publication_type", "authors": "author"}.get(said.lower().split()[0],
                                                                                          said.lower().replace(" ", "_"))
             fields = {field, "venue_year"} if field in ("year", "venue") else {field}  # "EMNLP 2019": venue and year
@@ -377,6 +414,10 @@ def parse_feedback(
     for m in _MORE_LIKE.finditer(text):
         if any(s <= m.start() < e for s, e in consumed):
             continue
+        if re.search(r"\b(?:fewer|less|no|not|nothing|without|avoid)\s+$", text[:m.start()], re.I):
+            raise FeedbackError(f"{text[max(0, m.start() - 12):m.end()].strip()!r}: litnav cannot demote papers "
+                                "similar to one; put that result aside ('drop #N') or focus on what you want "
+                                "('focus on X')")
         cid = resolve_paper(m, ranking, corpus)
         paper = corpus.paper(cid) if corpus is not None else None
         what = " ".join((paper.title if paper is not None else cid).split())
@@ -448,7 +489,7 @@ def parse_feedback(
             edits.append(Edit(action="add_checkpoint", target=new.id, detail={
                 "checkpoint": new.model_dump(mode="json"), "role": "filter" if new.weight >= 1.0 else "prefer"},
                 reason=new.text))
-        elif cp.kind == "exclusion" and not any(e.detail.get("role") == "exclude" for e in edits):
+        elif cp.kind == "exclusion":  # each one ("no speech; no Chinese"); what _EXCLUDE read is not in ``rest``
             if _excluded(scratch, cp.terms):
                 already.append(f"{' '.join(cp.terms)!r} is already excluded")
                 continue

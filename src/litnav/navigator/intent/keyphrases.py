@@ -50,7 +50,7 @@ art overview review survey literature evidence data information existing previou
 """.split())
 
 GENERIC_HEADS = frozenset("methods method approaches approach techniques technique strategies "
-                          "studies works papers".split())
+                          "studies works papers stuff things".split())
 """Head words dropped from the end of a multi-word concept ("sentiment analysis methods" ->
 "sentiment analysis"), so "X methods" and "methods for X" name the same concept."""
 CONNECTIVE_GERUNDS = frozenset("using leveraging employing utilising utilizing relying applying exploiting "

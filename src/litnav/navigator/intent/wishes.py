@@ -40,8 +40,9 @@ _IMPERATIVE = re.compile(
 """A clause that starts by telling what to leave out: "please don't include reviews", ", avoid
 Twitter" (not "avoid overfitting" opening the intent, nor "to avoid" or "and avoid" mid-clause;
 "avoid using X" is read by the exclusion cues)."""
-_NOT_WANTED_BODY = (
-    r"(?P<lead>\s*(?:(?:but|and|also)\s+)?)(?P<what>(?!(?:whether|if|that|this|it)\b)[^,;:.|()!?]+?)"
+_NOT_WANTED_BODY = (  # never a result ("#8, #9 and #10 are irrelevant": the feedback's rank rules read it)
+    r"(?P<lead>\s*(?:(?:but|and|also)\s+)?)(?P<what>(?!(?:whether|if|that|this|it)\b)"
+    r"(?!\s*(?:the\s+)?(?:#|\d|(?:paper|result|hit|number|no\.?)\s*#?\d))[^,;:.|()!?]+?)"
     r"\s+(?:are|is)\s+(?:not\s+(?:relevant|wanted|needed|useful|of\s+interest|what\s+(?:I|we)\s+(?:want|need))"
     r"|irrelevant|unwanted|off[\s-]topic|out\s+of\s+scope)(?=\s*(?:$|[,;:.!?]))")
 _NOT_WANTED = re.compile(
@@ -91,6 +92,7 @@ def restate_wishes(text: str, *, opening: bool = False, keep_soft: bool = False)
     unchanged. Returns the new text and where its soft cues begin. ``opening``: ``text`` is
     feedback, so its first clause may be a wish of any shape ("surveys are not relevant", "skip
     reviews"). ``keep_soft``: leave "preferably not X" as it is (for a later pass to weigh)."""
+    text = re.sub(r"\bdont\b", "don't", text, flags=re.I)
     if opening:
         text = _OPENING_IMPERATIVE.sub("not ", text, count=1)
         text = _NOT_WANTED_OPENING.sub(lambda m: f"{m.group('lead')}not {_ONES.sub('', m.group('what').strip())}",

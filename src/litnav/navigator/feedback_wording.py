@@ -1,0 +1,74 @@
+"""Feedback as researchers type it, restated in the words ``navigator.feedback`` reads.
+
+A trial of 375 phrasings of 66 wishes found the casual ones misread, some inverted: "drop the
+workshop papers" became a filter *for* workshop papers (the verb was dropped and the rest read as
+a constraint), "get rid of surveys" a preference for surveys, "no more surveys" an exclusion of
+the word "more", "the second and fourth are wrong" banned only #4, and "remove #3 pls" was
+refused. :func:`plain_feedback` rewrites such wordings before the feedback is parsed:
+
+- politeness ("please", "pls", "thx") is dropped; "dont", "isn't", "aren't" are spelled out;
+- "no more X" is "no X" ("no more than" is kept);
+- a verb of removal ("drop", "remove", "hide", "filter out", "get rid of", "discard") before
+  anything but a result, a checkpoint or a constraint is "not": "drop anything before 2010" is
+  "not anything before 2010", "hide LREC papers" is "not LREC papers";
+- a result named by its ordinal ("the second", "the 3rd one") is "#N" where it is a result
+  (followed by "one"/"paper"/"result", a list word, or "is"/"are"): "second language
+  acquisition" and "first author" stay;
+- "I only want X", "I just want X" is "only X";
+- a list of things left out is one exclusion each ("exclude speech, Chinese").
+"""
+
+from __future__ import annotations
+
+import re
+
+_POLITE = re.compile(r"\s*\b(?:please|pls|plz|thx|thanks|thank\s+you|kindly)\b[.!]*", re.I)
+_SPELLED = [(re.compile(r"\bdont\b", re.I), "don't"), (re.compile(r"\bisn'?t\b", re.I), "is not"),
+            (re.compile(r"\baren'?t\b", re.I), "are not"), (re.compile(r"\bdoesn'?t\b", re.I), "does not")]
+_NO_MORE = re.compile(r"\bno\s+more\s+(?!than\b)", re.I)
+_RESULT_OR_RULE = (r"(?:the\s+)?(?:#|\d|(?:paper|result|hit|number|no\.?)\s*#?\d|(?:top|first|second|third|fourth|"
+                   r"fifth|sixth|seventh|eighth|ninth|tenth|last|bottom)\b|checkpoints?\b|[a-z]\d+\b"
+                   r"|(?:year|date|venue|type|publication\s+type|authors?)\s+(?:constraint|filter|requirement"
+                   r"|restriction|limit)\b)")
+_REMOVE = re.compile(r"\b(?:drop|remove|hide|filter\s+out|get\s+rid\s+of|discard|eliminate|take\s+out)\s+(?!"
+                     + _RESULT_OR_RULE + r")", re.I)
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
+             "ninth": 9, "tenth": 10}
+_ORDINAL = re.compile(
+    r"\b(?:the\s+)?(?P<n>first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|\d{1,3}(?:st|nd|rd|th))"
+    r"(?:\s+(?P<head>one|paper|result|hit)s?\b|(?=\s*(?:,|\band\b|\bor\b|\bnor\b|\bis\b|\bare\b|\bwas\b|\bwere\b"
+    r"|\bseems?\b|\blooks?\b|$)))", re.I)
+_ONLY_WANT = re.compile(r"\b(?:I|we)\s+(?:only|just)\s+(?:want|need)\s+", re.I)
+_COMMAND = (r"(?:show|give|return|list|pin|keep|ban|drop|remove|focus|only|since|after|before|from|until|ignore|exclude"
+            r"|follow|what|which|more|fewer|less|prioriti[sz]e|emphasi[sz]e|papers?|results?|no|not|and|or|the)")
+_ITEM = r"(?!" + _COMMAND + r"\b)[A-Za-z][\w\-]*(?:\s+(?!(?:and|or)\b)[A-Za-z][\w\-]*){0,2}"
+_NEG_LIST = re.compile(
+    r"\b(?P<neg>(?:no|not|exclude|excluding|without)(?:\s+(?:anything|everything|papers?)\s+(?:about|on))?)\s+"
+    r"(?P<a>" + _ITEM + r")\s*(?:,\s*and\s+|,|\band\b)\s*(?:no\s+|not\s+)?(?P<b>" + _ITEM + r")"
+    r"(?=\s*(?:$|[,.;]))", re.I)
+"""Two things left out in one list ("exclude speech, Chinese", "no speech and no Chinese", "drop
+anything about speech and Chinese"), the last item of the feedback: each is left out ("X or Y" is
+already one exclusion of either)."""
+
+
+def _ordinal(m: re.Match[str]) -> str:
+    word = m.group("n").lower()
+    n = _ORDINALS.get(word) or int(re.match(r"\d+", word).group(0))
+    return f"#{n}"
+
+
+def plain_feedback(text: str) -> str:
+    """``text`` (one line of feedback) restated as the module docstring says; the rest unchanged."""
+    text = _POLITE.sub("", text)
+    for rx, spelled in _SPELLED:
+        text = rx.sub(spelled, text)
+    text = _NO_MORE.sub("no ", text)
+    text = _REMOVE.sub("not ", text)
+    text = _ORDINAL.sub(_ordinal, text)
+    text = _ONLY_WANT.sub("only ", text)
+    for _ in range(4):  # "no A, B and C": one item a pass
+        listed = _NEG_LIST.sub(lambda m: f"{m.group('neg')} {m.group('a')}; {m.group('neg')} {m.group('b')}", text)
+        if listed == text:
+            break
+        text = listed
+    return " ".join(text.split())
