@@ -733,6 +733,8 @@ def test_a_removal_of_surveys_in_any_words_leaves_them_out(scripted, corpus, fee
     ("pin #1 and #2", "pin", [1, 2]), ("keep 1 and 2", "pin", [1, 2]), ("the second and fourth are wrong", "ban", [2, 4]),
     ("#3, #4 and #5 are irrelevant", "ban", [3, 4, 5]), ("3 is irrelevant", "ban", [3]), ("remove 2 and 4", "ban", [2, 4]),
     ("remove #3 pls", "ban", [3]), ("the 3rd one is wrong", "ban", [3]), ("#2 and #4 aren't relevant", "ban", [2, 4]),
+    ("get rid of number 3", "ban", [3]), ("paper 2 doesn't interest me", "ban", [2]),
+    ("#2 is not what I'm looking for", "ban", [2]),
 ])
 def test_results_named_in_any_words_are_each_the_one_meant(scripted, corpus, feedback, action, ranks):
     edits, ranking = _edits(scripted, corpus, feedback)
@@ -767,8 +769,16 @@ def test_what_cites_a_result_follows_the_citing_direction(scripted, corpus):
 
 
 @pytest.mark.parametrize("feedback", ["I care most about speech", "concentrate on speech",
-                                      "I'm mostly interested in speech"])
+                                      "I'm mostly interested in speech", "speech matters most",
+                                      "I want more speech papers"])
 def test_a_focus_in_any_words_is_a_focus(scripted, corpus, feedback):
     edits, _ = _edits(scripted, corpus, feedback)
     assert [(e.action, e.detail["role"], e.detail["checkpoint"]["terms"]) for e in edits] == [
         ("add_checkpoint", "focus", ["speech"])]
+
+
+@pytest.mark.parametrize(("feedback", "n"), [("top 5 only", 5), ("give me five results", 5),
+                                             ("only show the first 5", 5), ("more results", None), ("show me more", None)])
+def test_the_number_of_results_in_any_words(scripted, corpus, feedback, n):
+    edits, ranking = _edits(scripted, corpus, feedback)
+    assert [(e.action, e.detail["value"]) for e in edits] == [("set_param", n or len(ranking) + 10)]

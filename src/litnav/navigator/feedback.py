@@ -52,14 +52,19 @@ _CITING = re.compile(
 _CITED = re.compile(
     r"(?:cited\s+direction|references?|predecessors?|(?:what|papers?)\s+(?:does\s+)?\S*\s*cites?|"
     r"background|prior\s+work|earlier\s+work)(?:\s+(?:of|from|in|by))?\s+" + _PAPER_REF, re.I)
-_CITED_REVERSE = re.compile(r"(?:what|which\s+papers?)\s+(?:does|did)\s+" + _PAPER_REF + r"\s+cite", re.I)
+_CITED_REVERSE = re.compile(r"(?:what|which)(?:\s+papers?)?\s+(?:does|did)\s+" + _PAPER_REF
+                            + r"\s+(?:cite|build\s+on|rely\s+on|draw\s+on)", re.I)
 _EXCLUDE = re.compile(
     r"\b(?:drop|remove|exclude|filter\s+out|get\s+rid\s+of|skip|hide|no\s+more|no|without|not)\s+"
     r"(?:(?:anything|everything|all|any|the\s+ones|those|papers?|work|results?)\s+)?"
     r"(?:(?:that\s+(?:is|are)\s+)?(?:about|on|mentioning|related\s+to|concerning|involving|using)\s+)"
     r"(?P<what>[\w\s\-]+?)(?:\s+papers?)?\s*(?:[,.;]|$|\band\b)", re.I)
-_TOP_K = re.compile(r"\b(?:show|give|return|list)(?:\s+me)?\s+(?:the\s+)?(?:top\s+)?(?P<n>\d+)|"
-                    r"\bonly\s+(?:the\s+)?top\s+(?P<m>\d+)|\b(?P<o>\d+)\s+results\b", re.I)
+_TOP_K = re.compile(r"\b(?:show|give|return|list)(?:\s+me)?\s+(?:only\s+)?(?:the\s+)?(?:top\s+|first\s+)?(?P<n>\d+)|"
+                    r"\bonly\s+(?:the\s+)?(?:top|first)\s+(?P<m>\d+)|\b(?P<o>\d+)\s+results\b"
+                    r"|\btop\s+(?P<p>\d+)\s+only\b", re.I)
+_MORE_RESULTS = re.compile(r"\b(?:more\s+results|(?:show|give)\s+(?:me\s+)?more(?:\s+results)?|see\s+more)\s*(?=$|[,.;!])",
+                           re.I)
+"""Ten more results than shown ("more results", "show me more")."""
 _PIN_VERB = r"pin|keep|ban|remove|drop|discard"
 _PIN = re.compile(rf"\b(?P<verb>{_PIN_VERB})\s+" + _PAPER_REF + rf"(?=\s*(?:[,.;]|$|\band\b|\b(?:{_PIN_VERB})\b))", re.I)
 """"pin #1", "ban paper 3", each ended by punctuation, "and", the end or the next such verb
@@ -78,8 +83,9 @@ _RANKS_PUT_ASIDE = re.compile(
     r"\b(?:not|no|drop|remove|exclude|ban|hide|skip|discard|without)\s+(?:the\s+)?(?P<list>" + _RANK_LIST + r")"
     r"(?=\s*(?:[,.;]|$|\b(?:and|but|also|then|please)\b))"
     r"|\b(?:drop|remove|ban|hide|discard)\s+(?P<list3>" + _BARE_RANKS + r")(?=\s*(?:[.;]|$|\b(?:but|also|then)\b))"
-    r"|(?<![\w#])(?P<list2>" + _RANK_LIST + r"|" + _BARE_RANKS + r")\s+(?:is|are|seems?|looks?)\s+"
-    r"(?:irrelevant|off[\s-]topic|not\s+relevant|unrelated|wrong)\b", re.I)
+    r"|(?<![\w#])(?P<list2>" + _RANK_LIST + r"|" + _BARE_RANKS + r")\s+(?:(?:is|are|seems?|looks?)\s+"
+    r"(?:irrelevant|off[\s-]topic|not\s+relevant|unrelated|wrong|not\s+what\s+(?:I|we)(?:'m|\s+am|'re|\s+are)?\s+"
+    r"(?:want|need|looking\s+for))|(?:does|do)\s+not\s+interest\s+(?:me|us))\b", re.I)
 """Results put aside by rank, one or several in one phrase: "remove #2", "not #1 and not #4", "not
 #2 or #5", "drop #3, #7", "exclude results 1-3", "not #2 nor #5", "#3 is irrelevant", "#2 and #5
 are off-topic" (each rank, or each of a range; "not 2019" is no rank)."""
@@ -107,10 +113,11 @@ def _ranks(listed: str) -> list[int]:
 _MORE_LIKE = re.compile(r"\b(?:more|papers?|others?|work)\s+(?:papers?\s+)?(?:like|similar\s+to)\s+" + _PAPER_REF, re.I)
 _FOCUS = re.compile(r"\b(?:focus\s+on|concentrate\s+on|prioriti[sz]e|more\s+(?:about|on)|emphasi[sz]e"
                     r"|should\s+(?:also\s+)?(?:cover|address)|(?:I|we)\s+care\s+(?:most\s+|mainly\s+)?about"
-                    r"|(?:I'?m|I\s+am|we'?re|we\s+are)\s+(?:mostly|mainly|especially|particularly|most)\s+interested\s+in)\s+"
-                    r"(?P<what>[\w\s\-]+?)\s*(?=[,.;]|$|\band\s+(?:drop|remove|pin|ban|keep|show|give|only|exclude|no"
+                    r"|(?:I'?m|I\s+am|we'?re|we\s+are)\s+(?:mostly|mainly|especially|particularly|most)\s+interested\s+in"
+                    r"|(?:I|we)\s+want\s+more)\s+"
+                    r"(?P<what>[\w\s\-]+?)(?:\s+papers)?\s*(?=[,.;]|$|\band\s+(?:drop|remove|pin|ban|keep|show|give|only|exclude|no"
                     r"|not|since|after|before|ignore|follow)\b)", re.I)
-_REWEIGHT = re.compile(r"(?P<what>[\w\s\-]+?)\s+(?:matters?\s+(?P<dir>more|less)(?:\s+important)?"
+_REWEIGHT = re.compile(r"(?P<what>[\w\s\-]+?)\s+(?:matters?\s+(?P<dir>more|less|most)(?:\s+important)?"
                        r"|(?:is|are)\s+(?P<dir2>more|less)\s+important)\b", re.I)
 _FIELD = r"year|date|venue|type|publication\s+type|authors?"
 _DROP_CP = re.compile(
@@ -383,8 +390,10 @@ def parse_feedback(
         edits.append(Edit(action="add_checkpoint", target=cp.id, detail={"checkpoint": cp.model_dump(mode="json"),
                                                                           "role": "exclude", "terms": cp.terms}
                           | _unmentioned(cp.terms, corpus), reason=take(m)))
+    for m in _MORE_RESULTS.finditer(text):
+        edits.append(top_k_edit(len(ranking) + 10, take(m)))
     for m in _TOP_K.finditer(text):
-        group = next(g for g in ("n", "m", "o") if m.group(g))
+        group = next(g for g in ("n", "m", "o", "p") if m.group(g))
         n = int(m.group(group))
         if n < 1 or text[max(0, m.start(group) - 1)] == "-":
             raise FeedbackError(f"{feedback.strip()!r}: show at least one result")
@@ -446,10 +455,14 @@ def parse_feedback(
         if hit is None and what and re.fullmatch(r"[a-z]\d+", what[-1]) and len(what) == 1:
             raise FeedbackError(f"{m.group(0).strip()!r}: no checkpoint {what[-1]!r} (the checklist has "
                                 f"{', '.join(c.id for c in checklist.checkpoints)})")
+        more = (m.group("dir") or m.group("dir2")).lower() in ("more", "most")
         if hit is not None:
-            factor = 2.0 if (m.group("dir") or m.group("dir2")).lower() == "more" else 0.5
+            factor = 2.0 if more else 0.5
             edits.append(Edit(action="reweight_checkpoint", target=hit.id,
                               detail={"old": hit.weight, "new": round(hit.weight * factor, 3)}, reason=take(m)))
+        elif more and what and not re.fullmatch(r"[a-z]\d+", what[-1]):  # "X matters most", X no checkpoint yet
+            said = " ".join(m.group("what").split())
+            edits.append(_focus(scratch, said, f"The paper is about {said}", take(m), _within_topic(said, checklist)))
     # metadata constraints and stated exclusions, read by the intent parser on what is left
     rest = text
     for s, e in sorted(consumed, reverse=True):

@@ -14,7 +14,8 @@ refused. :func:`plain_feedback` rewrites such wordings before the feedback is pa
 - a result named by its ordinal ("the second", "the 3rd one") is "#N" where it is a result
   (followed by "one"/"paper"/"result", a list word, or "is"/"are"): "second language
   acquisition" and "first author" stay;
-- "I only want X", "I just want X" is "only X";
+- "I only want X", "I just want X" is "only X"; "dont want X", "stop showing X" is "not X";
+- "five results" is "5 results"; "newer work", "more recent stuff" is "recent papers";
 - a list of things left out is one exclusion each ("exclude speech, Chinese").
 """
 
@@ -38,6 +39,17 @@ _ORDINAL = re.compile(
     r"\b(?:the\s+)?(?P<n>first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|\d{1,3}(?:st|nd|rd|th))"
     r"(?:\s+(?P<head>one|paper|result|hit)s?\b|(?=\s*(?:,|\band\b|\bor\b|\bnor\b|\bis\b|\bare\b|\bwas\b|\bwere\b"
     r"|\bseems?\b|\blooks?\b|$)))", re.I)
+_NO_WANT = re.compile(r"(?:^|(?<=[,;.])|\band\s|\bbut\s)\s*(?:do\s*n't|do\s+not|stop\s+showing)\s+(?:want|need|show|include"
+                      r"|showing)?\s*(?=\w)", re.I)
+"""A wish without its subject ("dont want reviews", "stop showing speech papers")."""
+_REMOVE_RESULT = re.compile(r"\b(?:get\s+rid\s+of|hide|eliminate|take\s+out|filter\s+out)\s+(?=(?:the\s+)?(?:#|\d"
+                            r"|(?:paper|result|hit|number|no\.?)\s*#?\d|(?:top|first|second|third|fourth|fifth|last)\b))",
+                            re.I)
+"""A verb of removal before a result ("get rid of number 3", "get rid of the last one"): "remove"."""
+_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+                 "ten": 10, "fifteen": 15, "twenty": 20, "thirty": 30, "fifty": 50}
+_COUNTED = re.compile(r"\b(?P<w>" + "|".join(_NUMBER_WORDS) + r")\s+(?=results?\b|papers?\b)", re.I)
+_NEWER = re.compile(r"\b(?:prefer\s+)?(?:newer|more\s+recent)\s+(?:work|papers|stuff|studies|ones|research)\b", re.I)
 _ONLY_WANT = re.compile(r"\b(?:I|we)\s+(?:only|just)\s+(?:want|need)\s+", re.I)
 _COMMAND = (r"(?:show|give|return|list|pin|keep|ban|drop|remove|focus|only|since|after|before|from|until|ignore|exclude"
             r"|follow|what|which|more|fewer|less|prioriti[sz]e|emphasi[sz]e|papers?|results?|no|not|and|or|the)")
@@ -63,6 +75,10 @@ def plain_feedback(text: str) -> str:
     for rx, spelled in _SPELLED:
         text = rx.sub(spelled, text)
     text = _NO_MORE.sub("no ", text)
+    text = _NO_WANT.sub(lambda m: m.group(0)[: len(m.group(0)) - len(m.group(0).lstrip())] + "not ", text)
+    text = _COUNTED.sub(lambda m: f"{_NUMBER_WORDS[m.group('w').lower()]} ", text)
+    text = _NEWER.sub("recent papers", text)
+    text = _REMOVE_RESULT.sub("remove ", text)
     text = _REMOVE.sub("not ", text)
     text = _ORDINAL.sub(_ordinal, text)
     text = _ONLY_WANT.sub("only ", text)
