@@ -331,24 +331,20 @@ def parse_feedback(
             _require_edges(seed, direction, corpus, m.group(0).strip())
             edits.append(Edit(action="add_node", target=f"cite_{direction}", detail={
                 "role": "citation", "direction": direction, "seed_ids": [seed]}, reason=take(m)))
+    def by_rank(action: str, m: re.Match[str], listed: str) -> None:
+        for rank in _ranks(listed):
+            if not ranking or rank < 1 or rank > len(ranking):
+                raise FeedbackError(f"{m.group(0).strip()!r}: there is no result number {rank} (the results have "
+                                    f"{len(ranking)})")
+            if not any(e.action == action and e.target == ranking[rank - 1] for e in edits):
+                edits.append(Edit(action=action, target=ranking[rank - 1], reason=m.group(0).strip()))
+        take(m)
+
     for m in _RANKS_PUT_ASIDE.finditer(text):
-        for rank in _ranks(m.group("list") or m.group("list2") or m.group("list3")):
-            if not ranking or rank < 1 or rank > len(ranking):
-                raise FeedbackError(f"{m.group(0).strip()!r}: there is no result number {rank} (the results have "
-                                    f"{len(ranking)})")
-            if not any(e.action == "ban" and e.target == ranking[rank - 1] for e in edits):
-                edits.append(Edit(action="ban", target=ranking[rank - 1], reason=m.group(0).strip()))
-        take(m)
+        by_rank("ban", m, m.group("list") or m.group("list2") or m.group("list3"))
     for m in _PINS_BY_RANK.finditer(text):  # "pin #1 and #2", "keep 1 and 2"; one rank: _PIN below
-        if len(_ranks(m.group("list"))) < 2:
-            continue
-        for rank in _ranks(m.group("list")):
-            if not ranking or rank < 1 or rank > len(ranking):
-                raise FeedbackError(f"{m.group(0).strip()!r}: there is no result number {rank} (the results have "
-                                    f"{len(ranking)})")
-            if not any(e.action == "pin" and e.target == ranking[rank - 1] for e in edits):
-                edits.append(Edit(action="pin", target=ranking[rank - 1], reason=m.group(0).strip()))
-        take(m)
+        if len(_ranks(m.group("list"))) > 1:
+            by_rank("pin", m, m.group("list"))
     for m in _PIN.finditer(text):
         if any(s <= m.start() < e for s, e in consumed):
             continue
