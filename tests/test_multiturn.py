@@ -782,3 +782,18 @@ def test_a_focus_in_any_words_is_a_focus(scripted, corpus, feedback):
 def test_the_number_of_results_in_any_words(scripted, corpus, feedback, n):
     edits, ranking = _edits(scripted, corpus, feedback)
     assert [(e.action, e.detail["value"]) for e in edits] == [("set_param", n or len(ranking) + 10)]
+
+
+@pytest.mark.parametrize(("feedback", "action", "ranks"), [
+    ("keep the first two", "pin", [1, 2]), ("pin the top two", "pin", [1, 2]),
+    ("remove the last three", "ban", [-3, -2, -1]), ("the bottom three are wrong", "ban", [-3, -2, -1]),
+])
+def test_results_counted_from_either_end(scripted, corpus, feedback, action, ranks):
+    edits, ranking = _edits(scripted, corpus, feedback)
+    assert [(e.action, e.target) for e in edits] == [(action, ranking[r - 1 if r > 0 else r]) for r in ranks]
+
+
+@pytest.mark.parametrize(("feedback", "focus"), [("only cohort studies", "cohort studies"), ("speech only please", "speech")])
+def test_only_a_topic_is_a_focus_that_drops_nothing(scripted, corpus, feedback, focus):
+    edits, _ = _edits(scripted, corpus, feedback)
+    assert [(e.detail["role"], e.detail["checkpoint"]["terms"]) for e in edits] == [("focus", [focus])]

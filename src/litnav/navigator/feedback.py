@@ -305,7 +305,7 @@ def parse_feedback(
     ``ValueError`` when nothing in it could be understood.
     """
     text = " ".join(feedback.split())
-    text = restate_wishes(plain_feedback(text), opening=True, keep_soft=True).text  # "I'm not interested in #2" -> "not #2"
+    text = restate_wishes(plain_feedback(text, len(ranking)), opening=True, keep_soft=True).text  # "I'm not interested in #2" -> "not #2"
     for odd in (m for m in _TYPO_DATE.finditer(text) if not english_word(m.group("cue").lower())):
         raise FeedbackError(f"{odd.group(0)!r}: {odd.group('cue')!r} is no word litnav reads before a year; say "
                             f"'since {odd.group('year')}', 'after {odd.group('year')}', 'before {odd.group('year')}' "
@@ -513,6 +513,10 @@ def parse_feedback(
             a.startswith(f"{c.id} ") and c.predicate is not None and c.predicate.field == "year"
             for a in already for c in scratch.checkpoints) else ""
         raise FeedbackError(f"nothing to change: {'; '.join(dict.fromkeys(already))}{hint}")
+    if not edits and (only := _ONLY_CONTENT.fullmatch(text.strip(" .!"))):  # "only cohort studies", "humans only"
+        said = " ".join((only.group("a") or only.group("b")).split())
+        if any(w.lower() not in stop_words() for w in re.findall(r"\w+", said)):
+            edits.append(_focus(scratch, said, f"The paper is about {said}", text.strip(), _within_topic(said, checklist)))
     if not edits:
         raise ValueError(f"could not turn the feedback {feedback!r} into an edit; try e.g. 'only papers after "
                          "2019', 'follow the citing direction of the top paper', 'drop anything about speech', "
@@ -520,7 +524,11 @@ def parse_feedback(
     return edits
 
 
-_WHY = re.compile(r"\bwhy\b|\bexplain\b", re.I)
+_ONLY_CONTENT = re.compile(r"(?:only|just)\s+(?P<a>[\w\s\-]+?)(?:\s+(?:papers|ones))?"
+                           r"|(?P<b>[\w\s\-]+?)(?:\s+(?:papers|ones))?\s+only", re.I)
+"""Feedback that is "only X" where X is no date, venue, type or author (those the intent parser
+read first): a focus on X ("only cohort studies", "humans only"), which ranks X first and drops nothing."""
+_WHY = re.compile(r"\bwhy\b|\bexplain\b|\bwhat\s+is\s+#?\d+\s+about\b|\bhow\s+is\s+#?\d+\s+relevant\b", re.I)
 _UNDO = re.compile(r"\b(?:undo|revert|go\s+back|previous\s+(?:turn|results?))\b", re.I)
 
 

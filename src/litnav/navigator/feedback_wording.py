@@ -14,6 +14,7 @@ refused. :func:`plain_feedback` rewrites such wordings before the feedback is pa
 - a result named by its ordinal ("the second", "the 3rd one") is "#N" where it is a result
   (followed by "one"/"paper"/"result", a list word, or "is"/"are"): "second language
   acquisition" and "first author" stay;
+- "the first two", "the top three" are "#1-2", "#1-3", and "the last three" of ten "#8-10";
 - "I only want X", "I just want X" is "only X"; "dont want X", "stop showing X" is "not X";
 - "five results" is "5 results"; "newer work", "more recent stuff" is "recent papers";
 - a list of things left out is one exclusion each ("exclude speech, Chinese").
@@ -69,9 +70,26 @@ def _ordinal(m: re.Match[str]) -> str:
     return f"#{n}"
 
 
-def plain_feedback(text: str) -> str:
-    """``text`` (one line of feedback) restated as the module docstring says; the rest unchanged."""
+_COUNT = r"(?P<k>two|three|four|five|six|seven|eight|nine|ten|\d{1,2})"
+_FIRST_K = re.compile(r"\b(?:the\s+)?(?:first|top)\s+" + _COUNT + r"\b(?!\s+(?:results?|papers?)\s+only)"
+                      r"(?=\s*(?:results?|papers?|ones)?\s*(?:$|[,.;]|\b(?:and|are|is|but)\b))", re.I)
+_LAST_K = re.compile(r"\b(?:the\s+)?(?:last|bottom)\s+" + _COUNT + r"\b(?=\s*(?:results?|papers?|ones)?\s*"
+                     r"(?:$|[,.;]|\b(?:and|are|is|but)\b))", re.I)
+
+
+def _k(m: re.Match[str]) -> int:
+    word = m.group("k").lower()
+    return _NUMBER_WORDS.get(word) or int(word)
+
+
+def plain_feedback(text: str, n_results: int | None = None) -> str:
+    """``text`` (one line of feedback) restated as the module docstring says; the rest unchanged.
+    ``n_results``: how many results the turn shows, for "the last three" ("#8-10" of 10)."""
     text = _POLITE.sub("", text)
+    if not re.search(r"\b(?:show|give|return|list|only|just)\b", text, re.I):  # "only the top 5": a number of results
+        text = _FIRST_K.sub(lambda m: f"#1-{_k(m)}" if _k(m) > 1 else "#1", text)
+    if n_results:
+        text = _LAST_K.sub(lambda m: f"#{max(1, n_results - _k(m) + 1)}-{n_results}", text)
     for rx, spelled in _SPELLED:
         text = rx.sub(spelled, text)
     text = _NO_MORE.sub("no ", text)
