@@ -30,7 +30,7 @@ from datetime import date
 from litnav.core.records import Checklist, Checkpoint, Edit, Workflow
 from litnav.core.text import stop_words
 from litnav.corpus.phrases import corpus_phrases
-from litnav.navigator.feedback_wording import plain_feedback
+from litnav.navigator.feedback_wording import ORDINALS, plain_feedback
 from litnav.navigator.intent import parse_intent
 from litnav.navigator.intent.dates import YEAR_PATTERN
 from litnav.navigator.intent.grammar import english_word
@@ -39,8 +39,7 @@ from litnav.navigator.intent.wishes import restate_wishes
 from litnav.navigator.planner import relax_unsatisfiable
 from litnav.navigator.word_family import widened
 
-_ORDINALS = {"top": 1, "first": 1, "best": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5,
-             "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10, "last": -1}
+_ORDINALS = {"top": 1, "best": 1, **ORDINALS, "last": -1}
 _PAPER_REF = (r"(?:the\s+)?(?:(?P<ord>top|first|best|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last)"
               r"(?:\s+(?:paper|result|one|hit))?|(?:paper|result|hit|no\.?|number)\s*#?(?P<num>\d+)|#(?P<hash>\d+)"
               r"|\"(?P<title>[^\"]{4,})\"|(?P<cid>[\w.\-/:]*\d[\w.\-/:]*))")

@@ -24,18 +24,21 @@ from __future__ import annotations
 
 import re
 
+from litnav.navigator.intent.wishes import RESULT_NUMBER
+
 _POLITE = re.compile(r"\s*\b(?:please|pls|plz|thx|thanks|thank\s+you|kindly)\b[.!]*", re.I)
 _SPELLED = [(re.compile(r"\bdont\b", re.I), "don't"), (re.compile(r"\bisn'?t\b", re.I), "is not"),
             (re.compile(r"\baren'?t\b", re.I), "are not"), (re.compile(r"\bdoesn'?t\b", re.I), "does not")]
 _NO_MORE = re.compile(r"\bno\s+more\s+(?!than\b)", re.I)
-_RESULT_OR_RULE = (r"(?:the\s+)?(?:#|\d|(?:paper|result|hit|number|no\.?)\s*#?\d|(?:top|first|second|third|fourth|"
-                   r"fifth|sixth|seventh|eighth|ninth|tenth|last|bottom)\b|checkpoints?\b|[a-z]\d+\b"
+ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
+            "ninth": 9, "tenth": 10}
+"""Ordinal words -> rank (``navigator.feedback`` adds "top", "best" and "last")."""
+_RESULT_NAMED = r"(?:" + RESULT_NUMBER + r"|(?:the\s+)?(?:top|" + "|".join(ORDINALS) + r"|last|bottom)\b)"
+_RESULT_OR_RULE = (r"(?:" + _RESULT_NAMED + r"|(?:the\s+)?(?:checkpoints?\b|[a-z]\d+\b"
                    r"|(?:year|date|venue|type|publication\s+type|authors?)\s+(?:constraint|filter|requirement"
-                   r"|restriction|limit)\b)")
+                   r"|restriction|limit)\b))")
 _REMOVE = re.compile(r"\b(?:drop|remove|hide|filter\s+out|get\s+rid\s+of|discard|eliminate|take\s+out)\s+(?!"
                      + _RESULT_OR_RULE + r")", re.I)
-_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
-             "ninth": 9, "tenth": 10}
 _ORDINAL = re.compile(
     r"\b(?:the\s+)?(?P<n>first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|\d{1,3}(?:st|nd|rd|th))"
     r"(?:\s+(?P<head>one|paper|result|hit)s?\b|(?=\s*(?:,|\band\b|\bor\b|\bnor\b|\bis\b|\bare\b|\bwas\b|\bwere\b"
@@ -43,8 +46,7 @@ _ORDINAL = re.compile(
 _NO_WANT = re.compile(r"(?:^|(?<=[,;.])|\band\s|\bbut\s)\s*(?:do\s*n't|do\s+not|stop\s+showing)\s+(?:want|need|show|include"
                       r"|showing)?\s*(?=\w)", re.I)
 """A wish without its subject ("dont want reviews", "stop showing speech papers")."""
-_REMOVE_RESULT = re.compile(r"\b(?:get\s+rid\s+of|hide|eliminate|take\s+out|filter\s+out)\s+(?=(?:the\s+)?(?:#|\d"
-                            r"|(?:paper|result|hit|number|no\.?)\s*#?\d|(?:top|first|second|third|fourth|fifth|last)\b))",
+_REMOVE_RESULT = re.compile(r"\b(?:get\s+rid\s+of|hide|eliminate|take\s+out|filter\s+out)\s+(?=" + _RESULT_NAMED + ")",
                             re.I)
 """A verb of removal before a result ("get rid of number 3", "get rid of the last one"): "remove"."""
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
@@ -66,7 +68,7 @@ already one exclusion of either)."""
 
 def _ordinal(m: re.Match[str]) -> str:
     word = m.group("n").lower()
-    n = _ORDINALS.get(word) or int(re.match(r"\d+", word).group(0))
+    n = ORDINALS.get(word) or int(re.match(r"\d+", word).group(0))
     return f"#{n}"
 
 

@@ -40,9 +40,11 @@ _IMPERATIVE = re.compile(
 """A clause that starts by telling what to leave out: "please don't include reviews", ", avoid
 Twitter" (not "avoid overfitting" opening the intent, nor "to avoid" or "and avoid" mid-clause;
 "avoid using X" is read by the exclusion cues)."""
+RESULT_NUMBER = r"(?:the\s+)?(?:#|\d|(?:paper|result|hit|number|no\.?)\s*#?\d)"
+"""The start of a result of the feedback's list named by its number: "#3", "3", "paper 3", "result #3"."""
 _NOT_WANTED_BODY = (  # never a result ("#8, #9 and #10 are irrelevant": the feedback's rank rules read it)
     r"(?P<lead>\s*(?:(?:but|and|also)\s+)?)(?P<what>(?!(?:whether|if|that|this|it)\b)"
-    r"(?!\s*(?:the\s+)?(?:#|\d|(?:paper|result|hit|number|no\.?)\s*#?\d))[^,;:.|()!?]+?)"
+    r"(?!\s*" + RESULT_NUMBER + r")[^,;:.|()!?]+?)"
     r"\s+(?:are|is)\s+(?:not\s+(?:relevant|wanted|needed|useful|of\s+interest|what\s+(?:I|we)\s+(?:want|need))"
     r"|irrelevant|unwanted|off[\s-]topic|out\s+of\s+scope)(?=\s*(?:$|[,;:.!?]))")
 _NOT_WANTED = re.compile(
@@ -63,8 +65,8 @@ _ABOUT = re.compile(r"\b(?:about|for|in)\s*$", re.I)
 """A wish that ends in a preposition ("interested in", "care about"): what follows is a subject,
 restated "not about X" (so "I don't care about treebanks" leaves out papers on treebanks, and
 is not read as doing without them)."""
-_RESULT = re.compile(r"(?:the\s+)?(?:(?:paper|result|hit|number|no\.?)\s*#?\d+|#\s*\d+|(?:top|first|second|third"
-                     r"|fourth|fifth|last)\s+(?:paper|result|one|hit)s?)\b", re.I)
+_RESULT = re.compile(r"(?:" + RESULT_NUMBER + r"|(?:the\s+)?(?:top|first|second|third|fourth|fifth|last)\s+"
+                     r"(?:paper|result|one|hit)s?\b)", re.I)
 """A result named in feedback ("paper 2", "#3", "the second one"): "I'm not interested in paper 2"
 puts it aside, as "not paper 2" does."""
 _ONES = re.compile(r"\s+(?:ones|results)$", re.I)
