@@ -34,7 +34,7 @@ _FIRST_PERSON = re.compile(
 """'I'm not interested in', "we don't want", "I would rather not see", 'not interested in'."""
 _IMPERATIVE = re.compile(
     r"(?:(?<=[,;:])|^|\bbut\s+|\band\s+|\bplease\s+)\s*(?:please\s+)?"
-    r"(?:do\s*n't|don't|do\s+not)\s+(?:include|show|give\s+me|return|list|bring)\b\s*"
+    r"(?:do\s*n't|do\s+not)\s+(?:include|show|give\s+me|return|list|bring)\b\s*"
     r"|(?:(?<=[,;:])|\bbut\s+|\bplease\s+)\s*(?:avoid|leave\s+out|skip)\b"
     r"(?!\s+(?:using|relying|requiring|the\s+use)\b)\s*", re.I)
 """A clause that starts by telling what to leave out: "please don't include reviews", ", avoid
@@ -89,6 +89,11 @@ class Restated:
         return any(a >= start and re.fullmatch(r"(?:(?:but|and)\s+)?", self.text[start:a], re.I) for a in self.soft)
 
 
+def _not_wanted(m: re.Match[str]) -> str:
+    """A :data:`_NOT_WANTED` clause as "not X" ("the Chinese ones are irrelevant" -> "not Chinese")."""
+    return f"{m.group('lead')}not {_ONES.sub('', m.group('what').strip())}"
+
+
 def restate_wishes(text: str, *, opening: bool = False, keep_soft: bool = False) -> Restated:
     """Rewrite the wishes of ``text`` (see the module docstring) to "not X"; shape of the rest
     unchanged. Returns the new text and where its soft cues begin. ``opening``: ``text`` is
@@ -97,13 +102,12 @@ def restate_wishes(text: str, *, opening: bool = False, keep_soft: bool = False)
     text = re.sub(r"\bdont\b", "don't", text, flags=re.I)
     if opening:
         text = _OPENING_IMPERATIVE.sub("not ", text, count=1)
-        text = _NOT_WANTED_OPENING.sub(lambda m: f"{m.group('lead')}not {_ONES.sub('', m.group('what').strip())}",
-                                       text, count=1)
+        text = _NOT_WANTED_OPENING.sub(_not_wanted, text, count=1)
     text = _TYPE_THEN_TOPIC.sub(lambda m: f"{m.group('neg')} {m.group('type')}, {m.group('neg')} ", text)
     text = _FIRST_PERSON.sub(lambda m: "not about " if _ABOUT.search(m.group(0)) and not _RESULT.match(
         m.string, m.end()) else "not ", text)
     text = _IMPERATIVE.sub(lambda m: m.group(0)[: len(m.group(0)) - len(m.group(0).lstrip())] + "not ", text)
-    text = _NOT_WANTED.sub(lambda m: f"{m.group('lead')}not {_ONES.sub('', m.group('what').strip())}", text)
+    text = _NOT_WANTED.sub(_not_wanted, text)
     if keep_soft:
         return Restated(text)
     out, soft, last = [], [], 0
