@@ -518,3 +518,43 @@ def test_a_yes_no_question_has_the_concepts_of_its_statement(question, statement
     asked = concepts(parse_intent(question, None, TODAY, phrases=TABLE))
     stated = concepts(parse_intent(statement, None, TODAY, phrases=TABLE))
     assert stated <= asked and not any(" lower " in f" {c} " or " change " in f" {c} " for c in asked), asked
+
+
+@pytest.mark.parametrize("intent", [
+    "named entity recognition papers at EMNLP 2020",
+    "named entity recognition papers (EMNLP 2020)",
+    "named entity recognition papers (EMNLP, 2020)",
+    "named entity recognition, EMNLP 2020",
+])
+def test_a_venue_and_year_in_parentheses_are_read_as_written_out(intent: str) -> None:
+    """A parenthesis that holds a venue and a year dates publications, as the same words after
+    "at" do; it once lost the year into the topic ("named entity recognition, 2020)")."""
+    cl = parse_intent(intent, None, TODAY)
+    assert constraints(cl) == {("venue", ("EMNLP",), None, None, False),
+                               ("year", (), date(2020, 1, 1), date(2020, 12, 31), False)}
+    assert "2020" not in cl.checkpoints[0].text
+
+
+@pytest.mark.parametrize("intent", ["attention models (Vaswani et al., 2017) for parsing",
+                                    "contextual embeddings such as ELMo (2018) for parsing"])
+def test_a_cited_works_year_in_parentheses_is_no_date(intent: str) -> None:
+    assert not [c for c in parse_intent(intent, None, TODAY).checkpoints if c.predicate is not None]
+
+
+@pytest.mark.parametrize(("intent", "concept"), [
+    ("minimum wage effects on employment, difference in differences designs", "difference in differences designs"),
+    ("end to end speech recognition for low resource languages", "end to end speech recognition"),
+    ("sequence to sequence models for summarization", "sequence to sequence models"),
+    ("CO2 capture with metal organic frameworks", "CO2 capture"),
+    ("CH4 release from thawing permafrost", "CH4 release"),
+])
+def test_a_fixed_compound_or_a_substance_noun_phrase_is_one_concept(intent: str, concept: str) -> None:
+    """"difference in differences" is one design, not "difference" and "differences"; "capture"
+    after a formula is a noun (a formula is a substance, no plural subject), as after "carbon"."""
+    terms = {t for c in parse_intent(intent, None, TODAY).checkpoints for t in c.terms}
+    assert concept in terms, terms
+
+
+def test_a_gene_name_before_a_plural_verb_is_still_its_subject() -> None:
+    terms = {t for c in parse_intent("RIM1 decrease synaptic release", None, TODAY).checkpoints for t in c.terms}
+    assert "RIM1 decrease synaptic release" not in terms and "synaptic release" in terms

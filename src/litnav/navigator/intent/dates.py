@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from litnav.navigator.intent.text import Workspace
+from litnav.navigator.intent.venues import names_a_venue
 
 RECENT_YEARS = 3
 RECENT_WEIGHT = 0.5
@@ -236,6 +237,22 @@ _NAMED_AFTER = re.compile(r"\s+(?:[A-Z][\w-]*|(?:data(?:sets?)?|task|track|corpu
                           r"|shared\s+task|competition|edition)\b)")
 
 
+_DOCS_BEFORE = re.compile(r"\b(?:papers?|articles?|stud(?:y|ies)|works?|publications?|proceedings)\s*$", re.I)
+
+
+def _publication_parenthesis(text: str, open_at: int) -> bool:
+    """True when the parenthesis opening at ``open_at`` dates publications rather than naming a
+    cited work: it follows a document word ("NER papers (2020)"), or it holds a venue and years
+    and nothing else ("(EMNLP 2020)", "(ACL, 2019)", "(EMNLP 2019 or ACL 2020)"; not "(Vaswani et
+    al., 2017)", "ELMo (2018)")."""
+    close = text.find(")", open_at)
+    inner = text[open_at + 1:close if close >= 0 else len(text)]
+    if _DOCS_BEFORE.search(text[:open_at]) and re.fullmatch(rf"\s*{_YEAR}\s*", inner):
+        return True
+    rest = " ".join(re.sub(rf"\b{_YEAR}\b|\|", " ", inner).split()).strip(" ,;")
+    return bool(rest) and names_a_venue(f"({rest})")
+
+
 def _names_something(text: str, m: re.Match[str]) -> bool:
     """A bare year that is part of a name, not a publication date: inside parentheses (a
     citation, "(Vaswani et al., 2017)", "ELMo (2018)"), after "the" before a noun ("the 2016 US
@@ -245,7 +262,7 @@ def _names_something(text: str, m: re.Match[str]) -> bool:
     "SemEval 2016 Task 4")."""
     before, after = text[:m.start("a")], text[m.end():]
     if before.count("(") > before.count(")"):
-        return True
+        return not _publication_parenthesis(text, before.rindex("("))
     if re.search(r"\b(?:on|using|with|over|of|via)\s+(?:the\s+)?[A-Z][\w-]*\s+$", before):
         return True  # "results on CoNLL 2003", "trained using WMT 2014": a data set's name
     if re.search(r"\bthe\s+$", before, re.I) and re.match(r"\s+[a-z]", after) and not re.match(r"\s+(?:and|or|to)\b", after):

@@ -116,7 +116,23 @@ def base_form_is_verb(before: str, after: str) -> bool:
     # or preposition ("the increases in", "of changes")
     plural = w.lower().endswith("s") and not w.lower().endswith("ss") and word_class(w.lower()) != "verb" \
         and not change_verb_after_noun(w, before[:prev.start(1)])
-    return plural or w.lower() in _IRREGULAR_PLURALS or ("-" not in w and is_acronym(w))
+    return plural or w.lower() in _IRREGULAR_PLURALS or ("-" not in w and is_acronym(w) and not chemical_formula(w))
+
+
+_ELEMENTS = frozenset("""
+H He Li Be B C N O F Ne Na Mg Al Si P S Cl Ar K Ca Sc Ti V Cr Mn Fe Co Ni Cu Zn Ga Ge As Se Br Kr Rb Sr Y Zr
+Nb Mo Tc Ru Rh Pd Ag Cd In Sn Sb Te I Xe Cs Ba La Ce Pr Nd Pm Sm Eu Gd Tb Dy Ho Er Tm Yb Lu Hf Ta W Re Os Ir
+Pt Au Hg Tl Pb Bi Po At Rn Fr Ra Ac Th Pa U Np Pu Am Cm Bk Cf Es Fm Md No Lr
+""".split())
+
+
+def chemical_formula(token: str) -> bool:
+    """True for a formula of element symbols with at least one count ("CO2", "CH4", "H2O",
+    "NO2", "LiFePO4"; not "RIM1", "B", "CKD"): a substance, a singular mass noun, so a base form
+    after it is no plural verb ("CO2 capture", "CH4 release")."""
+    parts = re.findall(r"([A-Z][a-z]?)(\d*)", token)
+    return any(n for _e, n in parts) and "".join(e + n for e, n in parts) == token \
+        and all(e in _ELEMENTS for e, _n in parts)
 
 
 PREPOSITIONS = frozenset("of in for with on at by from about into onto over under between among across through via "

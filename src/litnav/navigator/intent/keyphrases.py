@@ -245,6 +245,21 @@ def _clause_gerund(word: str, text: str, end: int) -> bool:
     return word.endswith("ing") and set(all_lemmas(word)) == {"VERB"} and bool(_DETERMINER_AFTER.match(text, end))
 
 
+def _reduplicated(runs: list[list[tuple[str, int, int]]], text: str) -> list[list[tuple[str, int, int]]]:
+    """``runs`` with a word, "to" or "by" and the same word again, or a noun, "in" and its plural,
+    joined into one run: a fixed compound ("end to end", "sequence to sequence", "layer by layer",
+    "difference in differences") is one concept, not two."""
+    out: list[list[tuple[str, int, int]]] = []
+    for run in runs:
+        a, b = (out[-1][-1][0], run[0][0]) if out else ("", "")
+        gap = text[out[-1][-1][2]:run[0][1]].strip().lower() if out else ""
+        if (gap in ("to", "by") and a == b) or (gap == "in" and b in (a + "s", a + "es")):
+            out[-1] = out[-1] + run
+        else:
+            out.append(run)
+    return out
+
+
 def concepts(text: str, table: PhraseTable | None = None, *, compounds: bool = True) -> list[Concept]:
     """The concepts of ``text`` in order of appearance (module docstring); offsets index ``text``.
     ``compounds=False`` never reads a verb-only word as the head of a compound noun
@@ -253,7 +268,7 @@ def concepts(text: str, table: PhraseTable | None = None, *, compounds: bool = T
     # a pronoun and the verb after it ("we study", "they propose") hold no concept
     text = _PRONOUN_VERB.sub(lambda m: "|" + " " * (len(m.group(0)) - 1), text)
     out: list[Concept] = []
-    for run in segments(text):
+    for run in _reduplicated(segments(text), text):
         for part in _split_run(run, text, table if compounds else None):
             for seg in _segment(part, table):
                 if len(seg) > 1 and (_goal_verb(seg[0], text) or _change_gerund(seg[0], text)):

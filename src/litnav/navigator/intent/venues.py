@@ -333,6 +333,8 @@ def names_a_venue(text: str) -> bool:
     ISO 4 abbreviated journal name after "in" ("... in Phys. Rev. Lett."): a request for papers of
     that venue, never a claim about the world."""
     mention_re, _item, _lookup = _matcher(())
+    if re.fullmatch(r"\(\s*(?:the\s+)?" + _JOURNAL_NAME + r"\s*\)", text):  # "(Geophysical Research Letters)"
+        return True
     if any((m.group("cue") or text[:m.start()].rstrip().endswith("("))
            and re.match(r"\s*(?:$|[,;.)!?])", text[m.end():]) for m in mention_re.finditer(text)):
         return True
@@ -479,6 +481,8 @@ _UNKNOWN = re.compile(
     r"|(?:" + _VENUE_WORD + r")\s+(?:on|of|for)(?:\s+(?:the|and|" + _CAP + r"))+))"
 )
 _JOURNAL_WORD = r"(?:Letters|Transactions|Annals|Bulletin|Reviews?|Proceedings|Reports|Advances|Magazine)"
+_JOURNAL_NAME = r"(?:" + _CAP + r"\s+(?:(?:of|on|for|and|&|in)\s+(?:the\s+)?)?){0,5}" + _JOURNAL_WORD + r"(?:\s+[A-Z]\b)?"
+"""A name headed by a journal word ("Geophysical Research Letters", "Physical Review B")."""
 _UNKNOWN_JOURNAL = re.compile(
     r"(?P<cue>\b(?i:(?:(?:" + _PUBLISHED + r")\s+)?in\s+(?:the\s+)?))"
     r"(?P<name>(?:" + _CAP + r"\s+(?:(?:of|on|for|and|&|in)\s+(?:the\s+)?)?){0,5}" + _JOURNAL_WORD
@@ -497,6 +501,12 @@ _UNKNOWN_BARE = re.compile(
     r"(?:\s+(?:the|and|&|of|on|in|" + _CAP + r"))+?)(?=\s*(?:$|[,;.)]))")
 """A journal named as a clause of its own ("..., Journal of the American Chemical Society, 2018
 onwards"): its name says it is one."""
+_DATED_NAME = r"(?:" + _JOURNAL_NAME + r"|[A-Z][A-Z&]{2,7})"
+_UNKNOWN_DATED = re.compile(r"\((?P<cue>\s*)(?P<name>" + _DATED_NAME + r")(?=\s*,?\s*\|[\s|,]*\))")
+"""A journal in parentheses before the dates an earlier rule consumed ("(GRL, 2015-2020)",
+"(Geophysical Research Letters, 2019)"): a citation's journal and years."""
+_UNKNOWN_DATED_AFTER = re.compile(r"\((?P<cue>[\s|]*\|[\s|]*,?\s*)(?P<name>" + _DATED_NAME + r")(?=\s*\))")
+"""The same with the dates first: "(2015-2020, GRL)"."""
 _UNKNOWN_PUBLISHED = re.compile(
     r"(?P<cue>\b(?i:(?:" + _PUBLISHED + r")\s+in\s+(?:the\s+)?))"
     r"(?P<name>(?!" + _NOT_VENUE + r")" + _CAP + r"(?:\s+(?:(?:of|on|for|and|&)\s+(?:the\s+)?)?" + _CAP
@@ -537,9 +547,9 @@ def _journal_names(ws: Workspace, vocab: dict[str, int] | None) -> list[VenueMen
     :data:`_UNKNOWN_PUBLISHED`): the vocabulary spellings :func:`resolve_name` finds, else
     unrecognised, so the plan reports them instead of searching for their words."""
     out: list[VenueMention] = []
-    for rx in (_UNKNOWN_JOURNAL, _UNKNOWN_PUBLISHED, _UNKNOWN_BARE):
+    for rx in (_UNKNOWN_JOURNAL, _UNKNOWN_PUBLISHED, _UNKNOWN_BARE, _UNKNOWN_DATED, _UNKNOWN_DATED_AFTER):
         for m in list(rx.finditer(ws.text)):
-            if BOUNDARY in ws.text[m.start():m.end()]:  # consumed by an earlier match
+            if BOUNDARY in m.group("name"):  # consumed by an earlier match
                 continue
             named = _norm(m.group("name"))
             hits = with_editions([v for v in vocab or {} if _norm(v) == named], vocab) or resolve_name(m.group("name"), vocab)
