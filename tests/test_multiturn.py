@@ -650,7 +650,9 @@ def test_a_wish_to_leave_something_out_is_an_exclusion_of_it(scripted, corpus, f
 
 
 @pytest.mark.parametrize(("feedback", "kind"), [("fewer surveys", "metadata"), ("too many surveys", "metadata"),
-                                                ("less speech", "exclusion"), ("fewer speech papers", "exclusion")])
+                                                ("less speech", "exclusion"), ("fewer speech papers", "exclusion"),
+                                                ("maybe fewer surveys?", "metadata"), ("could we have fewer surveys", "metadata"),
+                                                ("I'd prefer fewer surveys", "metadata"), ("perhaps less speech", "exclusion")])
 def test_asking_for_fewer_of_something_demotes_it_and_never_asks_for_it(scripted, corpus, feedback, kind):
     from litnav.navigator.feedback import parse_feedback
 
@@ -677,6 +679,12 @@ def test_asking_for_fewer_of_something_demotes_it_and_never_asks_for_it(scripted
     ("skip reviews", ("publication_type", True)),
     ("avoid anything about speech", ("exclusion", "speech")),
     ("I don't care about speech", ("exclusion", "speech")),
+    ("surveys aren't really what I need", ("publication_type", True)),
+    ("anything but surveys", ("publication_type", True)),
+    ("exlcude surveys", ("publication_type", True)),
+    ("would you remove anything about speech?", ("exclusion", "speech")),
+    ("drop anythng about speech", ("exclusion", "speech")),
+    ("never mind, drop anything about speech", ("exclusion", "speech")),
 ])
 def test_feedback_that_opens_with_what_to_leave_out_leaves_it_out(scripted, corpus, feedback, expect):
     """A trial's "papers before 2015 are not relevant" kept only those papers, and "surveys are not
@@ -797,3 +805,90 @@ def test_results_counted_from_either_end(scripted, corpus, feedback, action, ran
 def test_only_a_topic_is_a_focus_that_drops_nothing(scripted, corpus, feedback, focus):
     edits, _ = _edits(scripted, corpus, feedback)
     assert [(e.detail["role"], e.detail["checkpoint"]["terms"]) for e in edits] == [("focus", [focus])]
+
+
+def _edits_last(scripted, corpus, feedback):
+    """Edits of ``feedback`` on the scripted session's last turn, which holds the user's "only
+    papers after 2019" (a year filter) and "drop anything about speech" (an exclusion)."""
+    from litnav.navigator.feedback import parse_feedback
+
+    last = scripted.turns[-1]
+    return parse_feedback(feedback, last.checklist, last.workflow, [r.corpus_id for r in last.results], corpus, None), last
+
+
+def _year_id(turn) -> str:
+    return next(c.id for c in turn.checklist.checkpoints if c.predicate is not None and c.predicate.field == "year")
+
+
+@pytest.mark.parametrize("feedback", ["no surveys", "exclude 2021", "fewer surveys", "nothing from 2022"])
+def test_a_wish_to_leave_more_out_keeps_every_earlier_constraint(scripted, corpus, feedback):
+    """A trial's "no LREC papers" then "no workshop papers" dropped the first: 5 LREC results came back."""
+    edits, _ = _edits_last(scripted, corpus, feedback)
+    assert not [e for e in edits if e.action == "drop_checkpoint"]
+
+
+def test_a_wanted_year_replaces_the_earlier_one_and_also_widens_it(scripted, corpus):
+    edits, last = _edits_last(scripted, corpus, "only papers after 2020")
+    assert [e.target for e in edits if e.action == "drop_checkpoint"] == [_year_id(last)]
+    edits, _ = _edits_last(scripted, corpus, "also include 2016 and 2017")  # after 2019: from 2016 on, not 2016-2017
+    [cp] = [e.detail["checkpoint"]["predicate"] for e in edits if e.action == "add_checkpoint"]
+    assert (cp["start"], cp["end"]) == ("2016-01-01", None)
+
+
+@pytest.mark.parametrize(("feedback", "start"), [("I meant 2021, not 2019", "2022-01-01"), ("sorry, I meant from 2018", "2018-01-01"),
+                                                 ("actually, I meant 2021", "2021-01-01")])
+def test_a_corrected_year_keeps_the_form_of_the_period_it_corrects(scripted, corpus, feedback, start):
+    """"only papers after 2019" corrected by "I meant 2021, not 2019" is after 2021 (by "I meant 2021": from 2021 on),
+    not the year 2021 alone."""
+    edits, last = _edits_last(scripted, corpus, feedback)
+    [cp] = [e.detail["checkpoint"]["predicate"] for e in edits if e.action == "add_checkpoint"]
+    assert (cp["start"], cp["end"], cp["negate"]) == (start, None, False)
+    assert [e.target for e in edits if e.action == "drop_checkpoint"] == [_year_id(last)]
+
+
+@pytest.mark.parametrize("feedback", ["undo the year filter", "drop the 2019 limit", "get rid of the year constraint"])
+def test_a_constraint_named_by_its_field_in_any_words_is_dropped(scripted, corpus, feedback):
+    edits, last = _edits_last(scripted, corpus, feedback)
+    assert [(e.action, e.target) for e in edits] == [("drop_checkpoint", _year_id(last))]
+
+
+def test_what_is_let_back_in_drops_what_left_it_out_and_nothing_else(scripted, corpus):
+    from litnav.navigator.feedback import FeedbackError
+
+    edits, last = _edits_last(scripted, corpus, "speech is fine after all")
+    [x] = [c.id for c in last.checklist.checkpoints if c.kind == "exclusion"]
+    assert [(e.action, e.target) for e in edits] == [("drop_checkpoint", x)]
+    for feedback in ("TACL papers are fine too", "not only TACL"):  # nothing keeps TACL out or in: no filter for it
+        with pytest.raises(FeedbackError, match="nothing to change"):
+            _edits_last(scripted, corpus, feedback)
+
+
+def test_a_focus_then_what_to_leave_out_are_two_edits(scripted, corpus):
+    edits, _ = _edits(scripted, corpus, "focus on augmentation but nothing about speech")
+    cps = [e.detail["checkpoint"] for e in edits if e.action == "add_checkpoint"]
+    assert [(c["kind"], c["text"]) for c in cps] == [("topic", "The paper is about augmentation"),
+                                                      ("exclusion", "The paper is not about speech")]
+
+
+@pytest.mark.parametrize(("feedback", "message"), [
+    ("exclude speech papers from before 2020", "two wishes apart"),
+    ("no speech except #2", "cannot be kept past a filter"),
+])
+def test_a_wish_no_one_constraint_says_is_refused_by_name(scripted, corpus, feedback, message):
+    """A trial's "exclude speech papers from before 2010" kept only papers from before 2010."""
+    from litnav.navigator.feedback import FeedbackError
+
+    with pytest.raises(FeedbackError, match=message):
+        _edits(scripted, corpus, feedback)
+
+
+def test_leaving_out_old_papers_asks_for_recent_ones(scripted, corpus):
+    edits, _ = _edits(scripted, corpus, "drop the old papers")
+    [cp] = [e.detail["checkpoint"] for e in edits if e.action == "add_checkpoint"]
+    assert cp["predicate"]["field"] == "year" and cp["weight"] < 1.0 and not cp["predicate"]["negate"]
+
+
+def test_pins_said_together_keep_the_order_said(scripted, corpus):
+    ranking = [r.corpus_id for r in scripted.results]
+    session = refine(scripted.model_copy(deep=True), "pin #2 and #3", corpus, Settings())
+    assert session.turns[-1].pins[:2] == ranking[1:3]

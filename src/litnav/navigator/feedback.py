@@ -30,11 +30,11 @@ from datetime import date
 from litnav.core.records import Checklist, Checkpoint, Edit, Workflow
 from litnav.core.text import stop_words
 from litnav.corpus.phrases import corpus_phrases
-from litnav.navigator.feedback_wording import ORDINALS, plain_feedback
+from litnav.navigator.feedback_wording import ORDINALS, RULE_FIELDS, plain_feedback
 from litnav.navigator.intent import parse_intent
 from litnav.navigator.intent.dates import YEAR_PATTERN
 from litnav.navigator.intent.grammar import english_word
-from litnav.navigator.intent.parser import ContradictoryDates, exclusion_checkpoint
+from litnav.navigator.intent.parser import ContradictoryDates, exclusion_checkpoint, period_text
 from litnav.navigator.intent.wishes import restate_wishes
 from litnav.navigator.planner import relax_unsatisfiable
 from litnav.navigator.word_family import widened
@@ -57,7 +57,7 @@ _EXCLUDE = re.compile(
     r"\b(?:drop|remove|exclude|filter\s+out|get\s+rid\s+of|skip|hide|no\s+more|no|without|not)\s+"
     r"(?:(?:anything|everything|all|any|the\s+ones|those|papers?|work|results?)\s+)?"
     r"(?:(?:that\s+(?:is|are)\s+)?(?:about|on|mentioning|related\s+to|concerning|involving|using)\s+)"
-    r"(?P<what>[\w\s\-]+?)(?:\s+papers?)?\s*(?:[,.;]|$|\band\b)", re.I)
+    r"(?P<what>[\w\s\-]+?)(?:\s+papers?)?\s*(?:[,.;?!]|$|\band\b)", re.I)
 _TOP_K = re.compile(r"\b(?:show|give|return|list)(?:\s+me)?\s+(?:only\s+)?(?:the\s+)?(?:top\s+|first\s+)?(?P<n>\d+)|"
                     r"\bonly\s+(?:the\s+)?(?:top|first)\s+(?P<m>\d+)|\b(?P<o>\d+)\s+results\b"
                     r"|\btop\s+(?P<p>\d+)\s+only\b", re.I)
@@ -65,7 +65,8 @@ _MORE_RESULTS = re.compile(r"\b(?:more\s+results|(?:show|give)\s+(?:me\s+)?more(
                            re.I)
 """Ten more results than shown ("more results", "show me more")."""
 _PIN_VERB = r"pin|keep|ban|remove|drop|discard"
-_PIN = re.compile(rf"\b(?P<verb>{_PIN_VERB})\s+" + _PAPER_REF + rf"(?=\s*(?:[,.;]|$|\band\b|\b(?:{_PIN_VERB})\b))", re.I)
+_PIN = re.compile(rf"\b(?P<verb>{_PIN_VERB})\s+" + _PAPER_REF + rf"(?=\s*(?:[,.;]|$|\b(?:and|but)\b|\b(?:{_PIN_VERB})\b))",
+                  re.I)
 """"pin #1", "ban paper 3", each ended by punctuation, "and", the end or the next such verb
 ("pin #1 pin #2 pin #3" pins all three)."""
 _NOT_PAPER = re.compile(r"\b(?:not|no|exclude|hide|skip|without)\s+" + _PAPER_REF
@@ -114,14 +115,14 @@ _FOCUS = re.compile(r"\b(?:focus\s+on|concentrate\s+on|prioriti[sz]e|more\s+(?:a
                     r"|should\s+(?:also\s+)?(?:cover|address)|(?:I|we)\s+care\s+(?:most\s+|mainly\s+)?about"
                     r"|(?:I'?m|I\s+am|we'?re|we\s+are)\s+(?:mostly|mainly|especially|particularly|most)\s+interested\s+in"
                     r"|(?:I|we)\s+want\s+more)\s+"
-                    r"(?P<what>[\w\s\-]+?)(?:\s+papers)?\s*(?=[,.;]|$|\band\s+(?:drop|remove|pin|ban|keep|show|give|only|exclude|no"
+                    r"(?P<what>[\w\s\-]+?)(?:\s+papers)?\s*(?=[,.;]|$|\bbut\b|\band\s+(?:drop|remove|pin|ban|keep|show|give|only|exclude|no"
                     r"|not|since|after|before|ignore|follow)\b)", re.I)
 _REWEIGHT = re.compile(r"(?P<what>[\w\s\-]+?)\s+(?:matters?\s+(?P<dir>more|less|most)(?:\s+important)?"
                        r"|(?:is|are)\s+(?P<dir2>more|less)\s+important)\b", re.I)
-_FIELD = r"year|date|venue|type|publication\s+type|authors?"
+_FIELD = RULE_FIELDS
 _DROP_CP = re.compile(
-    rf"\b(?:(?:ignore|drop|relax|remove|lift|no)\s+(?:the\s+)?(?:(?P<field>{_FIELD})\s+(?:constraint|filter|requirement"
-    r"|restriction|limit)"
+    rf"\b(?:(?:ignore|drop|relax|remove|lift|no|undo|revert|get\s+rid\s+of|lose)\s+(?:the\s+)?(?:(?P<field>{_FIELD})\s+"
+    r"(?:constraint|filter|requirement|restriction|limit|cut-?off)"
     r"|(?P<word>checkpoints?\s+)?(?P<cid>[a-z]\d+(?:(?:\s*,\s*|\s+and\s+)(?:checkpoint\s+)?[a-z]\d+)*))"
     rf"|(?:never\s+mind|forget(?:\s+about)?)\s+(?:the\s+)?(?P<field2>{_FIELD})"
     r"(?:\s+(?:constraint|filter|requirement|restriction|limit))?"
@@ -130,11 +131,54 @@ _DROP_CP = re.compile(
     r"(?:fine|ok|okay|welcome)|include\s+(?:the\s+)?(?P<type3>surveys?|reviews?)(?:\s+again)?)\b", re.I)
 
 
-_FEWER = re.compile(r"(?P<lead>(?:^|(?<=[,;.])|\b(?:and|but)\s)\s*)(?:(?:I\s+want|I'd\s+like|give\s+me|show(?:\s+me)?"
-                    r"|please)\s+)?(?:fewer|less|not\s+so\s+many|not\s+as\s+many|too\s+many)\s+(?!(?:important|recent|relevant)\b)", re.I)
+_HEDGE = (r"(?:(?:maybe|perhaps|possibly|ideally|probably|slightly|somewhat|a\s+(?:bit|little)"
+          r"|(?:could|can)\s+(?:we|you|I)\s+(?:have|get|see)|I'?d\s+(?:prefer|rather\s+have)|I\s+would\s+(?:prefer|rather\s+have)"
+          r"|I\s+want|I'd\s+like|give\s+me|show(?:\s+me)?|please)\s+)*")
+_FEWER = re.compile(r"(?P<lead>(?:^|(?<=[,;.])|\b(?:and|but)\s)\s*)" + _HEDGE
+                    + r"(?:fewer|less|not\s+so\s+many|not\s+as\s+many|too\s+many)\s+(?!(?:important|recent|relevant)\b)", re.I)
 """A clause asking for less of something: "fewer theoretical papers", "less theory", "too many
 surveys". Rewritten to "preferably not ...", it becomes a preference (``intent.wishes``): a
 negated type of weight < 1 or an exclusion that demotes what it names and filters nothing."""
+
+
+_FINE = re.compile(r"(?:^|(?<=[,;.]))\s*(?:actually,?\s+)?(?:(?:the|all)\s+)?(?P<what>[\w\s\-]+?)"
+                   r"(?:\s+(?:papers|ones|results|studies|articles))?\s+(?:is|are)\s+(?:fine|ok|okay|welcome|acceptable|allowed)"
+                   r"(?:\s+(?:too|as\s+well|again|after\s+all))?\s*(?=$|[,;.!])", re.I)
+"""What the user lets back in ("TACL papers are fine too", "speech is ok after all"): the
+constraints that leave it out are dropped."""
+_NOT_ONLY = re.compile(r"\bnot\s+(?:only|just)\s+(?P<what>[\w\s\-]+?)(?:\s+(?:papers|ones))?\s*(?=$|[,;.!?])", re.I)
+"""A constraint to widen ("not only TACL"): the one that keeps to it is dropped."""
+_MIXED = re.compile(r"\b(?:not|no|exclude|excluding|without|skip)\s+(?P<what>(?:(?!(?:and|or|but|the)\b)[\w-]+\s+){1,4}?)"
+                    r"(?:papers?|work|studies|articles)\s+(?:from\s+|published\s+)?(?:before|after|since|until|prior\s+to"
+                    r"|earlier\s+than|older\s+than)\s+" + YEAR_PATTERN + r"\b", re.I)
+"""A topic left out for a period only ("exclude speech papers from before 2010"): no one constraint says it."""
+_EXCEPT_RESULT = re.compile(r"\b(?:except(?:\s+for)?|apart\s+from|but\s+not|other\s+than)\s+"
+                            r"(?:#\s*\d+|(?:results?|papers?|hits?|numbers?|nos?\.?)\s*#?\d+)", re.I)
+"""A result kept past a filter ("no LREC except #2"), which a filter cannot do."""
+
+
+def _letting_back(what: str, checklist: Checklist) -> list[str]:
+    """Ids of the checkpoints that leave ``what`` out: negated venues, types or authors that name
+    it, and exclusions with it among their terms (case and a plural "s" aside)."""
+    key = re.sub(r"s$", "", what.lower().strip())
+    out = []
+    for c in checklist.checkpoints:
+        if c.predicate is not None and c.predicate.negate:
+            names = [*c.predicate.values, c.text]
+        elif c.kind == "exclusion":
+            names = list(c.terms)
+        else:
+            continue
+        if key and any(key in re.sub(r"s\b", "", n.lower()) for n in names):
+            out.append(c.id)
+    return out
+
+
+def _kept_to(what: str, checklist: Checklist) -> list[str]:
+    """Ids of the metadata checkpoints that keep to ``what`` ("Published in TACL" for "TACL")."""
+    key = what.lower().strip()
+    return [c.id for c in checklist.checkpoints if c.kind == "metadata" and c.predicate is not None
+            and not c.predicate.negate and key and any(key in v.lower() for v in [*c.predicate.values, c.text])]
 
 
 class FeedbackError(ValueError):
@@ -269,6 +313,93 @@ def _refuse_contradiction(new: Checkpoint, kept: list[Checkpoint]) -> None:
                                 "'ignore the year constraint' first, or give a period that overlaps it")
 
 
+def _overlaps(a: Checkpoint, b: Checkpoint) -> bool:
+    """True when two metadata predicates of one field admit a common paper: shared venues or
+    types, or year ranges that meet."""
+    p, q = a.predicate, b.predicate
+    if p.field == "year":
+        lo = max((d for d in (p.start, q.start) if d), default=None)
+        hi = min((d for d in (p.end, q.end) if d), default=None)
+        return not (lo and hi and lo > hi)
+    return bool({v.lower() for v in p.values} & {v.lower() for v in q.values})
+
+
+def _replaced_by(new: Checkpoint, checklist: Checklist) -> list[str]:
+    """Ids of the user's earlier metadata checkpoints that feedback's ``new`` one replaces. A
+    wanted venue, year or type replaces the user's earlier wanted ones of its field ("actually
+    since 2012" after "since 2008", "only TACL" after "only ACL"; a soft one only the soft ones)
+    and the exclusions it contradicts ("only LREC" after "no LREC"). An exclusion or a soft
+    "fewer" replaces nothing: "no workshop papers" after "no LREC papers" keeps both."""
+    p = new.predicate
+    if p is None or p.negate:
+        return []
+    out = []
+    for c in checklist.checkpoints:
+        q = c.predicate
+        if c.kind != "metadata" or q is None or q.field != p.field or c.source != "user" or (
+                p.field == "venue_year" and q.values != p.values):
+            continue
+        if (not q.negate and new.weight >= c.weight) or (q.negate and _overlaps(new, c)):
+            out.append(c.id)
+    return out
+
+
+_ALSO = re.compile(r"\b(?:also|too|as\s+well|in\s+addition)\b", re.I)
+
+
+def _widened(new: Checkpoint, checklist: Checklist) -> tuple[Checkpoint, list[str]]:
+    """A wanted year range said with "also" or "too" widens the hard year ranges of the checklist
+    to the span of all of them ("also include 2006 and 2007" after "since 2008" is since 2006):
+    the widened checkpoint and the ids it replaces."""
+    ranges = [c for c in checklist.checkpoints if c.kind == "metadata" and c.predicate is not None
+              and c.predicate.field == "year" and not c.predicate.negate and c.weight >= 1.0]
+    if not ranges:
+        return new, []
+    preds = [new.predicate, *(c.predicate for c in ranges)]
+    start = None if any(p.start is None for p in preds) else min(p.start for p in preds)
+    end = None if any(p.end is None for p in preds) else max(p.end for p in preds)
+    widened_cp = new.model_copy(update={"predicate": new.predicate.model_copy(update={"start": start, "end": end}),
+                                        "text": f"Published {period_text(start, end)}"})
+    return widened_cp, [c.id for c in ranges]
+
+
+_CORRECTION = re.compile(rf"\b(?:(?:sorry,?\s+)?I\s+meant?|make\s+(?:it|that)|(?:I\s+)?should\s+have\s+said)\s+"
+                         rf"(?P<from>(?:from|since)\s+)?(?P<year>{YEAR_PATTERN})\b(?:\s+on(?:wards?)?\b)?"
+                         rf"(?:\s*,?\s*(?:not|instead\s+of|rather\s+than)\s+(?P<was>{YEAR_PATTERN})\b)?", re.I)
+"""A year said again as a correction: "I meant 2012, not 2010", "sorry, I meant from 2012",
+"make that 2015"."""
+
+
+def _correction(m: re.Match[str], checklist: Checklist) -> tuple[str, str] | None:
+    """For the correction ``m`` (:data:`_CORRECTION`): the id of the year checkpoint it corrects
+    and the corrected period in words the intent parser reads, keeping the period's form ("since
+    2010" corrected to 2012 is "since 2012", "2005 to 2010" with "not 2010" is "2005 to 2012");
+    None when no one year checkpoint is meant (then the year is read as said)."""
+    year, was = int(m.group("year")), int(m.group("was")) if m.group("was") else None
+    ranges = [c for c in checklist.checkpoints if c.kind == "metadata" and c.predicate is not None
+              and c.predicate.field == "year" and not c.predicate.negate]
+    if was is not None:
+        ranges = [c for c in ranges if was in {d.year for d in (c.predicate.start, c.predicate.end) if d}
+                  or (c.predicate.end is not None and c.predicate.end.year == was - 1 and c.predicate.start is None)
+                  or (c.predicate.start is not None and c.predicate.start.year == was + 1 and c.predicate.end is None)]
+    if len(ranges) != 1:
+        return None
+    start, end = ranges[0].predicate.start, ranges[0].predicate.end
+    if m.group("from") or (start and not end):
+        said = f"after {year}" if was is not None and start and start.year == was + 1 and not m.group("from") else f"since {year}"
+    elif end and not start:
+        said = f"before {year}" if was is not None and end.year == was - 1 else f"until {year}"
+    elif start.year == end.year:
+        said = f"in {year}"
+    elif was == start.year:
+        said = f"{year} to {end.year}"
+    elif was == end.year:
+        said = f"{start.year} to {year}"
+    else:
+        return None
+    return ranges[0].id, said
+
+
 def top_k_edit(n: int, reason: str) -> Edit:
     """The edit that makes a turn return ``n`` results ("show 20 results", ``litnav refine --top``)."""
     return Edit(action="set_param", target="top_k", detail={"role": "top_k", "param": "top_k", "value": n},
@@ -313,7 +444,18 @@ def parse_feedback(
         raise FeedbackError(f"{odd.group(0)!r}: {odd.group('year')} is no year litnav reads as a date (1800-2099)")
     if not text:
         raise ValueError("the feedback is empty")
+    if mixed := _MIXED.search(text):
+        what = " ".join(mixed.group("what").split())
+        raise FeedbackError(f"{mixed.group(0)!r} leaves out {what} papers of one period only, which no one constraint "
+                            f"says: give the two wishes apart, e.g. 'no {what}' and 'only papers since 2010'")
+    if kept := _EXCEPT_RESULT.search(text):
+        raise FeedbackError(f"{kept.group(0)!r}: a result cannot be kept past a filter that leaves it out; say 'fewer "
+                            "X' (a preference, which filters nothing) and pin the result ('pin #2')")
     edits: list[Edit] = []
+    corrected: list[str] = []  # year checkpoints a correction ("I meant 2012, not 2010") replaces
+    if (fix := _CORRECTION.search(text)) and (found := _correction(fix, checklist)):
+        corrected.append(found[0])
+        text = f"{text[:fix.start()]}{found[1]}{text[fix.end():]}"
     scratch = Checklist(intent=checklist.intent, checkpoints=list(checklist.checkpoints))
     already: list[str] = []
     consumed: list[tuple[int, int]] = []
@@ -401,8 +543,9 @@ def parse_feedback(
         else:
             said = (m.group("field") or m.group("field2") or m.group("field3")
                     or ("type" if m.group("type1") or m.group("type2") or m.group("type3") else ""))
-            field = {"date": "year", "type": "publication_type", "authors": "author"}.get(said.lower().split()[0],
-                                                                                         said.lower().replace(" ", "_"))
+            said_field = re.sub(r"^(?:19|20)\d\d$", "year", re.sub(r"s$", "", said.lower().split()[0]))
+            field = {"date": "year", "type": "publication_type", "survey": "publication_type",
+                     "review": "publication_type"}.get(said_field, said.lower().replace(" ", "_") if " " in said else said_field)
             fields = {field, "venue_year"} if field in ("year", "venue") else {field}  # "EMNLP 2019": venue and year
             ids = [c.id for c in checklist.checkpoints if c.kind == "metadata" and c.predicate is not None
                    and c.predicate.field in fields]
@@ -415,6 +558,19 @@ def parse_feedback(
             if cid == "c1":
                 raise FeedbackError("c1 is the intent itself and cannot be dropped; start a new search to change it")
             edits.append(Edit(action="drop_checkpoint", target=cid, reason=reason))
+    for rx, find, none in ((_FINE, _letting_back, "no constraint of the search leaves out"),
+                           (_NOT_ONLY, _kept_to, "no constraint of the search keeps to")):
+        for m in rx.finditer(text):
+            if any(s <= m.start() < e for s, e in consumed) or any(s < m.end() <= e for s, e in consumed):
+                continue
+            what = " ".join(m.group("what").split())
+            ids = [cid for cid in find(what, checklist) if cid != "c1"]
+            reason = take(m)
+            if not ids:
+                already.append(f"{none} {what!r}")
+                continue
+            edits += [Edit(action="drop_checkpoint", target=cid, reason=reason) for cid in ids
+                      if not any(e.action == "drop_checkpoint" and e.target == cid for e in edits)]
     for m in _MORE_LIKE.finditer(text):
         if any(s <= m.start() < e for s, e in consumed):
             continue
@@ -478,9 +634,11 @@ def parse_feedback(
             if same is not None:
                 already.append(f"{same.id} {same.text!r} is already in the checklist")
                 continue
-            old = [c.id for c in checklist.checkpoints if c.kind == "metadata" and c.predicate is not None
-                   and c.predicate.field == cp.predicate.field and c.source == "user"
-                   and (cp.predicate.field != "venue_year" or c.predicate.values == cp.predicate.values)]
+            if _ALSO.search(rest) and cp.predicate.field == "year" and not cp.predicate.negate:
+                cp, old = _widened(cp, checklist)  # "also include 2006 and 2007" after "since 2008": since 2006
+            else:
+                old = _replaced_by(cp, checklist)
+                old += [cid for cid in corrected if cp.predicate.field == "year" and cid not in old]
             if cp.predicate.field == "year" and newest is None and hasattr(corpus, "newest_date"):
                 where = getattr(corpus, "directory", None)
                 raise FeedbackError(f"{cp.text!r}: no paper of this corpus has a publication year or date, so a "
@@ -492,7 +650,7 @@ def parse_feedback(
                 cp = relax_unsatisfiable(Checklist(intent="", checkpoints=[cp]), corpus).checkpoints[0]  # nothing passes
             new = cp.model_copy(update={"id": _next_id("m", scratch), "source": "user"})
             scratch.checkpoints.append(new)
-            for cid in old:  # a new year range from the user replaces their earlier one
+            for cid in old:
                 edits.append(Edit(action="drop_checkpoint", target=cid, reason=f"replaced by {new.text!r}"))
             edits.append(Edit(action="add_checkpoint", target=new.id, detail={
                 "checkpoint": new.model_dump(mode="json"), "role": "filter" if new.weight >= 1.0 else "prefer"},

@@ -24,6 +24,9 @@ from __future__ import annotations
 
 import re
 
+from rapidfuzz import fuzz, process
+
+from litnav.navigator.intent.grammar import english_word
 from litnav.navigator.intent.wishes import RESULT_NUMBER
 
 _POLITE = re.compile(r"\s*\b(?:please|pls|plz|thx|thanks|thank\s+you|kindly)\b[.!]*", re.I)
@@ -34,9 +37,11 @@ ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth
             "ninth": 9, "tenth": 10}
 """Ordinal words -> rank (``navigator.feedback`` adds "top", "best" and "last")."""
 _RESULT_NAMED = r"(?:" + RESULT_NUMBER + r"|(?:the\s+)?(?:top|" + "|".join(ORDINALS) + r"|last|bottom)\b)"
+RULE_FIELDS = r"year|date|venue|type|publication\s+type|authors?|surveys?|reviews?|(?:19|20)\d\d"
+"""What a constraint named by its field is called ("the year filter", "the survey filter", "the 2010 limit")."""
+RULE_FIELD = f"(?:{RULE_FIELDS})"
 _RESULT_OR_RULE = (r"(?:" + _RESULT_NAMED + r"|(?:the\s+)?(?:checkpoints?\b|[a-z]\d+\b"
-                   r"|(?:year|date|venue|type|publication\s+type|authors?)\s+(?:constraint|filter|requirement"
-                   r"|restriction|limit)\b))")
+                   r"|" + RULE_FIELD + r"\s+(?:constraint|filter|requirement|restriction|limit|cut-?off)\b))")
 _REMOVE = re.compile(r"\b(?:drop|remove|hide|filter\s+out|get\s+rid\s+of|discard|eliminate|take\s+out)\s+(?!"
                      + _RESULT_OR_RULE + r")", re.I)
 _ORDINAL = re.compile(
@@ -84,6 +89,38 @@ def _k(m: re.Match[str]) -> int:
     return _NUMBER_WORDS.get(word) or int(word)
 
 
+_ASKING = re.compile(r"^\s*(?:(?:would|could|can|will)\s+you\s+(?:please\s+)?|is\s+it\s+possible\s+to\s+)"
+                     r"(?=(?:drop|remove|hide|exclude|skip|leave\s+out|filter\s+out|get\s+rid\s+of|discard)\b)", re.I)
+"""A request asked as a question ("would you remove anything about speech?"): the verb it asks for."""
+_ALL_BUT = re.compile(r"(?:^|(?<=[,;.:]))\s*(?:anything|everything|all)\s+(?:but|except)\s+", re.I)
+""""anything but surveys", "all but the workshop papers", "everything except #3": leave those out."""
+_KEEP_THEM = re.compile(r"\b(?:do\s+not|don't|no\s+need\s+to)\s+(?:drop|remove|exclude|skip|hide|leave\s+out|filter\s+out)"
+                        r"\s+(?:the\s+)?(?P<what>[^,;.!?]+?)\s*(?=$|[,;.!?])", re.I)
+"""Keeping what a removal would drop ("don't drop the surveys", "no need to exclude speech"): those are fine."""
+_NEVER_MIND = re.compile(r"\bnever\s*mind\b(?!\s+(?:about\s+)?(?:the\s+)?(?:" + RULE_FIELD + r"|#|\d|checkpoint|[a-z]\d+\b))[,.;!]*",
+                         re.I)
+""""never mind" that names nothing (a filler before the wish: "never mind, reviews are OK too")."""
+_OLD_PAPERS = re.compile(r"\b(?:drop|remove|hide|exclude|skip|no|not|fewer|less|get\s+rid\s+of)\s+(?:the\s+)?"
+                         r"(?:old|older|outdated|dated|ancient)\s+(?:papers|ones|work|stuff|studies|results|articles)\b", re.I)
+"""Leaving out old papers is asking for recent ones ("drop the old papers")."""
+_FROM_PERSON = re.compile(r"\b(?:anything|everything|papers?|work)\s+from\s+(?=[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b)")
+"""Papers "from" a person named in full are papers by them ("drop anything from Hermann Ney")."""
+_FIXED_VERBS = ("exclude", "remove", "without", "anything", "nothing", "everything")
+
+
+def _misspelt_verbs(text: str) -> str:
+    """Words of removal typed with a slip ("exlcude", "remvoe", "anythng") spelled right: a lower-case
+    word of five letters or more that no English word is and that is within 80 % similarity
+    (rapidfuzz ratio) of one of :data:`_FIXED_VERBS`."""
+    def fix(m: re.Match[str]) -> str:
+        word = m.group(0)
+        if english_word(word):
+            return word
+        best = process.extractOne(word, _FIXED_VERBS, scorer=fuzz.ratio, score_cutoff=80)
+        return best[0] if best else word
+    return re.sub(r"\b[a-z]{5,}\b", fix, text)
+
+
 def plain_feedback(text: str, n_results: int | None = None) -> str:
     """``text`` (one line of feedback) restated as the module docstring says; the rest unchanged.
     ``n_results``: how many results the turn shows, for "the last three" ("#8-10" of 10)."""
@@ -94,6 +131,13 @@ def plain_feedback(text: str, n_results: int | None = None) -> str:
         text = _LAST_K.sub(lambda m: f"#{max(1, n_results - _k(m) + 1)}-{n_results}", text)
     for rx, spelled in _SPELLED:
         text = rx.sub(spelled, text)
+    text = _misspelt_verbs(text)
+    text = _NEVER_MIND.sub("", text)
+    text = _ASKING.sub("", text)
+    text = _ALL_BUT.sub(lambda m: m.group(0)[: len(m.group(0)) - len(m.group(0).lstrip())] + "not ", text)
+    text = _KEEP_THEM.sub(lambda m: f"{m.group('what')} are fine", text)
+    text = _OLD_PAPERS.sub("recent papers", text)
+    text = _FROM_PERSON.sub("papers by ", text)
     text = _NO_MORE.sub("no ", text)
     text = _NO_WANT.sub(lambda m: m.group(0)[: len(m.group(0)) - len(m.group(0).lstrip())] + "not ", text)
     text = _COUNTED.sub(lambda m: f"{_NUMBER_WORDS[m.group('w').lower()]} ", text)

@@ -278,6 +278,7 @@ def apply_edits(checklist: Checklist, workflow: Workflow, edits: list[Edit], set
     cl = checklist.model_copy(deep=True)
     wf = workflow.model_copy(deep=True)
     pins, bans = list(pins or []), list(bans or [])
+    pinned_now: set[str] = set()
     done: list[Edit] = []
     lib = settings.librarians
     for e in edits:
@@ -385,8 +386,10 @@ def apply_edits(checklist: Checklist, workflow: Workflow, edits: list[Edit], set
                                                                          "new": rank.params["top_k"]}, reason=e.reason))
         elif e.action in ("add_node", "modify_node", "remove_node", "set_param"):
             done += _node_edit(wf, e)
-        elif e.action == "pin":
-            pins = [e.target] + [p for p in pins if p != e.target]
+        elif e.action == "pin":  # this turn's pins first, in the order said ("pin #1 and #2"), then earlier ones
+            fresh = [p for p in pins if p in pinned_now and p != e.target]
+            pins = fresh + [e.target] + [p for p in pins if p != e.target and p not in pinned_now]
+            pinned_now.add(e.target)
             bans = [b for b in bans if b != e.target]
             if e.target in cl.source_ids:  # the passage's own paper, wanted after all
                 cl = cl.model_copy(update={"source_ids": [c for c in cl.source_ids if c != e.target]})

@@ -58,7 +58,7 @@ DG = rf"(?<![\w.])(?<![A-Za-z]-)(?:{_DATE_BODY}){_END_GUARD}"
 _NUM = r"(?:\d{1,2}|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + ")"
 _PUB = r"(?:\b(?:published|appeared|appearing|released|written|dated|papers?|articles?|work)\s+)?"
 _IN = r"(?:\b(?:in|during|within|over|of|for)\s+)?(?:the\s+)?(?:(?:years?|period)\s+)?"
-_ONWARDS = r"(?:onwards?\b|on\b(?=\s*(?:$|[,.;:)?!])))"
+_ONWARDS = r"(?:onwards?\b|on\b(?=\s*(?:$|[,.;:)?!]|(?:and|but)\b)))"
 """'2019 on' means 'from 2019 onwards' only where the clause ends: '2019 on dialogue' is a topic."""
 
 _NOW = r"(?:the\s+)?(?:present(?:\s+day)?|now|today|date|nowadays|current\s+(?:day|year))\b"

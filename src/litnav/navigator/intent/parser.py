@@ -295,7 +295,9 @@ def _meta(text: str, predicate: MetadataPredicate, weight: float = 1.0, terms: l
     return Checkpoint(id="m", kind="metadata", text=text, weight=weight, predicate=predicate, terms=terms or [])
 
 
-def _period(start: date | None, end: date | None) -> str:
+def period_text(start: date | None, end: date | None) -> str:
+    """The words of a year checkpoint's period ("between 2019-01-01 and 2021-12-31", "on or after
+    2019-01-01"), after "Published"."""
     if start and end:
         return f"between {start.isoformat()} and {end.isoformat()}"
     if start:
@@ -366,14 +368,14 @@ def _venue_year_checkpoints(own: list[tuple[DateConstraint, VenueMention]], ever
     if every:
         start = None if None in starts else min(s for s in starts if s)
         end = None if None in ends else max(e for e in ends if e)
-        out.append((position, _meta(f"Published {_period(start, end)}", MetadataPredicate(field="year", start=start,
+        out.append((position, _meta(f"Published {period_text(start, end)}", MetadataPredicate(field="year", start=start,
                                                                                         end=end))))
     if every and len(set(zip(starts, ends))) == 1:
         return out
     for d, m in own:
         if m.values:
             named = " or ".join(dict.fromkeys(e.name for e in m.entries))
-            out.append((d.position, _meta(f"{named} papers published {_period(d.start, d.end)}",
+            out.append((d.position, _meta(f"{named} papers published {period_text(d.start, d.end)}",
                                           MetadataPredicate(field="venue_year", values=list(m.values), start=d.start,
                                                             end=d.end))))
     return out
@@ -424,7 +426,7 @@ def _year_checkpoints(dates: list[DateConstraint], text: str, newest: date | Non
             raise ContradictoryDates(f"contradictory date constraints: {late.phrase!r} and {early.phrase!r} "
                              "admit no publication date; drop or correct one of them")
         weight = min(d.weight for d in chosen)
-        say = f"Published {_period(start, end)}"
+        say = f"Published {period_text(start, end)}"
         recent = any(re.search(r"\b(?:recent|latest|newest)", d.phrase, re.I) for d in chosen)
         if weight < 1.0 and not recent:
             say += " (preference)"  # "preferably not before 2015"
@@ -434,7 +436,7 @@ def _year_checkpoints(dates: list[DateConstraint], text: str, newest: date | Non
         out.append((chosen[0].position, _meta(say, MetadataPredicate(field="year", start=start, end=end), weight)))
     for d in dates:
         if d.negated:
-            out.append((d.position, _meta(f"Not published {_period(d.start, d.end)}",
+            out.append((d.position, _meta(f"Not published {period_text(d.start, d.end)}",
                                           MetadataPredicate(field="year", start=d.start, end=d.end, negate=True))))
     return out
 

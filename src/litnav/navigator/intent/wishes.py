@@ -35,7 +35,7 @@ _FIRST_PERSON = re.compile(
 _IMPERATIVE = re.compile(
     r"(?:(?<=[,;:])|^|\bbut\s+|\band\s+|\bplease\s+)\s*(?:please\s+)?"
     r"(?:do\s*n't|do\s+not)\s+(?:include|show|give\s+me|return|list|bring)\b\s*"
-    r"|(?:(?<=[,;:])|\bbut\s+|\bplease\s+)\s*(?:avoid|leave\s+out|skip)\b"
+    r"|(?:(?<=[,;:])(?:\s*and\s+)?|\bbut\s+|\bplease\s+)\s*(?:avoid|leave\s+out|skip)\b"
     r"(?!\s+(?:using|relying|requiring|the\s+use)\b)\s*", re.I)
 """A clause that starts by telling what to leave out: "please don't include reviews", ", avoid
 Twitter" (not "avoid overfitting" opening the intent, nor "to avoid" or "and avoid" mid-clause;
@@ -45,7 +45,8 @@ RESULT_NUMBER = r"(?:the\s+)?(?:#|\d|(?:paper|result|hit|number|no\.?)\s*#?\d)"
 _NOT_WANTED_BODY = (  # never a result ("#8, #9 and #10 are irrelevant": the feedback's rank rules read it)
     r"(?P<lead>\s*(?:(?:but|and|also)\s+)?)(?P<what>(?!(?:whether|if|that|this|it)\b)"
     r"(?!\s*" + RESULT_NUMBER + r")[^,;:.|()!?]+?)"
-    r"\s+(?:are|is)\s+(?:not\s+(?:relevant|wanted|needed|useful|of\s+interest|what\s+(?:I|we)\s+(?:want|need))"
+    r"\s+(?:are|is)\s+(?:not\s+(?:really\s+)?(?:relevant|wanted|needed|useful|of\s+interest"
+    r"|what\s+(?:I|we)(?:'m|'re|\s+am|\s+are)?\s+(?:want|need|looking\s+for|after))"
     r"|irrelevant|unwanted|off[\s-]topic|out\s+of\s+scope)(?=\s*(?:$|[,;:.!?]))")
 _NOT_WANTED = re.compile(
     r"(?:(?<=[,;:.])|^(?=[^,;:.]*\b(?:ones|papers|results|studies|articles|works)\b[^,;:.]*\s(?:are|is)\s))"
