@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import re
 from pathlib import Path
 
 import pytest
@@ -230,3 +231,17 @@ def test_an_id_with_whitespace_rejects_its_record_with_the_field(tmp_path: Path)
     rejects = [r for r in items if isinstance(r, Reject)]
     assert [r.line for r in rejects] == [2, 3] and all("'id'" in r.reason and "whitespace" in r.reason
                                                         for r in rejects)
+
+
+@pytest.mark.parametrize(("paragraphs", "message"), [
+    ('[{"start": 0, "end": 5}, {"start": 6, "end": 500}]', "lies outside the text of 20 characters"),
+    ('[{"start": 9, "end": 3}]', "is reversed"),
+    ('[{"start": 0, "end": 10}, {"start": 5, "end": 12}]', "overlaps [0, 10)"),
+])
+def test_datasets_api_paragraph_spans_that_would_repeat_or_lose_text_are_named(paragraphs, message) -> None:
+    """A span past the text had stored every later paragraph again; a reversed one lost its paragraph."""
+    from litnav.ingest.readers.datasets_api import AnnotationError, annotations
+
+    with pytest.raises(AnnotationError, match=r"content\.annotations\.paragraph.*" + re.escape(message)):
+        annotations({"paragraph": paragraphs}, 20)
+    assert annotations({"paragraph": '[{"start": 0, "end": 5}]', "bibref": '[{"start": 90, "end": 99}]'}, 20)

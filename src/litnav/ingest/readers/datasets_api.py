@@ -44,9 +44,11 @@ class AnnotationError(ValueError):
     """An annotation list is not valid JSON or not a list of spans."""
 
 
-def annotations(content: dict[str, Any]) -> dict[str, list[dict]]:
-    """Decode ``content.annotations``: name -> list of spans (null lists become empty).
-    Raises ``AnnotationError`` naming the annotation that does not decode."""
+def annotations(content: dict[str, Any], length: int | None = None) -> dict[str, list[dict]]:
+    """Decode ``content.annotations``: name -> list of spans sorted by offset (null lists become
+    empty). With ``length`` (of ``content.text``), every span of text (:data:`_TEXT_SPANS`) must lie in ``[0, length]`` with
+    ``start <= end``, and paragraphs must not overlap (a paragraph read twice would repeat its
+    text as evidence). Raises ``AnnotationError`` naming the annotation and the span."""
     out: dict[str, list[dict]] = {}
     for name, raw in (content or {}).items():
         if raw is None:
@@ -62,7 +64,26 @@ def annotations(content: dict[str, Any]) -> dict[str, list[dict]]:
         except (TypeError, ValueError) as exc:
             raise AnnotationError(f"field 'content.annotations.{name}': a span offset is not an integer ({exc})") from exc
         out[name] = sorted(spans, key=lambda s: (s["start"], s["end"]))
+        if length is not None and name in _TEXT_SPANS:
+            _check_spans(name, out[name], length)
     return out
+
+
+_TEXT_SPANS = ("paragraph", "sectionheader", "abstract", "title")
+"""The annotations whose spans become stored text (a citation span out of range is only skipped)."""
+
+
+def _check_spans(name: str, spans: list[dict], length: int) -> None:
+    for i, span in enumerate(spans):
+        start, end = span["start"], span["end"]
+        if start > end:
+            raise AnnotationError(f"field 'content.annotations.{name}': span [{start}, {end}) is reversed")
+        if start < 0 or end > length:
+            raise AnnotationError(f"field 'content.annotations.{name}': span [{start}, {end}) lies outside the "
+                                  f"text of {length} characters")
+        if name == "paragraph" and i and start < spans[i - 1]["end"]:
+            raise AnnotationError(f"field 'content.annotations.{name}': span [{start}, {end}) overlaps "
+                                  f"[{spans[i - 1]['start']}, {spans[i - 1]['end']})")
 
 
 def _text(text: str, span: dict) -> str:
@@ -77,7 +98,7 @@ def _inside(spans: list[dict], outer: dict) -> list[dict]:
 def s2orc_fulltext(row: S2orcIn) -> tuple[str | None, str | None, list[Paragraph], list[BibReference]]:
     """``(title, abstract, paragraphs, references)`` of one ``s2orc`` row."""
     text = row.content.text or ""
-    ann = annotations(row.content.annotations)
+    ann = annotations(row.content.annotations, len(text))
     title = next((t for s in ann.get("title", []) if (t := _text(text, s))), None)
     abstract = "\n\n".join(t for s in ann.get("abstract", []) if (t := _text(text, s))) or None
     headers = ann.get("sectionheader", [])
