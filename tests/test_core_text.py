@@ -13,6 +13,7 @@ from litnav.core.text import (
     sentence_spans,
     spelling_variants,
     split_sentences,
+    stem_set,
     stop_words,
     surname,
 )
@@ -234,3 +235,10 @@ def test_invisible_characters_inside_words_are_removed_so_the_word_reads_as_it_l
 ])
 def test_spelling_variants_pair_british_and_american_forms(word, variants):
     assert spelling_variants(word) == variants
+
+
+@pytest.mark.parametrize(("plural", "singular"), [("LSTMs", "LSTM"), ("CNNs", "CNN"), ("LLMs", "LLM"), ("HMMs", "HMM"),
+                                                  ("CRFs", "CRF"), ("GANs", "GAN"), ("transformers", "transformer")])
+def test_an_acronyms_plural_has_the_stem_of_its_singular(plural: str, singular: str) -> None:
+    """A user trial's "uses LSTMs" was judged not satisfied beside "a forward LSTM network"."""
+    assert stem_set(plural) == stem_set(singular)

@@ -40,6 +40,10 @@ def student():
     "Any methods, additional references, Nature Research reporting summaries, source data, extended data, "
     "supplementary information, acknowledgements, peer review information; details of author contributions",
     "2.", "Methods.", "(1) Negation.", "y(q)=diaby",  # fragments: a list number, a heading, a formula line
+    # road-maps a full-text trial found quoted as evidence
+    "Section 4 and 5 discuss how to incorporate the correlations for answer ranking and re-ranking.",
+    "We finish with some conclusions and future directions in Section 6.",
+    "Experimental results are shown in Section 5.",
 ])
 def test_boilerplate_is_recognised(sentence):
     assert is_boilerplate(sentence)
@@ -53,6 +57,8 @@ def test_boilerplate_is_recognised(sentence):
     "本文提出了一种新的方法。",  # CJK: one run of letters, many words
     "We evaluate by reporting summary statistics of the cohort.",  # the template's words in a paper's own sentence
     "We collected peer review information from 3,000 OpenReview submissions.",
+    "We show that our parser improves accuracy, and the results of all ablations on three treebanks are shown in Section 5.",
+    "Results are shown in Table 3.",
     "",
 ])
 def test_content_is_not_boilerplate(sentence):

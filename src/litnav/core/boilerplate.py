@@ -20,7 +20,11 @@ _PATTERNS = [
     r"\b(this|the|our)\s+(paper|article|work|thesis|report|manuscript)\s+is\s+(organi[sz]ed|structured|arranged)\b",
     r"\b(the\s+)?(rest|remainder|reminder)\s+of\s+(this|the)\s+(paper|article|work|section|thesis)\b",
     r"\b(is|are)\s+organi[sz]ed\s+as\s+follows\b",
-    r"^\s*(in\s+)?section\s+\d+(\.\d+)*\s*,?\s+(we|describes|presents|introduces|discusses|concludes|reviews|gives)\b",
+    r"^\s*(in\s+)?sections?\s+\d+(\.\d+)*(\s*(,|and|&|-|to)\s*\d+(\.\d+)*)*\s*,?\s+(we|describes?|presents?|introduces?"
+    r"|discuss(es)?|concludes?|reviews?|gives?|shows?|reports?|details?|explains?|outlines?)\b",
+    r"\bwe\s+(finish|conclude|close|end)\s+(with|by)\b[^.;]*\bsections?\s+\d+",
+    r"^\s*([\w-]+\s+){0,4}(is|are)\s+(shown|presented|reported|given|described|discussed|detailed|provided|summari[sz]ed)"
+    r"\s+in\s+sections?\s+\d+(\.\d+)*\s*\.?\s*$",
     r"\bfinally,?\s+section\s+\d+\s+(concludes|summari[sz]es)\b",
     r"\bwe\s+conclude\s+in\s+section\s+\d+\b",
     # URLs and availability notes

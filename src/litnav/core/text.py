@@ -290,7 +290,14 @@ def _stem_words(words: list[str]) -> list[str]:
     for i, (word, stem) in enumerate(zip(words, out)):
         if (m := _AGENT.search(word)) and not stem.endswith(("er", "or")) and len(word) > 5:
             out[i] = stem + m.group(0)[:2]
+        elif _ACRONYM_PLURAL.fullmatch(stem):
+            out[i] = stem[:-1]
     return out
+
+
+_ACRONYM_PLURAL = re.compile(r"[b-df-hj-np-tv-xz]{2,}[b-df-hj-np-tv-xz0-9]*s")
+"""The plural of an acronym, which has no vowel and which Snowball keeps whole: "lstms", "cnns",
+"llms", "hmms", "crfs" (stemmed to "lstm", ... so "uses LSTMs" is stated by "an LSTM network")."""
 
 
 @lru_cache(maxsize=16384)
