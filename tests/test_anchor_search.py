@@ -409,4 +409,23 @@ def test_each_neighbour_shows_the_edge_that_makes_it_one(corpus, sessions):
         view = audit_view(s, corpus)
         assert all(r["anchor_link"] == links[r["corpus_id"]] for r in view["results"])
         assert relation in render_report(s, corpus)
+        assert anchor_links(s, None) == links  # recorded in the session: nothing read again to explain it
+        assert all(r.anchor_link is not None and r.anchor_link.relation == relation for r in s.results)
     assert anchor_links(sessions["sibling"], corpus) == {}
+
+
+def test_the_audit_of_a_neighbour_shows_its_edge_from_the_session_file(sessions, tmp_path):
+    """A trial found the citing sentence in `search` and the report but not in `litnav audit`."""
+    from typer.testing import CliRunner
+
+    from litnav.cli import _register, app
+    from litnav.session.io import write_session
+
+    _register()
+
+    s = sessions["successor"]
+    path = write_session(s.model_copy(update={"corpus": str(tmp_path / "gone")}), tmp_path / "s.json")  # no corpus to read
+    first = s.results[0]
+    out = CliRunner().invoke(app, ["audit", str(path), "--paper", first.corpus_id], env={"COLUMNS": "200"})
+    assert out.exit_code == 0, out.output
+    assert "cites the anchor" in out.output

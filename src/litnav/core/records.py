@@ -198,8 +198,17 @@ class ScoredPaper(_Record):
     probability_engine: str = "student"
 
 
+class AnchorLink(_Record):
+    """Why a result of an anchor search that follows citations is listed: the citation edge to
+    the anchor (``relation``) and the citing sentences the corpus records for it (possibly none)."""
+
+    relation: Literal["cites the anchor", "cited by the anchor"]
+    contexts: list[str] = Field(default_factory=list)
+
+
 class Result(_Record):
-    """One returned paper. Every metadata field is re-read from the corpus before output."""
+    """One returned paper. Every metadata field is re-read from the corpus before output;
+    ``anchor_link`` is set for the results of an anchor search that follows citations."""
 
     rank: int
     corpus_id: str
@@ -211,6 +220,7 @@ class Result(_Record):
     probability: float = Field(ge=0.0, le=1.0, allow_inf_nan=False)
     checkpoints: list[Judgement]
     found_by: list[FoundBy] = Field(default_factory=list)
+    anchor_link: AnchorLink | None = None
 
 
 class Change(_Record):

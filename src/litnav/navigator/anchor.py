@@ -30,6 +30,7 @@ from litnav.core.records import Checklist, Checkpoint, Session, Turn, Workflow
 from litnav.core.settings import Settings
 from litnav.core.text import visible_text
 from litnav.librarians import WorkflowError, validate_workflow
+from litnav.navigator.results import link_to_anchor
 
 DIRECTIONS = ("successor", "predecessor", "sibling", "benchmark", "survey")
 
@@ -243,6 +244,7 @@ def anchor_search(
     run = SearchRun(query, corpus, settings, workflow=wf, checklist=checklist, rounds=1, top_k=top_k,
                     student=student, today=today)
     session = run.run()
+    session.results = link_to_anchor(session.results, corpus, cid, direction)
     session.engines["navigator"] = f"anchor:{direction}" if template is None else f"anchor:{direction} ({template})"
     linked, unresolved = _coverage(corpus, cid, direction)
     session.turns = [Turn(index=1, anchor=cid, direction=direction, anchor_title=paper.title,

@@ -510,7 +510,7 @@ def run_turn(
     from litnav.llm import UsageMeter
     from litnav.navigator.agents import build_agents
     from litnav.navigator.loop import SearchRun
-    from litnav.navigator.results import build_results
+    from litnav.navigator.results import build_results, link_to_anchor
     from litnav.navigator.search import _web_fn
     from litnav.navigator.students import search_student
 
@@ -545,7 +545,7 @@ def run_turn(
         if set(missing) - set(gone):
             log.warning("pinned papers %s are not among this turn's candidates", [c for c in missing if c not in gone])
     ranked = [p for p in ranked if p.corpus_id not in set(bans)]
-    results = build_results(corpus, ranked, run.found_by, top_k)
+    results = link_to_anchor(build_results(corpus, ranked, run.found_by, top_k), corpus, prev.anchor, prev.direction)
     base = len(session.rounds)
     rounds: list[Round] = []
     for r in new.rounds:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from litnav.core.records import FoundBy, Result, ScoredPaper
+from litnav.core.records import AnchorLink, FoundBy, Result, ScoredPaper
 
 
 class ProvenanceError(RuntimeError):
@@ -26,3 +26,21 @@ def build_results(corpus, ranked: list[ScoredPaper], found_by: dict[str, list[Fo
             checkpoints=sp.judgements, found_by=found_by.get(sp.corpus_id, []),
         ))
     return results
+
+
+def link_to_anchor(results: list[Result], corpus, anchor: str | None, direction: str | None) -> list[Result]:
+    """``results`` of an anchor search that follows citations (``direction`` "successor" or
+    "predecessor"), each with the citation edge to ``anchor`` that makes it a neighbour and the
+    edge's citing sentences (``Result.anchor_link``), recorded so an audit shows why it is listed
+    without reading the corpus again; other searches' results unchanged."""
+    if not anchor or direction not in ("successor", "predecessor"):
+        return results
+    ids = {r.corpus_id for r in results}
+    if direction == "successor":
+        edges = {e.citing_id: e for e in corpus.citations(anchor) if e.citing_id in ids}
+        relation = "cites the anchor"
+    else:
+        edges = {e.cited_id: e for e in corpus.references(anchor) if e.cited_id in ids}
+        relation = "cited by the anchor"
+    return [r.model_copy(update={"anchor_link": AnchorLink(relation=relation, contexts=[
+        c for c in edges[r.corpus_id].contexts if c and c.strip()])}) if r.corpus_id in edges else r for r in results]

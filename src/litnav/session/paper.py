@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from litnav.navigator.results import link_to_anchor
+
 
 def paper_view(c, corpus_id: str) -> dict | None:
     """JSON-ready view of one paper: metadata, abstract, sections, chunks, references and
@@ -37,17 +39,13 @@ def anchor_links(session, corpus) -> dict[str, dict[str, Any]]:
     ``successor`` or ``predecessor``), the citation edge that makes each one a neighbour:
     corpus id -> ``{"relation": "cites the anchor" | "cited by the anchor", "contexts": [the
     citing sentences the edge records, possibly none]}``. The edge, not the checklist, is why such
-    a result is listed; its citing sentence is the evidence an auditor checks. Empty for any
-    other search."""
+    a result is listed; its citing sentence is the evidence an auditor checks. Read from the
+    results (``Result.anchor_link``, recorded by the search); for a session written before they
+    were recorded, from ``corpus`` (None: no links). Empty for any other search."""
     turn = session.turns[0] if getattr(session, "turns", None) else None
     if turn is None or not turn.anchor or turn.direction not in ("successor", "predecessor"):
         return {}
-    ids = {r.corpus_id for r in session.results}
-    if turn.direction == "successor":
-        edges = {e.citing_id: e for e in corpus.citations(turn.anchor) if e.citing_id in ids}
-        relation = "cites the anchor"
-    else:
-        edges = {e.cited_id: e for e in corpus.references(turn.anchor) if e.cited_id in ids}
-        relation = "cited by the anchor"
-    return {cid: {"relation": relation, "contexts": [c for c in e.contexts if c and c.strip()]}
-            for cid, e in edges.items()}
+    results = session.results
+    if corpus is not None and not any(r.anchor_link for r in results):  # a session written before links were kept
+        results = link_to_anchor(results, corpus, turn.anchor, turn.direction)
+    return {r.corpus_id: r.anchor_link.model_dump() for r in results if r.anchor_link is not None}

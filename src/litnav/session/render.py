@@ -145,6 +145,10 @@ def paper_panel(result: Result, full_text: str | None = None) -> Panel:
     in context (``CONTEXT_CHARS`` either side) and the quote highlighted."""
     parts: list = [Text(visible_text(f"{result.title} ({result.year or 'n.d.'}, {result.venue or 'venue unknown'})"),
                         style="bold")]
+    if result.anchor_link is not None:  # why an anchor search lists it: the edge, then the checklist
+        link = result.anchor_link
+        said = f": \"{link.contexts[0]}\"" if link.contexts else " (no citing sentence recorded)"
+        parts.append(Text(visible_text(f"{link.relation}{said}")))
     for j in result.checkpoints:
         parts.append(Text(visible_text(f"\n{j.checkpoint_id} [{j.kind}] {j.text}"), style="bold cyan"))
         parts.append(Text(visible_text(f"score {score_text(j)}/5 by {j.engine}: {j.rationale}"),
