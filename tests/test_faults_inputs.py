@@ -463,3 +463,20 @@ def test_a_line_of_bytes_that_are_not_utf8_is_rejected_at_the_bad_byte(tmp_path)
     with Corpus.open(tmp_path / "c") as c:
         [reject] = c.rejects()
     assert reject[2] == 3 and "not UTF-8 at byte 26 of the line" in reject[3] and "line 1" not in reject[3]
+
+
+def test_a_per_paper_json_file_with_a_byte_that_is_not_utf8_is_its_reject_and_the_rest_is_stored(fixtures, tmp_path):
+    """It had stopped the build: "damaged or truncated before its first record ... line 1 column 1",
+    advice to replace the file, and the same failure on every rerun."""
+    src = tmp_path / "in"
+    src.mkdir()
+    good = fixtures / "ingest" / "papers" / "P19-1001.json"
+    (src / "P19-1001.json").write_bytes(good.read_bytes())
+    data = (fixtures / "ingest" / "papers" / "2020.acl-main.999.json").read_bytes()
+    at = data.index(b'"title"') + 12
+    (src / "2020.acl-main.999.json").write_bytes(data[:at] + b"\xe9" + data[at:])
+    build([src], tmp_path / "c", progress=False, finalize=False)
+    with Corpus.open(tmp_path / "c") as c:
+        [reject] = c.rejects()
+    assert stored_ids(tmp_path / "c") == ["P19-1001"]
+    assert reject[1].endswith("2020.acl-main.999.json") and f"not UTF-8 at byte {at + 1} of the file" in reject[3]

@@ -275,6 +275,9 @@ def _iter_records(path: Path) -> Iterator[RawRecord]:
                 yield RawRecord(1, orjson.loads(data))
                 return
             except orjson.JSONDecodeError:
+                if (bad := _not_utf8(data)) and _loads_replaced(data) is not None:  # one paper's file: its reject
+                    yield RawRecord(1, error=f"not UTF-8 text: {bad.replace(' (', ' of the file (', 1)}")
+                    return
                 lines: Any = data.splitlines()
         else:
             lines = fh
@@ -295,14 +298,44 @@ _BOM = b"\xef\xbb\xbf"
 _JSON_POSITION = re.compile(r": line \d+ column \d+ \(char \d+\)$")
 
 
+def _not_utf8(data: bytes) -> str | None:
+    """Where ``data`` stops being UTF-8 ("bytes that are not UTF-8 at byte 811 (b'\\xe9s p')"), or None."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as bad:
+        return f"bytes that are not UTF-8 at byte {bad.start + 1} ({data[bad.start:bad.start + 4]!r})"
+    return None
+
+
+def _loads_replaced(data: bytes) -> Any:
+    """``data`` parsed with its bytes that are not UTF-8 replaced (U+FFFD), or None when it is no
+    JSON even so: what a file's format is, never what is stored."""
+    try:
+        return orjson.loads(data.decode("utf-8", "replace"))
+    except orjson.JSONDecodeError:
+        return None
+
+
+def single_object_sample(path: Path) -> Any:
+    """The object of a single-object ``.json`` file whose only fault is bytes that are not UTF-8,
+    read with them replaced, to detect its format (its reading then rejects it, naming the byte);
+    None otherwise."""
+    if not _is_single_object(path):
+        return None
+    try:
+        with open_binary(path) as fh:
+            data = fh.read().removeprefix(_BOM)
+    except (OSError, EOFError, zlib.error, lzma.LZMAError):
+        return None
+    return _loads_replaced(data) if _not_utf8(data) else None
+
+
 def _json_problem(line: bytes, exc: orjson.JSONDecodeError) -> str:
     """What is wrong with one line of JSONL, placed within the line (its line number is the
     record's): bytes that are not UTF-8 at their byte offset, else the parser's message at its
     character ("line 1 column 32" of a one-line document read as the file's line 1 before)."""
-    try:
-        line.decode("utf-8")
-    except UnicodeDecodeError as bad:
-        return f"bytes that are not UTF-8 at byte {bad.start + 1} of the line ({line[bad.start:bad.start + 4]!r})"
+    if bad := _not_utf8(line):
+        return bad.replace(" (", " of the line (", 1)
     return f"{_JSON_POSITION.sub('', str(exc))} at character {exc.pos + 1} of the line"
 
 

@@ -23,6 +23,7 @@ from litnav.ingest.io import (
     fingerprint,
     first_records,
     single_object_problem,
+    single_object_sample,
 )
 from litnav.ingest.readers import CONTENT_FORMATS, FORMATS, PRIMARY_FOR, FormatError, detect_format
 
@@ -58,6 +59,8 @@ def detect(path: Path, fmt: str | None = None) -> str | None:
             raise FormatError(f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")
         return fmt
     sample = first_records(path, DETECT_RECORDS)
+    if not sample and (lenient := single_object_sample(path)) is not None:
+        sample = [lenient]  # one paper's file with a byte that is not UTF-8: its reading rejects it
     if not (sample and isinstance(sample[0], dict)) and (problem := single_object_problem(path)):
         raise TruncatedSourceError(path, 0, problem)  # a cut per-paper JSON is damage, not a foreign format
     # a first record that lacks a field (a paper without its title) is a reject, not a foreign format
