@@ -76,7 +76,7 @@ def test_cite_span_outside_the_text_is_rejected_with_a_reason(tmp_path):
     assert isinstance(doc, Document) and any(ref.contexts for ref in doc.references)
     reversed_ = _jsonl(tmp_path / "rev.jsonl", [_s2orc_json([{"start": 38, "end": 37, "ref_id": "BIBREF0"}])])
     [item] = list(read_file(reversed_, fmt="s2orc-json"))
-    assert isinstance(item, Reject) and "cite_span [38, 37)" in item.reason
+    assert isinstance(item, Reject) and "cite_span [38, 37) (ref BIBREF0) is reversed" in item.reason
 
 
 def test_numbers_too_large_for_their_column_reject_only_their_record(tmp_path):

@@ -98,6 +98,8 @@ class ParagraphIn(In):
         rather than clamped onto a sentence that does not hold the citation."""
         n = len(self.text)
         for span in self.cite_spans:
+            if span.start > span.end:
+                raise ValueError(f"cite_span [{span.start}, {span.end}) (ref {span.ref_id}) is reversed")
             if not 0 <= span.start <= span.end <= n:
                 raise ValueError(f"cite_span [{span.start}, {span.end}) (ref {span.ref_id}) lies outside its "
                                  f"paragraph of {n} characters")
