@@ -54,3 +54,17 @@ def test_derived_rows_are_kept_only_for_papers_stored_as_they_were_derived(tmp_p
     np.testing.assert_array_equal(vecs["same"], marker[0])  # the worker's vector was kept
     assert vecs["merged"][0] != 1.0  # re-embedded by finalize from the stored text
     np.testing.assert_allclose(np.linalg.norm(vecs["merged"]), 1.0, atol=1e-5)
+
+
+def test_a_run_on_token_is_cut_into_windows_that_cover_it_exactly():
+    """WordPiece reads a 1 MB token as one piece: it had become one chunk of 1,000,000 characters."""
+    from litnav.corpus.chunking import CHARS_PER_PIECE, layout
+
+    encoder = Encoder.from_settings(CorpusSettings())
+    chunker = Chunker(encoder.tokenizer, 64)
+    token = "ab" * 20_000
+    paragraphs = layout("We study tokens.", [("Body", f"A long token follows: {token} and the text goes on.")])
+    spans = [s for s in chunker.chunk(paragraphs) if s.section == "Body"]
+    text = "\n\n".join(p.text for p in paragraphs)
+    assert all(s.end - s.start <= CHARS_PER_PIECE * 64 for s in spans)
+    assert "".join(text[s.start:s.end] for s in spans).replace(" ", "") == paragraphs[1].text.replace(" ", "")

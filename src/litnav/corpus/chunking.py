@@ -8,7 +8,10 @@ Paragraph index 0 is the abstract when there is one. Chunks never cross paragrap
 
 A sentence longer than ``limit`` word pieces is split into windows of at most ``limit`` pieces whose
 boundaries fall on word starts. For WordPiece tokenizers the piece count of whitespace-joined
-sentences is the sum of their counts, so packed chunks respect the limit exactly.
+sentences is the sum of their counts, so packed chunks respect the limit exactly. A chunk also
+holds at most :data:`CHARS_PER_PIECE` × ``limit`` characters: WordPiece reads any word over 100
+characters (a URL, base64, a formula string, a parser's run-on token) as one piece, which had made
+one chunk of a 1 MB token; such a run is cut into windows of that many characters.
 """
 
 from __future__ import annotations
@@ -62,6 +65,11 @@ class ChunkSpan:
     section: str
     start: int
     end: int
+
+
+CHARS_PER_PIECE = 16
+"""Characters a chunk may hold per word piece of its limit (256 pieces: 4,096 characters, about
+three times what 256 pieces of prose take)."""
 
 
 class Chunker:
@@ -190,13 +198,16 @@ class Chunker:
             s = e
 
     def _pack(self, p: LaidOutParagraph, pieces: list[tuple[int, int, int]]) -> list[ChunkSpan]:
+        most = CHARS_PER_PIECE * self.limit
+        pieces = [(a + k, min(b, a + k + most), n)
+                  for a, b, n in pieces for k in range(0, max(1, b - a), most)]  # a run-on token: windows
         out: list[ChunkSpan] = []
         if p.section == ABSTRACT_SECTION and p.index == 0:
             return [ChunkSpan(p.index, p.section, p.start + a, p.start + b) for a, b, _ in pieces]
         cur_a = cur_b = None
         cur_n = 0
         for a, b, n in pieces:
-            if cur_a is not None and cur_n + n <= self.limit:
+            if cur_a is not None and cur_n + n <= self.limit and b - cur_a <= most:
                 cur_b, cur_n = b, cur_n + n
                 continue
             if cur_a is not None:
