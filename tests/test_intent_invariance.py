@@ -558,3 +558,20 @@ def test_a_fixed_compound_or_a_substance_noun_phrase_is_one_concept(intent: str,
 def test_a_gene_name_before_a_plural_verb_is_still_its_subject() -> None:
     terms = {t for c in parse_intent("RIM1 decrease synaptic release", None, TODAY).checkpoints for t in c.terms}
     assert "RIM1 decrease synaptic release" not in terms and "synaptic release" in terms
+
+
+@pytest.mark.parametrize("intent", ["datasets for text summarization", "new datasets for text summarization",
+                                    "corpora for text summarization", "find benchmarks for text summarization",
+                                    "dataset papers on text summarization"])
+def test_datasets_asked_for_are_a_kind_of_paper_not_a_word_of_the_topic(intent: str) -> None:
+    """"datasets for text summarization" had shown 'satisfied' beside quotes of summarization methods:
+    "datasets" was in the checkpoint's text but in none of its terms."""
+    cl = parse_intent(intent, None, TODAY)
+    assert constraints(cl) == {("publication_type", ("dataset",), None, None, False)}
+    assert [c.weight for c in cl.checkpoints if c.predicate is not None] == [0.5]
+    assert concepts(cl) == {"text summarization"}
+
+
+@pytest.mark.parametrize("intent", ["NER evaluated on standard benchmarks", "parsing with no datasets of the target language"])
+def test_datasets_a_method_uses_are_no_kind_of_paper(intent: str) -> None:
+    assert not [c for c in parse_intent(intent, None, TODAY).checkpoints if c.predicate is not None]

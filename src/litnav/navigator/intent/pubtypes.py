@@ -60,6 +60,7 @@ _TYPES: list[tuple[str, str]] = [
     ("benchmark", r"benchmark(?:ing)?\s+(?:papers?|stud(?:y|ies))"),
     ("position", r"(?:position|opinion)\s+(?:papers?|pieces?|articles?)"),
     ("dataset", r"(?:dataset|data\s+set|resource|corpus)\s+papers?"),
+    ("dataset?", r"(?:new\s+)?(?:datasets|data\s+sets|corpora|benchmarks)"),
     ("theoretical", r"theoretical\s+(?:papers?|works?|stud(?:y|ies)|analys[ie]s)"),
     ("theoretical?", r"theory\s+(?:papers?|works?)"),
     ("survey?", r"(?<!product\s)(?<!movie\s)(?<!customer\s)(?<!user\s)(?<!peer\s)(?<!online\s)(?<!book\s)"
@@ -185,7 +186,7 @@ def _modified_negation(ws: Workspace, start: int) -> int | None:
     return m.start()
 
 
-_CUED = {"survey?": "survey", "theoretical?": "theoretical"}
+_CUED = {"survey?": "survey", "theoretical?": "theoretical", "dataset?": "dataset"}
 """Type phrases that name a kind of paper only after a cue ("no reviews", "no theory papers"),
 -> the value they then name."""
 _REQUEST_BEFORE = re.compile(r"^(?:\W|\b(?:find|show|list|give|me|papers?|studies|articles?|any|all|the|a|an|on"
@@ -194,9 +195,10 @@ _SUBJECT_AFTER = re.compile(r"\s+(?:of|on|about|in|for|testing|comparing|evaluat
 
 
 def _asked_for(text: str, start: int, end: int) -> bool:
-    """True when the trial phrase at ``start:end`` is the kind of paper asked for: it heads the
-    request ("randomized controlled trials of statins", "find RCTs on X") or is a trailing clause
-    of its own ("..., randomized controlled trials"); not "screening of randomized trials"."""
+    """True when the trial (or dataset) phrase at ``start:end`` is the kind of paper asked for: it
+    heads the request ("randomized controlled trials of statins", "find RCTs on X", "datasets for
+    text summarization") or is a trailing clause of its own ("..., randomized controlled trials");
+    not "screening of randomized trials"."""
     if _REQUEST_BEFORE.match(text[:start]) and _SUBJECT_AFTER.match(text, end):
         return True
     return bool(re.search(r"[,;(]\s*$", text[:start]) and re.match(r"\s*(?:$|[,;.)])", text[end:]))
@@ -225,8 +227,10 @@ def extract_types(ws: Workspace) -> list[TypeMention]:
             continue
         if not negated and not only and all(v == "survey?" for v in items) and not _HEAD_REVIEW.search(ws.text[:end + 12]):
             continue
-        if not negated and not only and "trial" in items and not _asked_for(ws.text, start, end):
+        if not negated and not only and ("trial" in items or "dataset?" in items) and not _asked_for(ws.text, start, end):
             continue  # "screening of randomized trials", "clinical trial reports": a topic unless "only"/"not" says a kind
+        if "dataset?" in items and not only and not _asked_for(ws.text, start, end):
+            continue  # "methods with no datasets", "not on standard benchmarks": data, not a kind of paper
         if not negated and not only and "theoretical?" in items:
             continue  # "graph theory papers": a topic
         values = list(dict.fromkeys(_CUED.get(v, v) for v in items))
