@@ -575,3 +575,13 @@ def test_datasets_asked_for_are_a_kind_of_paper_not_a_word_of_the_topic(intent: 
 @pytest.mark.parametrize("intent", ["NER evaluated on standard benchmarks", "parsing with no datasets of the target language"])
 def test_datasets_a_method_uses_are_no_kind_of_paper(intent: str) -> None:
     assert not [c for c in parse_intent(intent, None, TODAY).checkpoints if c.predicate is not None]
+
+
+@pytest.mark.parametrize(("intent", "weight"), [("statistical machine translation, ideally by Hermann Ney", 0.5),
+                                                ("statistical machine translation, preferably papers by Hermann Ney", 0.5),
+                                                ("statistical machine translation by Hermann Ney", 1.0)])
+def test_an_author_said_as_a_preference_ranks_and_filters_nothing(intent: str, weight: float) -> None:
+    cl = parse_intent(intent, None, TODAY)
+    [author] = [c for c in cl.checkpoints if c.predicate is not None and c.predicate.field == "author"]
+    assert author.weight == weight and author.predicate.values == ["Hermann Ney"]
+    assert cl.checkpoints[0].text == "statistical machine translation"  # the cue is no word of the topic

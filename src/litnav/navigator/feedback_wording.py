@@ -103,6 +103,9 @@ _NEVER_MIND = re.compile(r"\bnever\s*mind\b(?!\s+(?:about\s+)?(?:the\s+)?(?:" + 
 _OLD_PAPERS = re.compile(r"\b(?:drop|remove|hide|exclude|skip|no|not|fewer|less|get\s+rid\s+of)\s+(?:the\s+)?"
                          r"(?:old|older|outdated|dated|ancient)\s+(?:papers|ones|work|stuff|studies|results|articles)\b", re.I)
 """Leaving out old papers is asking for recent ones ("drop the old papers")."""
+_MORE_BY = re.compile(r"\bmore\s+(?:(?:papers?|work|stuff)\s+)?(?:by|from)\s+(?=[A-Z])")
+"""More of someone's papers ("more papers by Ney", "more from Hermann Ney"): their papers, as
+"papers by Ney" (a soft wish, "preferably papers by Ney", reranks without filtering)."""
 _FROM_PERSON = re.compile(r"\b(?:anything|everything|papers?|work)\s+from\s+(?=[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b)")
 """Papers "from" a person named in full are papers by them ("drop anything from Hermann Ney")."""
 _FIXED_VERBS = ("exclude", "remove", "without", "anything", "nothing", "everything")
@@ -137,6 +140,7 @@ def plain_feedback(text: str, n_results: int | None = None) -> str:
     text = _ALL_BUT.sub(lambda m: m.group(0)[: len(m.group(0)) - len(m.group(0).lstrip())] + "not ", text)
     text = _KEEP_THEM.sub(lambda m: f"{m.group('what')} are fine", text)
     text = _OLD_PAPERS.sub("recent papers", text)
+    text = _MORE_BY.sub("papers by ", text)
     text = _FROM_PERSON.sub("papers by ", text)
     text = _NO_MORE.sub("no ", text)
     text = _NO_WANT.sub(lambda m: m.group(0)[: len(m.group(0)) - len(m.group(0).lstrip())] + "not ", text)

@@ -90,6 +90,11 @@ def _weighed(cp: Checkpoint, preference: bool) -> Checkpoint:
         return cp
     return cp.model_copy(update={"weight": PREFERRED_EXCLUSION_WEIGHT, "text": f"{cp.text} (preference)"})
 
+_PREFERRED_AUTHOR = re.compile(r"\b(?:preferably|ideally|prefer(?:ring)?|if\s+possible)\s*,?\s*(?:(?:papers?|work|ones)\s+)?$",
+                               re.I)
+"""A cue that makes the author list after it a preference: "ideally by X", "prefer papers by X"."""
+
+
 class ContradictoryDates(ValueError):
     """Date constraints that no publication date satisfies ("since 2020 before 2010"); the message
     names both phrases."""
@@ -150,6 +155,11 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
     types = extract_types(ws)
     venue_mentions = extract_venues(ws, venues)
     authors = extract_authors(ws, cited=asked is not None)
+    soft_authors = set()  # "ideally by X": a preference, its cue consumed with it
+    for a in authors:
+        if cue := _PREFERRED_AUTHOR.search(ws.text[:a.position]):
+            ws.consume(cue.start(), cue.end())
+            soft_authors.add(a.position)
     exclusions = extract_exclusions(ws)
     facets = extract_facets(ws, phrases)
     humans = [f for f in facets if only_humans(f.terms) and in_humans(ws.text, f.phrases)]  # no concept: says_in_humans below
@@ -204,8 +214,11 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
             names = list(dict.fromkeys(n for a in aus for n in a.names))
             first = all(a.first_author for a in aus)
             say = ("Not " if negated else "") + ("first-authored by " if first else "authored by ") + " or ".join(names)
-            metadata.append((aus[0].position, _meta(say[0].upper() + say[1:], MetadataPredicate(
-                field="author", values=names, negate=negated, first_author=first))))
+            soft = all(a.position in soft_authors for a in aus)  # "ideally by X": ranks, filters nothing
+            metadata.append((aus[0].position, _meta(say[0].upper() + say[1:] + (" (preference)" if soft else ""),
+                                                    MetadataPredicate(field="author", values=names, negate=negated,
+                                                                      first_author=first),
+                                                    EMPIRICAL_WEIGHT if soft else 1.0)))
     metadata.sort(key=lambda pair: pair[0])
 
     checkpoints = _content_checkpoints(whole, facets)
