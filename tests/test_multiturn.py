@@ -892,3 +892,17 @@ def test_pins_said_together_keep_the_order_said(scripted, corpus):
     ranking = [r.corpus_id for r in scripted.results]
     session = refine(scripted.model_copy(deep=True), "pin #2 and #3", corpus, Settings())
     assert session.turns[-1].pins[:2] == ranking[1:3]
+
+
+@pytest.mark.parametrize(("feedback", "focus"), [("must use contrastive losses", "contrastive losses"),
+                                                 ("needs a linear evaluation", "linear evaluation"),
+                                                 ("linear evaluation required", "linear evaluation")])
+def test_a_requirement_of_content_is_a_focus_on_it(scripted, corpus, feedback, focus):
+    edits, _ = _edits(scripted, corpus, feedback)
+    assert [e.detail["checkpoint"]["text"] for e in edits] == [f"The paper is about {focus}"]
+
+
+@pytest.mark.parametrize(("feedback", "expect"), [("#3 👎", ("ban", 3)), ("❤️ #1", ("pin", 1))])
+def test_a_result_marked_with_an_emoji_is_put_aside_or_pinned(scripted, corpus, feedback, expect):
+    edits, ranking = _edits(scripted, corpus, feedback)
+    assert [(e.action, e.target) for e in edits] == [(expect[0], ranking[expect[1] - 1])]

@@ -108,6 +108,18 @@ _MORE_BY = re.compile(r"\bmore\s+(?:(?:papers?|work|stuff)\s+)?(?:by|from)\s+(?=
 "papers by Ney" (a soft wish, "preferably papers by Ney", reranks without filtering)."""
 _FROM_PERSON = re.compile(r"\b(?:anything|everything|papers?|work)\s+from\s+(?=[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b)")
 """Papers "from" a person named in full are papers by them ("drop anything from Hermann Ney")."""
+_REQUIRED = re.compile(r"(?:^|(?<=[,;.]))\s*(?:(?:it|they|the\s+papers?)\s+)?(?:must|has\s+to|have\s+to|needs?\s+to|should)\s+"
+                       r"(?:use|involve|include|have|report|contain)\s+(?:an?\s+)?|(?:^|(?<=[,;.]))\s*needs?\s+(?:an?\s+)?", re.I)
+_REQUIRED_AFTER = re.compile(r"^\s*(?P<what>[\w\s\-]+?)\s+(?:is\s+|are\s+)?(?:required|a\s+must|mandatory)\s*[.!]*\s*$", re.I)
+"""A requirement of content ("must use neural networks", "needs a human evaluation", "human
+evaluation required"): a focus on it, which ranks it first and filters nothing."""
+_NOT_OLDER = re.compile(r"\b(?:nothing|no\s+papers?|none)\s+older\s+than\b", re.I)
+""""nothing older than five years": the date reader's "no older than"."""
+_EMOJI = [(re.compile(r"(#\s*\d+|\b\d+)\s*(?:👎|❌|🗑️?)"), r"\1 is irrelevant"),
+          (re.compile(r"(?:👎|❌|🚫)\s*(?=\S)"), "not "),
+          (re.compile(r"(?:❤️?|⭐|👍|📌)\s*(#\s*\d+)"), r"pin \1"),
+          (re.compile(r"(#\s*\d+)\s*(?:❤️?|⭐|📌)"), r"pin \1")]
+"""A result marked with an emoji ("#3 👎", "❤️ #1") and a topic struck out ("🚫 speech")."""
 _FIXED_VERBS = ("exclude", "remove", "without", "anything", "nothing", "everything")
 
 
@@ -135,6 +147,12 @@ def plain_feedback(text: str, n_results: int | None = None) -> str:
     for rx, spelled in _SPELLED:
         text = rx.sub(spelled, text)
     text = _misspelt_verbs(text)
+    for rx, said in _EMOJI:
+        text = rx.sub(said, text)
+    text = _NOT_OLDER.sub("no older than", text)
+    if required := _REQUIRED_AFTER.match(text):
+        text = f"focus on {required.group('what')}"
+    text = _REQUIRED.sub(lambda m: m.group(0)[: len(m.group(0)) - len(m.group(0).lstrip())] + "focus on ", text)
     text = _NEVER_MIND.sub("", text)
     text = _ASKING.sub("", text)
     text = _ALL_BUT.sub(lambda m: m.group(0)[: len(m.group(0)) - len(m.group(0).lstrip())] + "not ", text)
