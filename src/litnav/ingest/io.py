@@ -316,18 +316,24 @@ def _loads_replaced(data: bytes) -> Any:
         return None
 
 
-def single_object_sample(path: Path) -> Any:
-    """The object of a single-object ``.json`` file whose only fault is bytes that are not UTF-8,
-    read with them replaced, to detect its format (its reading then rejects it, naming the byte);
-    None otherwise."""
+def _single_object_bytes(path: Path) -> bytes | None:
+    """The bytes of a single-object ``.json`` file (any compression, BOM removed); None for a
+    JSONL file or one that cannot be read (the readers report that)."""
     if not _is_single_object(path):
         return None
     try:
         with open_binary(path) as fh:
-            data = fh.read().removeprefix(_BOM)
+            return fh.read().removeprefix(_BOM)
     except (OSError, EOFError, zlib.error, lzma.LZMAError):
         return None
-    return _loads_replaced(data) if _not_utf8(data) else None
+
+
+def single_object_sample(path: Path) -> Any:
+    """The object of a single-object ``.json`` file whose only fault is bytes that are not UTF-8,
+    read with them replaced, to detect its format (its reading then rejects it, naming the byte);
+    None otherwise."""
+    data = _single_object_bytes(path)
+    return _loads_replaced(data) if data is not None and _not_utf8(data) else None
 
 
 def _json_problem(line: bytes, exc: orjson.JSONDecodeError) -> str:
@@ -343,12 +349,8 @@ def single_object_problem(path: Path) -> str | None:
     """Why the single-object ``.json`` file ``path`` (any compression) is not one JSON value:
     "empty file" or "invalid or truncated JSON: <parser error>"; None for a valid one, for a
     JSONL file (any other name) or one that cannot be read (the readers report that)."""
-    if not _is_single_object(path):
-        return None
-    try:
-        with open_binary(path) as fh:
-            data = fh.read().removeprefix(_BOM)
-    except (OSError, EOFError, zlib.error, lzma.LZMAError):
+    data = _single_object_bytes(path)
+    if data is None:
         return None
     if not data.strip():
         return "empty file"

@@ -136,6 +136,20 @@ def _misspelt_verbs(text: str) -> str:
     return re.sub(r"\b[a-z]{5,}\b", fix, text)
 
 
+def _restated(words: str):
+    """A substitution that puts ``words`` in place of the match and keeps the space it began with."""
+    return lambda m: m.group(0)[: len(m.group(0)) - len(m.group(0).lstrip())] + words
+
+
+_REWRITES = [  # in this order: each reads what the ones before it wrote
+    (_REQUIRED, _restated("focus on ")), (_NEVER_MIND, ""), (_ASKING, ""), (_ALL_BUT, _restated("not ")),
+    (_KEEP_THEM, lambda m: f"{m.group('what')} are fine"), (_OLD_PAPERS, "recent papers"), (_MORE_BY, "papers by "),
+    (_FROM_PERSON, "papers by "), (_NO_MORE, "no "), (_NO_WANT, _restated("not ")),
+    (_COUNTED, lambda m: f"{_NUMBER_WORDS[m.group('w').lower()]} "), (_NEWER, "recent papers"),
+    (_REMOVE_RESULT, "remove "), (_REMOVE, "not "), (_ORDINAL, _ordinal), (_ONLY_WANT, "only "),
+]
+
+
 def plain_feedback(text: str, n_results: int | None = None) -> str:
     """``text`` (one line of feedback) restated as the module docstring says; the rest unchanged.
     ``n_results``: how many results the turn shows, for "the last three" ("#8-10" of 10)."""
@@ -152,22 +166,8 @@ def plain_feedback(text: str, n_results: int | None = None) -> str:
     text = _NOT_OLDER.sub("no older than", text)
     if required := _REQUIRED_AFTER.match(text):
         text = f"focus on {required.group('what')}"
-    text = _REQUIRED.sub(lambda m: m.group(0)[: len(m.group(0)) - len(m.group(0).lstrip())] + "focus on ", text)
-    text = _NEVER_MIND.sub("", text)
-    text = _ASKING.sub("", text)
-    text = _ALL_BUT.sub(lambda m: m.group(0)[: len(m.group(0)) - len(m.group(0).lstrip())] + "not ", text)
-    text = _KEEP_THEM.sub(lambda m: f"{m.group('what')} are fine", text)
-    text = _OLD_PAPERS.sub("recent papers", text)
-    text = _MORE_BY.sub("papers by ", text)
-    text = _FROM_PERSON.sub("papers by ", text)
-    text = _NO_MORE.sub("no ", text)
-    text = _NO_WANT.sub(lambda m: m.group(0)[: len(m.group(0)) - len(m.group(0).lstrip())] + "not ", text)
-    text = _COUNTED.sub(lambda m: f"{_NUMBER_WORDS[m.group('w').lower()]} ", text)
-    text = _NEWER.sub("recent papers", text)
-    text = _REMOVE_RESULT.sub("remove ", text)
-    text = _REMOVE.sub("not ", text)
-    text = _ORDINAL.sub(_ordinal, text)
-    text = _ONLY_WANT.sub("only ", text)
+    for rx, said in _REWRITES:
+        text = rx.sub(said, text)
     for _ in range(4):  # "no A, B and C": one item a pass
         listed = _NEG_LIST.sub(lambda m: f"{m.group('neg')} {m.group('a')}; {m.group('neg')} {m.group('b')}", text)
         if listed == text:
