@@ -451,27 +451,18 @@ VENUE_LIKE_MAX_DOC_FRACTION = 0.002
 _PAREN_ACRONYM_LIST = re.compile(r"\(\s*[A-Z][A-Z&]{1,7}(?:\s*(?:,|/|;|\bor\b|\band\b)\s*[A-Z][A-Z&]{1,7})+\s*\)")
 
 
-def _unused_acronym(acronym: str, text: str, phrases: PhraseTable | None) -> bool:
-    """True when ``acronym`` is all capitals, said once in ``text`` and a word the corpus's titles
-    and abstracts do not use (:data:`VENUE_LIKE_MAX_DOC_FRACTION`; "BERT" in an NLP corpus is a
-    term): a venue's name, not a concept. Never without a phrase table (no corpus to ask), and
-    never for a name the text uses again ("the deep equilibrium model (DEQ) ... the DEQ
-    approach": a name it coins)."""
-    return (phrases is not None and phrases.n_docs >= 200 and re.fullmatch(r"[A-Z][A-Z&]{1,7}", acronym) is not None
-            and len(re.findall(rf"\b{re.escape(acronym)}\b", text)) == 1
-            and phrases.doc_fraction(acronym.lower()) < VENUE_LIKE_MAX_DOC_FRACTION)
-
-
 def _venue_in_parentheses(text: str, m: re.Match[str], phrases: PhraseTable | None, acronym: str) -> bool:
     """True when ``acronym``, alone or in a list in the parenthesis ``m`` at a clause end, is a
-    venue the vocabulary did not know (:func:`_unused_acronym`; "program repair (ICSE)", "ARPES of
-    graphene (PRL)", "(AER, QJE)"), not the initials of the words before it ("density functional
-    theory (DFT)")."""
-    return (_unused_acronym(acronym, text, phrases) and re.match(r"\s*(?:$|[|,;.])", text[m.end():]) is not None
-            and not acronym_defines(acronym, text[:m.start()]))
-
-
-_DOCUMENTS_AFTER = re.compile(r"\s+(?:papers?|articles?|publications?)\b", re.I)
+    venue the vocabulary did not know ("program repair (ICSE)", "ARPES of graphene (PRL)", "(AER,
+    QJE)"): all capitals, not the initials of the words before it ("density functional theory
+    (DFT)"), and a word the corpus's titles and abstracts do not use
+    (:data:`VENUE_LIKE_MAX_DOC_FRACTION`; "(BERT)" in an NLP corpus stays a term). Never without
+    a phrase table: with no corpus to ask, an acronym stays a term; nor when the text uses it
+    again ("the deep equilibrium model (DEQ) ... the DEQ approach": a name it coins)."""
+    return (len(re.findall(rf"\b{re.escape(acronym)}\b", text)) == 1 and phrases is not None and phrases.n_docs >= 200 and re.fullmatch(r"[A-Z][A-Z&]{1,7}", acronym) is not None
+            and re.match(r"\s*(?:$|[|,;.])", text[m.end():]) is not None
+            and not acronym_defines(acronym, text[:m.start()])
+            and phrases.doc_fraction(acronym.lower()) < VENUE_LIKE_MAX_DOC_FRACTION)
 
 
 def extract_facets(ws: Workspace, phrases: PhraseTable | None = None, *, passage: bool = False) -> list[Facet]:
@@ -513,9 +504,7 @@ def extract_facets(ws: Workspace, phrases: PhraseTable | None = None, *, passage
         venue_like = re.fullmatch(r"[A-Z][A-Z&]{1,7}", c.text) is not None and (
             _VENUE_LIKE.search(gap) or (venue_list and _LIST_GAP.match(gap))) and (
             phrases is None or phrases.doc_fraction(c.text.lower()) < VENUE_LIKE_MAX_DOC_FRACTION)
-        names_papers = not passage and _DOCUMENTS_AFTER.match(ws.original, c.end) is not None \
-            and _unused_acronym(c.text, text, phrases)  # "PRL papers on graphene"
-        if names_papers or venue_like and re.match(r"\s*(?:$|[|,;.]|\b(?:or|and|only|since|from|before|after|in\s+\d)\b)", text[c.end:]):
+        if venue_like and re.match(r"\s*(?:$|[|,;.]|\b(?:or|and|only|since|from|before|after|in\s+\d)\b)", text[c.end:]):
             ws.consume(c.start, c.end)
             ws.unknown_venues.append((c.start, c.text))
             venue_list, prev_end = True, c.end
