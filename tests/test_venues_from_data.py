@@ -10,7 +10,6 @@ from datetime import date
 import pytest
 
 from litnav.core.records import MetadataPredicate
-from litnav.corpus.phrases import build_phrase_table
 from litnav.corpus.predicates import evaluate
 from litnav.corpus.records import Paper
 from litnav.navigator.intent import parse_intent
@@ -491,28 +490,3 @@ def test_a_journal_named_as_a_clause_of_its_own_is_a_venue():
         assert venue.predicate.values == ["Journal of the American Chemical Society"]
         assert ("not in the corpus venue list" in venue.text) is reported
         assert checklist.checkpoints[0].text == "machine-learning-driven materials discovery"
-
-
-# a corpus whose titles and abstracts use BERT and LSTM as words, and no venue acronym
-NLP_TEXTS = [f"Paper {i}: parsing with BERT and LSTM encoders for treebank {i}." for i in range(240)]
-
-
-@pytest.mark.parametrize(("intent", "named"), [
-    ("program repair (ICSE)", ["ICSE"]),
-    ("ARPES of graphene (PRL)", ["PRL"]),
-    ("retirement savings nudges (AER, QJE)", ["AER", "QJE"]),
-    ("retirement savings nudges (AER or QJE), since 2010", ["AER", "QJE"]),
-])
-def test_an_acronym_in_parentheses_the_corpus_never_uses_is_a_reported_venue(intent, named):
-    checklist = parse_intent(intent, venues=VOCAB, today=TODAY, phrases=build_phrase_table(NLP_TEXTS))
-    (venue,) = [c for c in checklist.checkpoints if c.predicate is not None and c.predicate.field == "venue"]
-    assert venue.predicate.values == named and "not in the corpus venue list" in venue.text
-    assert not set(named) & {t for c in checklist.checkpoints for t in c.terms}
-
-
-@pytest.mark.parametrize("intent", ["question answering with pretrained encoders (BERT)",
-                                    "density functional theory (DFT)",
-                                    "a new parser, the deep equilibrium parser (DEQP), and what DEQP learns"])
-def test_an_acronym_in_parentheses_the_corpus_uses_or_the_intent_defines_stays_a_term(intent):
-    checklist = parse_intent(intent, venues=VOCAB, today=TODAY, phrases=build_phrase_table(NLP_TEXTS))
-    assert not [c for c in checklist.checkpoints if c.predicate is not None and c.predicate.field == "venue"]

@@ -52,7 +52,6 @@ from litnav.navigator.intent.text import (  # noqa: F401
     search_compound,
     split_list,
 )
-from litnav.navigator.intent.venues import acronym_defines
 
 DOMAIN_WORDS = (
     "healthcare", "health care", "medicine", "clinical practice", "clinical settings", "hospitals?",
@@ -448,23 +447,6 @@ VENUE_LIKE_MAX_DOC_FRACTION = 0.002
 ("ASR" 1 % of 26k ACL papers, "NLP" 11 %), not an unknown venue ("PRL", "TACL": 0)."""
 
 
-_PAREN_ACRONYM_LIST = re.compile(r"\(\s*[A-Z][A-Z&]{1,7}(?:\s*(?:,|/|;|\bor\b|\band\b)\s*[A-Z][A-Z&]{1,7})+\s*\)")
-
-
-def _venue_in_parentheses(text: str, m: re.Match[str], phrases: PhraseTable | None, acronym: str) -> bool:
-    """True when ``acronym``, alone or in a list in the parenthesis ``m`` at a clause end, is a
-    venue the vocabulary did not know ("program repair (ICSE)", "ARPES of graphene (PRL)", "(AER,
-    QJE)"): all capitals, not the initials of the words before it ("density functional theory
-    (DFT)"), and a word the corpus's titles and abstracts do not use
-    (:data:`VENUE_LIKE_MAX_DOC_FRACTION`; "(BERT)" in an NLP corpus stays a term). Never without
-    a phrase table: with no corpus to ask, an acronym stays a term; nor when the text uses it
-    again ("the deep equilibrium model (DEQ) ... the DEQ approach": a name it coins)."""
-    return (len(re.findall(rf"\b{re.escape(acronym)}\b", text)) == 1 and phrases is not None and phrases.n_docs >= 200 and re.fullmatch(r"[A-Z][A-Z&]{1,7}", acronym) is not None
-            and re.match(r"\s*(?:$|[|,;.])", text[m.end():]) is not None
-            and not acronym_defines(acronym, text[:m.start()])
-            and phrases.doc_fraction(acronym.lower()) < VENUE_LIKE_MAX_DOC_FRACTION)
-
-
 def extract_facets(ws: Workspace, phrases: PhraseTable | None = None, *, passage: bool = False) -> list[Facet]:
     """The content facets of what the extractors left of the intent, in order of appearance.
 
@@ -480,19 +462,8 @@ def extract_facets(ws: Workspace, phrases: PhraseTable | None = None, *, passage
     prose (a pasted abstract), so no verb is read as a compound noun's head (``concepts``)."""
     text = blank_framing(ws.text)
     acronyms: list[tuple[int, str]] = []
-    for m in list(_PAREN_ACRONYM_LIST.finditer(text)):  # "(AER, QJE)": venues only when each one is
-        names = list(re.finditer(r"[A-Z][A-Z&]{1,7}", m.group(0)))
-        if not passage and all(_venue_in_parentheses(text, m, phrases, n.group(0)) for n in names):
-            for n in names:
-                ws.consume(m.start() + n.start(), m.start() + n.end())
-                ws.unknown_venues.append((m.start() + n.start(), n.group(0)))
-            text = text[:m.start()] + " " * (m.end() - m.start()) + text[m.end():]
     for m in list(_PAREN_ACRONYM.finditer(text)):
-        if not passage and _venue_in_parentheses(text, m, phrases, m.group("a")):
-            ws.consume(m.start("a"), m.end("a"))
-            ws.unknown_venues.append((m.start("a"), m.group("a")))
-        else:
-            acronyms.append((m.start(), m.group("a")))
+        acronyms.append((m.start(), m.group("a")))
         text = text[:m.start()] + " " * (m.end() - m.start()) + text[m.end():]
     cues = [m for m in _CUE_RE.finditer(text)]
     facets: list[Facet] = []

@@ -342,7 +342,7 @@ def names_a_venue(text: str) -> bool:
                and re.match(r"\s*(?:$|[,;)!?])", text[m.end():]) for m in _ABBREVIATED.finditer(text))
 
 
-def acronym_defines(acronym: str, before: str) -> bool:
+def _defines(acronym: str, before: str) -> bool:
     """True when ``acronym`` is the initials of the words right before its parenthesis, so it
     defines them ("density functional theory (DFT)") and names no venue."""
     if not re.fullmatch(r"[A-Z][A-Za-z]*[A-Z][A-Za-z]*", acronym):
@@ -369,7 +369,7 @@ def extract_venues(ws: Workspace, vocab: dict[str, int] | None) -> list[VenueMen
         cue = (m.group("cue") or "").strip()
         only_after = re.match(r"\s+only\b", ws.text[m.end():], re.I)  # "Nature or Science only"
         enclosed = (ws.text[:m.start()].rstrip().endswith("(") and re.match(r"\s*\)", ws.text[m.end():])  # "(Nature, Science)"
-                    and not acronym_defines(m.group("list").strip(), ws.text[:m.start()]))
+                    and not _defines(m.group("list").strip(), ws.text[:m.start()]))
         strong = (bool(_STRONG_CUE.search(cue) or m.group("suffix")) or negated or only or listed_on or bool(only_after)
                   or bool(enclosed))
         beside_loose = bool(cue) and any(strict == LOOSE for _e, strict in items)  # "in IJCNLP or EMNLP"
