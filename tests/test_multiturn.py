@@ -652,7 +652,8 @@ def test_a_wish_to_leave_something_out_is_an_exclusion_of_it(scripted, corpus, f
 @pytest.mark.parametrize(("feedback", "kind"), [("fewer surveys", "metadata"), ("too many surveys", "metadata"),
                                                 ("less speech", "exclusion"), ("fewer speech papers", "exclusion"),
                                                 ("maybe fewer surveys?", "metadata"), ("could we have fewer surveys", "metadata"),
-                                                ("I'd prefer fewer surveys", "metadata"), ("perhaps less speech", "exclusion")])
+                                                ("I'd prefer fewer surveys", "metadata"), ("perhaps less speech", "exclusion"),
+                                                ("there are too many surveys", "metadata")])
 def test_asking_for_fewer_of_something_demotes_it_and_never_asks_for_it(scripted, corpus, feedback, kind):
     from litnav.navigator.feedback import parse_feedback
 
@@ -681,6 +682,8 @@ def test_asking_for_fewer_of_something_demotes_it_and_never_asks_for_it(scripted
     ("I don't care about speech", ("exclusion", "speech")),
     ("surveys aren't really what I need", ("publication_type", True)),
     ("anything but surveys", ("publication_type", True)),
+    ("show everything but the surveys", ("publication_type", True)),
+    ("surveys ❌", ("publication_type", True)),
     ("exlcude surveys", ("publication_type", True)),
     ("would you remove anything about speech?", ("exclusion", "speech")),
     ("drop anythng about speech", ("exclusion", "speech")),
@@ -906,3 +909,44 @@ def test_a_requirement_of_content_is_a_focus_on_it(scripted, corpus, feedback, f
 def test_a_result_marked_with_an_emoji_is_put_aside_or_pinned(scripted, corpus, feedback, expect):
     edits, ranking = _edits(scripted, corpus, feedback)
     assert [(e.action, e.target) for e in edits] == [(expect[0], ranking[expect[1] - 1])]
+
+
+@pytest.mark.parametrize("feedback", ["never mind speech", "undo the speech exclusion", "never mind the speech filter",
+                                      "keep the speech papers after all"])
+def test_letting_something_back_in_drops_what_left_it_out_and_asks_for_nothing(scripted, corpus, feedback):
+    """A trial's "undo the LREC filter" and "never mind LREC" had become filters *for* LREC."""
+    edits, last = _edits_last(scripted, corpus, feedback)
+    [x] = [c.id for c in last.checklist.checkpoints if c.kind == "exclusion"]
+    assert [(e.action, e.target) for e in edits] == [("drop_checkpoint", x)]
+
+
+def test_a_correction_that_names_no_one_period_is_refused_not_read_as_one_year(scripted, corpus):
+    from litnav.navigator.feedback import FeedbackError
+
+    with pytest.raises(FeedbackError, match="not clear which period"):
+        _edits(scripted, corpus, "I meant 2012")  # the first turn has no year constraint
+    edits, last = _edits_last(scripted, corpus, "I meant 2016 to 2018")  # a whole period: as said
+    [cp] = [e.detail["checkpoint"]["predicate"] for e in edits if e.action == "add_checkpoint"]
+    assert (cp["start"], cp["end"]) == ("2016-01-01", "2018-12-31")
+
+
+def test_a_type_let_back_in_beside_a_wanted_type_widens_it(scripted, corpus):
+    session = refine(scripted.model_copy(update={"turns": scripted.turns[:1]}, deep=True), "only surveys", corpus,
+                     Settings())
+    from litnav.navigator.feedback import parse_feedback
+
+    last = session.turns[-1]
+    edits = parse_feedback("tutorials too", last.checklist, last.workflow, [r.corpus_id for r in last.results], corpus)
+    [cp] = [e.detail["checkpoint"]["predicate"] for e in edits if e.action == "add_checkpoint"]
+    assert sorted(cp["values"]) == ["survey", "tutorial"] and not cp["negate"]
+
+
+def test_what_is_not_required_drops_a_focus_on_it_and_filters_nothing(scripted, corpus):
+    session = refine(scripted.model_copy(deep=True), "must use contrastive losses", corpus, Settings())
+    from litnav.navigator.feedback import parse_feedback
+
+    last = session.turns[-1]
+    [focus] = [c.id for c in last.checklist.checkpoints if c.source == "user" and c.kind == "topic"]
+    edits = parse_feedback("contrastive losses not required", last.checklist, last.workflow,
+                           [r.corpus_id for r in last.results], corpus)
+    assert [(e.action, e.target) for e in edits] == [("drop_checkpoint", focus)]

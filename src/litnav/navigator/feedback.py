@@ -131,7 +131,7 @@ _DROP_CP = re.compile(
     r"(?:fine|ok|okay|welcome)|include\s+(?:the\s+)?(?P<type3>surveys?|reviews?)(?:\s+again)?)\b", re.I)
 
 
-_HEDGE = (r"(?:(?:maybe|perhaps|possibly|ideally|probably|slightly|somewhat|a\s+(?:bit|little)"
+_HEDGE = (r"(?:(?:maybe|perhaps|possibly|ideally|probably|slightly|somewhat|there\s+are|a\s+(?:bit|little|few|lot)"
           r"|(?:could|can)\s+(?:we|you|I)\s+(?:have|get|see)|I'?d\s+(?:prefer|rather\s+have)|I\s+would\s+(?:prefer|rather\s+have)"
           r"|I\s+want|I'd\s+like|give\s+me|show(?:\s+me)?|please)\s+)*")
 _FEWER = re.compile(r"(?P<lead>(?:^|(?<=[,;.])|\b(?:and|but)\s)\s*)" + _HEDGE
@@ -148,10 +148,15 @@ _FINE = re.compile(r"(?:^|(?<=[,;.]))\s*(?:actually,?\s+)?(?:(?:the|all)\s+)?(?P
 constraints that leave it out are dropped."""
 _NOT_ONLY = re.compile(r"\bnot\s+(?:only|just)\s+(?P<what>[\w\s\-]+?)(?:\s+(?:papers|ones))?\s*(?=$|[,;.!?])", re.I)
 """A constraint to widen ("not only TACL"): the one that keeps to it is dropped."""
-_MIXED = re.compile(r"\b(?:not|no|exclude|excluding|without|skip)\s+(?P<what>(?:(?!(?:and|or|but|the)\b)[\w-]+\s+){1,4}?)"
+_MIXED = re.compile(r"\b(?:not|no|exclude|excluding|without|skip)\s+(?:the\s+)?(?P<what>(?:(?!(?:and|or|but|the)\b)[\w-]+\s+){1,4}?)"
                     r"(?:papers?|work|studies|articles)\s+(?:from\s+|published\s+)?(?:before|after|since|until|prior\s+to"
                     r"|earlier\s+than|older\s+than)\s+" + YEAR_PATTERN + r"\b", re.I)
 """A topic left out for a period only ("exclude speech papers from before 2010"): no one constraint says it."""
+_UNDO_NAMED = re.compile(r"\b(?:undo|lift|remove|drop|ignore|relax|get\s+rid\s+of|forget|never\s*mind)\s+(?:the\s+)?(?P<what>[\w\-]+(?:\s+[\w\-]+)?)"
+                         r"\s+(?:filter|constraint|exclusion|restriction|requirement)\b", re.I)
+"""A constraint named by what it names ("undo the LREC filter", "drop the Twitter exclusion")."""
+_NO_REQUIREMENT = re.compile(r"^\s*(?P<what>[\w\s\-]+?)\s+is\s+no\s+requirement\s*$", re.I)
+"""What the user does not require (``feedback_wording``: "X not required"): a focus on it is dropped."""
 _EXCEPT_RESULT = re.compile(r"\b(?:except(?:\s+for)?|apart\s+from|but\s+not|other\s+than)\s+"
                             r"(?:#\s*\d+|(?:results?|papers?|hits?|numbers?|nos?\.?)\s*#?\d+)", re.I)
 """A result kept past a filter ("no LREC except #2"), which a filter cannot do."""
@@ -169,16 +174,51 @@ def _letting_back(what: str, checklist: Checklist) -> list[str]:
             names = list(c.terms)
         else:
             continue
-        if key and any(key in re.sub(r"s\b", "", n.lower()) for n in names):
+        if key and any(_names(key, re.sub(r"s\b", "", n.lower())) for n in names):
             out.append(c.id)
     return out
+
+
+def _names(key: str, name: str) -> bool:
+    """True when ``key`` is a whole-word part of ``name`` ("acl" of "ACL 2019", not of "TACL")."""
+    return re.search(rf"(?<![\w-]){re.escape(key)}(?![\w-])", name) is not None
 
 
 def _kept_to(what: str, checklist: Checklist) -> list[str]:
     """Ids of the metadata checkpoints that keep to ``what`` ("Published in TACL" for "TACL")."""
     key = what.lower().strip()
     return [c.id for c in checklist.checkpoints if c.kind == "metadata" and c.predicate is not None
-            and not c.predicate.negate and key and any(key in v.lower() for v in [*c.predicate.values, c.text])]
+            and not c.predicate.negate and key and any(_names(key, v.lower()) for v in [*c.predicate.values, c.text])]
+
+
+def _focused_on(what: str, checklist: Checklist) -> list[str]:
+    """Ids of the focus checkpoints feedback added on ``what`` ("focus on X", "must use X")."""
+    key = what.lower().strip()
+    return [c.id for c in checklist.checkpoints if c.source == "user" and c.kind not in ("metadata", "exclusion")
+            and key and any(_names(key, t.lower()) for t in [*c.terms, c.text])]
+
+
+def _named_by(what: str, checklist: Checklist) -> list[str]:
+    """Ids of the checkpoints that name ``what`` either way ("undo the LREC filter")."""
+    return list(dict.fromkeys(_letting_back(what, checklist) + _kept_to(what, checklist)))
+
+
+def _widening(what: str, checklist: Checklist, corpus) -> tuple[list[str], Checkpoint] | None:
+    """For ``what`` let back in ("LREC too") where a wanted venue or type keeps to others ("only
+    TACL"): the ids of those checkpoints and one checkpoint that wants either ("Published in TACL
+    or LREC"); None when ``what`` is no venue or type, or nothing keeps to others."""
+    venues = corpus.venues() if corpus is not None else None
+    try:
+        said = [c for c in parse_intent(f"papers in {what}", venues=venues).checkpoints + parse_intent(
+            f"only {what}", venues=venues).checkpoints if c.predicate is not None
+            and c.predicate.field in ("venue", "publication_type") and not c.predicate.negate]
+    except ValueError:
+        return None
+    for new in said:
+        cp, old = _widened(new, checklist)
+        if old:
+            return old, cp
+    return None
 
 
 class FeedbackError(ValueError):
@@ -348,13 +388,22 @@ _ALSO = re.compile(r"\b(?:also|too|as\s+well|in\s+addition)\b", re.I)
 
 
 def _widened(new: Checkpoint, checklist: Checklist) -> tuple[Checkpoint, list[str]]:
-    """A wanted year range said with "also" or "too" widens the hard year ranges of the checklist
-    to the span of all of them ("also include 2006 and 2007" after "since 2008" is since 2006):
-    the widened checkpoint and the ids it replaces."""
+    """A wanted year, venue or type said with "also" or "too" widens the checklist's wanted ones of
+    its field: years to the span of all ("also include 2006 and 2007" after "since 2008" is since
+    2006), venues and types to either ("tutorials too" after "only surveys"). The widened
+    checkpoint and the ids it replaces."""
+    field = new.predicate.field
     ranges = [c for c in checklist.checkpoints if c.kind == "metadata" and c.predicate is not None
-              and c.predicate.field == "year" and not c.predicate.negate and c.weight >= 1.0]
+              and c.predicate.field == field and not c.predicate.negate and (c.weight >= 1.0 or field != "year")]
     if not ranges:
         return new, []
+    if field != "year":
+        values = list(dict.fromkeys(v for c in [*ranges, new] for v in c.predicate.values))
+        head = "Published in " if field == "venue" else "Is "
+        text = head + " or ".join(dict.fromkeys(re.sub(r" \(preference\)$", "", c.text).removeprefix(head)
+                                                for c in [*ranges, new]))
+        return new.model_copy(update={"predicate": new.predicate.model_copy(update={"values": values}), "text": text,
+                                      "weight": min(c.weight for c in [*ranges, new])}), [c.id for c in ranges]
     preds = [new.predicate, *(c.predicate for c in ranges)]
     start = None if any(p.start is None for p in preds) else min(p.start for p in preds)
     end = None if any(p.end is None for p in preds) else max(p.end for p in preds)
@@ -363,9 +412,11 @@ def _widened(new: Checkpoint, checklist: Checklist) -> tuple[Checkpoint, list[st
     return widened_cp, [c.id for c in ranges]
 
 
-_CORRECTION = re.compile(rf"\b(?:(?:sorry,?\s+)?I\s+meant?|make\s+(?:it|that)|(?:I\s+)?should\s+have\s+said)\s+"
-                         rf"(?P<from>(?:from|since)\s+)?(?P<year>{YEAR_PATTERN})\b(?:\s+on(?:wards?)?\b)?"
-                         rf"(?:\s*,?\s*(?:not|instead\s+of|rather\s+than)\s+(?P<was>{YEAR_PATTERN})\b)?", re.I)
+_CORRECTION = re.compile(rf"\b(?:(?:(?:sorry,?\s+)?I\s+meant?|make\s+(?:it|that)|(?:I\s+)?should\s+have\s+said)\s+"
+                         rf"(?P<from>(?:from|since)\s+)?(?P<year>{YEAR_PATTERN})\b(?!\s*(?:-|–|to|until|and|or)\s*\d)"
+                         rf"(?:\s+on(?:wards?)?\b)?"
+                         rf"(?:\s*,?\s*(?:not|instead\s+of|rather\s+than)\s+(?P<was>{YEAR_PATTERN})\b)?"
+                         rf"|(?P<year2>{YEAR_PATTERN})\s*,?\s+(?:instead\s+of|rather\s+than)\s+(?P<was2>{YEAR_PATTERN})\b)", re.I)
 """A year said again as a correction: "I meant 2012, not 2010", "sorry, I meant from 2012",
 "make that 2015"."""
 
@@ -375,9 +426,15 @@ def _correction(m: re.Match[str], checklist: Checklist) -> tuple[str, str] | Non
     and the corrected period in words the intent parser reads, keeping the period's form ("since
     2010" corrected to 2012 is "since 2012", "2005 to 2010" with "not 2010" is "2005 to 2012");
     None when no one year checkpoint is meant (then the year is read as said)."""
-    year, was = int(m.group("year")), int(m.group("was")) if m.group("was") else None
+    year = int(m.group("year") or m.group("year2"))
+    was = int(m.group("was") or m.group("was2")) if (m.group("was") or m.group("was2")) else None
     ranges = [c for c in checklist.checkpoints if c.kind == "metadata" and c.predicate is not None
               and c.predicate.field == "year" and not c.predicate.negate]
+    left_out = [c for c in checklist.checkpoints if c.kind == "metadata" and c.predicate is not None
+                and c.predicate.field == "year" and c.predicate.negate and c.predicate.start and c.predicate.end
+                and c.predicate.start.year == c.predicate.end.year == was]
+    if was is not None and len(left_out) == 1:  # "no 2010 papers", then "I meant 2011, not 2010"
+        return left_out[0].id, f"not in {year}"
     if was is not None:
         ranges = [c for c in ranges if was in {d.year for d in (c.predicate.start, c.predicate.end) if d}
                   or (c.predicate.end is not None and c.predicate.end.year == was - 1 and c.predicate.start is None)
@@ -453,8 +510,14 @@ def parse_feedback(
                             "X' (a preference, which filters nothing) and pin the result ('pin #2')")
     edits: list[Edit] = []
     corrected: list[str] = []  # year checkpoints a correction ("I meant 2012, not 2010") replaces
-    if (fix := _CORRECTION.search(text)) and (found := _correction(fix, checklist)):
-        corrected.append(found[0])
+    if fix := _CORRECTION.search(text):
+        if (found := _correction(fix, checklist)) is None and fix.group("from"):  # "I meant since 2012": as said
+            found = ("", f"since {fix.group('year')}")
+        if found is None:
+            year = fix.group("year") or fix.group("year2")
+            raise FeedbackError(f"{fix.group(0)!r}: it is not clear which period this corrects; say the whole period "
+                                f"you want ('since {year}', 'before {year}', '2005 to {year}')")
+        corrected += [found[0]] if found[0] else []
         text = f"{text[:fix.start()]}{found[1]}{text[fix.end():]}"
     scratch = Checklist(intent=checklist.intent, checkpoints=list(checklist.checkpoints))
     already: list[str] = []
@@ -559,13 +622,24 @@ def parse_feedback(
                 raise FeedbackError("c1 is the intent itself and cannot be dropped; start a new search to change it")
             edits.append(Edit(action="drop_checkpoint", target=cid, reason=reason))
     for rx, find, none in ((_FINE, _letting_back, "no constraint of the search leaves out"),
-                           (_NOT_ONLY, _kept_to, "no constraint of the search keeps to")):
+                           (_NOT_ONLY, _kept_to, "no constraint of the search keeps to"),
+                           (_UNDO_NAMED, _named_by, "no constraint of the search names"),
+                           (_NO_REQUIREMENT, _focused_on, "no focus of the search is on")):
         for m in rx.finditer(text):
             if any(s <= m.start() < e for s, e in consumed) or any(s < m.end() <= e for s, e in consumed):
                 continue
             what = " ".join(m.group("what").split())
             ids = [cid for cid in find(what, checklist) if cid != "c1"]
             reason = take(m)
+            if not ids and rx is _FINE and (wider := _widening(what, checklist, corpus)):
+                old, cp = wider  # "LREC too" after "only TACL": TACL or LREC
+                cp = cp.model_copy(update={"id": _next_id("m", scratch), "source": "user"})
+                scratch.checkpoints.append(cp)
+                edits += [Edit(action="drop_checkpoint", target=cid, reason=f"widened to {cp.text!r}") for cid in old]
+                edits.append(Edit(action="add_checkpoint", target=cp.id, detail={
+                    "checkpoint": cp.model_dump(mode="json"), "role": "filter" if cp.weight >= 1.0 else "prefer"},
+                    reason=reason))
+                continue
             if not ids:
                 already.append(f"{none} {what!r}")
                 continue
@@ -634,7 +708,7 @@ def parse_feedback(
             if same is not None:
                 already.append(f"{same.id} {same.text!r} is already in the checklist")
                 continue
-            if _ALSO.search(rest) and cp.predicate.field == "year" and not cp.predicate.negate:
+            if _ALSO.search(rest) and cp.predicate.field in ("year", "venue", "publication_type") and not cp.predicate.negate:
                 cp, old = _widened(cp, checklist)  # "also include 2006 and 2007" after "since 2008": since 2006
             else:
                 old = _replaced_by(cp, checklist)

@@ -41,7 +41,7 @@ RULE_FIELDS = r"year|date|venue|type|publication\s+type|authors?|surveys?|review
 """What a constraint named by its field is called ("the year filter", "the survey filter", "the 2010 limit")."""
 RULE_FIELD = f"(?:{RULE_FIELDS})"
 _RESULT_OR_RULE = (r"(?:" + _RESULT_NAMED + r"|(?:the\s+)?(?:checkpoints?\b|[a-z]\d+\b"
-                   r"|" + RULE_FIELD + r"\s+(?:constraint|filter|requirement|restriction|limit|cut-?off)\b))")
+                   r"|(?:" + RULE_FIELD + r"|[\w-]+)\s+(?:constraint|filter|requirement|restriction|limit|cut-?off)\b))")
 _REMOVE = re.compile(r"\b(?:drop|remove|hide|filter\s+out|get\s+rid\s+of|discard|eliminate|take\s+out)\s+(?!"
                      + _RESULT_OR_RULE + r")", re.I)
 _ORDINAL = re.compile(
@@ -92,14 +92,30 @@ def _k(m: re.Match[str]) -> int:
 _ASKING = re.compile(r"^\s*(?:(?:would|could|can|will)\s+you\s+(?:please\s+)?|is\s+it\s+possible\s+to\s+)"
                      r"(?=(?:drop|remove|hide|exclude|skip|leave\s+out|filter\s+out|get\s+rid\s+of|discard)\b)", re.I)
 """A request asked as a question ("would you remove anything about speech?"): the verb it asks for."""
-_ALL_BUT = re.compile(r"(?:^|(?<=[,;.:]))\s*(?:anything|everything|all)\s+(?:but|except)\s+", re.I)
+_ALL_BUT = re.compile(r"(?:^|(?<=[,;.:]))\s*(?:(?:show|give|list)\s+(?:me\s+)?)?(?:anything|everything|all)\s+(?:but|except)\s+",
+                      re.I)
 """"anything but surveys", "all but the workshop papers", "everything except #3": leave those out."""
 _KEEP_THEM = re.compile(r"\b(?:do\s+not|don't|no\s+need\s+to)\s+(?:drop|remove|exclude|skip|hide|leave\s+out|filter\s+out)"
                         r"\s+(?:the\s+)?(?P<what>[^,;.!?]+?)\s*(?=$|[,;.!?])", re.I)
 """Keeping what a removal would drop ("don't drop the surveys", "no need to exclude speech"): those are fine."""
-_NEVER_MIND = re.compile(r"\bnever\s*mind\b(?!\s+(?:about\s+)?(?:the\s+)?(?:" + RULE_FIELD + r"|#|\d|checkpoint|[a-z]\d+\b))[,.;!]*",
-                         re.I)
+_NEVER_MIND = re.compile(r"\bnever\s*mind\b(?=\s*(?:$|[,.;!]))[,.;!]*", re.I)
 """"never mind" that names nothing (a filler before the wish: "never mind, reviews are OK too")."""
+_LET_BACK = re.compile(
+    r"\b(?:never\s*mind(?:\s+about)?|(?:also\s+)?(?:include|keep|allow|bring\s+back|put\s+back|let\s+in))\s+(?:the\s+)?"
+    r"(?P<what>(?!(?:" + RULE_FIELDS + r"|the|only|just|them|it|this|that|these|those|non-?[\w-]*|checkpoints?|[a-z]\d+)\b)"
+    r"[A-Za-z][\w\-]*(?:\s+(?!(?:papers|ones|after|as|too|again"
+    r"|back|thing|things|stuff|filter|constraint|exclusion|restriction|limit)\b)[A-Za-z][\w\-]*){0,3})"
+    r"(?:\s+(?:papers|ones|work|thing|things|stuff))?(?:\s+(?:after\s+all|as\s+well|too|again|back))?"
+    r"\s*(?=$|[,;.!?])", re.I)
+_NOT_REQUIRED = re.compile(r"^\s*(?:no\s+(?P<a>[\w\s\-]+?)\s+(?:is\s+|are\s+)?(?:required|needed)"
+                           r"|(?P<b>[\w\s\-]+?)\s+(?:is|are)?\s*not\s+(?:required|needed|necessary|a\s+must))\s*[.!]*\s*$", re.I)
+"""What the user does not require ("neural networks not required", "no human evaluation required"):
+"X is no requirement", which drops a focus the user put on X (``navigator.feedback``), and
+leaves out nothing."""
+"""Letting something back in ("never mind LREC", "keep the LREC papers after all", "also include LREC
+papers", "include LREC as well"): "X are fine", which drops what leaves X out or widens what
+keeps to other venues or types (``navigator.feedback``). A field ("never mind the year") or a
+year ("also include 2008") is read by the rules for those."""
 _OLD_PAPERS = re.compile(r"\b(?:drop|remove|hide|exclude|skip|no|not|fewer|less|get\s+rid\s+of)\s+(?:the\s+)?"
                          r"(?:old|older|outdated|dated|ancient)\s+(?:papers|ones|work|stuff|studies|results|articles)\b", re.I)
 """Leaving out old papers is asking for recent ones ("drop the old papers")."""
@@ -109,13 +125,16 @@ _MORE_BY = re.compile(r"\bmore\s+(?:(?:papers?|work|stuff)\s+)?(?:by|from)\s+(?=
 _FROM_PERSON = re.compile(r"\b(?:anything|everything|papers?|work)\s+from\s+(?=[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b)")
 """Papers "from" a person named in full are papers by them ("drop anything from Hermann Ney")."""
 _REQUIRED = re.compile(r"(?:^|(?<=[,;.]))\s*(?:(?:it|they|the\s+papers?)\s+)?(?:must|has\s+to|have\s+to|needs?\s+to|should)\s+"
-                       r"(?:use|involve|include|have|report|contain)\s+(?:an?\s+)?|(?:^|(?<=[,;.]))\s*needs?\s+(?:an?\s+)?", re.I)
-_REQUIRED_AFTER = re.compile(r"^\s*(?P<what>[\w\s\-]+?)\s+(?:is\s+|are\s+)?(?:required|a\s+must|mandatory)\s*[.!]*\s*$", re.I)
+                       r"(?:use|involve|include|have|report|contain)\s+(?:an?\s+)?(?!(?:no|not|none|any)\b)"
+                       r"|(?:^|(?<=[,;.]))\s*needs?\s+(?:an?\s+)?(?!(?:no|not|none|any|to)\b)", re.I)
+_REQUIRED_AFTER = re.compile(r"^\s*(?P<what>(?!(?:no|not|none)\b)[\w\s\-]+?)\s+(?:is\s+|are\s+)?(?:required|a\s+must|mandatory)"
+                             r"\s*[.!]*\s*$", re.I)
 """A requirement of content ("must use neural networks", "needs a human evaluation", "human
 evaluation required"): a focus on it, which ranks it first and filters nothing."""
 _NOT_OLDER = re.compile(r"\b(?:nothing|no\s+papers?|none)\s+older\s+than\b", re.I)
 """"nothing older than five years": the date reader's "no older than"."""
 _EMOJI = [(re.compile(r"(#\s*\d+|\b\d+)\s*(?:👎|❌|🗑️?)"), r"\1 is irrelevant"),
+          (re.compile(r"^\s*(?P<x>[A-Za-z][\w\s\-]*?)\s*(?:👎|❌|🚫)\s*$"), r"not \g<x>"),
           (re.compile(r"(?:👎|❌|🚫)\s*(?=\S)"), "not "),
           (re.compile(r"(?:❤️?|⭐|👍|📌)\s*(#\s*\d+)"), r"pin \1"),
           (re.compile(r"(#\s*\d+)\s*(?:❤️?|⭐|📌)"), r"pin \1")]
@@ -142,7 +161,7 @@ def _restated(words: str):
 
 
 _REWRITES = [  # in this order: each reads what the ones before it wrote
-    (_REQUIRED, _restated("focus on ")), (_NEVER_MIND, ""), (_ASKING, ""), (_ALL_BUT, _restated("not ")),
+    (_REQUIRED, _restated("focus on ")), (_NEVER_MIND, ""), (_LET_BACK, lambda m: f"{m.group('what')} are fine"), (_ASKING, ""), (_ALL_BUT, _restated("not ")),
     (_KEEP_THEM, lambda m: f"{m.group('what')} are fine"), (_OLD_PAPERS, "recent papers"), (_MORE_BY, "papers by "),
     (_FROM_PERSON, "papers by "), (_NO_MORE, "no "), (_NO_WANT, _restated("not ")),
     (_COUNTED, lambda m: f"{_NUMBER_WORDS[m.group('w').lower()]} "), (_NEWER, "recent papers"),
@@ -164,7 +183,9 @@ def plain_feedback(text: str, n_results: int | None = None) -> str:
     for rx, said in _EMOJI:
         text = rx.sub(said, text)
     text = _NOT_OLDER.sub("no older than", text)
-    if required := _REQUIRED_AFTER.match(text):
+    if optional := _NOT_REQUIRED.match(text):
+        text = f"{optional.group('a') or optional.group('b')} is no requirement"
+    elif required := _REQUIRED_AFTER.match(text):
         text = f"focus on {required.group('what')}"
     for rx, said in _REWRITES:
         text = rx.sub(said, text)

@@ -242,13 +242,16 @@ _DOCS_BEFORE = re.compile(r"\b(?:papers?|articles?|stud(?:y|ies)|works?|publicat
 
 def _publication_parenthesis(text: str, open_at: int) -> bool:
     """True when the parenthesis opening at ``open_at`` dates publications rather than naming a
-    cited work: it follows a document word ("NER papers (2020)"), or it holds a venue and years
-    and nothing else ("(EMNLP 2020)", "(ACL, 2019)", "(EMNLP 2019 or ACL 2020)"; not "(Vaswani et
-    al., 2017)", "ELMo (2018)")."""
+    cited work: it follows a document word ("NER papers (2020)"), or it follows a lower-case word
+    or a document word and holds a venue and years and nothing else ("named entity recognition
+    (EMNLP 2020)", "NER papers (ACL, 2019)"); not "(Vaswani et al., 2017)", "ELMo (2018)", and not
+    after a name: "Chen and Manning (EMNLP 2014)", "BERT (NAACL 2019)" cite a work."""
     close = text.find(")", open_at)
     inner = text[open_at + 1:close if close >= 0 else len(text)]
     if _DOCS_BEFORE.search(text[:open_at]) and re.fullmatch(rf"\s*{_YEAR}\s*", inner):
         return True
+    if not re.search(r"(?:\b[a-z][\w-]*|\b(?i:papers?|articles?|stud(?:y|ies)|works?|publications?))\s*$", text[:open_at]):
+        return False  # after a name: "Chen and Manning (EMNLP 2014)", "BERT (NAACL 2019)" cite a work
     rest = " ".join(re.sub(rf"\b{_YEAR}\b|\|", " ", inner).split()).strip(" ,;")
     return bool(rest) and names_a_venue(f"({rest})")
 
