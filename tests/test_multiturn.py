@@ -653,7 +653,9 @@ def test_a_wish_to_leave_something_out_is_an_exclusion_of_it(scripted, corpus, f
                                                 ("less speech", "exclusion"), ("fewer speech papers", "exclusion"),
                                                 ("maybe fewer surveys?", "metadata"), ("could we have fewer surveys", "metadata"),
                                                 ("I'd prefer fewer surveys", "metadata"), ("perhaps less speech", "exclusion"),
-                                                ("there are too many surveys", "metadata")])
+                                                ("there are too many surveys", "metadata"),
+                                                ("I think fewer surveys would help", "metadata"),
+                                                ("surveys, fewer please", "metadata")])
 def test_asking_for_fewer_of_something_demotes_it_and_never_asks_for_it(scripted, corpus, feedback, kind):
     from litnav.navigator.feedback import parse_feedback
 
@@ -875,6 +877,8 @@ def test_a_focus_then_what_to_leave_out_are_two_edits(scripted, corpus):
 
 @pytest.mark.parametrize(("feedback", "message"), [
     ("exclude speech papers from before 2020", "two wishes apart"),
+    ("drop the old speech papers", "two wishes apart"),
+    ("excluding NeurIPS 2020", "two wishes apart"),
     ("no speech except #2", "cannot be kept past a filter"),
 ])
 def test_a_wish_no_one_constraint_says_is_refused_by_name(scripted, corpus, feedback, message):
@@ -950,3 +954,15 @@ def test_what_is_not_required_drops_a_focus_on_it_and_filters_nothing(scripted, 
     edits = parse_feedback("contrastive losses not required", last.checklist, last.workflow,
                            [r.corpus_id for r in last.results], corpus)
     assert [(e.action, e.target) for e in edits] == [("drop_checkpoint", focus)]
+
+
+def test_a_focus_then_a_clause_that_leaves_something_out_are_two_edits(scripted, corpus):
+    edits, _ = _edits(scripted, corpus, "focus on augmentation but skip speech")
+    cps = [e.detail["checkpoint"] for e in edits if e.action == "add_checkpoint"]
+    assert [(c["kind"], c["text"]) for c in cps] == [("topic", "The paper is about augmentation"),
+                                                      ("exclusion", "The paper is not about speech")]
+
+
+def test_a_pin_and_a_struck_out_result_in_one_line_are_a_pin_and_a_ban(scripted, corpus):
+    edits, ranking = _edits(scripted, corpus, "📌 #2, ❌ #5")
+    assert sorted((e.action, e.target) for e in edits) == [("ban", ranking[4]), ("pin", ranking[1])]

@@ -115,7 +115,8 @@ _FOCUS = re.compile(r"\b(?:focus\s+on|concentrate\s+on|prioriti[sz]e|more\s+(?:a
                     r"|should\s+(?:also\s+)?(?:cover|address)|(?:I|we)\s+care\s+(?:most\s+|mainly\s+)?about"
                     r"|(?:I'?m|I\s+am|we'?re|we\s+are)\s+(?:mostly|mainly|especially|particularly|most)\s+interested\s+in"
                     r"|(?:I|we)\s+want\s+more)\s+"
-                    r"(?P<what>[\w\s\-]+?)(?:\s+papers)?\s*(?=[,.;]|$|\bbut\b|\band\s+(?:drop|remove|pin|ban|keep|show|give|only|exclude|no"
+                    r"(?P<what>[\w\s\-]+?)(?:\s+papers)?\s*(?=[,.;]|$|\b(?:but|not|nothing|without|except)\b"
+                    r"|\band\s+(?:drop|remove|pin|ban|keep|show|give|only|exclude|no"
                     r"|not|since|after|before|ignore|follow)\b)", re.I)
 _REWEIGHT = re.compile(r"(?P<what>[\w\s\-]+?)\s+(?:matters?\s+(?P<dir>more|less|most)(?:\s+important)?"
                        r"|(?:is|are)\s+(?P<dir2>more|less)\s+important)\b", re.I)
@@ -132,6 +133,7 @@ _DROP_CP = re.compile(
 
 
 _HEDGE = (r"(?:(?:maybe|perhaps|possibly|ideally|probably|slightly|somewhat|there\s+are|a\s+(?:bit|little|few|lot)"
+          r"|way|far|much|I\s+think|I\s+guess|hmm,?"
           r"|(?:could|can)\s+(?:we|you|I)\s+(?:have|get|see)|I'?d\s+(?:prefer|rather\s+have)|I\s+would\s+(?:prefer|rather\s+have)"
           r"|I\s+want|I'd\s+like|give\s+me|show(?:\s+me)?|please)\s+)*")
 _FEWER = re.compile(r"(?P<lead>(?:^|(?<=[,;.])|\b(?:and|but)\s)\s*)" + _HEDGE
@@ -148,10 +150,15 @@ _FINE = re.compile(r"(?:^|(?<=[,;.]))\s*(?:actually,?\s+)?(?:(?:the|all)\s+)?(?P
 constraints that leave it out are dropped."""
 _NOT_ONLY = re.compile(r"\bnot\s+(?:only|just)\s+(?P<what>[\w\s\-]+?)(?:\s+(?:papers|ones))?\s*(?=$|[,;.!?])", re.I)
 """A constraint to widen ("not only TACL"): the one that keeps to it is dropped."""
-_MIXED = re.compile(r"\b(?:not|no|exclude|excluding|without|skip)\s+(?:the\s+)?(?P<what>(?:(?!(?:and|or|but|the)\b)[\w-]+\s+){1,4}?)"
+_MIXED = re.compile(r"\b(?i:not|no|exclude|excluding|without|skip)\s+(?i:the\s+)?(?:"
+                    r"(?i:(?P<what>(?:(?!(?:and|or|but|the)\b)[\w-]+\s+){1,4}?)"
                     r"(?:papers?|work|studies|articles)\s+(?:from\s+|published\s+)?(?:before|after|since|until|prior\s+to"
-                    r"|earlier\s+than|older\s+than)\s+" + YEAR_PATTERN + r"\b", re.I)
-"""A topic left out for a period only ("exclude speech papers from before 2010"): no one constraint says it."""
+                    r"|earlier\s+than|older\s+than)\s+" + YEAR_PATTERN + r"\b"
+                    r"|(?:old|older|outdated|new|newer|recent)\s+(?P<what2>(?:(?!(?:and|or|but|the|papers?)\b)[\w-]+\s+){1,3})"
+                    r"(?:papers?|work|studies|articles|ones)\b)"
+                    r"|(?i:at\s+|in\s+)?(?P<what3>[A-Z][\w-]*)\s+" + YEAR_PATTERN + r"\b(?!\s*(?:-|–|to|and|or)\s*\d))")
+"""A topic, venue or type left out for a period only ("exclude speech papers from before 2010",
+"drop the old LREC papers", "excluding EMNLP 2020"): no one constraint says it."""
 _UNDO_NAMED = re.compile(r"\b(?:undo|lift|remove|drop|ignore|relax|get\s+rid\s+of|forget|never\s*mind)\s+(?:the\s+)?(?P<what>[\w\-]+(?:\s+[\w\-]+)?)"
                          r"\s+(?:filter|constraint|exclusion|restriction|requirement)\b", re.I)
 """A constraint named by what it names ("undo the LREC filter", "drop the Twitter exclusion")."""
@@ -502,7 +509,7 @@ def parse_feedback(
     if not text:
         raise ValueError("the feedback is empty")
     if mixed := _MIXED.search(text):
-        what = " ".join(mixed.group("what").split())
+        what = " ".join((mixed.group("what") or mixed.group("what2") or mixed.group("what3")).split())
         raise FeedbackError(f"{mixed.group(0)!r} leaves out {what} papers of one period only, which no one constraint "
                             f"says: give the two wishes apart, e.g. 'no {what}' and 'only papers since 2010'")
     if kept := _EXCEPT_RESULT.search(text):

@@ -131,9 +131,13 @@ _REQUIRED_AFTER = re.compile(r"^\s*(?P<what>(?!(?:no|not|none)\b)[\w\s\-]+?)\s+(
                              r"\s*[.!]*\s*$", re.I)
 """A requirement of content ("must use neural networks", "needs a human evaluation", "human
 evaluation required"): a focus on it, which ranks it first and filters nothing."""
+_FEWER_AFTER = re.compile(r"^\s*(?P<x>[\w\s\-]+?)(?:\s*,\s*(?:fewer|less)(?:\s+please)?|\s+(?:fewer|less)\s+please)\s*[.!]*\s*$",
+                          re.I)
+"""Less of something said after it ("LREC papers, fewer please"): "fewer X"."""
 _NOT_OLDER = re.compile(r"\b(?:nothing|no\s+papers?|none)\s+older\s+than\b", re.I)
 """"nothing older than five years": the date reader's "no older than"."""
 _EMOJI = [(re.compile(r"(#\s*\d+|\b\d+)\s*(?:👎|❌|🗑️?)"), r"\1 is irrelevant"),
+          (re.compile(r"(?:👎|❌|🚫|🗑️?)\s*(#\s*\d+)"), r"; \1 is irrelevant"),
           (re.compile(r"^\s*(?P<x>[A-Za-z][\w\s\-]*?)\s*(?:👎|❌|🚫)\s*$"), r"not \g<x>"),
           (re.compile(r"(?:👎|❌|🚫)\s*(?=\S)"), "not "),
           (re.compile(r"(?:❤️?|⭐|👍|📌)\s*(#\s*\d+)"), r"pin \1"),
@@ -183,6 +187,7 @@ def plain_feedback(text: str, n_results: int | None = None) -> str:
     for rx, said in _EMOJI:
         text = rx.sub(said, text)
     text = _NOT_OLDER.sub("no older than", text)
+    text = _FEWER_AFTER.sub(lambda m: f"fewer {m.group('x')}", text)
     if optional := _NOT_REQUIRED.match(text):
         text = f"{optional.group('a') or optional.group('b')} is no requirement"
     elif required := _REQUIRED_AFTER.match(text):
