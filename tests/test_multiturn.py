@@ -878,7 +878,6 @@ def test_a_focus_then_what_to_leave_out_are_two_edits(scripted, corpus):
 @pytest.mark.parametrize(("feedback", "message"), [
     ("exclude speech papers from before 2020", "two wishes apart"),
     ("drop the old speech papers", "two wishes apart"),
-    ("excluding NeurIPS 2020", "two wishes apart"),
     ("no speech except #2", "cannot be kept past a filter"),
 ])
 def test_a_wish_no_one_constraint_says_is_refused_by_name(scripted, corpus, feedback, message):

@@ -490,3 +490,17 @@ def test_a_journal_named_as_a_clause_of_its_own_is_a_venue():
         assert venue.predicate.values == ["Journal of the American Chemical Society"]
         assert ("not in the corpus venue list" in venue.text) is reported
         assert checklist.checkpoints[0].text == "machine-learning-driven materials discovery"
+
+
+@pytest.mark.parametrize("intent", ["parsing papers, excluding EMNLP 2019", "parsing, not at EMNLP 2019"])
+def test_a_left_out_edition_leaves_out_that_venues_papers_of_that_year_only(intent):
+    """It had left out EMNLP in every year and kept only the papers of 2019."""
+    from datetime import date as d
+
+    [cp] = [c for c in parse_intent(intent, venues=ACL_EDITIONS, today=TODAY).checkpoints if c.predicate is not None]
+    assert (cp.predicate.field, cp.predicate.negate, cp.predicate.start, cp.predicate.end) == (
+        "venue_year", True, d(2019, 1, 1), d(2019, 12, 31))
+    emnlp = [v for v in cp.predicate.values if "EMNLP" in v or "Empirical" in v][0]
+    assert evaluate(cp.predicate, Paper(corpus_id="a", title="t", venue=emnlp, year=2019))[0] is False
+    assert evaluate(cp.predicate, Paper(corpus_id="b", title="t", venue=emnlp, year=2018))[0] is True
+    assert evaluate(cp.predicate, Paper(corpus_id="c", title="t", venue="ACL", year=2019))[0] is True

@@ -14,7 +14,9 @@ unknown metadata fails. Rules:
   several words ("Workshop on Asian Translation"): a Findings paper is not EMNLP although its raw
   venue names EMNLP, and an ACL workshop paper is not ACL. Both missing: unknown, ``"venue unknown"``.
 - ``venue_year``: a paper of another venue passes; one of the venues (as ``venue`` decides) passes
-  when its date lies in the period (as ``year`` decides). Venue unknown: unknown.
+  when its date lies in the period (as ``year`` decides). Venue unknown: unknown. Negated ("not
+  EMNLP 2020"), a paper of another venue still passes, and one of the venues passes when its date
+  lies outside the period.
 - ``publication_type``: ``survey``/``review``/``overview`` pass for a review: a
   ``publication_types`` entry containing "review" or "survey", or a title that marks one
   (:func:`review_cue`: "A Survey of ...", "...: A Review", not "Using survey data ..."), so a
@@ -358,11 +360,11 @@ def _author(p: MetadataPredicate, paper: Paper) -> tuple[bool | None, str]:
 
 
 def _venue_year(p: MetadataPredicate, paper: Paper) -> tuple[bool | None, str]:
-    at, why = _venue(p, paper)
+    at, why = _venue(p.model_copy(update={"negate": False}), paper)
     if at is None:
         return None, why
-    if not at:
-        return True, f"{why}, so the period (only for {' or '.join(p.values[:3])} papers) does not apply"
+    if not at:  # negated, the inversion in ``evaluate`` must still let it pass: "not EMNLP 2020" keeps ACL
+        return not p.negate, f"{why}, so the period (only for {' or '.join(p.values[:3])} papers) does not apply"
     ok, when = _year(p, paper)
     return ok, f"{why}; {when}"
 

@@ -169,12 +169,19 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
         whole = ""  # "not", "without": a negation with nothing to negate names no topic
     facets = [f for f in facets if any(map(_names_something, f.terms))]
     venue_mentions += _unknown_venue_mentions(ws, venues)
+    excluded_editions = _excluded_editions(dates, venue_mentions, ws.original)  # "excluding EMNLP 2020"
+    dates = [d for d in dates if all(d is not e for e, _m in excluded_editions)]
+    venue_mentions = [m for m in venue_mentions if all(m is not v for _e, v in excluded_editions)]
 
     metadata: list[tuple[int, Checkpoint]] = []
     own, every = _venue_years(dates, venue_mentions, text)
     metadata += _year_checkpoints([d for d in dates if all(d is not o for o, _m in own)], text,
                                   newest if newest is not None and newest < today else None)
     metadata += _venue_year_checkpoints(own, every)
+    for d, m in excluded_editions:
+        named = " or ".join(dict.fromkeys(e.name for e in m.entries))
+        metadata.append((m.position, _meta(f"Not published in {named} {period_text(d.start, d.end)}", MetadataPredicate(
+            field="venue_year", values=list(m.values), start=d.start, end=d.end, negate=True))))
     for negated in (False, True):
         vs = [v for v in venue_mentions if v.negated == negated]
         if vs:
@@ -365,6 +372,16 @@ def _venue_years(dates: list[DateConstraint], mentions: list[VenueMention],
            if m.position + len(m.phrase) <= d.position and not text[m.position + len(m.phrase):d.position].strip()]
     dated = {id(m) for _d, m in own}
     return own, all(id(m) in dated for m in venues)
+
+
+def _excluded_editions(dates: list[DateConstraint], mentions: list[VenueMention],
+                       text: str) -> list[tuple[DateConstraint, VenueMention]]:
+    """The dates right after a left-out venue ("excluding EMNLP 2020", "not at ACL 2019-2020"):
+    that venue's papers of that period are left out, as one negated ``venue_year`` checkpoint, not
+    the venue in every year and the period kept for every paper."""
+    return [(d, m) for m in mentions if m.negated and m.values for d in dates
+            if not d.negated and d.weight >= 1.0 and d.start and d.end and m.position + len(m.phrase) <= d.position
+            and not text[m.position + len(m.phrase):d.position].strip()]
 
 
 def _venue_year_checkpoints(own: list[tuple[DateConstraint, VenueMention]], every: bool) -> list[tuple[int, Checkpoint]]:
