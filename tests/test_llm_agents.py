@@ -648,13 +648,13 @@ def test_teacher_without_scorer_endpoint_is_a_settings_error(corpus):
         build_agents(Settings.model_validate({"scorer": {"teacher": True}}), corpus)
 
 
-def test_a_negated_or_undated_venue_year_is_sent_back(fake, tmp_path, corpus):
+def test_an_undated_venue_year_is_sent_back(fake, tmp_path, corpus):
     checklist, _, problems = _sent_back(
         fake, tmp_path, corpus, "machine translation in ACL 2019",
-        {"field": "venue_year", "values": ["acl"], "start": "2019-01-01", "end": "2019-12-31", "negate": True},
         {"field": "venue_year", "values": ["acl"], "start": None, "end": None, "negate": False},
-        {"negate": False})
-    assert "a venue_year predicate cannot be negated" in problems and "a venue_year predicate needs start or end" in problems
+        {"field": "venue_year", "values": ["acl"], "start": None, "end": None, "negate": False},
+        {"start": "2019-01-01", "end": "2019-12-31"})
+    assert "a venue_year predicate needs start or end" in problems
     p = checklist.get("m1").predicate
     assert p.field == "venue_year" and p.values == ["ACL"] and p.start.year == 2019
 

@@ -196,6 +196,7 @@ Checklist rules:
   field venue: values copied exactly from the venue vocabulary below;
   field venue_year: venue values as for venue and start/end as for year: papers of those venues must
   lie in that period ("EMNLP 2019 or ACL 2020": venue [EMNLP, ACL], venue_year EMNLP 2019, venue_year ACL 2020);
+  negated it leaves out only those venues' papers of that period ("excluding EMNLP 2020");
   field publication_type: values from {sorted(PUBLICATION_TYPES)};
   field author: values are author names. negate=true inverts ("not surveys").
 - weight in [0, 1]: 1.0 for what the user requires, lower (e.g. 0.5) for soft preferences.
@@ -263,9 +264,6 @@ def to_checklist(intent: str, drafts: list[CheckpointDraft], venues: dict[str, i
                 if p.field in ("year", "venue_year") and start is None and end is None and p.start is None \
                         and p.end is None:
                     problems.append(f"{where}: a {p.field} predicate needs start or end")
-                if p.field == "venue_year" and p.negate:
-                    problems.append(f"{where}: a venue_year predicate cannot be negated (exclude the venue or "
-                                    "the years instead)")
                 if p.field != "year" and not values:
                     problems.append(f"{where}: a {p.field} predicate needs values")
                 if p.field in ("venue", "venue_year") and venues:
