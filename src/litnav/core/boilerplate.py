@@ -15,18 +15,29 @@ from functools import lru_cache
 
 from litnav.core.text import sentence_spans
 
-_PATTERNS = [
-    # section road-maps
+_SECTION = r"sect(ions?|s?\.)\s*\d+(\.\d+)*"
+_ROAD_MAPS = [
     r"\b(this|the|our)\s+(paper|article|work|thesis|report|manuscript)\s+is\s+(organi[sz]ed|structured|arranged)\b",
     r"\b(the\s+)?(rest|remainder|reminder)\s+of\s+(this|the)\s+(paper|article|work|section|thesis)\b",
     r"\b(is|are)\s+organi[sz]ed\s+as\s+follows\b",
-    r"^\s*(in\s+)?sections?\s+\d+(\.\d+)*(\s*(,|and|&|-|to)\s*\d+(\.\d+)*)*\s*,?\s+(we|describes?|presents?|introduces?"
-    r"|discuss(es)?|concludes?|reviews?|gives?|shows?|reports?|details?|explains?|outlines?)\b",
-    r"\bwe\s+(finish|conclude|close|end)\s+(with|by)\b[^.;]*\bsections?\s+\d+",
+    r"\b(outline|structure|organi[sz]ation)\s+of\s+(the|this|our)\s+(paper|article|thesis)\s+is\b",
+    r"^\s*(in\s+)?" + _SECTION + r"(\s*(,|and|&|-|to)\s*\d+(\.\d+)*)*\s*,?\s+(we|describes?|presents?|introduces?"
+    r"|discuss(es)?|concludes?|reviews?|gives?|shows?|reports?|details?|explains?|outlines?|consists?\s+of|contains?"
+    r"|is\s+devoted\s+to|covers?|provides?)\b",
+    r"\b" + _SECTION + r"\s+(concludes|summari[sz]es)\s+(the|this|our)\s+(paper|article|work)\b",
+    r"\bwe\s+(finish|conclude|close|end)\s+(with|by|in)\b[^.;]*\b" + _SECTION,
+    r"\bconclusions?\s+(are|is)\s+(drawn|given|presented)\s+in\s+" + _SECTION,
     r"^\s*([\w-]+\s+){0,4}(is|are)\s+(shown|presented|reported|given|described|discussed|detailed|provided|summari[sz]ed)"
-    r"\s+in\s+sections?\s+\d+(\.\d+)*\s*\.?\s*$",
-    r"\bfinally,?\s+section\s+\d+\s+(concludes|summari[sz]es)\b",
-    r"\bwe\s+conclude\s+in\s+section\s+\d+\b",
+    r"\s+in\s+" + _SECTION + r"\s*\.?\s*$",
+    r"\bfinally,?\s+" + _SECTION + r"\s+(concludes|summari[sz]es)\b",
+    r"\bwe\s+conclude\s+in\s+" + _SECTION + r"\b",
+    r"(\(\s*" + _SECTION + r"\s*\)[^()]*){2,}",  # "We describe our experiments (Section 4) and conclude (Section 5)."
+]
+"""Section road-maps. A sentence that also states a finding ("Section 5 shows that parsing with
+LSTMs improves accuracy by 3%") is no road-map (:data:`_FINDING`)."""
+_FINDING = re.compile(r"\bthat\b|\b(improv|outperform|increas|decreas|reduc|faster|slower|better|worse)\w*|\d+(\.\d+)?\s*%",
+                      re.IGNORECASE)
+_PATTERNS = [
     # URLs and availability notes
     r"https?://|\bwww\.[a-z0-9-]+\.|\bgithub\.com\b|\bgitlab\.com\b|\bzenodo\.org\b|\bdoi\.org/",
     r"\b(code|data|dataset|software|models?|implementation|resources?)\s+(is|are|will\s+be)\s+(publicly\s+|freely\s+)?(available|released)\s+at\b",
@@ -43,6 +54,7 @@ _PATTERNS = [
     r"|\bpeer\s+review\s+information;\s+details\s+of\b",
 ]
 _BOILERPLATE = re.compile("|".join(f"(?:{p})" for p in _PATTERNS), re.IGNORECASE)
+_ROAD_MAP = re.compile("|".join(f"(?:{p})" for p in _ROAD_MAPS), re.IGNORECASE)
 _NON_EVIDENCE_SECTIONS = re.compile(
     r"^\s*(\d+(\.\d+)*\.?\s*)?(acknowledge?ments?|funding|references|bibliography|"
     r"author\s+contributions?(\s+statements?)?|(declarations?\s+of\s+)?competing\s+interests?|"
@@ -70,7 +82,8 @@ def is_boilerplate(sentence: str) -> bool:
     """True when ``sentence`` is a road-map, URL, acknowledgement, funding, copyright,
     availability or back-matter line, or a fragment (:func:`is_fragment`; see the module
     docstring); False for an empty string."""
-    return bool(sentence.strip()) and (_BOILERPLATE.search(sentence) is not None or is_fragment(sentence))
+    return bool(sentence.strip()) and (_BOILERPLATE.search(sentence) is not None or is_fragment(sentence) or (
+        _ROAD_MAP.search(sentence) is not None and _FINDING.search(sentence) is None))
 
 
 def non_evidence_section(section: str | None) -> bool:
