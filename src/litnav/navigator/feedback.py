@@ -353,11 +353,16 @@ def _refuse_contradiction(new: Checkpoint, kept: list[Checkpoint]) -> None:
         q = c.predicate
         if c.kind != "metadata" or q is None or q.field != "year" or q.negate or c.weight < 1.0:
             continue
-        lo = max((d for d in (p.start, q.start) if d), default=None)
-        hi = min((d for d in (p.end, q.end) if d), default=None)
-        if lo and hi and lo > hi:
+        if not _periods_meet(p, q):
             raise FeedbackError(f"{new.text!r} contradicts {c.id} {c.text!r}: no paper can satisfy both; say "
                                 "'ignore the year constraint' first, or give a period that overlaps it")
+
+
+def _periods_meet(p, q) -> bool:
+    """True when the periods of two year predicates share a date (an open end meets everything)."""
+    lo = max((d for d in (p.start, q.start) if d), default=None)
+    hi = min((d for d in (p.end, q.end) if d), default=None)
+    return not (lo and hi and lo > hi)
 
 
 def _overlaps(a: Checkpoint, b: Checkpoint) -> bool:
@@ -365,9 +370,7 @@ def _overlaps(a: Checkpoint, b: Checkpoint) -> bool:
     types, or year ranges that meet."""
     p, q = a.predicate, b.predicate
     if p.field == "year":
-        lo = max((d for d in (p.start, q.start) if d), default=None)
-        hi = min((d for d in (p.end, q.end) if d), default=None)
-        return not (lo and hi and lo > hi)
+        return _periods_meet(p, q)
     return bool({v.lower() for v in p.values} & {v.lower() for v in q.values})
 
 
@@ -462,6 +465,18 @@ def _correction(m: re.Match[str], checklist: Checklist) -> tuple[str, str] | Non
     else:
         return None
     return ranges[0].id, said
+
+
+def _metadata_edits(scratch: Checklist, cp: Checkpoint, old: list[str], how: str, reason: str | None) -> list[Edit]:
+    """Edits adding the metadata checkpoint ``cp`` as the user's (the next free "m" id, appended to
+    ``scratch``) after dropping the ``old`` ids it replaces ("replaced by", "widened to"); a hard
+    one filters, a soft one is a preference. ``reason`` defaults to the new checkpoint's text."""
+    new = cp.model_copy(update={"id": _next_id("m", scratch), "source": "user"})
+    scratch.checkpoints.append(new)
+    return [*(Edit(action="drop_checkpoint", target=cid, reason=f"{how} {new.text!r}") for cid in old),
+            Edit(action="add_checkpoint", target=new.id, detail={
+                "checkpoint": new.model_dump(mode="json"), "role": "filter" if new.weight >= 1.0 else "prefer"},
+                reason=reason or new.text)]
 
 
 def top_k_edit(n: int, reason: str) -> Edit:
@@ -640,12 +655,7 @@ def parse_feedback(
             reason = take(m)
             if not ids and rx is _FINE and (wider := _widening(what, checklist, corpus)):
                 old, cp = wider  # "LREC too" after "only TACL": TACL or LREC
-                cp = cp.model_copy(update={"id": _next_id("m", scratch), "source": "user"})
-                scratch.checkpoints.append(cp)
-                edits += [Edit(action="drop_checkpoint", target=cid, reason=f"widened to {cp.text!r}") for cid in old]
-                edits.append(Edit(action="add_checkpoint", target=cp.id, detail={
-                    "checkpoint": cp.model_dump(mode="json"), "role": "filter" if cp.weight >= 1.0 else "prefer"},
-                    reason=reason))
+                edits += _metadata_edits(scratch, cp, old, "widened to", reason)
                 continue
             if not ids:
                 already.append(f"{none} {what!r}")
@@ -729,13 +739,7 @@ def parse_feedback(
             _refuse_contradiction(cp, [c for c in scratch.checkpoints if c.id not in old and c.id not in dropped])
             if corpus is not None and hasattr(corpus, "ids_matching"):  # as a search does: a filter
                 cp = relax_unsatisfiable(Checklist(intent="", checkpoints=[cp]), corpus).checkpoints[0]  # nothing passes
-            new = cp.model_copy(update={"id": _next_id("m", scratch), "source": "user"})
-            scratch.checkpoints.append(new)
-            for cid in old:
-                edits.append(Edit(action="drop_checkpoint", target=cid, reason=f"replaced by {new.text!r}"))
-            edits.append(Edit(action="add_checkpoint", target=new.id, detail={
-                "checkpoint": new.model_dump(mode="json"), "role": "filter" if new.weight >= 1.0 else "prefer"},
-                reason=new.text))
+            edits += _metadata_edits(scratch, cp, old, "replaced by", None)
         elif cp.kind == "exclusion":  # each one ("no speech; no Chinese"); what _EXCLUDE read is not in ``rest``
             if _excluded(scratch, cp.terms):
                 already.append(f"{' '.join(cp.terms)!r} is already excluded")

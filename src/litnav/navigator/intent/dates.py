@@ -250,7 +250,7 @@ def _publication_parenthesis(text: str, open_at: int) -> bool:
     inner = text[open_at + 1:close if close >= 0 else len(text)]
     if _DOCS_BEFORE.search(text[:open_at]) and re.fullmatch(rf"\s*{_YEAR}\s*", inner):
         return True
-    if not re.search(r"(?:\b[a-z][\w-]*|\b(?i:papers?|articles?|stud(?:y|ies)|works?|publications?))\s*$", text[:open_at]):
+    if not (re.search(r"\b[a-z][\w-]*\s*$", text[:open_at]) or _DOCS_BEFORE.search(text[:open_at])):
         return False  # after a name: "Chen and Manning (EMNLP 2014)", "BERT (NAACL 2019)" cite a work
     rest = " ".join(re.sub(rf"\b{_YEAR}\b|\|", " ", inner).split()).strip(" ,;")
     return bool(rest) and names_a_venue(f"({rest})")
