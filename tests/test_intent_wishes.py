@@ -97,6 +97,38 @@ def test_a_venue_or_date_stated_as_a_preference_weighs_less_than_one(wish, field
     assert [c.weight for c in hard.checkpoints if c.kind == "metadata"] == [1.0]
 
 
+@pytest.mark.parametrize(("wish", "field"), [("coral bleaching, preferably in Nature", "venue"),
+                                             ("coral bleaching, ideally published in Nature", "venue"),
+                                             ("coral bleaching, ideally since 2015", "year"),
+                                             ("coral bleaching, preferably by 2015", "year")])
+def test_a_wanted_venue_or_date_stated_as_a_preference_weighs_less_and_leaves_the_topic(wish, field):
+    """A trial's "summarization, ideally by 2015" was a hard filter on 2015 alone, its topic "summarization, ideally"."""
+    cl = parse_intent(wish, today=TODAY)
+    (m,) = [c for c in cl.checkpoints if c.kind == "metadata"]
+    assert m.predicate.field == field and not m.predicate.negate and m.weight < 1.0
+    assert cl.checkpoints[0].text == "coral bleaching"
+
+
+@pytest.mark.parametrize("intent", ["coral bleaching papers published by 2015", "coral bleaching, by 2015"])
+def test_published_by_a_year_is_no_later_than_it(intent):
+    (m,) = [c for c in parse_intent(intent, today=TODAY).checkpoints if c.kind == "metadata"]
+    assert (m.predicate.start, m.predicate.end, m.weight) == (None, date(2015, 12, 31), 1.0)
+
+
+def test_a_year_a_goal_is_set_by_is_no_upper_bound():
+    cl = parse_intent("renewable energy targets by 2030", today=TODAY)
+    assert not [c for c in cl.checkpoints if c.predicate is not None and c.predicate.end == date(2030, 12, 31)
+                and c.predicate.start is None]
+
+
+@pytest.mark.parametrize("intent", ["question answering methods, not datasets", "question answering (not new datasets)"])
+def test_datasets_left_out_in_a_trailing_clause_are_dataset_papers(intent):
+    """A trial's "evaluation benchmarks, not datasets" lost the exclusion without a word."""
+    cl = parse_intent(intent, today=TODAY)
+    (m,) = [c for c in cl.checkpoints if c.kind == "metadata"]
+    assert (m.predicate.field, m.predicate.values, m.predicate.negate) == ("publication_type", ["dataset"], True)
+
+
 @pytest.mark.parametrize("intent", ["papers citing Devlin et al. 2019", "work building on Devlin et al.",
                                     "follow-ups to Devlin et al. (2019)",
                                     "improvements to the Transformer (Vaswani et al., 2017)"])

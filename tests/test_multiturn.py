@@ -933,6 +933,56 @@ def test_a_correction_that_names_no_one_period_is_refused_not_read_as_one_year(s
     assert (cp["start"], cp["end"]) == ("2016-01-01", "2018-12-31")
 
 
+@pytest.mark.parametrize("feedback", ["oops, 2021", "sorry, 2021", "oops 2021!", "correction: 2021"])
+def test_a_year_alone_after_oops_corrects_the_period_in_its_form(scripted, corpus, feedback):
+    """A trial's "oops, 2012" after "since 2010" became the year 2012 alone."""
+    edits, last = _edits_last(scripted, corpus, feedback)
+    [cp] = [e.detail["checkpoint"]["predicate"] for e in edits if e.action == "add_checkpoint"]
+    assert (cp["start"], cp["end"]) == ("2021-01-01", None)
+    assert [e.target for e in edits if e.action == "drop_checkpoint"] == [_year_id(last)]
+
+
+@pytest.mark.parametrize("feedback", ["focus on anything but speech", "concentrate on everything except speech"])
+def test_a_focus_on_anything_but_a_topic_leaves_the_topic_out(scripted, corpus, feedback):
+    edits, _ = _edits(scripted, corpus, feedback)
+    assert [(e.detail["role"], e.detail["checkpoint"]["terms"]) for e in edits] == [("exclude", ["speech"])]
+
+
+def test_a_list_left_out_then_but_and_a_period_keeps_all_three(scripted, corpus):
+    """A trial's "no LREC and no workshops but since 2008" excluded the word "workshops"."""
+    edits, _ = _edits(scripted, corpus, "no speech and no audio but since 2020")
+    cps = [e.detail["checkpoint"] for e in edits if e.action == "add_checkpoint"]
+    assert {t.lower() for c in cps if c["kind"] == "exclusion" for t in c["terms"]} == {"speech", "audio"}
+    assert [c["predicate"]["start"] for c in cps if c["kind"] == "metadata"] == ["2020-01-01"]
+
+
+def test_a_result_named_as_paper_and_its_id_is_that_result(scripted, corpus):
+    ranking = [r.corpus_id for r in scripted.turns[0].results]
+    named = next(cid for cid in ranking if any(ch.isdigit() for ch in cid))  # an id as ids are: "simclrv2", "L14-1147"
+    edits, _ = _edits(scripted, corpus, f"pin paper {named}")
+    assert [(e.action, e.target) for e in edits] == [("pin", named)]
+
+
+def test_a_name_before_papers_is_an_author_only_when_the_corpus_lists_that_author(scripted, corpus):
+    """A trial's "no Hermann Ney papers" excluded the words "Hermann Ney" instead of his papers."""
+    edits, _ = _edits(scripted, corpus, "no Author Moco papers")  # the fixture's authors are "Author <id>"
+    [cp] = [e.detail["checkpoint"] for e in edits]
+    assert cp["predicate"]["field"] == "author" and cp["predicate"]["negate"]
+    assert cp["predicate"]["values"][0].endswith("Moco")  # "by Author Moco" reads "Author" as the word, not a name
+    edits, _ = _edits(scripted, corpus, "no Contrastive Learning papers")
+    assert [e.detail["checkpoint"]["kind"] for e in edits] == ["exclusion"]
+    edits, _ = _edits(scripted, corpus, "more Author Moco papers")  # more of them: ranked first, none left out
+    [cp] = [e.detail["checkpoint"] for e in edits]
+    assert cp["predicate"]["field"] == "author" and not cp["predicate"]["negate"] and cp["weight"] < 1.0
+
+
+def test_nothing_but_a_type_is_only_that_type(scripted, corpus):
+    edits, _ = _edits(scripted, corpus, "nothing but surveys")
+    [cp] = [e.detail["checkpoint"] for e in edits]
+    assert cp["predicate"] == {**cp["predicate"], "field": "publication_type", "values": ["survey"], "negate": False}
+    assert cp["weight"] == 1.0
+
+
 def test_a_type_let_back_in_beside_a_wanted_type_widens_it(scripted, corpus):
     session = refine(scripted.model_copy(update={"turns": scripted.turns[:1]}, deep=True), "only surveys", corpus,
                      Settings())

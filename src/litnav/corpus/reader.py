@@ -345,11 +345,12 @@ class Corpus:
         """Whether any paper of the corpus lists an author."""
         return bool(self._q("SELECT 1 FROM papers WHERE len(authors) > 0 LIMIT 1"))
 
-    def has_author(self, name: str) -> bool:
+    def has_author(self, name: str, full: bool = False) -> bool:
         """Whether any paper lists an author whose name contains ``name``'s surname
         (``core.text.surname``; case-insensitive substring, so a coarse test: False means that no
-        paper can satisfy an author constraint on ``name``)."""
-        key = surname(name).lower().replace("%", "").replace("_", "")
+        paper can satisfy an author constraint on ``name``); with ``full``, the whole of ``name``
+        (words joined by single spaces), which tells a person's name from a capitalised topic."""
+        key = (" ".join(name.split()) if full else surname(name)).lower().replace("%", "").replace("_", "")
         if not key:
             return False
         return bool(self._q("SELECT 1 FROM papers WHERE lower(CAST(authors AS VARCHAR)) LIKE ? LIMIT 1", [f"%{key}%"]))

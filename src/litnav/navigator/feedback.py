@@ -42,7 +42,7 @@ from litnav.navigator.word_family import widened
 _ORDINALS = {"top": 1, "best": 1, **ORDINALS, "last": -1}
 _PAPER_REF = (r"(?:the\s+)?(?:(?P<ord>top|first|best|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last)"
               r"(?:\s+(?:paper|result|one|hit))?|(?:paper|result|hit|no\.?|number)\s*#?(?P<num>\d+)|#(?P<hash>\d+)"
-              r"|\"(?P<title>[^\"]{4,})\"|(?P<cid>[\w.\-/:]*\d[\w.\-/:]*))")
+              r"|\"(?P<title>[^\"]{4,})\"|(?:(?:paper|result|id)\s+)?(?P<cid>[\w.\-/:]*\d[\w.\-/:]*))")
 _CITING = re.compile(
     r"(?:citing\s+direction|papers?\s+(?:that\s+|which\s+)?cit(?:e|ing)|follow[\s-]*ups?(?:\s+work)?|"
     r"successors?|cited\s+by|work\s+(?:that\s+)?builds?\s+on|who\s+cites?|what\s+(?:else\s+)?(?:cites?|has\s+cited)"
@@ -422,13 +422,15 @@ def _widened(new: Checkpoint, checklist: Checklist) -> tuple[Checkpoint, list[st
     return widened_cp, [c.id for c in ranges]
 
 
-_CORRECTION = re.compile(rf"\b(?:(?:(?:sorry,?\s+)?I\s+meant?|make\s+(?:it|that)|(?:I\s+)?should\s+have\s+said)\s+"
+_CORRECTION = re.compile(rf"\b(?:(?:(?:(?:sorry,?\s+)?I\s+meant?|make\s+(?:it|that)|(?:I\s+)?should\s+have\s+said)\s+"
+                         rf"|^(?:oops|whoops|sorry|my\s+bad|correction|typo)\b[\s,:;.!-]*(?=(?:from\s+|since\s+)?"
+                         rf"{YEAR_PATTERN}\s*[.!]*$))"
                          rf"(?P<from>(?:from|since)\s+)?(?P<year>{YEAR_PATTERN})\b(?!\s*(?:-|–|to|until|and|or)\s*\d)"
                          rf"(?:\s+on(?:wards?)?\b)?"
                          rf"(?:\s*,?\s*(?:not|instead\s+of|rather\s+than)\s+(?P<was>{YEAR_PATTERN})\b)?"
                          rf"|(?P<year2>{YEAR_PATTERN})\s*,?\s+(?:instead\s+of|rather\s+than)\s+(?P<was2>{YEAR_PATTERN})\b)", re.I)
 """A year said again as a correction: "I meant 2012, not 2010", "sorry, I meant from 2012",
-"make that 2015"."""
+"make that 2015", and a year alone after "oops" or "sorry" ("oops, 2012")."""
 
 
 def _correction(m: re.Match[str], checklist: Checklist) -> tuple[str, str] | None:
@@ -485,6 +487,22 @@ def top_k_edit(n: int, reason: str) -> Edit:
                 reason=reason)
 
 
+_NAMED_PAPERS = re.compile(r"(?<![\w#])(?P<more>more\s+)?(?P<name>[A-Z][a-z]+(?:\s+(?:[A-Z]\.|[a-z]{1,3}))*(?:\s+[A-Z][\w'-]+)+?)(?:'s)?"
+                           r"\s+(?P<what>papers?|work|articles?|publications?)\b")
+"""A capitalised name before "papers" ("no Hermann Ney papers"): papers by that person, when the
+corpus lists an author of that whole name (else a topic: "no Machine Translation papers"); "more
+Hermann Ney papers" prefers them, as "more papers by" does."""
+
+
+def _authors_named(text: str, corpus) -> str:
+    """``text`` with "<name> papers" said as "papers by <name>" wherever the corpus lists an
+    author of that whole name (``Corpus.has_author(full=True)``); unchanged without a corpus."""
+    if corpus is None or not hasattr(corpus, "has_author"):
+        return text
+    return _NAMED_PAPERS.sub(lambda m: f"{'preferably ' if m.group('more') else ''}{m.group('what')} by {m.group('name')}"
+                             if corpus.has_author(m.group("name"), full=True) else m.group(0), text)
+
+
 def _named_most(checklist: Checklist, words: list[str]) -> Checkpoint | None:
     """The checkpoint whose text and terms hold most of ``words``, a concept before the whole intent
     (c1 holds every word of the intent): "deep neural networks matter less" is its facet, not c1;
@@ -514,8 +532,11 @@ def parse_feedback(
     ``ValueError`` when nothing in it could be understood.
     """
     text = " ".join(feedback.split())
-    text = restate_wishes(plain_feedback(text, len(ranking)), opening=True, keep_soft=True).text  # "I'm not interested in #2" -> "not #2"
-    for odd in (m for m in _TYPO_DATE.finditer(text) if not english_word(m.group("cue").lower())):
+    text = restate_wishes(_authors_named(plain_feedback(text, len(ranking)), corpus), opening=True,
+                          keep_soft=True).text  # "I'm not interested in #2" -> "not #2"
+    fix = _CORRECTION.search(text)
+    for odd in (m for m in _TYPO_DATE.finditer(text) if not english_word(m.group("cue").lower())
+                and not (fix and fix.start() <= m.start() < fix.end())):  # "oops 2012" corrects
         raise FeedbackError(f"{odd.group(0)!r}: {odd.group('cue')!r} is no word litnav reads before a year; say "
                             f"'since {odd.group('year')}', 'after {odd.group('year')}', 'before {odd.group('year')}' "
                             f"or 'in {odd.group('year')}'")
@@ -532,7 +553,7 @@ def parse_feedback(
                             "X' (a preference, which filters nothing) and pin the result ('pin #2')")
     edits: list[Edit] = []
     corrected: list[str] = []  # year checkpoints a correction ("I meant 2012, not 2010") replaces
-    if fix := _CORRECTION.search(text):
+    if fix:
         if (found := _correction(fix, checklist)) is None and fix.group("from"):  # "I meant since 2012": as said
             found = ("", f"since {fix.group('year')}")
         if found is None:

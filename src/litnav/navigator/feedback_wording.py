@@ -65,9 +65,9 @@ _ITEM = r"(?!" + _COMMAND + r"\b)[A-Za-z][\w\-]*(?:\s+(?!(?:and|or)\b)[A-Za-z][\
 _NEG_LIST = re.compile(
     r"\b(?P<neg>(?:no|not|exclude|excluding|without)(?:\s+(?:anything|everything|papers?)\s+(?:about|on))?)\s+"
     r"(?P<a>" + _ITEM + r")\s*(?:,\s*and\s+|,|\band\b)\s*(?:no\s+|not\s+)?(?P<b>" + _ITEM + r")"
-    r"(?=\s*(?:$|[,.;]))", re.I)
+    r"(?=\s*(?:$|[,.;]|\bbut\b))", re.I)
 """Two things left out in one list ("exclude speech, Chinese", "no speech and no Chinese", "drop
-anything about speech and Chinese"), the last item of the feedback: each is left out ("X or Y" is
+anything about speech and Chinese"), ended by the feedback, punctuation or "but": each is left out ("X or Y" is
 already one exclusion of either)."""
 
 
@@ -92,9 +92,15 @@ def _k(m: re.Match[str]) -> int:
 _ASKING = re.compile(r"^\s*(?:(?:would|could|can|will)\s+you\s+(?:please\s+)?|is\s+it\s+possible\s+to\s+)"
                      r"(?=(?:drop|remove|hide|exclude|skip|leave\s+out|filter\s+out|get\s+rid\s+of|discard)\b)", re.I)
 """A request asked as a question ("would you remove anything about speech?"): the verb it asks for."""
-_ALL_BUT = re.compile(r"(?:^|(?<=[,;.:]))\s*(?:(?:show|give|list)\s+(?:me\s+)?)?(?:anything|everything|all)\s+(?:but|except)\s+",
-                      re.I)
-""""anything but surveys", "all but the workshop papers", "everything except #3": leave those out."""
+_ALL_BUT = re.compile(r"(?:^|(?<=[,;.:]))\s*(?:(?:show|give|list)\s+(?:me\s+)?|(?:focus|concentrate)\s+on\s+)?"
+                     r"(?:anything|everything|all)\s+(?:but|except)\s+", re.I)
+""""anything but surveys", "all but the workshop papers", "everything except #3", "focus on anything
+but speech": leave those out."""
+_NOTHING_BUT = re.compile(r"\bnothing\s+(?:but|except)\s+", re.I)
+""""nothing but surveys": only those."""
+_BUT_CLAUSE = re.compile(r"(?<![,;])\s+but\s+(?=(?:since|after|before|from|until|only|keep|pin|no|not|focus|exclude|drop"
+                         r"|show|in\s+(?:19|20)\d\d)\b)", re.I)
+"""A second wish after "but" without a comma ("no workshops but since 2008"): set apart as with one."""
 _KEEP_THEM = re.compile(r"\b(?:do\s+not|don't|no\s+need\s+to)\s+(?:drop|remove|exclude|skip|hide|leave\s+out|filter\s+out)"
                         r"\s+(?:the\s+)?(?P<what>[^,;.!?]+?)\s*(?=$|[,;.!?])", re.I)
 """Keeping what a removal would drop ("don't drop the surveys", "no need to exclude speech"): those are fine."""
@@ -165,8 +171,8 @@ def _restated(words: str):
 
 
 _REWRITES = [  # in this order: each reads what the ones before it wrote
-    (_REQUIRED, _restated("focus on ")), (_NEVER_MIND, ""), (_LET_BACK, lambda m: f"{m.group('what')} are fine"), (_ASKING, ""), (_ALL_BUT, _restated("not ")),
-    (_KEEP_THEM, lambda m: f"{m.group('what')} are fine"), (_OLD_PAPERS, "recent papers"), (_MORE_BY, "papers by "),
+    (_REQUIRED, _restated("focus on ")), (_NEVER_MIND, ""), (_LET_BACK, lambda m: f"{m.group('what')} are fine"), (_ASKING, ""), (_NOTHING_BUT, "only "), (_ALL_BUT, _restated("not ")), (_BUT_CLAUSE, ", but "),
+    (_KEEP_THEM, lambda m: f"{m.group('what')} are fine"), (_OLD_PAPERS, "recent papers"), (_MORE_BY, "preferably papers by "),
     (_FROM_PERSON, "papers by "), (_NO_MORE, "no "), (_NO_WANT, _restated("not ")),
     (_COUNTED, lambda m: f"{_NUMBER_WORDS[m.group('w').lower()]} "), (_NEWER, "recent papers"),
     (_REMOVE_RESULT, "remove "), (_REMOVE, "not "), (_ORDINAL, _ordinal), (_ONLY_WANT, "only "),

@@ -5,7 +5,7 @@ Phrases understood (case-insensitive): ranges ("between 2023 and October 2025", 
 onwards", "2020 or later", "from 2019 to present", "2021 until now", "2019-today", "in or after
 2019", "since last year", "after 2018" -- exclusive, so 2019-01-01 -- "post-2010"), open ends
 ("before 2015" -- exclusive, so 2014-12-31 -- "pre-2000", "until 2019", "up to March 2020",
-"in or before 2015"), single periods ("in 2021", "published March 2020", "2021-06-15"), decades
+"in or before 2015", "published by 2015"), single periods ("in 2021", "published March 2020", "2021-06-15"), decades
 ("the 2010s", "published 2010s", "early 1990s", "'90s"; "since the 1990s" from 1990, "before
 the 2000s" up to 1999) and periods relative to ``today`` ("in the last five years", "past 3
 years", "no older than 5 years", "past decade", "last year", "this year", "recent").
@@ -86,6 +86,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("end", re.compile(
         rf"\b{_PUB}(?P<op>(?:in|on)\s+or\s+before|before|pre-?|prior\s+to|earlier\s+than|older\s+than|no\s+later\s+than|not\s+after"
         rf"|until|till|up\s+(?:to|until)|through|thru)\s*(?P<a>{D})", re.I)),
+    ("end", re.compile(rf"(?:\b(?:published|appeared|appearing|released|written|dated)\s+|(?<=,\s))(?P<op>by)\s+(?P<a>{D})",
+                       re.I)),  # "published by 2015", "..., by 2015": no later than; not "targets by 2030"
     ("end", re.compile(rf"{_PUB}{_IN}(?P<a>{DG})\s+(?:or|and)\s+(?:earlier|before|older)\b", re.I)),
     ("decade", re.compile(
         rf"{_PUB}(?:\b(?P<op>since|from|after|before|until|till|up\s+to|prior\s+to)\s+)?{_IN}"

@@ -195,7 +195,7 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
                 say += f" ({len(values)} venue spellings of the corpus)"
             if missing:
                 say += f" (not in the corpus venue list: {', '.join(missing)})"
-            soft = negated and all(restated.is_soft(v.position) for v in vs)  # "preferably not in Nature"
+            soft = all(restated.is_soft(v.position) for v in vs)  # "preferably (not) in Nature"
             metadata.append((vs[0].position, _meta(say + (" (preference)" if soft else ""), MetadataPredicate(
                 field="venue", values=values, negate=negated, main_track=main), EMPIRICAL_WEIGHT if soft else 1.0)))
         ts = [t for t in types if t.negated == negated]

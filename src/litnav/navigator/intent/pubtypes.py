@@ -197,8 +197,8 @@ _SUBJECT_AFTER = re.compile(r"\s+(?:of|on|about|in|for|testing|comparing|evaluat
 def _asked_for(text: str, start: int, end: int) -> bool:
     """True when the trial (or dataset) phrase at ``start:end`` is the kind of paper asked for: it
     heads the request ("randomized controlled trials of statins", "find RCTs on X", "datasets for
-    text summarization") or is a trailing clause of its own ("..., randomized controlled trials");
-    not "screening of randomized trials"."""
+    text summarization") or is a trailing clause of its own ("..., randomized controlled trials";
+    from its cue when negated: "QA methods, not datasets"); not "screening of randomized trials"."""
     if _REQUEST_BEFORE.match(text[:start]) and _SUBJECT_AFTER.match(text, end):
         return True
     return bool(re.search(r"[,;(]\s*$", text[:start]) and re.match(r"\s*(?:$|[,;.)])", text[end:]))
@@ -229,7 +229,7 @@ def extract_types(ws: Workspace) -> list[TypeMention]:
             continue
         if not negated and not only and ("trial" in items or "dataset?" in items) and not _asked_for(ws.text, start, end):
             continue  # "screening of randomized trials", "clinical trial reports": a topic unless "only"/"not" says a kind
-        if "dataset?" in items and not only and not _asked_for(ws.text, start, end):
+        if "dataset?" in items and not only and not _asked_for(ws.text, cue_start if negated else start, end):
             continue  # "methods with no datasets", "not on standard benchmarks": data, not a kind of paper
         if not negated and not only and "theoretical?" in items:
             continue  # "graph theory papers": a topic
