@@ -73,6 +73,14 @@ def test_et_al_before_a_capitalised_name_does_not_split():
     assert split_sentences(text) == ["As shown by Doe et al. Smith later agreed.", "See Fig. 3 for details."]
 
 
+def test_a_footnote_marker_after_a_sentence_begins_the_next_one():
+    """A full-text trial's quotes ended in "... SMT system. *\nThis work has been done while ..."."""
+    text = "We built an SMT system. *\nThis work was done at Google. It works."
+    assert split_sentences(text) == ["We built an SMT system.", "*\nThis work was done at Google.", "It works."]
+    assert split_sentences("like negation (cats vs. *Sue has any cats). Next.") == [
+        "like negation (cats vs. *Sue has any cats).", "Next."]  # an abbreviation still holds
+
+
 def test_sentence_spans_are_exact_offsets():
     text = "  First one.  Second one.   "
     spans = sentence_spans(text)

@@ -48,6 +48,9 @@ def student():
     "Our conclusions are drawn in Section 6.", "Finally, we conclude in Sect. 5.",
     "Section 4 is devoted to the experiments.", "The outline of the paper is as follows.",
     "We then describe our experiments (Section 4) and conclude (Section 5).",
+    # author notes a full-text trial found glued to quotes
+    "*\nThis work has been done while the first author was visiting Google.",
+    "Work done during an internship at Google.", "† Equal contribution.", "* Corresponding author.",
 ])
 def test_boilerplate_is_recognised(sentence):
     assert is_boilerplate(sentence)
@@ -66,6 +69,9 @@ def test_boilerplate_is_recognised(sentence):
     # a finding that opens with its section is evidence, not a road-map
     "Section 5 shows that dependency parsing with LSTMs improves accuracy by 3%.",
     "In Section 4 we show that the BiLSTM parser is 20% faster than the baseline.",
+    "Features usually do not have equal contribution in the decision.",  # the words of a note in content
+    "We coded the country of the corresponding author and the funding type.",
+    "The work was done during the pandemic, when clinics were closed.",
     "",
 ])
 def test_content_is_not_boilerplate(sentence):

@@ -1,5 +1,5 @@
 """Boilerplate that is never evidence: section road-maps, URLs, acknowledgements, funding and
-copyright lines, code/data availability notes, a journal's back-matter template, and fragments
+copyright lines, author notes, code/data availability notes, a journal's back-matter template, and fragments
 of fewer than two words ("2.", "Methods.", a lone formula line).
 
 Used by the evidence locator (a chunk made only of boilerplate, or from an acknowledgements or
@@ -49,6 +49,11 @@ _PATTERNS = [
     r"\b(grant|contract)\s+(no\.?|number|agreement)\s*[:#]?\s*[A-Z0-9-]{3,}",
     r"\bcopyright\s+(©|\(c\)|\d{4})|©\s*\d{4}|\ball\s+rights\s+reserved\b",
     r"\blicensed\s+under\s+(a\s+)?creative\s+commons\b",
+    # author notes ("This work was done while the first author was visiting X", "Equal contribution")
+    r"\b(work|research)\s+((was|has\s+been)\s+)?(done|carried\s+out|performed|conducted)\s+(while|when|during)\s+"
+    r"(the\s+)?((first|second|last|corresponding)\s+)?(authors?|(an?\s+)?intern(ship)?s?|I|he|she|they|we|visiting)\b",
+    r"^[\W\d]*(equal\s+contributions?|(these|both|the\s+first\s+two)\s+authors\s+contributed\s+equally"
+    r"|corresponding\s+authors?)\b",
     # a journal's back-matter template ("Any methods, additional references, Nature Research reporting summaries ...")
     r"\bany\s+methods,\s+additional\s+references\b|\bnature\s+(research|portfolio)\s+reporting\s+summar(y|ies)\b"
     r"|\bpeer\s+review\s+information;\s+details\s+of\b",

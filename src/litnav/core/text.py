@@ -48,7 +48,8 @@ _ABBREVIATIONS = frozenset(
     vol vols pp p ch chap dept univ dr mr mrs ms prof st jr sr inc ltd co corp jan feb mar apr jun
     jul aug sep sept oct nov dec viz ca est min max avg std var incl ed eds op cit""".split()
 )
-_BOUNDARY = re.compile(r"""([.!?]+)(["'”’)\]]*)(\s+)(?=["'“‘(\[]?[A-Z0-9\u00C0-\u024F])|\n\s*\n""")
+_BOUNDARY = re.compile(r"""([.!?]+)(["'”’)\]]*)(\s+)(?=[*†‡]*\s*["'“‘(\[]?[A-Z0-9\u00C0-\u024F])|\n\s*\n""")
+# a footnote marker after the end of a sentence begins the next one: "... SMT system. *\nThis work was done ..."
 
 
 def _is_abbreviation(text: str, dot: int) -> bool:
