@@ -238,6 +238,13 @@ def test_a_sentence_negating_the_excluded_phrase_does_not_violate_it(student, se
     ("Encoders, e.g. BERT, are pretrained on large corpora.", False),
     ("BERT encoders have been pretrained on many corpora, etc.", False),  # "etc." ends a list of examples
     ("The system of {{cite:c08b4e}} fine-tunes BERT on audio transcripts.", False),  # unarXive's marker: a cited paper
+    # a baseline compared is not used (a trial's "Compared with the CNN based methods ..." made a paper "use" CNNs)
+    ("Compared with the BERT based methods, our model is faster.", False),
+    ("Our parser is faster than BERT.", False),
+    ("Our model outperforms BERT.", False),
+    ("We fine-tune BERT, which is faster than ELMo.", True),
+    ("We fine-tune BERT on more than 3 tasks.", True),
+    ("Our ELMo model outperforms the baselines on BERT embeddings.", True),  # a preposition ends the comparison
 ])
 def test_a_negated_method_is_not_stated(sentence, stated):
     from litnav.scorer.quote import states

@@ -120,6 +120,15 @@ _NEGATED = re.compile(
 """A negation or contrast cue at most three words before a phrase, in the same clause (no comma,
 colon or semicolon between): "we do not use BERT", "without Twitter data", "unlike BERT",
 "contrary to semantic parsing"."""
+_COMPARED = re.compile(
+    r"\b(?:(?:compared|comparison)\s+(?:to|with)|(?<!more\s)(?<!less\s)(?<!fewer\s)(?<!other\s)than(?!\s+\d)"
+    r"|outperform(?:s|ed|ing)?)"
+    r"(?:[^\w,;:.!?]+(?!(?:on|in|across|for|at|over|using|with|by|and|while|when|where|which|that)\b)\w+){0,3}"
+    r"[^\w,;:.!?]*$", re.IGNORECASE)
+"""A comparison cue at most three words before a phrase, with no preposition or conjunction
+between: "compared with the CNN based methods", "faster than LSTMs", "outperforms BERT" name a
+baseline, which the paper compares, not uses ("outperforms BERT on GLUE" still uses GLUE)."""
+
 _NEGATED_AFTER = re.compile(r"^[^\w,;:.!?]*(?:\w+[^\w,;:.!?]+){0,2}?(?:is|are|was|were|be|been)\s+(?:not|never)\b",
                             re.IGNORECASE)
 """A phrase the clause then negates: "BERT is not used", "Twitter data were never collected"."""
@@ -197,7 +206,7 @@ def _affirmed(phrase: str, st: list[str], starts: list[int], sentence: str, adja
             last = _WORD.match(text, starts[i + len(key) - 1])
             end = last.end() if last else starts[i + len(key) - 1]
             after = text[end:end + 40]
-            negated_before = _NEGATED.search(before) and not _NOT_ONLY.search(before)
+            negated_before = (_NEGATED.search(before) and not _NOT_ONLY.search(before)) or _COMPARED.search(before)
             if (not negated_before and not _NEGATED_AFTER.search(after) and not _in_covariates(text, starts[i])
                     and not _cited_example(text, starts[i], after) and not _listed_example(text, starts[i])):
                 return True
@@ -222,7 +231,7 @@ def states(sentence: str, phrases: list[str], *, strict: bool = False) -> bool:
     """True when ``sentence`` contains every phrase key (``scorer.text.phrase_key``) of a
     checkpoint contiguously after stemming (or as one hyphenated word, :func:`_form_in`), not negated (a negation cue at most three words
     before it: "we do not use BERT", "without Twitter data"), not an example after "such as" or
-    "e.g.", and the sentence cites no other work (:func:`mentions_other_work`): the sentence states the checkpoint's key phrases
+    "e.g.", not a baseline compared (:data:`_COMPARED`: "faster than LSTMs"), and the sentence cites no other work (:func:`mentions_other_work`): the sentence states the checkpoint's key phrases
     of the paper itself (e.g. "We fine-tune BERT ..." states "The paper uses BERT"). A noun and its
     adjective count as one word (:func:`~litnav.scorer.text.derivational_base`: "low autophagic
     activity" states "autophagy"). False without phrase keys. ``strict`` (an exclusion, whose
