@@ -14,7 +14,7 @@ from litnav.core.records import Node, Workflow
 from litnav.core.settings import Settings
 from litnav.corpus import Corpus
 from litnav.ingest import build
-from litnav.librarians import WorkflowError, validate_workflow
+from litnav.librarians import WorkflowError, load_workflow, validate_workflow
 from litnav.navigator.intent import parse_intent
 from litnav.navigator.planner import BASELINE_NODES, MAX_CHECKPOINT_BRANCHES, MAX_FAN_IN, plan_workflow
 from litnav.web import ReferenceParseError
@@ -74,7 +74,8 @@ def test_plan_out_writes_only_a_valid_workflow(runner, corpus, tmp_path, monkeyp
     out = tmp_path / "wf.json"
     res = runner.invoke(app, ["plan", "graph neural networks for molecules", "--corpus", str(corpus), "--out", str(out)])
     assert res.exit_code == 0, res.output
-    validate_workflow(Workflow.model_validate_json(out.read_text()))
+    validate_workflow(load_workflow(out))
+    assert json.loads(out.read_text())["intent"] == "graph neural networks for molecules"  # what its ids name
     broken = Workflow(nodes=[Node(id="u", op="union", inputs=[f"s{i}" for i in range(MAX_FAN_IN + 1)])], output="u")
     monkeypatch.setattr(planner, "plan_workflow", lambda *a, **k: broken)
     out2 = tmp_path / "bad.json"

@@ -68,7 +68,7 @@ def test_show_takes_a_doi_or_title_as_anchor_searches_do(corpus: Path) -> None:
 
 def test_show_unknown_paper(corpus: Path) -> None:
     result = runner.invoke(app, ["show", "no-such-id", "--corpus", str(corpus)])
-    assert result.exit_code == 1 and "no paper 'no-such-id'" in result.output
+    assert result.exit_code == 1 and "could not resolve 'no-such-id'" in result.output
 
 
 @pytest.mark.parametrize(("args", "message"), [

@@ -174,20 +174,24 @@ def test_a_pasted_whole_abstract_is_the_example_already(corpus):
 def _facet_workflow(facets, edit):
     settings = Settings()
     wf = plan_workflow(rule_checklist(METHOD_FACET, facets, settings), settings)
-    edit({n.id: n for n in wf.nodes})
+    edit(wf)
     return search(METHOD_FACET, facets, settings, workflow=wf, top_k=4, rounds=1)
 
 
-def _unfuse(nodes):
-    fuse = nodes["fuse"]
+def _unfuse(wf):
+    """The example searches taken out of the fusion, and so out of the workflow (a node that feeds
+    nothing is refused: ``navigator.workflow_check``)."""
+    fuse = wf.node("fuse")
     keep = [i for i, n in enumerate(fuse.inputs) if n not in EXAMPLE_NODES]
     fuse.inputs = [fuse.inputs[i] for i in keep]
     fuse.params = {**fuse.params, "weights": [fuse.params["weights"][i] for i in keep]}
+    wf.nodes = [n for n in wf.nodes if n.id not in EXAMPLE_NODES]
 
 
-def _other_seed(nodes):
+def _other_seed(wf):
     for i in EXAMPLE_NODES:
-        nodes[i].params = {**nodes[i].params, "seed_ids": ["news"]}
+        node = wf.node(i)
+        node.params = {**node.params, "seed_ids": ["news"]}
 
 
 @pytest.mark.parametrize("edit", [_unfuse, _other_seed], ids=["not fused", "another paper"])

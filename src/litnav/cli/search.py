@@ -106,7 +106,11 @@ def search_cmd(
             session = anchor_search(anchor, direction, c, settings, intent=query, top_k=top, template=workflow)
         else:
             wf = load_workflow(workflow) if workflow else None
+            if wf is not None:
+                _workflow_notes(workflow, query, c)
             session = search(query, c, settings, workflow=wf, rounds=rounds, top_k=top, progress=True)
+            if wf is not None:
+                session.engines["workflow"] = session.engines.get("workflow", "given").replace("given", str(workflow), 1)
             from litnav.navigator.branches import clarify
             from litnav.navigator.clarify import terminal_ask
 
@@ -152,6 +156,30 @@ def search_cmd(
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
+def _workflow_notes(path: Path, query: str, corpus) -> None:
+    """Warn (stderr) when the workflow file was planned for another intent (``litnav plan --out``
+    records it: its checkpoint ids now name this intent's checkpoints), and when the intent asks
+    for an anchor paper's neighbours, which the file's search replaces."""
+    import json
+
+    from litnav.navigator.search import anchor_routing
+
+    console = make_console(stderr=True)
+    try:
+        planned = json.loads(Path(path).read_text()).get("intent")
+    except (OSError, ValueError, AttributeError):
+        planned = None
+    if isinstance(planned, str) and " ".join(planned.split()).lower() != " ".join(query.split()).lower():
+        console.print(f"note: {path} was planned for the intent {planned!r}; its checkpoint ids (within, "
+                      "checkpoint_ids) now name this intent's checkpoints (`litnav plan` lists them)",
+                      markup=False, highlight=False)
+    if (routed := anchor_routing(query, corpus)) is not None:
+        console.print(f"note: the intent asks for the {routed[0]} papers of {routed[1]}, which a search without "
+                      f"--workflow runs as an anchor search; {path} runs instead (`litnav search --anchor "
+                      f"{routed[1]} --direction {routed[0]} --workflow TEMPLATE` edits the anchor search)",
+                      markup=False, highlight=False)
+
+
 def plan_cmd(
     query: str = typer.Argument(..., help="The search intent."),
     corpus: Path = typer.Option(..., "--corpus", "-c", help="Corpus directory (for its venue vocabulary)."),
@@ -179,6 +207,7 @@ def plan_cmd(
     workflow = plan_workflow(checklist, settings)
     with clean_errors(WorkflowError):
         validate_workflow(workflow)  # never write a workflow `search --workflow` would refuse
+    from litnav.navigator.search import anchor_routing
     from litnav.session.render import workflow_table
 
     console = make_console(stderr=as_json)  # with --json, stdout carries the workflow JSON alone
@@ -188,12 +217,21 @@ def plan_cmd(
         sys.stdout.write(text + "\n")
     else:
         console.print(workflow_table(workflow))
+    if (routed := anchor_routing(query, c)) is not None:
+        console.print(f"Note: `litnav search` runs this intent as the anchor search of {routed[1]} ({routed[0]}: "
+                      f"its template, navigator/data/anchor_{routed[0]}.json, not the workflow above); "
+                      f"`litnav search --anchor {routed[1]} --direction {routed[0]} --workflow TEMPLATE` runs an "
+                      "edited one, and `--workflow` with this plan runs the topic search above instead.",
+                      markup=False, highlight=False)
     if out:
+        import json
+
         from litnav.session.io import write_text_atomic
 
-        with clean_errors(OSError, ValueError):
-            write_text_atomic(text, out)
-        console.print(f"workflow written to {out}")
+        with clean_errors(OSError, ValueError):  # the intent and checkpoints the workflow's ids name
+            write_text_atomic(json.dumps({"intent": query, "checkpoints": {cp.id: cp.text for cp in checklist.checkpoints},
+                                          **workflow.model_dump(mode="json")}, indent=2), out)
+        console.print(f"workflow written to {out} (with the intent and checkpoints its ids name)")
 
 
 def audit_cmd(

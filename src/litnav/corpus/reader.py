@@ -368,6 +368,17 @@ class Corpus:
                            "ORDER BY corpus_id", [norm, year])
         return [r[0] for r in rows]
 
+    def find_by_short_title(self, name: str) -> list[str]:
+        """Ids of the papers whose title is ``name`` and a subtitle after a colon ("Soft
+        Actor-Critic" for "Soft Actor-Critic: Off-Policy Maximum Entropy ..."), the two compared as
+        normalised titles (``normalise_title``); sorted, ``[]`` for a blank name."""
+        norm = normalise_title(name)
+        if not norm:
+            return []
+        key = norm.replace("%", "").replace("_", "")
+        rows = self._q("SELECT corpus_id, title FROM papers WHERE norm_title LIKE ? ORDER BY corpus_id", [f"{key} %"])
+        return [cid for cid, title in rows if ":" in title and normalise_title(title.split(":", 1)[0]) == norm]
+
     def find_by_acronym(self, acronym: str) -> list[str]:
         """Ids of the papers an acronym of 3-12 letters or digits names, sorted: those whose title
         is the acronym and a subtitle ("BERT: Pre-training of ..."), else those whose title words,

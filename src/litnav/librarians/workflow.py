@@ -67,6 +67,12 @@ def require_ranked_output(workflow: Workflow) -> None:
                                   "-> score -> rerank; for retrieval order alone set scorer.enabled=false)", "output")
 
 
+PLAN_KEYS = ("intent", "checkpoints")
+"""Keys a workflow file may hold beside ``nodes`` and ``output``: the intent it was planned for and
+its checkpoints (id -> text), which ``litnav plan --out`` writes so the file says what its
+checkpoint ids name."""
+
+
 def load_workflow(path: str | Path) -> Workflow:
     """Read and validate a workflow JSON file for a search (its output a ranked list:
     :func:`require_ranked_output`); errors name the file and the node/field."""
@@ -80,6 +86,8 @@ def load_workflow(path: str | Path) -> Workflow:
                                   f"({str(exc).splitlines()[0] or 'JSON nested too deeply'})") from None
     if isinstance(data, dict) and "workflow" in data and "nodes" not in data:
         data = data["workflow"]
+    if isinstance(data, dict):  # `litnav plan --out` records the intent and checkpoints its ids name
+        data = {k: v for k, v in data.items() if k not in PLAN_KEYS}
     try:
         workflow = Workflow.model_validate(data)
     except ValidationError as exc:

@@ -35,6 +35,7 @@ from litnav.navigator.results import link_to_anchor
 DIRECTIONS = ("successor", "predecessor", "sibling", "benchmark", "survey")
 
 _DOI = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:)?(10\.\d{4,9}/\S+)$", re.I)
+_ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.(.+)$", re.I)
 _ARXIV = re.compile(r"^(?:arxiv:|https?://arxiv\.org/abs/)?(\d{4}\.\d{4,5}(?:v\d+)?|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})$",
                     re.I)
 
@@ -49,7 +50,8 @@ def resolve_anchor(corpus, ref: str, *, fuzzy: bool = True) -> str:
     "DDPM", "BERT"), or (``fuzzy``) a title close enough for the
     reference matcher (``web.matcher.Matcher``, as ``litnav verify`` uses it) to verify. Raises
     ``AnchorError`` when none matches (naming the closest title the matcher found) or an exact
-    title matches several papers (listing them)."""
+    title matches several papers (listing them). A title before its subtitle's colon ("Soft
+    Actor-Critic") and arXiv's DOI (10.48550/arXiv.ID) name the paper too."""
     ref = ref.strip()
     if not ref:
         raise AnchorError("the anchor is empty")
@@ -58,6 +60,8 @@ def resolve_anchor(corpus, ref: str, *, fuzzy: bool = True) -> str:
     if m := _DOI.match(ref):
         if cid := corpus.find_by_external_id("doi", m.group(1)):
             return cid
+        if arxiv := _ARXIV_DOI.match(m.group(1)):  # arXiv's DataCite DOI: the arXiv id
+            ref = arxiv.group(1)
     if m := _ARXIV.match(ref):
         bare = re.sub(r"v\d+$", "", m.group(1))
         for value in (m.group(1), bare):
@@ -68,13 +72,17 @@ def resolve_anchor(corpus, ref: str, *, fuzzy: bool = True) -> str:
         return ids[0]
     if len(ids) > 1:
         raise AnchorError(f"the title {ref!r} matches {len(ids)} papers ({', '.join(ids[:5])}); give a corpus id")
-    ids = corpus.find_by_acronym(ref) if hasattr(corpus, "find_by_acronym") else []
-    if len(ids) == 1:
-        return ids[0]
-    if len(ids) > 1:
-        raise AnchorError(f"the acronym {ref!r} names {len(ids)} papers ({', '.join(ids[:5])}); give a corpus id")
+    for how, find in (("acronym", "find_by_acronym"), ("short title", "find_by_short_title")):
+        ids = getattr(corpus, find)(ref) if hasattr(corpus, find) else []
+        if len(ids) == 1:
+            return ids[0]
+        if len(ids) > 1:
+            papers = corpus.papers(ids[:5])
+            listed = "; ".join(f"{cid} {papers[cid].title!r}" if cid in papers else cid for cid in ids[:5])
+            raise AnchorError(f"the {how} {ref!r} names {len(ids)} papers ({listed}); give a corpus id")
     if not fuzzy:
-        raise AnchorError(f"no paper {ref!r} in the corpus (tried corpus id, DOI, arXiv id, exact title and acronym)")
+        raise AnchorError(f"could not resolve {ref!r} to a corpus paper (tried corpus id, DOI, arXiv id, exact title, "
+                          "acronym and short title)")
     from litnav.web.matcher import Matcher
     from litnav.web.records import ExternalRecord
 
@@ -84,7 +92,8 @@ def resolve_anchor(corpus, ref: str, *, fuzzy: bool = True) -> str:
     if match.status == "verified" and match.corpus_id:
         return match.corpus_id
     hint = (f"; {match.reason}: corpus id {match.corpus_id}" if match.corpus_id and match.reason else "")
-    raise AnchorError(f"no paper {ref!r} in the corpus (tried corpus id, DOI, arXiv id and title){hint}")
+    raise AnchorError(f"could not resolve {ref!r} to a corpus paper (tried corpus id, DOI, arXiv id, title, acronym "
+                      f"and short title){hint}")
 
 
 def template_path(direction: str) -> Path:
@@ -157,6 +166,33 @@ def _coverage(corpus, cid: str, direction: str) -> tuple[int | None, int | None]
     return None, None
 
 
+def _not_older(checklist: Checklist, paper, corpus, today: date | None) -> Checklist:
+    """``checklist`` with "published since the anchor's year" when it names no year: a survey that
+    covers the anchor is not older than it (a trial's survey lists held papers years older than
+    their anchor); as it is when the anchor has no year."""
+    if paper.year is None or any(c.predicate is not None and c.predicate.field == "year" for c in checklist.checkpoints):
+        return checklist
+    found = [c for c in _constraints(f"since {paper.year}", corpus, today) if c.predicate is not None]
+    if not found:
+        return checklist
+    n = 1 + max((int(c.id[1:]) for c in checklist.checkpoints if re.fullmatch(r"m\d+", c.id)), default=0)
+    cp = found[0].model_copy(update={"id": f"m{n}", "text": f"{found[0].text} (a survey of the anchor is not older "
+                                                               "than it)"})
+    return checklist.model_copy(update={"checkpoints": [*checklist.checkpoints, cp]})
+
+
+def _names_content(text: str, corpus, today: date | None) -> bool:
+    """True when the intent parser reads a topic in ``text`` (a checkpoint other than metadata and
+    exclusions), so it orders the anchor's neighbours; "only since 2021, not surveys" names none."""
+    from litnav.navigator.planner import corpus_parse
+
+    try:
+        checklist = corpus_parse(text, corpus, today)
+    except ValueError:
+        return False
+    return any(c.kind not in ("metadata", "exclusion") for c in checklist.checkpoints)
+
+
 def _constraints(text: str | None, corpus, today: date | None) -> list[Checkpoint]:
     """The metadata and exclusion checkpoints the intent parser reads in ``text`` (none without)."""
     from litnav.navigator.planner import corpus_parse
@@ -187,7 +223,10 @@ def anchor_search(
     The intent (default: the anchor's title) gives the checklist that scores and orders the
     candidates; its hard metadata constraints become a ``filter`` node. ``constraints`` ("since
     2023, not surveys"; with no intent) adds the metadata and exclusion checkpoints the intent
-    parser reads in it to the title's checklist; its other words are dropped. Returns a session whose
+    parser reads in it to the title's checklist; its other words are dropped. An intent that names
+    no topic ("only since 2021, not surveys") is read as ``constraints``: the title stays the topic.
+    An exclusion of the intent leaves its papers out (a ``text_filter`` on title and abstract, as
+    feedback's "drop anything about X" does). Returns a session whose
     turn 1 records the anchor and direction, ready for ``navigator.refine``. Raises
     ``AnchorError`` (unknown anchor/direction/template) or ``WorkflowError``.
     """
@@ -212,6 +251,8 @@ def anchor_search(
     cid = resolve_anchor(corpus, anchor)
     paper = corpus.paper(cid)
     given = visible_text(intent or "").strip()
+    if given and constraints is None and not _names_content(given, corpus, today):
+        given, constraints = "", given  # "only since 2021, not surveys": constraints on the title's search
     query = given or paper.title
     try:
         checklist = corpus_parse(query, corpus, today)
@@ -230,10 +271,18 @@ def anchor_search(
                                                                     terms=[t for c in checklist.checkpoints if c.id == "c1"
                                                                            for t in c.terms] or [query]),
                                                          *_constraints(constraints, corpus, today)])
+    if direction == "survey":
+        checklist = _not_older(checklist, paper, corpus, today)
     checklist = relax_unsatisfiable(checklist, corpus)  # "since 2030": a preference, as in a search
     checklist = with_source(checklist, corpus, settings, text=query) if given else checklist
     if checklist.source_ids and settings.navigator.exclude_source:  # a pasted passage: never its own paper
         insert_before_evidence(wf, source_node(checklist.source_ids, []))
+        validate_workflow(wf)
+    if excluded := [t for c in checklist.checkpoints if c.kind == "exclusion" and c.weight >= 1.0 for t in c.terms]:
+        # left out, as feedback's "drop anything about X" leaves it out: among a few hundred
+        # neighbours a demotion kept 7 of 20 results about the excluded topic in a trial
+        insert_before_evidence(wf, Node(id="exclude", op="text_filter", params={"exclude_terms": excluded},
+                                        note="leave out what the intent excludes (title and abstract)"))
         validate_workflow(wf)
     hard = hard_metadata(checklist)
     if hard and not any(n.op == "filter" for n in wf.nodes):

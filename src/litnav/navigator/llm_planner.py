@@ -38,11 +38,12 @@ from litnav.core.records import (
 )
 from litnav.core.settings import Settings
 from litnav.core.text import stop_words
-from litnav.librarians import REGISTRY, WorkflowError, validate_workflow
+from litnav.librarians import REGISTRY
 from litnav.llm import LLMError
 from litnav.llm.checked import structured_checked
 from litnav.navigator.intent import PUBLICATION_TYPES
-from litnav.navigator.planner import TAIL_OPS, plan_workflow
+from litnav.navigator.planner import plan_workflow, with_top_k
+from litnav.navigator.workflow_check import check_workflow
 
 TOP_VENUES = 60
 Ask = Callable[[str, list[str], str], str]
@@ -290,40 +291,6 @@ def to_checklist(intent: str, drafts: list[CheckpointDraft], venues: dict[str, i
     return Checklist(intent=intent, checkpoints=checkpoints), problems
 
 
-def check_workflow(workflow: Workflow, checklist: Checklist, corpus) -> list[str]:
-    """Problems of a workflow for the search loop: ``validate_workflow``'s first error, the
-    locate_evidence -> score -> rerank tail with the rerank node as output, checkpoint ids that
-    name checkpoints, and seed ids that exist in the corpus."""
-    try:
-        validate_workflow(workflow)
-    except WorkflowError as exc:
-        return [f"invalid workflow: {exc}"]
-    problems: list[str] = []
-    by_op: dict[str, list[Node]] = {}
-    for n in workflow.nodes:
-        by_op.setdefault(n.op, []).append(n)
-    for op in TAIL_OPS:
-        if len(by_op.get(op, [])) != 1:
-            problems.append(f"invalid workflow: needs exactly one {op} node, found {len(by_op.get(op, []))}")
-    if by_op.get("rerank") and workflow.output != by_op["rerank"][0].id:
-        problems.append(f"invalid workflow: output must be the rerank node {by_op['rerank'][0].id!r}")
-    ids = {c.id for c in checklist.checkpoints}
-    meta = {c.id for c in checklist.checkpoints if c.kind == "metadata"}
-    seeds: list[str] = []
-    for n in workflow.nodes:
-        cp = n.params.get("checkpoint_id")
-        if cp is not None and cp not in ids:
-            problems.append(f"node {n.id!r}, field 'params.checkpoint_id': {cp!r} is not a checkpoint id")
-        bad = [c for c in n.params.get("checkpoint_ids", []) if c not in meta]
-        if bad:
-            problems.append(f"node {n.id!r}, field 'params.checkpoint_ids': {bad} are not metadata checkpoint ids")
-        seeds += n.params.get("seed_ids", [])
-    missing = sorted(set(seeds) - set(corpus.papers(seeds))) if seeds else []
-    if missing:
-        problems.append(f"invalid workflow: seed_ids {missing} are not papers of the corpus")
-    return problems
-
-
 def check_plan(reply: PlanReply, intent: str, venues: dict[str, int], corpus) -> list[str]:
     """All problems of a ``PlanReply`` (clarification shape, checklist, workflow)."""
     problems: list[str] = []
@@ -406,9 +373,6 @@ class LLMPlanner:
         checklist, _ = to_checklist(intent, reply.checkpoints, venues)
         if reply.workflow is None:
             return checklist, None
-        nodes = [n.to_node() for n in reply.workflow.nodes]
-        top_k = self.top_k or settings.navigator.top_k
-        nodes = [n.model_copy(update={"params": {**n.params, "top_k": top_k}}) if n.op == "rerank" else n
-                 for n in nodes]
-        return checklist, Workflow(nodes=nodes, output=reply.workflow.output)
+        workflow = Workflow(nodes=[n.to_node() for n in reply.workflow.nodes], output=reply.workflow.output)
+        return checklist, with_top_k(workflow, self.top_k or settings.navigator.top_k)
 

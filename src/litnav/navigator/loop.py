@@ -23,13 +23,14 @@ from typing import Any, TypedDict
 from litnav.core.progress import progress_bar
 from litnav.core.records import Checklist, FoundBy, Round, ScoredPaper, Session, Workflow
 from litnav.core.settings import Settings
-from litnav.librarians import Pool, RunContext, ScoredPool, run_workflow, validate_workflow
+from litnav.librarians import Pool, RunContext, ScoredPool, WorkflowError, run_workflow, validate_workflow
 from litnav.librarians.operators import REGISTRY
-from litnav.navigator.planner import TAIL_OPS, plan_workflow, rule_checklist, whole_intent_checkpoint
+from litnav.navigator.planner import TAIL_OPS, plan_workflow, rule_checklist, whole_intent_checkpoint, with_top_k
 from litnav.navigator.reflect import ReflectionState, reflect
 from litnav.navigator.results import build_results
 from litnav.navigator.scoring import ScoringStage
 from litnav.navigator.source import with_source
+from litnav.navigator.workflow_check import check_workflow
 from litnav.reranker import cross_encoder_rerank, rank_scored
 from litnav.reranker.combine import Combination, combine, load_combination
 from litnav.scorer.cross_encoder import pair_scorer
@@ -139,7 +140,7 @@ class SearchRun:
         self.settings = settings
         self.user_workflow = workflow
         self.max_rounds = rounds or settings.navigator.rounds
-        self.top_k = top_k or settings.navigator.top_k
+        self.top_k = top_k or (workflow.top_k() if workflow is not None else None) or settings.navigator.top_k
         self.planner = planner
         self.reflector = reflector
         self.llm_reranker = llm_reranker
@@ -185,8 +186,9 @@ class SearchRun:
                 workflow = None
                 self.engines.setdefault("navigator", "rules")
             if self.user_workflow is not None:
-                validate_workflow(self.user_workflow)
-                workflow = self.user_workflow
+                if problems := check_workflow(self.user_workflow, checklist, self.corpus):
+                    raise WorkflowError(None, "; ".join(problems))
+                workflow = with_top_k(self.user_workflow, self.top_k)
             self.checklist = checklist
             self.workflow = workflow or plan_workflow(checklist, self.settings, self.top_k)
             validate_workflow(self.workflow)
@@ -347,6 +349,11 @@ class SearchRun:
         weight = self._combination().scorer_weight if scored and self.settings.reranker.order == "combined" else None
         self.engines.setdefault("reranker", _order_label(self.settings, scored, weight))
         self.engines.setdefault("retrieval", retrieval_channels(self.corpus))
+        if self.user_workflow is not None:  # what ran: the user's round 1, then what reflection planned
+            later = len(self.rounds) - 1
+            self.engines.setdefault("workflow", "given (round 1)" + (
+                f"; rounds 2-{len(self.rounds)} planned by reflection" if later > 1 else
+                "; round 2 planned by reflection" if later == 1 else ""))
         return Session(
             intent=self.intent, corpus=_absolute(getattr(self.corpus, "directory", None)),
             corpus_fingerprint=self.corpus.fingerprint(), settings=_settings_snapshot(self.settings),

@@ -56,6 +56,14 @@ MAX_FAN_IN = 64
 """Most inputs one ``union`` takes (its operator's ``max_inputs``)."""
 
 
+def with_top_k(workflow: Workflow, top_k: int) -> Workflow:
+    """``workflow`` (a copy) whose ``rerank`` node returns ``top_k`` results, so a recorded
+    workflow says how many results its round returned."""
+    return workflow.model_copy(update={"nodes": [
+        n.model_copy(update={"params": {**n.params, "top_k": top_k}}) if n.op == "rerank" else n
+        for n in workflow.nodes]})
+
+
 def hard_metadata(checklist: Checklist) -> list[Checkpoint]:
     """The metadata checkpoints stated as hard constraints: those with a predicate and weight
     >= 1. Soft preferences (weight < 1: "recent", "empirical") are never exact filters."""
@@ -195,6 +203,17 @@ def content_query(checklist: Checklist) -> str:
     return " ".join(terms)
 
 
+FIRST_STAGE_ID_NOTE = " (its id marks the first stage, whose order the unscored tail keeps: keep the id)"
+BASELINE_ID_NOTE = " (its id marks the hybrid baseline whose top results the final ranking keeps: keep the id)"
+"""Node notes that say a planner id is read by the scorer (``navigator.scoring``: the first stage
+and the recall guard go by :data:`FIRST_STAGE_NODES` and :data:`BASELINE_NODES`), so a user who
+renames it knows what is lost."""
+
+
+def _within_note(hard: list[str]) -> str:
+    return f", within the papers that satisfy {', '.join(hard)}" if hard else ""
+
+
 def retrieval_nodes(checklist: Checklist, settings: Settings) -> list[Node]:
     """Round-1 retrieval nodes: whole-intent dense and BM25 searches, per-checkpoint ones when
     ``librarians.facet_weight`` > 0, the baseline searches (:func:`baseline_nodes`) and, with
@@ -212,9 +231,9 @@ def retrieval_nodes(checklist: Checklist, settings: Settings) -> list[Node]:
     # scores break the same way and a one-checkpoint intent's first stage IS the hybrid ranking
     nodes = [
         Node(id=FIRST_STAGE_NODES[0], op="lexical_search", params={"query": query, "k": lib.lexical_k, **within},
-             note=f"BM25 retrieval of {what}"),
+             note=f"BM25 retrieval of {what}{_within_note(hard)}{FIRST_STAGE_ID_NOTE}"),
         Node(id=FIRST_STAGE_NODES[1], op="semantic_search", params={"query": query, "k": lib.semantic_k, **within},
-             note=f"dense retrieval of {what}"),
+             note=f"dense retrieval of {what}{_within_note(hard)}{FIRST_STAGE_ID_NOTE}"),
     ]
     whole = whole_intent_checkpoint(checklist)
     content = [c for c in checklist.checkpoints if c.kind in CONTENT_KINDS and c is not whole]
@@ -258,9 +277,9 @@ def baseline_nodes(checklist: Checklist, settings: Settings) -> list[Node]:
     query = checklist.intent.strip()
     why = "the intent as typed: plain hybrid retrieval, whose top results the final ranking keeps"
     return [Node(id=BASELINE_NODES[0], op="lexical_search", params={"query": query, "k": max(guard, lexical_k)},
-                 note=f"BM25 of {why}"),
+                 note=f"BM25 of {why}{BASELINE_ID_NOTE}"),
             Node(id=BASELINE_NODES[1], op="semantic_search", params={"query": query, "k": max(guard, semantic_k)},
-                 note=f"dense retrieval of {why}")]
+                 note=f"dense retrieval of {why}{BASELINE_ID_NOTE}")]
 
 
 def example_nodes(checklist: Checklist, settings: Settings) -> list[Node]:

@@ -95,7 +95,8 @@ def node_keys(workflow: Workflow, checklist: Checklist) -> dict[str, str]:
         if node.op == "filter":
             wanted = set(params[nid].checkpoint_ids)
             dep = [c.predicate.model_dump(mode="json") for c in checklist.checkpoints
-                   if c.kind == "metadata" and c.predicate is not None and (not wanted or c.id in wanted)]
+                   if c.kind == "metadata" and c.predicate is not None
+                   and (c.id in wanted if wanted else c.weight >= 1.0)]
         elif node.op in TAIL_OPS:
             dep = checklist.model_dump(mode="json", exclude={"intent"})
         blob = json.dumps([node.op, params[nid].model_dump(mode="json"), [keys[i] for i in node.inputs], dep],
@@ -293,7 +294,7 @@ def apply_edits(checklist: Checklist, workflow: Workflow, edits: list[Edit], set
                 # step around a filter (a later turn fuses every round's branches)
                 for filt in (n for n in wf.nodes if n.op == "filter"):
                     old = list(filt.params.get("checkpoint_ids", []))
-                    if old:  # empty means every metadata checkpoint, which now includes cp
+                    if old:  # empty means every hard metadata checkpoint, which now includes cp
                         filt.params = {**filt.params, "checkpoint_ids": old + [cp.id]}
                     done.append(Edit(action="set_param", target=filt.id, detail={
                         "param": "checkpoint_ids", "old": old, "new": filt.params.get("checkpoint_ids", [])},
@@ -544,7 +545,9 @@ def run_turn(
             log.warning("pinned papers %s are no longer in the corpus (it was rebuilt without them)", gone)
         if set(missing) - set(gone):
             log.warning("pinned papers %s are not among this turn's candidates", [c for c in missing if c not in gone])
-    ranked = [p for p in ranked if p.corpus_id not in set(bans)]
+    # the anchor is never a result of its own anchor session, whatever a turn's citation search found
+    # (a trial's "what did #1 build on" put the anchor at #2 of its own successors)
+    ranked = [p for p in ranked if p.corpus_id not in set(bans) and p.corpus_id != prev.anchor]
     results = link_to_anchor(build_results(corpus, ranked, run.found_by, top_k), corpus, prev.anchor, prev.direction)
     base = len(session.rounds)
     rounds: list[Round] = []

@@ -29,18 +29,19 @@ def build_results(corpus, ranked: list[ScoredPaper], found_by: dict[str, list[Fo
 
 
 def link_to_anchor(results: list[Result], corpus, anchor: str | None, direction: str | None) -> list[Result]:
-    """``results`` of an anchor search that follows citations (``direction`` "successor" or
-    "predecessor"), each with the citation edge to ``anchor`` that makes it a neighbour and the
-    edge's citing sentences (``Result.anchor_link``), recorded so an audit shows why it is listed
-    without reading the corpus again; other searches' results unchanged."""
-    if not anchor or direction not in ("successor", "predecessor"):
+    """``results`` of an anchor search (any ``direction``), each that cites ``anchor`` or is cited by
+    it with that citation edge and the edge's citing sentences (``Result.anchor_link``), recorded
+    so an audit shows why it is listed without reading the corpus again: a successor cites the
+    anchor, a predecessor is cited by it, and a sibling, survey or benchmark may be either (the
+    edge then says so; a trial found none of 468 such results saying why it was listed). Other
+    searches' results (no anchor) unchanged."""
+    if not anchor or not direction:
         return results
     ids = {r.corpus_id for r in results}
-    if direction == "successor":
-        edges = {e.citing_id: e for e in corpus.citations(anchor) if e.citing_id in ids}
-        relation = "cites the anchor"
-    else:
-        edges = {e.cited_id: e for e in corpus.references(anchor) if e.cited_id in ids}
-        relation = "cited by the anchor"
-    return [r.model_copy(update={"anchor_link": AnchorLink(relation=relation, contexts=[
-        c for c in edges[r.corpus_id].contexts if c and c.strip()])}) if r.corpus_id in edges else r for r in results]
+    links: dict[str, tuple[str, object]] = {}
+    if direction != "successor":
+        links |= {e.cited_id: ("cited by the anchor", e) for e in corpus.references(anchor) if e.cited_id in ids}
+    if direction != "predecessor":
+        links |= {e.citing_id: ("cites the anchor", e) for e in corpus.citations(anchor) if e.citing_id in ids}
+    return [r.model_copy(update={"anchor_link": AnchorLink(relation=links[r.corpus_id][0], contexts=[
+        c for c in links[r.corpus_id][1].contexts if c and c.strip()])}) if r.corpus_id in links else r for r in results]

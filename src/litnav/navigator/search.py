@@ -98,6 +98,27 @@ def _search(intent, corpus, settings, *, workflow, rounds, top_k, meter, progres
     return session
 
 
+def anchor_routing(intent: str, corpus) -> tuple[str, str] | None:
+    """``(direction, anchor corpus id)`` when ``intent`` asks for the citing, cited or similar
+    papers of one corpus paper named whole, which :func:`search` without a workflow runs as that
+    paper's anchor search (a given workflow replaces it); None otherwise. For notes: ``litnav plan``
+    shows the topic workflow, and ``search --workflow`` runs it instead of the anchor search."""
+    from litnav.navigator.anchor import AnchorError, resolve_anchor
+    from litnav.navigator.intent.anchor_request import anchor_request
+
+    request = anchor_request(intent)
+    if request is None:
+        return None
+    if request.exact_title:
+        ids = (corpus.find_by_title(request.reference) or corpus.find_by_acronym(request.reference)
+               or corpus.find_by_short_title(request.reference))
+        return (request.direction, ids[0]) if len(ids) == 1 else None
+    try:
+        return request.direction, resolve_anchor(corpus, request.reference)
+    except AnchorError:
+        return None
+
+
 class NotFound(NamedTuple):
     """An intent that asks for the neighbours of a paper shaped as one (quoted, an identifier, a
     title) that no corpus paper is: ``topic`` (its words and the constraints after it) is searched
@@ -122,7 +143,7 @@ def _anchor_from_intent(intent: str, corpus, settings: Settings, *, top_k, today
         return None
     direction, ref, rest = request.direction, request.reference, request.rest
     if request.exact_title:  # "papers similar to Deep Sets": the paper of that title, else a topic
-        ids = corpus.find_by_title(ref) or corpus.find_by_acronym(ref)
+        ids = corpus.find_by_title(ref) or corpus.find_by_acronym(ref) or corpus.find_by_short_title(ref)
         if len(ids) != 1:
             return _not_found(request, corpus, settings, top_k=top_k, today=today) if not ids else None
         ref = ids[0]

@@ -35,15 +35,15 @@ def paper_view(c, corpus_id: str) -> dict | None:
 
 
 def anchor_links(session, corpus) -> dict[str, dict[str, Any]]:
-    """For the results of an anchor search that follows citations (its first turn's direction
-    ``successor`` or ``predecessor``), the citation edge that makes each one a neighbour:
+    """For the results of an anchor search (any direction), the citation edge to the anchor that
+    makes each one a neighbour (a sibling, survey or benchmark may have none):
     corpus id -> ``{"relation": "cites the anchor" | "cited by the anchor", "contexts": [the
     citing sentences the edge records, possibly none]}``. The edge, not the checklist, is why such
     a result is listed; its citing sentence is the evidence an auditor checks. Read from the
     results (``Result.anchor_link``, recorded by the search); for a session written before they
     were recorded, from ``corpus`` (None: no links). Empty for any other search."""
     turn = session.turns[0] if getattr(session, "turns", None) else None
-    if turn is None or not turn.anchor or turn.direction not in ("successor", "predecessor"):
+    if turn is None or not turn.anchor or not turn.direction:
         return {}
     results = session.results
     if corpus is not None and not any(r.anchor_link for r in results):  # a session written before links were kept

@@ -280,6 +280,21 @@ def _filtered_out(session: Session) -> list[str]:
     return notes
 
 
+_DROPPED = re.compile(r"^dropped (\d+) of (\d+) by ")
+
+
+def _filter_counts(session: Session) -> tuple[int, int] | None:
+    """``(passed, candidates)`` of the ``filter`` run that saw most candidates, when some filter run
+    dropped a paper (else the filter decided nothing: a channel's ``k``, a ``limit`` or an
+    unknown seed made the list short); None otherwise."""
+    runs = [(int(m.group(2)) - int(m.group(1)), int(m.group(2)), int(m.group(1))) for rnd in session.rounds
+            for run in rnd.operator_runs if run.op == "filter" and (m := _DROPPED.match(run.note or ""))]
+    if not any(dropped for _, _, dropped in runs):
+        return None
+    passed, seen, _ = max(runs, key=lambda r: (r[1], r[0]))
+    return passed, seen
+
+
 def result_notes(session: Session) -> list[str]:
     """Warnings a reader of the results needs: constraints that matched no paper of the corpus
     and were relaxed to preferences (``navigator.planner.RELAXED_NOTE``), the corpus paper a pasted
@@ -381,10 +396,14 @@ def result_notes(session: Session) -> list[str]:
     hard = hard_metadata(checklist) if checklist else []
     filtered = bool(session.rounds) and any(n.op == "filter" for n in session.rounds[-1].workflow.nodes)
     banned = bool(session.turns and session.turns[-1].bans)
-    if hard and filtered and not banned and asked and len(session.results) < asked:
+    if hard and filtered and not banned and asked and len(session.results) < asked and (cut := _filter_counts(session)):
         n = len(session.results)
-        notes.append(f"Only {n} {'paper' if n == 1 else 'papers'} found {'passes' if n == 1 else 'pass'} the hard "
-                     f"constraints ({'; '.join(f'{c.id}: {c.text}' for c in hard)}); {asked} were asked for.")
+        if "workflow" in session.engines:  # a given workflow's channels may be shallow: say what its filter saw
+            notes.append(f"{n} of {asked} results asked for: the workflow's filter passed {cut[0]} of the {cut[1]} "
+                         f"candidates its searches retrieved ({'; '.join(f'{c.id}: {c.text}' for c in hard)}).")
+        elif cut[0] < asked:
+            notes.append(f"Only {n} {'paper' if n == 1 else 'papers'} found {'passes' if n == 1 else 'pass'} the "
+                         f"hard constraints ({'; '.join(f'{c.id}: {c.text}' for c in hard)}); {asked} were asked for.")
     if judged and not quoted:  # no other paper states a pasted passage whole
         satisfied = sum(j.score >= 2.5 for j in judged)
         notes.append(f"{satisfied} of {len(judged)} results {'is' if satisfied == 1 else 'are'} judged to satisfy "
@@ -396,6 +415,10 @@ def result_notes(session: Session) -> list[str]:
             notes.append("The intent reads as a claim: c1 \"satisfied\" means a paper addresses it, with the quote "
                          "as its evidence; whether the paper supports or contradicts the claim is not judged (read "
                          "the quote).")
+    if "planned by reflection" in session.engines.get("workflow", ""):
+        given = session.engines["workflow"].split(";")[0].removesuffix(" (round 1)")
+        notes.append(f"Note: round 1 ran the workflow {given}; later rounds were planned by reflection and may add "
+                     "channels or filters it left out (`--rounds 1` runs it alone).")
     for role, engine in session.engines.items():  # llm.fallback: say so, not only inside the engines line
         if "fallback" in engine:
             notes.append(f"Note: the {role} LLM failed and fell back ({shorten(engine, 300)}).")

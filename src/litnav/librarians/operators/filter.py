@@ -10,8 +10,9 @@ from litnav.librarians.pool import Pool
 
 
 class FilterParams(OperatorParams):
-    """Which metadata checkpoints to enforce (empty = every metadata checkpoint of the checklist),
-    whether papers lacking the field are kept, and how many survivors to pass on."""
+    """Which metadata checkpoints to enforce (empty = every hard one of the checklist: weight 1; a
+    preference filters nothing), whether papers lacking the field are kept, and how many survivors
+    to pass on."""
 
     checkpoint_ids: list[str] = Field(default_factory=list)
     keep_unknown: bool = Field(False, description="Keep papers whose metadata lacks the field.")
@@ -23,7 +24,9 @@ class FilterParams(OperatorParams):
 def metadata_filter(params: FilterParams, inputs: list[Pool], ctx: RunContext, node_id: str) -> Pool:
     """Keep the papers that satisfy every selected metadata predicate, in input order."""
     checkpoints = [c for c in ctx.checklist.checkpoints if c.kind == "metadata" and c.predicate]
-    if params.checkpoint_ids:
+    if not params.checkpoint_ids:
+        checkpoints = [c for c in checkpoints if c.weight >= 1.0]
+    else:
         known = {c.id for c in checkpoints}
         missing = [i for i in params.checkpoint_ids if i not in known]
         if missing:

@@ -47,13 +47,19 @@ _HEADS = {
         r"related\s+work\s+(?:to|of)",
     ],
 }
+_ABOUT = r"(?:\s+(?P<about>(?:about|on|regarding|concerning|for|in)\s+.+?))?"
 _REF_FIRST = [
     ("predecessor", re.compile(r"^\s*what\s+(?:does|did)\s+(?P<ref>.+?)\s+(?:build\s+(?:up)?on|cite|extend"
-                               r"|rely\s+on|draw\s+on)\s*[?.!]*\s*$", re.I | re.S)),
+                               r"|rely\s+on|draw\s+on)" + _ABOUT + r"\s*[?.!]*\s*$", re.I | re.S)),
+    ("predecessor", re.compile(rf"^\s*{_ASK}(?:the\s+)?{_WORK}\s+(?:(?:that|which)\s+)?(?P<ref>.+?)\s+"
+                               r"(?:cites|cited|builds\s+on|built\s+on)"
+                               + _ABOUT + r"\s*[?.!]*\s*$", re.I | re.S)),
     ("successor", re.compile(r"^\s*(?:what|which\s+papers|who)\s+(?:builds?|built|extends?|extended)\s+(?:up)?on\s+"
                              r"(?P<ref>.+?)\s*[?.!]*\s*$", re.I | re.S)),
 ]
-"""Questions that name the paper before the request ("what does <title> build on?")."""
+"""Questions that name the paper before the request ("what does <title> build on?", "what does
+<title> cite about <topic>", "papers <title> cites"); a topic after "about" follows the reference
+as the words after a title do ("follow-ups of <title> on <topic>")."""
 _PATTERNS = [(d, re.compile(rf"^\s*{_ASK}(?:{h})\b\s*[:\-]?\s*(?P<ref>.+?)\s*[?.!]*\s*$", re.I | re.S))
              for d, heads in _HEADS.items() for h in heads]
 _QUOTED = re.compile(r"^[\"'“”‘’«](?P<ref>.+?)[\"'“”‘’»](?:$|(?P<rest>[\s,;].*)$)", re.S)
@@ -133,7 +139,8 @@ def _asked(intent: str) -> tuple[str, str] | None:
         return None
     for direction, pattern in [*_REF_FIRST, *_PATTERNS]:
         if m := pattern.match(intent):
-            return direction, m.group("ref").strip()
+            about = m.groupdict().get("about")
+            return direction, m.group("ref").strip() + (f" {about.strip()}" if about else "")
     return None
 
 
