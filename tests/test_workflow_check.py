@@ -177,3 +177,22 @@ def test_too_few_results_of_the_planned_workflow_are_blamed_on_the_constraints(c
     session = search("contrastive learning since 2022", corpus, Settings(), rounds=1, top_k=10)
     assert len(session.results) < 10
     assert any(n.startswith("Only ") and "the hard constraints" in n for n in result_notes(session))
+
+
+def test_the_evidence_nodes_limit_caps_the_papers_judged(corpus):
+    """A trial's `locate_evidence.limit: 3` had no effect: the scorer judged its own number of papers."""
+    wf = _planned(corpus)
+    wf.node("evidence").params = {**wf.node("evidence").params, "limit": 3}
+    session = search(INTENT, corpus, Settings(), workflow=wf, rounds=1, top_k=8)
+    assert len(session.results) > 3
+    assert sum(bool(r.checkpoints) for r in session.results) == 3
+
+
+def test_a_direction_without_an_anchor_is_refused_not_overridden(corpus_dir, runner):
+    """A trial's "follow-up work of <title>" with --direction predecessor silently ran the successors."""
+    from litnav.cli import app
+
+    res = runner.invoke(app, ["search", "follow-up work of A Simple Framework for Contrastive Learning of Visual "
+                              "Representations", "--direction", "predecessor", "--corpus", str(corpus_dir),
+                              "--no-interactive"])
+    assert res.exit_code == 2 and "needs --anchor" in " ".join(res.output.split())

@@ -28,7 +28,7 @@ def search_cmd(
                                           "default the session's)."),
     anchor: Optional[str] = typer.Option(None, "--anchor", help="Search from this paper: corpus id, DOI, arXiv "
                                          "id, exact title or its acronym (DDPM)."),
-    direction: str = typer.Option("successor", "--direction", help="With --anchor: successor, predecessor, "
+    direction: Optional[str] = typer.Option(None, "--direction", help="With --anchor: successor (default), predecessor, "
                                   "sibling, benchmark or survey."),
     continue_from: Optional[Path] = typer.Option(None, "--continue", help="Continue this session file: QUERY is "
                                                  "the feedback (same as `litnav refine SESSION FEEDBACK`)."),
@@ -69,8 +69,8 @@ def search_cmd(
         if not query and top is None:
             fail("--continue needs the feedback as QUERY, e.g. `litnav search --continue s.json 'only after 2019'`, "
                  "or --top N", code=2)
-        ignored = [flag for flag, given in (("--anchor", anchor), ("--workflow", workflow), ("--rounds", rounds),
-                                            ("--export", export)) if given is not None]
+        ignored = [flag for flag, given in (("--anchor", anchor), ("--direction", direction), ("--workflow", workflow),
+                                            ("--rounds", rounds), ("--export", export)) if given is not None]
         if ignored:
             fail(f"--continue refines a session with feedback; {', '.join(ignored)} cannot apply to it", code=2)
         continue_session(continue_from, query or "", corpus, json_out, settings_file, overrides, top)
@@ -80,6 +80,9 @@ def search_cmd(
     before = _stamp(json_out) if named else None
     if not query and not anchor:
         fail("give a search intent (or --anchor PAPER)", code=2)
+    if direction is not None and not anchor:  # "follow-up work of X" --direction predecessor ran X's successors
+        fail(f"--direction {direction} needs --anchor PAPER (an intent such as \"papers cited by <title>\" says its "
+             "direction in words)", code=2)
     ask = sys.stdin.isatty() if interactive is None else interactive
     settings = settings.model_copy(update={"navigator": settings.navigator.model_copy(update={"interactive": ask})})
     from litnav.corpus import CorpusError
@@ -103,7 +106,8 @@ def search_cmd(
         if anchor:
             from litnav.navigator.anchor import anchor_search
 
-            session = anchor_search(anchor, direction, c, settings, intent=query, top_k=top, template=workflow)
+            session = anchor_search(anchor, direction or "successor", c, settings, intent=query, top_k=top,
+                                    template=workflow)
         else:
             wf = load_workflow(workflow) if workflow else None
             if wf is not None:

@@ -33,10 +33,14 @@ class Pool:
 
 @dataclass
 class EvidencePool:
-    """A pool plus ``evidence[corpus_id][checkpoint_id]`` = top-k evidence chunks, best first."""
+    """A pool plus ``evidence[corpus_id][checkpoint_id]`` = top-k evidence chunks, best first;
+    ``k`` and ``limit`` as the ``locate_evidence`` node asked (None: the settings decide), which
+    the scorer keeps to when it completes evidence for the papers it judges."""
 
     pool: Pool
     evidence: dict[str, dict[str, list[Evidence]]] = field(default_factory=dict)
+    k: int | None = None
+    limit: int | None = None
 
 
 @dataclass

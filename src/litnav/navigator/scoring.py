@@ -104,7 +104,7 @@ class ScoringStage:
         # one union of every round's searches reproduces (a best rank over the rounds' own lists did not)
         self.retrieval_rank = dict(self.fused_rank)
         top = self.fused[order[0]] if order and self.fused[order[0]] > 0 else 1.0
-        n = 0 if self.student is None else ctx.settings.librarians.pool_size
+        n = 0 if self.student is None else min(ctx.settings.librarians.pool_size, evpool.limit or len(order))
         self._collect_first_stage(evpool, ctx.settings.librarians.rrf_k)
         by_first_stage = self._first_stage_order(order) if self.first_stage else order
         guard = ctx.settings.librarians.first_stage_guard
@@ -118,7 +118,7 @@ class ScoringStage:
             tail = [c for c in by_first_stage if c not in chosen]
         scored: list[ScoredPaper] = []
         if head:
-            self._complete_evidence(head, ctx, ctx.settings.librarians.evidence_k)
+            self._complete_evidence(head, ctx, evpool.k or ctx.settings.librarians.evidence_k)
             scored = self._score(head, ctx)
             self._soft_failures(scored, ctx)
         self.n_scored = len(scored)

@@ -14,8 +14,9 @@ from litnav.librarians.pool import EvidencePool, Pool, ScoredPool
 
 
 class LocateEvidenceParams(OperatorParams):
-    """``k`` chunks per (paper, checkpoint); ``limit`` caps the papers examined (the first
-    ``limit`` of the pool); the whole pool is passed on, so candidates below keep their place."""
+    """``k`` chunks per (paper, checkpoint); ``limit`` caps the papers examined and judged (the
+    first ``limit`` of the pool; the scorer judges at most ``librarians.pool_size``); the whole pool
+    is passed on, so candidates below keep their place."""
 
     k: int = Field(2, ge=1, le=20)
     limit: int | None = Field(None, ge=1)
@@ -30,7 +31,7 @@ def locate(params: LocateEvidenceParams, inputs: list[Pool], ctx: RunContext, no
     cps = locatable(ctx.checklist.checkpoints)
     ctx.encode_queries([evidence_query(c) for c in cps])
     ev = locate_evidence(ctx.corpus, ids, cps, ctx.query_vectors, params.k)
-    return EvidencePool(pool, ev)
+    return EvidencePool(pool, ev, k=params.k, limit=params.limit)
 
 
 class ScoreParams(OperatorParams):
