@@ -476,3 +476,13 @@ def test_a_survey_of_the_anchor_is_not_older_than_it(corpus):
     year = corpus.paper("simclr").year
     assert s.results and all(r.year is None or r.year >= year for r in s.results)
     assert any(c.predicate is not None and c.predicate.field == "year" for c in s.turns[0].checklist.checkpoints)
+
+
+def test_an_empty_list_because_of_the_constraints_says_so_not_to_count_edges(corpus):
+    """A trial's predecessors "since 2021" of a 2020 paper: the hint said to count citation edges."""
+    from litnav.session.render import results_table
+
+    s = anchor_search("simclr", "predecessor", corpus, FAST, intent="since 2021", top_k=10)
+    assert not s.results
+    caption = " ".join(str(results_table(s).caption).split())
+    assert "fail the hard constraints" in caption and "references are not newer" in caption

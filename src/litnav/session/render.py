@@ -487,6 +487,11 @@ def _anchor_hint(session: Session) -> str:
     if first is None or first.direction not in ("successor", "predecessor"):
         return ""
     edge = "cite" if first.direction == "successor" else "are cited by"
+    emptied = [int(m.group(2)) for rnd in session.rounds for run in rnd.operator_runs if run.op == "filter"
+               and (m := _DROPPED.match(run.note or "")) and m.group(1) == m.group(2) != "0"]
+    if emptied:  # the neighbours were there; the constraints left them all out
+        return (f": all {max(emptied)} papers that {edge} the anchor fail the hard constraints"
+                + (" (a paper's references are not newer than it)" if first.direction == "predecessor" else ""))
     stats = f"litnav stats --corpus {session.corpus}" if session.corpus else "litnav stats --corpus DIR"
     return (f": a {first.direction} search reads the papers that {edge} the anchor in this corpus's citation "
             f"edges (`{stats}` counts them); `--direction sibling` finds similar papers without them")
