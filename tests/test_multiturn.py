@@ -983,6 +983,23 @@ def test_nothing_but_a_type_is_only_that_type(scripted, corpus):
     assert cp["weight"] == 1.0
 
 
+def test_a_wider_period_replaces_the_intents_and_a_stricter_wish_replaces_a_preference(corpus):
+    """A trial's "since 2008" after an intent's "since 2010" added a constraint that changed nothing
+    ("+0 -0"), and "only since 2021" after "ideally since 2021" was refused as already there."""
+    from litnav.navigator.feedback import parse_feedback
+
+    for intent, feedback, start, weight in (("contrastive learning since 2020", "since 2019", "2019-01-01", 1.0),
+                                            ("contrastive learning, ideally since 2021", "only since 2021",
+                                             "2021-01-01", 1.0)):
+        first = search(intent, corpus, Settings(), top_k=5, rounds=1)
+        [old] = [c.id for c in first.rounds[0].checklist.checkpoints if c.predicate is not None]
+        edits = parse_feedback(feedback, first.rounds[0].checklist, first.rounds[0].workflow,
+                               [r.corpus_id for r in first.results], corpus)
+        assert [e.target for e in edits if e.action == "drop_checkpoint"] == [old]
+        [cp] = [e.detail["checkpoint"] for e in edits if e.action == "add_checkpoint"]
+        assert (cp["predicate"]["start"], cp["weight"]) == (start, weight)
+
+
 def test_a_type_let_back_in_beside_a_wanted_type_widens_it(scripted, corpus):
     session = refine(scripted.model_copy(update={"turns": scripted.turns[:1]}, deep=True), "only surveys", corpus,
                      Settings())

@@ -95,18 +95,28 @@ def test_ids_the_checklist_lacks_and_unknown_seeds_are_refused_with_what_there_i
     wf.nodes.append(Node(id="cite", op="citation_expand", params={"seed_ids": ["no-such-paper"], "direction": "citing"}))
     wf.node("fuse").inputs.append("cite")
     wf.node("fuse").params = {**wf.node("fuse").params, "weights": [*wf.node("fuse").params["weights"], 1.0]}
-    _refused(corpus, wf, "no-such-paper", "not papers of the corpus")
+    _refused(corpus, wf, "'cite'", "no-such-paper", "not papers of the corpus")
 
 
-def test_an_unfilled_placeholder_is_refused_and_tex_is_not_one(corpus):
+def test_a_placeholder_slip_in_an_anchor_template_is_refused_and_tex_is_not_one(corpus, tmp_path):
+    """A trial's `seed_ids: ["{anchr}"]` listed nothing and blamed the corpus; and a check of every
+    "{word}" after filling refused anchors whose abstracts hold TeX ("$AP^{box}$")."""
+    from litnav.navigator.anchor import AnchorError, anchor_search, load_template
+
+    template = load_template("successor")
+    template["nodes"][0]["params"]["seed_ids"] = ["{anchr}"]
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(template))
+    with pytest.raises(AnchorError, match=r"\{anchr\} is no placeholder; did you mean \{anchor\}"):
+        anchor_search("simclr", "successor", corpus, Settings(), template=path, top_k=5)
     wf = _planned(corpus)
+    wf.node("lexical_intent").params = {**wf.node("lexical_intent").params,
+                                        "query": r"contrastive loss in \mathbb{R}^d raising $AP^{box}$"}
+    assert search(INTENT, corpus, Settings(), workflow=wf, rounds=1, top_k=5).results
     wf.nodes.append(Node(id="cite", op="citation_expand", params={"seed_ids": ["{anchr}"], "direction": "citing"}))
     wf.node("fuse").inputs.append("cite")
     wf.node("fuse").params = {**wf.node("fuse").params, "weights": [*wf.node("fuse").params["weights"], 1.0]}
-    _refused(corpus, wf, "'cite'", "{anchr}")
-    wf = _planned(corpus)
-    wf.node("lexical_intent").params = {**wf.node("lexical_intent").params, "query": r"contrastive loss in \mathbb{R}^d"}
-    assert search(INTENT, corpus, Settings(), workflow=wf, rounds=1, top_k=5).results
+    _refused(corpus, wf, "'cite'", "seed_ids", "{anchr}", "not papers of the corpus")
 
 
 def test_the_workflows_top_k_is_the_number_of_results_and_the_record_says_what_ran(corpus):

@@ -379,6 +379,14 @@ class Corpus:
         rows = self._q("SELECT corpus_id, title FROM papers WHERE norm_title LIKE ? ORDER BY corpus_id", [f"{key} %"])
         return [cid for cid, title in rows if ":" in title and normalise_title(title.split(":", 1)[0]) == norm]
 
+    def count_titles_with(self, phrase: str) -> int:
+        """How many titles hold ``phrase`` as whole words (normalised as titles are): a topic
+        ("Statistical Machine Translation") is in many, a method's name in few."""
+        norm = normalise_title(phrase).replace("%", "").replace("_", "")
+        if not norm:
+            return 0
+        return self._q("SELECT count(*) FROM papers WHERE ' ' || norm_title || ' ' LIKE ?", [f"% {norm} %"])[0][0]
+
     def find_by_acronym(self, acronym: str) -> list[str]:
         """Ids of the papers an acronym of 3-12 letters or digits names, sorted: those whose title
         is the acronym and a subtitle ("BERT: Pre-training of ..."), else those whose title words,

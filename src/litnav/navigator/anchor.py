@@ -44,14 +44,22 @@ class AnchorError(ValueError):
     """The anchor cannot be found in the corpus, or the direction/template is unknown."""
 
 
-def resolve_anchor(corpus, ref: str, *, fuzzy: bool = True) -> str:
+SHORT_TITLE_MAX_TITLES = 3
+"""Most corpus titles a short title read from an intent's words may appear in: "Soft Actor-Critic"
+names one paper, "Statistical Machine Translation" (in hundreds of ACL titles) a topic, though
+one paper is titled "Statistical Machine Translation: ..."."""
+
+
+def resolve_anchor(corpus, ref: str, *, fuzzy: bool = True, from_text: bool = False) -> str:
     """The corpus id of the paper ``ref`` names: a corpus id, a DOI, an arXiv id (with or
     without version), an exact (normalised) title, the paper's acronym (``Corpus.find_by_acronym``:
     "DDPM", "BERT"), or (``fuzzy``) a title close enough for the
     reference matcher (``web.matcher.Matcher``, as ``litnav verify`` uses it) to verify. Raises
     ``AnchorError`` when none matches (naming the closest title the matcher found) or an exact
     title matches several papers (listing them). A title before its subtitle's colon ("Soft
-    Actor-Critic") and arXiv's DOI (10.48550/arXiv.ID) name the paper too."""
+    Actor-Critic") and arXiv's DOI (10.48550/arXiv.ID) name the paper too; with ``from_text`` (the
+    reference was read from an intent's words) the short title only when at most
+    :data:`SHORT_TITLE_MAX_TITLES` corpus titles hold it, else it reads as a topic."""
     ref = ref.strip()
     if not ref:
         raise AnchorError("the anchor is empty")
@@ -73,6 +81,9 @@ def resolve_anchor(corpus, ref: str, *, fuzzy: bool = True) -> str:
     if len(ids) > 1:
         raise AnchorError(f"the title {ref!r} matches {len(ids)} papers ({', '.join(ids[:5])}); give a corpus id")
     for how, find in (("acronym", "find_by_acronym"), ("short title", "find_by_short_title")):
+        if how == "short title" and from_text and hasattr(corpus, "count_titles_with") \
+                and corpus.count_titles_with(ref) > SHORT_TITLE_MAX_TITLES:
+            continue
         ids = getattr(corpus, find)(ref) if hasattr(corpus, find) else []
         if len(ids) == 1:
             return ids[0]
@@ -119,6 +130,24 @@ def _fill(value: Any, subs: dict[str, str]) -> Any:
 
 ANCHOR_PLACEHOLDERS = ("anchor", "anchor_title", "anchor_text")
 """Placeholders through which a template's nodes read the anchor paper."""
+PLACEHOLDERS = (*ANCHOR_PLACEHOLDERS, "query", "top_k")
+"""Every placeholder :func:`anchor_workflow` fills."""
+
+
+def _slips(text: str) -> list[tuple[str, str]]:
+    """``(name, meant)`` for each ``{name}`` in a raw template that is no placeholder but close to
+    one ("{anchr}", "{Anchor}", "{anchor1}": rapidfuzz ratio >= 75 in lower case); braces far from
+    every placeholder ("$AP^{box}$" in a template's own text) are left alone."""
+    from rapidfuzz import fuzz, process
+
+    found = []
+    for name in dict.fromkeys(re.findall(r"\{([A-Za-z_][\w]*)\}", text)):
+        if name in PLACEHOLDERS:
+            continue
+        best = process.extractOne(name.lower(), PLACEHOLDERS, scorer=fuzz.ratio, score_cutoff=75)
+        if best:
+            found.append((name, best[0]))
+    return found
 
 
 def load_template(direction: str | None = None, path: str | Path | None = None) -> dict[str, Any]:
@@ -133,6 +162,10 @@ def load_template(direction: str | None = None, path: str | Path | None = None) 
         raise AnchorError(f"{p}: {exc}") from None
     if not isinstance(data, dict) or "nodes" not in data or "output" not in data:
         raise AnchorError(f"{p}: a workflow template needs 'nodes' and 'output'")
+    for node in data.get("nodes") or []:
+        for name in _slips(json.dumps(node.get("params", {}) if isinstance(node, dict) else node)):
+            raise AnchorError(f"{p}: node {node.get('id')!r}: {{{name[0]}}} is no placeholder; did you mean "
+                              f"{{{name[1]}}}? (a template fills {', '.join('{' + k + '}' for k in PLACEHOLDERS)})")
     if path is not None and not any("{" + k + "}" in json.dumps(data.get("nodes")) for k in ANCHOR_PLACEHOLDERS):
         raise AnchorError(f"{p}: the workflow names no anchor ({', '.join('{' + k + '}' for k in ANCHOR_PLACEHOLDERS)}), "
                           f"so its searches would ignore the anchor paper; start from the direction's template "
@@ -247,7 +280,11 @@ def anchor_search(
     if not isinstance(anchor, str):
         raise TypeError(f"anchor must be a string (corpus id, DOI, arXiv id or title), got {type(anchor).__name__}")
     settings = settings or Settings()
-    top_k = top_k or settings.navigator.top_k
+    raw = load_template(direction, template)
+    written = next((n.get("params", {}).get("top_k") for n in raw["nodes"] if isinstance(n, dict) and n.get("op") == "rerank"),
+                   None)  # an edited template's own number of results, as a given workflow's is
+    top_k = top_k or (written if isinstance(written, int) and not isinstance(written, bool) else None) \
+        or settings.navigator.top_k
     cid = resolve_anchor(corpus, anchor)
     paper = corpus.paper(cid)
     given = visible_text(intent or "").strip()
@@ -261,7 +298,7 @@ def anchor_search(
                                                                      terms=[query])])
     content_q = " ".join(t for c in checklist.checkpoints if c.kind not in ("metadata", "exclusion")
                          for t in (c.terms or [c.text])) or query
-    wf = anchor_workflow(load_template(direction, template), cid, paper.title, corpus.abstract(cid), content_q, top_k)
+    wf = anchor_workflow(raw, cid, paper.title, corpus.abstract(cid), content_q, top_k)
     lib = settings.librarians
     for n in wf.nodes:
         if n.op == "locate_evidence":
@@ -295,6 +332,7 @@ def anchor_search(
     session = run.run()
     session.results = link_to_anchor(session.results, corpus, cid, direction)
     session.engines["navigator"] = f"anchor:{direction}" if template is None else f"anchor:{direction} ({template})"
+    session.engines.pop("workflow", None)  # the template is named above, not a user's round-1 workflow
     linked, unresolved = _coverage(corpus, cid, direction)
     session.turns = [Turn(index=1, anchor=cid, direction=direction, anchor_title=paper.title,
                           intent_given=bool(given), anchor_linked=linked,

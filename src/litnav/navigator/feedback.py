@@ -41,7 +41,7 @@ from litnav.navigator.word_family import widened
 
 _ORDINALS = {"top": 1, "best": 1, **ORDINALS, "last": -1}
 _PAPER_REF = (r"(?:the\s+)?(?:(?P<ord>top|first|best|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last)"
-              r"(?:\s+(?:paper|result|one|hit))?|(?:paper|result|hit|no\.?|number)\s*#?(?P<num>\d+)|#(?P<hash>\d+)"
+              r"(?:\s+(?:paper|result|one|hit))?|(?:paper|result|hit|no\.?|number)\s*#?(?P<num>\d+)(?![\w\-/:]|\.\w)|#(?P<hash>\d+)"
               r"|\"(?P<title>[^\"]{4,})\"|(?:(?:paper|result|id)\s+)?(?P<cid>[\w.\-/:]*\d[\w.\-/:]*))")
 _CITING = re.compile(
     r"(?:citing\s+direction|papers?\s+(?:that\s+|which\s+)?cit(?:e|ing)|follow[\s-]*ups?(?:\s+work)?|"
@@ -378,7 +378,8 @@ def _replaced_by(new: Checkpoint, checklist: Checklist) -> list[str]:
     """Ids of the user's earlier metadata checkpoints that feedback's ``new`` one replaces. A
     wanted venue, year or type replaces the user's earlier wanted ones of its field ("actually
     since 2012" after "since 2008", "only TACL" after "only ACL"; a soft one only the soft ones)
-    and the exclusions it contradicts ("only LREC" after "no LREC"). An exclusion or a soft
+    and the exclusions it contradicts ("only LREC" after "no LREC"); a wider period replaces the
+    intent's year too ("since 2008" after an intent's "since 2010"). An exclusion or a soft
     "fewer" replaces nothing: "no workshop papers" after "no LREC papers" keeps both."""
     p = new.predicate
     if p is None or p.negate:
@@ -386,12 +387,23 @@ def _replaced_by(new: Checkpoint, checklist: Checklist) -> list[str]:
     out = []
     for c in checklist.checkpoints:
         q = c.predicate
+        if (c.kind == "metadata" and q is not None and p.field == q.field == "year" and not q.negate
+                and c.source != "user" and _contains(p, q)):
+            out.append(c.id)  # "since 2008" after the intent's "since 2010": a wider period, meant to widen
+            continue
         if c.kind != "metadata" or q is None or q.field != p.field or c.source != "user" or (
                 p.field == "venue_year" and q.values != p.values):
             continue
         if (not q.negate and new.weight >= c.weight) or (q.negate and _overlaps(new, c)):
             out.append(c.id)
     return out
+
+
+def _contains(wide, narrow) -> bool:
+    """Whether the period of predicate ``wide`` holds all of ``narrow``'s (open ends unbounded)."""
+    starts = wide.start is None or (narrow.start is not None and wide.start <= narrow.start)
+    ends = wide.end is None or (narrow.end is not None and wide.end >= narrow.end)
+    return starts and ends and (wide.start, wide.end) != (narrow.start, narrow.end)
 
 
 _ALSO = re.compile(r"\b(?:also|too|as\s+well|in\s+addition)\b", re.I)
@@ -743,14 +755,16 @@ def parse_feedback(
     for cp in parsed.checkpoints:
         if cp.kind == "metadata" and cp.predicate is not None:
             same = next((c for c in scratch.checkpoints if _same_predicate(cp, c)), None)
-            if same is not None:
+            if same is not None and same.weight >= cp.weight:
                 already.append(f"{same.id} {same.text!r} is already in the checklist")
                 continue
+            softer = [same.id] if same is not None else []  # "only TACL" after "ideally in TACL": now a filter
             if _ALSO.search(rest) and cp.predicate.field in ("year", "venue", "publication_type") and not cp.predicate.negate:
                 cp, old = _widened(cp, checklist)  # "also include 2006 and 2007" after "since 2008": since 2006
             else:
                 old = _replaced_by(cp, checklist)
                 old += [cid for cid in corrected if cp.predicate.field == "year" and cid not in old]
+            old += [cid for cid in softer if cid not in old]
             if cp.predicate.field == "year" and newest is None and hasattr(corpus, "newest_date"):
                 where = getattr(corpus, "directory", None)
                 raise FeedbackError(f"{cp.text!r}: no paper of this corpus has a publication year or date, so a "

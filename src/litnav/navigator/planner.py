@@ -114,7 +114,8 @@ def relax_unsatisfiable(checklist: Checklist, corpus) -> Checklist:
     """``checklist`` with every hard year, venue or author constraint that no paper of ``corpus``
     satisfies turned into a soft preference (weight :data:`UNSATISFIABLE_WEIGHT`, its text saying
     why: :data:`RELAXED_NOTE`, or one of :data:`FIELD_ABSENT_NOTES` when no paper of the corpus has
-    the field at all: a date over a corpus without years, a venue or author over one without).
+    the field at all: a date over a corpus without years, a venue or author over one without; a
+    negated one there too, "not in ICML" over a corpus without venues, which would drop every paper).
 
     A filter that keeps nothing only empties the result list ("at WMT" when the corpus files those
     papers under "Conference on Machine Translation"; "translations by Google Translate" read as an
@@ -124,9 +125,11 @@ def relax_unsatisfiable(checklist: Checklist, corpus) -> Checklist:
     hard = {c.id for c in hard_metadata(checklist)}
     changed = []
     for c in checklist.checkpoints:
-        if c.id in hard and _unsatisfiable(c.predicate, corpus):
-            absent = {"year": NO_YEARS_NOTE, "venue": NO_VENUES_NOTE, "author": NO_AUTHORS_NOTE}.get(c.predicate.field)
-            note = absent if absent and _field_absent(c.predicate.field, corpus) else RELAXED_NOTE
+        field = "venue" if c.id in hard and c.predicate.field == "venue_year" else c.predicate.field if c.predicate else None
+        # a negated one keeps every paper that has the field, so it empties the list only where none has it
+        if c.id in hard and (_unsatisfiable(c.predicate, corpus) or (c.predicate.negate and _field_absent(field, corpus))):
+            absent = {"year": NO_YEARS_NOTE, "venue": NO_VENUES_NOTE, "author": NO_AUTHORS_NOTE}.get(field)
+            note = absent if absent and _field_absent(field, corpus) else RELAXED_NOTE
             c = c.model_copy(update={"weight": UNSATISFIABLE_WEIGHT, "text": f"{c.text} ({note})"})
         changed.append(c)
     return checklist.model_copy(update={"checkpoints": changed})

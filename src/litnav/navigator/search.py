@@ -109,14 +109,26 @@ def anchor_routing(intent: str, corpus) -> tuple[str, str] | None:
     request = anchor_request(intent)
     if request is None:
         return None
+    # on a corpus without citation edges the search runs the papers most like it (sibling)
+    direction = request.direction if request.direction == "sibling" or _has_citation_edges(corpus) else "sibling"
     if request.exact_title:
         ids = (corpus.find_by_title(request.reference) or corpus.find_by_acronym(request.reference)
-               or corpus.find_by_short_title(request.reference))
-        return (request.direction, ids[0]) if len(ids) == 1 else None
+               or _rare_short_title(corpus, request.reference))
+        return (direction, ids[0]) if len(ids) == 1 else None
     try:
-        return request.direction, resolve_anchor(corpus, request.reference)
+        return direction, resolve_anchor(corpus, request.reference, from_text=True)
     except AnchorError:
         return None
+
+
+def _rare_short_title(corpus, ref: str) -> list[str]:
+    """``corpus.find_by_short_title(ref)`` when few titles hold ``ref``
+    (``navigator.anchor.SHORT_TITLE_MAX_TITLES``: a paper's name, not a topic), else ``[]``."""
+    from litnav.navigator.anchor import SHORT_TITLE_MAX_TITLES
+
+    if corpus.count_titles_with(ref) > SHORT_TITLE_MAX_TITLES:
+        return []
+    return corpus.find_by_short_title(ref)
 
 
 class NotFound(NamedTuple):
@@ -143,12 +155,12 @@ def _anchor_from_intent(intent: str, corpus, settings: Settings, *, top_k, today
         return None
     direction, ref, rest = request.direction, request.reference, request.rest
     if request.exact_title:  # "papers similar to Deep Sets": the paper of that title, else a topic
-        ids = corpus.find_by_title(ref) or corpus.find_by_acronym(ref) or corpus.find_by_short_title(ref)
+        ids = corpus.find_by_title(ref) or corpus.find_by_acronym(ref) or _rare_short_title(corpus, ref)
         if len(ids) != 1:
             return _not_found(request, corpus, settings, top_k=top_k, today=today) if not ids else None
         ref = ids[0]
     try:
-        anchor = resolve_anchor(corpus, ref)
+        anchor = resolve_anchor(corpus, ref, from_text=True)
     except AnchorError:
         if rest or (found := _anchor_and_rest(ref, corpus, today)) is None:
             return _not_found(request, corpus, settings, top_k=top_k, today=today)
@@ -177,7 +189,7 @@ def _anchor_and_rest(ref: str, corpus, today) -> tuple[str, str] | None:
     if (split := _title_and_constraints(ref, corpus, today)) is None:
         return None
     try:
-        return resolve_anchor(corpus, split[0]), split[1]
+        return resolve_anchor(corpus, split[0], from_text=True), split[1]
     except AnchorError:
         return None
 
@@ -232,7 +244,7 @@ def _anchor_and_topic(ref: str, corpus) -> tuple[str, str] | None:
         if not head:
             continue
         try:
-            anchor = resolve_anchor(corpus, head, fuzzy=False)
+            anchor = resolve_anchor(corpus, head, fuzzy=False, from_text=True)
         except AnchorError:
             continue
         topic = _TOPIC_LEAD.sub("", ref[cut:].strip(" ,;"), count=1).strip(" ,;")

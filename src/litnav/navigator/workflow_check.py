@@ -7,21 +7,16 @@ rerank node as output (a second ``score`` node would count round 1's fused score
 node on a path to that output (a node that feeds nothing still runs, and its result is thrown
 away); checkpoint ids that name this checklist's checkpoints; exact filters (``filter`` and a
 search's ``within``) only on hard metadata checkpoints (weight 1: a preference, or a constraint
-relaxed because no paper of the corpus satisfies it, filters nothing); seed ids that are papers
-of the corpus; and no template placeholder ("{anchor}") left unfilled.
+relaxed because no paper of the corpus satisfies it, filters nothing); and seed ids that are papers
+of the corpus. (A slip in an anchor template's placeholder is ``navigator.anchor``'s to find: after
+filling, braces may be the anchor's own TeX, "$AP^{box}$".)
 """
 
 from __future__ import annotations
 
-import re
-
 from litnav.core.records import Checklist, Workflow
 from litnav.librarians import WorkflowError, validate_workflow
 from litnav.navigator.planner import TAIL_OPS
-
-_PLACEHOLDER = re.compile(r"(?<![\\\w])\{[a-z_]{3,}\}")
-"""A template placeholder ("{anchor}", a slip such as "{anchr}") that nothing filled in; not TeX
-("\\text{word}", "$\\mathbb{R}$")."""
 
 
 def _reaching(workflow: Workflow) -> set[str]:
@@ -34,16 +29,6 @@ def _reaching(workflow: Workflow) -> set[str]:
             seen.add(node_id)
             todo.extend(inputs.get(node_id, []))
     return seen
-
-
-def _strings(value) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for v in value.values() for s in _strings(v)]
-    if isinstance(value, list):
-        return [s for v in value for s in _strings(v)]
-    return []
 
 
 def check_workflow(workflow: Workflow, checklist: Checklist, corpus) -> list[str]:
@@ -70,7 +55,6 @@ def check_workflow(workflow: Workflow, checklist: Checklist, corpus) -> list[str
                             "would be thrown away; remove it or list it among a later node's inputs")
     ids = {c.id for c in checklist.checkpoints}
     meta = {c.id: c for c in checklist.checkpoints if c.kind == "metadata" and c.predicate is not None}
-    seeds: list[str] = []
     for n in workflow.nodes:
         cp = n.params.get("checkpoint_id")
         if cp is not None and cp not in ids:
@@ -84,14 +68,10 @@ def check_workflow(workflow: Workflow, checklist: Checklist, corpus) -> list[str
             if soft := [c for c in named if c in meta and meta[c].weight < 1.0]:
                 problems.append(f"node {n.id!r}, field 'params.{field}': {soft} "
                                 f"{'is a preference' if len(soft) == 1 else 'are preferences'} (weight < 1: "
-                                f"{'; '.join(meta[c].text for c in soft)}), which filter nothing; leave "
+                                f"{'; '.join(meta[c].text for c in soft)}), which "
+                                f"{'filters' if len(soft) == 1 else 'filter'} nothing; leave "
                                 f"{'it' if len(soft) == 1 else 'them'} out")
-        seeds += n.params.get("seed_ids", [])
-        if holes := sorted({m.group(0) for s in _strings(n.params) for m in _PLACEHOLDER.finditer(s)}):
-            problems.append(f"node {n.id!r}: placeholder(s) {holes} left unfilled (an anchor template fills "
-                            "{anchor}, {anchor_title}, {anchor_text}, {query} and {top_k})")
-    real = [s for s in seeds if not _PLACEHOLDER.fullmatch(s)]
-    missing = sorted(set(real) - set(corpus.papers(real))) if real else []
-    if missing:
-        problems.append(f"invalid workflow: seed_ids {missing} are not papers of the corpus")
+        seeds = n.params.get("seed_ids") or []
+        if missing := sorted(set(seeds) - set(corpus.papers(seeds))) if seeds else []:
+            problems.append(f"node {n.id!r}, field 'params.seed_ids': {missing} are not papers of the corpus")
     return problems

@@ -47,19 +47,27 @@ _HEADS = {
         r"related\s+work\s+(?:to|of)",
     ],
 }
-_ABOUT = r"(?:\s+(?P<about>(?:about|on|regarding|concerning|for|in)\s+.+?))?"
+_ABOUT = r"(?P<about>\s*,?\s+.+?)?"
 _REF_FIRST = [
-    ("predecessor", re.compile(r"^\s*what\s+(?:does|did)\s+(?P<ref>.+?)\s+(?:build\s+(?:up)?on|cite|extend"
+    ("predecessor", re.compile(r"^\s*what\s+(?:(?:papers|work|works|studies)\s+)?(?:does|did)\s+(?P<ref>.+?)\s+"
+                               r"(?:build\s+(?:up)?on|cite|extend"
                                r"|rely\s+on|draw\s+on)" + _ABOUT + r"\s*[?.!]*\s*$", re.I | re.S)),
-    ("predecessor", re.compile(rf"^\s*{_ASK}(?:the\s+)?{_WORK}\s+(?:(?:that|which)\s+)?(?P<ref>.+?)\s+"
+    ("predecessor", re.compile(rf"^\s*{_ASK}(?:the\s+)?{_WORK}\s+(?:(?:that|which)\s+)?"
+                               r"(?!(?:on|about|in|for|of|regarding|from|by|with)\b)(?P<ref>.+?)\s+"
                                r"(?:cites|cited|builds\s+on|built\s+on)"
                                + _ABOUT + r"\s*[?.!]*\s*$", re.I | re.S)),
     ("successor", re.compile(r"^\s*(?:what|which\s+papers|who)\s+(?:builds?|built|extends?|extended)\s+(?:up)?on\s+"
                              r"(?P<ref>.+?)\s*[?.!]*\s*$", re.I | re.S)),
 ]
-"""Questions that name the paper before the request ("what does <title> build on?", "what does
-<title> cite about <topic>", "papers <title> cites"); a topic after "about" follows the reference
-as the words after a title do ("follow-ups of <title> on <topic>")."""
+"""Questions that name the paper before the request ("what does <title> build on?", "what papers
+does <title> cite about <topic>", "papers <title> cites"); what follows the verb (a topic, "before
+2018", ", not surveys") follows the reference as the words after a title do ("follow-ups of <title>
+on <topic>")."""
+_TAIL = re.compile(r"^(?P<ref>.+?)(?P<tail>\s*,\s*\S.*|\s+(?:(?:before|after|since|from|until|between|during|in)\s+"
+                   r"(?:19|20)\d\d|(?:not|no|excluding|only|about|on|regarding|concerning)\s).*)$", re.S)
+"""A short reference that runs on into constraints or a topic ("DDPM since 2021", "Deep Sets, not
+surveys", "MAML about reinforcement learning"; the words in lower case, as a title never has
+them): the head may still name the paper."""
 _PATTERNS = [(d, re.compile(rf"^\s*{_ASK}(?:{h})\b\s*[:\-]?\s*(?P<ref>.+?)\s*[?.!]*\s*$", re.I | re.S))
              for d, heads in _HEADS.items() for h in heads]
 _QUOTED = re.compile(r"^[\"'“”‘’«](?P<ref>.+?)[\"'“”‘’»](?:$|(?P<rest>[\s,;].*)$)", re.S)
@@ -115,6 +123,10 @@ def anchor_request(intent: str) -> AnchorRequest | None:
     direction, ref = asked
     if q := _QUOTED.match(ref):
         return AnchorRequest(direction, q.group("ref").strip(), (q.group("rest") or "").strip(" ,;"), quoted=True)
+    if (t := _TAIL.match(ref)) and len(t.group("ref").split()) < MIN_TITLE_WORDS and (
+            _IDENTIFIER.match(t.group("ref")) or _title_cased(t.group("ref"))):
+        return AnchorRequest(direction, t.group("ref"), t.group("tail").strip(" ,;"),
+                             exact_title=not _IDENTIFIER.match(t.group("ref")))
     if _IDENTIFIER.match(ref) or len(ref.split()) >= MIN_TITLE_WORDS:
         return AnchorRequest(direction, ref)
     if _title_cased(ref):
@@ -140,7 +152,8 @@ def _asked(intent: str) -> tuple[str, str] | None:
     for direction, pattern in [*_REF_FIRST, *_PATTERNS]:
         if m := pattern.match(intent):
             about = m.groupdict().get("about")
-            return direction, m.group("ref").strip() + (f" {about.strip()}" if about else "")
+            said = about.strip() if about and about.strip(" ,") else ""
+            return direction, m.group("ref").strip() + (("" if said.startswith(",") else " ") + said if said else "")
     return None
 
 
