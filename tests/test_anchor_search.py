@@ -486,3 +486,53 @@ def test_an_empty_list_because_of_the_constraints_says_so_not_to_count_edges(cor
     assert not s.results
     caption = " ".join(str(results_table(s).caption).split())
     assert "fail the hard constraints" in caption and "references are not newer" in caption
+
+
+@pytest.mark.parametrize(("intent", "reference", "rest"), [
+    ("what cites DDPM since 2021", "DDPM", "since 2021"),
+    ("what does DDPM cite before 2018", "DDPM", "before 2018"),
+    ("what papers does DDPM cite", "DDPM", ""),
+    ("what does Deep Sets cite, not surveys", "Deep Sets", "not surveys"),
+    ("what does MAML cite about reinforcement learning", "MAML", "about reinforcement learning"),
+])
+def test_a_short_reference_running_on_into_constraints_or_a_topic_keeps_them_apart(intent, reference, rest):
+    """A trial's "what does Deep Sets cite, not surveys" ran a topic search whose #1 was Deep Sets."""
+    from litnav.navigator.intent.anchor_request import anchor_request
+
+    request = anchor_request(intent)
+    assert (request.reference, request.rest, request.exact_title) == (reference, rest, True)
+
+
+def test_a_short_title_from_an_intents_words_names_a_paper_only_when_rare_in_titles(corpus):
+    """"follow-up work on Statistical Machine Translation" became the anchor search of the one paper
+    titled "Statistical Machine Translation: ..." (the phrase is in hundreds of ACL titles)."""
+    class Common:
+        def __getattr__(self, name):
+            return getattr(corpus, name)
+
+        def count_titles_with(self, phrase):
+            return 500
+
+    assert resolve_anchor(corpus, "Bootstrap your own latent", from_text=True) == "byol"  # in one title
+    assert resolve_anchor(Common(), "Bootstrap your own latent") == "byol"  # --anchor: the user named a paper
+    with pytest.raises(AnchorError):
+        resolve_anchor(Common(), "Bootstrap your own latent", fuzzy=False, from_text=True)
+
+
+def test_a_negated_venue_over_a_corpus_without_venues_is_a_preference(corpus):
+    """A trial's "meta-learning, not published in ICML" over a corpus without venues returned nothing."""
+    from litnav.navigator.intent import parse_intent
+    from litnav.navigator.planner import relax_unsatisfiable
+
+    class NoVenues:
+        def __getattr__(self, name):
+            return getattr(corpus, name)
+
+        def venues(self):
+            return {}
+
+    checklist = parse_intent("contrastive learning, not published in NeurIPS", venues=corpus.venues())
+    [m] = [c for c in relax_unsatisfiable(checklist, NoVenues()).checkpoints if c.predicate is not None]
+    assert m.predicate.negate and m.weight < 1.0 and "names a venue" in m.text
+    [hard] = [c for c in relax_unsatisfiable(checklist, corpus).checkpoints if c.predicate is not None]
+    assert hard.weight == 1.0  # where papers have venues, it filters

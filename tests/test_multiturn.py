@@ -1032,3 +1032,14 @@ def test_a_focus_then_a_clause_that_leaves_something_out_are_two_edits(scripted,
 def test_a_pin_and_a_struck_out_result_in_one_line_are_a_pin_and_a_ban(scripted, corpus):
     edits, ranking = _edits(scripted, corpus, "📌 #2, ❌ #5")
     assert sorted((e.action, e.target) for e in edits) == [("ban", ranking[4]), ("pin", ranking[1])]
+
+
+def test_a_result_named_by_an_arxiv_or_year_first_id_is_that_result(scripted):
+    """"pin paper 2206.03996v4" read "paper 2206" as result number 2206."""
+    from litnav.navigator.feedback import parse_feedback
+
+    first = scripted.turns[0]
+    ranking = ["2206.03996v4", "2012.amta-monomt.7", *[r.corpus_id for r in first.results]]
+    for named in ranking[:2]:
+        edits = parse_feedback(f"pin paper {named}", first.checklist, first.workflow, ranking, None, None)
+        assert [(e.action, e.target) for e in edits] == [("pin", named)]
