@@ -783,7 +783,7 @@ def test_what_cites_a_result_follows_the_citing_direction(scripted, corpus):
 
 @pytest.mark.parametrize("feedback", ["I care most about speech", "concentrate on speech",
                                       "I'm mostly interested in speech", "speech matters most",
-                                      "I want more speech papers"])
+                                      "I want more speech papers", "more speech papers", "more papers on speech"])
 def test_a_focus_in_any_words_is_a_focus(scripted, corpus, feedback):
     edits, _ = _edits(scripted, corpus, feedback)
     assert [(e.action, e.detail["role"], e.detail["checkpoint"]["terms"]) for e in edits] == [

@@ -112,9 +112,15 @@ def search_cmd(
             wf = load_workflow(workflow) if workflow else None
             if wf is not None:
                 _workflow_notes(workflow, query, c)
-            session = search(query, c, settings, workflow=wf, rounds=rounds, top_k=top, progress=True)
+            try:
+                session = search(query, c, settings, workflow=wf, rounds=rounds, top_k=top, progress=True)
+            except WorkflowError as exc:  # a workflow fit as a graph but not for this checklist: name the file
+                if wf is None:
+                    raise
+                raise WorkflowError(exc.node_id, f"{exc.message} (in {workflow})", exc.field) from None
             if wf is not None:
-                session.engines["workflow"] = session.engines.get("workflow", "given").replace("given", str(workflow), 1)
+                session.engines["workflow"] = session.engines.get("workflow", "given").replace(
+                    "given", str(Path(workflow).resolve()), 1)
             from litnav.navigator.branches import clarify
             from litnav.navigator.clarify import terminal_ask
 

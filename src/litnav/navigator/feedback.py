@@ -114,7 +114,9 @@ _MORE_LIKE = re.compile(r"\b(?:more|papers?|others?|work)\s+(?:papers?\s+)?(?:li
 _FOCUS = re.compile(r"\b(?:focus\s+on|concentrate\s+on|prioriti[sz]e|more\s+(?:about|on)|emphasi[sz]e"
                     r"|should\s+(?:also\s+)?(?:cover|address)|(?:I|we)\s+care\s+(?:most\s+|mainly\s+)?about"
                     r"|(?:I'?m|I\s+am|we'?re|we\s+are)\s+(?:mostly|mainly|especially|particularly|most)\s+interested\s+in"
-                    r"|(?:I|we)\s+want\s+more)\s+"
+                    r"|(?:I|we)\s+want\s+more|more\s+papers?\s+(?:about|on)"
+                    r"|(?:^|(?<=[,;.]\s)|(?<=[,;.]))more(?!\s+(?:results?|papers?|like|similar|recent|newer|from|by|of"
+                    r"|than|#)\b))\s+"
                     r"(?P<what>[\w\s\-]+?)(?:\s+papers)?\s*(?=[,.;]|$|\b(?:but|not|nothing|without|except)\b"
                     r"|\band\s+(?:drop|remove|pin|ban|keep|show|give|only|exclude|no"
                     r"|not|since|after|before|ignore|follow)\b)", re.I)

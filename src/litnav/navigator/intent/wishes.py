@@ -74,7 +74,7 @@ _ONES = re.compile(r"\s+(?:ones|results)$", re.I)
 """A pronoun head of what is left out ("the Chinese ones"): dropped, "Chinese" is what is meant."""
 _SOFT = re.compile(r"\b(?:(?:preferably|ideally|if\s+possible,?|rather)\s+(?=(?:not|no|without|excluding)\b)"
                    r"|(?:preferably|ideally|if\s+possible,?)\s+(?=(?:published\s+)?(?:since|after|before|from|until"
-                   r"|between|in|by\s+(?:19|20)\d\d)\b))", re.I)
+                   r"|between|in|by\s+(?:19|20)\d\d|recent|newer|new)\b))", re.I)
 """An adverb that makes the negation, date or venue after it a preference: "preferably not
 surveys", "ideally since 2015", "preferably in TACL"."""
 
