@@ -536,3 +536,16 @@ def test_a_negated_venue_over_a_corpus_without_venues_is_a_preference(corpus):
     assert m.predicate.negate and m.weight < 1.0 and "names a venue" in m.text
     [hard] = [c for c in relax_unsatisfiable(checklist, corpus).checkpoints if c.predicate is not None]
     assert hard.weight == 1.0  # where papers have venues, it filters
+
+
+def test_neighbours_without_an_edge_to_the_anchor_are_said_to_be_listed_for_likeness(sessions):
+    """A trial: sibling and benchmark lists of papers with no citation link to the anchor never said so."""
+    from litnav.session.render import result_notes
+
+    for direction in ("sibling", "survey", "benchmark"):
+        s = sessions[direction]
+        unlinked = [r for r in s.results if r.anchor_link is None]
+        said = [n for n in result_notes(s) if "neither cite the anchor" in n]
+        assert bool(said) == bool(unlinked)
+        if said:
+            assert said[0].startswith(f"Note: {len(unlinked)} of {len(s.results)} results")

@@ -381,6 +381,12 @@ def result_notes(session: Session) -> list[str]:
             notes.append(f"Note: {typed} typed a {kind}; the others are kept for their wording alone "
                          "(\"we review\", \"empirical study\", \"rethinking\", \"we introduce a dataset\" ...), so this "
                          f"corpus may hold no {first.direction} of the anchor beyond those.")
+        unlinked = [r.rank for r in session.results if r.anchor_link is None]
+        if first.direction in ("sibling", "survey", "benchmark") and unlinked and len(session.turns) == 1:
+            notes.append(f"Note: {len(unlinked)} of {len(session.results)} results (#"
+                         f"{', #'.join(map(str, unlinked[:8]))}{' ...' if len(unlinked) > 8 else ''}) neither cite the "
+                         "anchor nor are cited by it: they are listed for their likeness to it"
+                         + (" and the papers it is cited with" if first.direction == "sibling" else "") + ".")
         if not first.intent_given and judged:
             routed = "read from the intent" in session.engines.get("navigator", "")
             why = "the intent asked for the anchor's neighbours" if routed else "no intent was given"
