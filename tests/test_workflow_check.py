@@ -206,3 +206,22 @@ def test_a_direction_without_an_anchor_is_refused_not_overridden(corpus_dir, run
                               "Representations", "--direction", "predecessor", "--corpus", str(corpus_dir),
                               "--no-interactive"])
     assert res.exit_code == 2 and "needs --anchor" in " ".join(res.output.split())
+
+
+def test_the_audit_names_the_workflow_that_ran_and_turn_one_lists_every_rounds_nodes(corpus_dir, runner, tmp_path):
+    """A trial: the audit never showed the workflow or its file, and turn 1's "re-run" listed only the
+    last round's nodes (the user's lexical_intent missing)."""
+    from litnav.cli import app
+    from litnav.navigator.turns import first_turn
+    from litnav.session.io import read_session
+
+    wf = tmp_path / "wf.json"
+    assert runner.invoke(app, ["plan", INTENT, "--corpus", str(corpus_dir), "--out", str(wf)]).exit_code == 0
+    out = tmp_path / "s.json"
+    res = runner.invoke(app, ["search", INTENT, "--corpus", str(corpus_dir), "--workflow", str(wf), "--rounds", "3",
+                              "--no-interactive", "--json", str(out)])
+    assert res.exit_code == 0, res.output
+    audit = runner.invoke(app, ["audit", str(out)], env={"COLUMNS": "300"})
+    assert audit.exit_code == 0 and "round-1 workflow [" + str(wf.resolve()) in " ".join(audit.output.split())
+    session = read_session(out)
+    assert "lexical_intent" in first_turn(session).rerun

@@ -270,6 +270,10 @@ def audit_cmd(
             fail(f"{session_file}: no result with corpus_id {paper!r}")
     console = make_console()
     console.print(f"intent: {session.intent}", markup=False, highlight=False)
+    if session.rounds:  # what ran: the round-1 workflow's nodes, and whose workflow it was
+        source = session.engines.get("workflow") or session.engines.get("navigator", "rules")
+        nodes = ", ".join(f"{n.id} ({n.op})" for n in session.rounds[0].workflow.nodes)
+        console.print(f"round-1 workflow [{source}]: {nodes}", markup=False, highlight=False)
     if len(session.turns) > 1:
         from litnav.session.render import turns_table
 

@@ -21,7 +21,8 @@ def first_turn(session: Session) -> Turn:
     if last is None:
         raise ValueError("the session has no rounds to continue from")
     return Turn(index=1, checklist=last.checklist, workflow=rounds_workflow(session.rounds),
-                rounds=[r.index for r in session.rounds], rerun=[r.node_id for r in last.operator_runs],
+                rounds=[r.index for r in session.rounds],
+                rerun=list(dict.fromkeys(run.node_id for r in session.rounds for run in r.operator_runs)),
                 results=list(session.results))
 
 
