@@ -283,16 +283,18 @@ def _filtered_out(session: Session) -> list[str]:
 _DROPPED = re.compile(r"^dropped (\d+) of (\d+) by ")
 
 
-def _filter_counts(session: Session) -> tuple[int, int] | None:
-    """``(passed, candidates)`` of the ``filter`` run that saw most candidates, when some filter run
+def _filter_counts(session: Session) -> tuple[int, int, int] | None:
+    """``(passed, candidates, kept)`` of the ``filter`` run that saw most candidates (``kept``: after
+    its ``limit``), when some filter run
     dropped a paper (else the filter decided nothing: a channel's ``k``, a ``limit`` or an
     unknown seed made the list short); None otherwise."""
-    runs = [(int(m.group(2)) - int(m.group(1)), int(m.group(2)), int(m.group(1))) for rnd in session.rounds
-            for run in rnd.operator_runs if run.op == "filter" and (m := _DROPPED.match(run.note or ""))]
-    if not any(dropped for _, _, dropped in runs):
+    runs = [(int(m.group(2)) - int(m.group(1)), int(m.group(2)), int(m.group(1)), len(run.outputs))
+            for rnd in session.rounds for run in rnd.operator_runs
+            if run.op == "filter" and (m := _DROPPED.match(run.note or ""))]
+    if not any(r[2] for r in runs):
         return None
-    passed, seen, _ = max(runs, key=lambda r: (r[1], r[0]))
-    return passed, seen
+    passed, seen, _, kept = max(runs, key=lambda r: (r[1], r[0]))
+    return passed, seen, kept
 
 
 def result_notes(session: Session) -> list[str]:
@@ -406,7 +408,8 @@ def result_notes(session: Session) -> list[str]:
         n = len(session.results)
         if "workflow" in session.engines:  # a given workflow's channels may be shallow: say what its filter saw
             notes.append(f"{n} of {asked} results asked for: the workflow's filter passed {cut[0]} of the {cut[1]} "
-                         f"candidates its searches retrieved ({'; '.join(f'{c.id}: {c.text}' for c in hard)}).")
+                         f"candidates its searches retrieved ({'; '.join(f'{c.id}: {c.text}' for c in hard)})"
+                         + (f", and its limit kept {cut[2]}." if cut[2] < cut[0] else "."))
         elif cut[0] < asked:
             notes.append(f"Only {n} {'paper' if n == 1 else 'papers'} found {'passes' if n == 1 else 'pass'} the "
                          f"hard constraints ({'; '.join(f'{c.id}: {c.text}' for c in hard)}); {asked} were asked for.")
