@@ -549,3 +549,14 @@ def test_neighbours_without_an_edge_to_the_anchor_are_said_to_be_listed_for_like
         assert bool(said) == bool(unlinked)
         if said:
             assert said[0].startswith(f"Note: {len(unlinked)} of {len(s.results)} results")
+
+
+def test_a_title_holding_without_then_constraints_is_the_anchor_and_its_constraints(corpus):
+    """A trial's "papers citing Deep Learning without Poor Local Minima since 2019" became a topic
+    "Deep Learning" with an exclusion of "Poor Local Minima"."""
+    from litnav.navigator import search
+
+    title = corpus.paper("byol").title  # "... Representation Learning without Negatives"
+    s = search(f"papers citing {title} since 2020", corpus, FAST, top_k=10)
+    assert s.turns[0].anchor == "byol" and s.turns[0].direction == "successor"
+    assert not [c for c in s.turns[0].checklist.checkpoints if c.kind == "exclusion"]

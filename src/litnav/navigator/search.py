@@ -186,12 +186,22 @@ def _anchor_and_rest(ref: str, corpus, today) -> tuple[str, str] | None:
 
     if (found := _anchor_and_topic(ref, corpus)) is not None:
         return found
+    for cut in sorted((m.start() for m in _CONSTRAINT_START.finditer(ref)), reverse=True):  # longest title first
+        if len(ids := corpus.find_by_title(ref[:cut])) == 1:  # "Deep Learning without Poor Local Minima since 2019"
+            return ids[0], ref[cut:].strip(" ,;")
     if (split := _title_and_constraints(ref, corpus, today)) is None:
         return None
     try:
         return resolve_anchor(corpus, split[0], from_text=True), split[1]
     except AnchorError:
         return None
+
+
+_CONSTRAINT_START = re.compile(rf"\s*,?\s+(?=(?:since|after|before|from|until|between|during|in\s+{YEAR_PATTERN}|not|no"
+                               r"|excluding|only|published)\b)")
+"""Where constraints may begin after a whole title (their words in lower case, as no title has
+them): the title before it is read as a whole before the intent parser reads its words, which
+took "without Poor Local Minima" of a title for an exclusion."""
 
 
 def _in_time_of(asked: str, paper, rest: str | None) -> str | None:
