@@ -5,7 +5,7 @@ Phrases understood (case-insensitive): ranges ("between 2023 and October 2025", 
 onwards", "2020 or later", "from 2019 to present", "2021 until now", "2019-today", "in or after
 2019", "since last year", "after 2018" -- exclusive, so 2019-01-01 -- "post-2010"), open ends
 ("before 2015" -- exclusive, so 2014-12-31 -- "pre-2000", "until 2019", "up to March 2020",
-"in or before 2015", "published by 2015"), single periods ("in 2021", "published March 2020", "2021-06-15"), decades
+"in or before 2015", "published by 2015"; a year something is due by, "targets by 2030", is the topic's), single periods ("in 2021", "published March 2020", "2021-06-15"), decades
 ("the 2010s", "published 2010s", "early 1990s", "'90s"; "since the 1990s" from 1990, "before
 the 2000s" up to 1999) and periods relative to ``today`` ("in the last five years", "past 3
 years", "no older than 5 years", "past decade", "last year", "this year", "recent").
@@ -97,7 +97,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         rf"(?:(?P<n>{_NUM})[\s-]+)?(?P<unit>years?|decades?|months?)\b", re.I)),
     ("this_year", re.compile(rf"\b{_PUB}(?:(?:in|from|during)\s+)?this\s+year\b", re.I)),
     ("recent", re.compile(r"\b(?:(?:most|more)\s+)?(?:recent(?:ly)?|latest|newest)\b(?:\s+years\b)?", re.I)),
-    ("single", re.compile(rf"{_PUB}(?:\b(?:in|during|from|of|for)\s+)?(?:the\s+year\s+)?(?P<a>{DG})", re.I)),
+    # "targets by 2030", "predicting outcomes by 2016": a year something is due by is the topic's, not a date
+    ("single", re.compile(rf"{_PUB}(?:\b(?:in|during|from|of|for)\s+)?(?:the\s+year\s+)?(?<!\bby\s)(?P<a>{DG})", re.I)),
 ]
 
 _START_EXCLUSIVE = {"after", "post", "post-", "later than", "newer than"}
