@@ -560,3 +560,22 @@ def test_a_title_holding_without_then_constraints_is_the_anchor_and_its_constrai
     s = search(f"papers citing {title} since 2020", corpus, FAST, top_k=10)
     assert s.turns[0].anchor == "byol" and s.turns[0].direction == "successor"
     assert not [c for c in s.turns[0].checklist.checkpoints if c.kind == "exclusion"]
+
+
+@pytest.mark.parametrize("how", [{"intent": "only the most cited ones"}, {"phrase": "most cited papers citing {t}"},
+                                 {"phrase": "papers citing {t}, most cited first"}])
+def test_the_most_cited_neighbours_are_an_order_not_a_topic(corpus, how):
+    """A trial's `--anchor MAML "only the most cited ones"` searched the topic "most cited ones"."""
+    from litnav.navigator import search
+    from litnav.session.render import result_notes
+
+    title = corpus.paper("simclr").title
+    if "intent" in how:
+        s = anchor_search("simclr", "successor", corpus, FAST, intent=how["intent"], top_k=3)
+    else:
+        s = search(how["phrase"].format(t=title), corpus, FAST, top_k=3)
+    citers = {e.citing_id for e in corpus.citations("simclr")}
+    counts = sorted((len(corpus.citations(c)) for c in citers), reverse=True)[:3]
+    assert [len(corpus.citations(r.corpus_id)) for r in s.results] == counts and set(_ids(s)) <= citers
+    assert s.turns[0].checklist.checkpoints[0].text == title
+    assert any(n.startswith("Ordered by how many corpus papers cite each") for n in result_notes(s))

@@ -214,6 +214,23 @@ def _not_older(checklist: Checklist, paper, corpus, today: date | None) -> Check
     return checklist.model_copy(update={"checkpoints": [*checklist.checkpoints, cp]})
 
 
+_MOST_CITED = re.compile(r"\b(?:(?:only|just)\s+)?(?:the\s+)?(?:most|highly|widely)[\s-]+(?:cited|influential)"
+                         r"(?:\s+(?:ones|papers|works?|first))?\b|\b(?:ordered|sorted|ranked)\s+by\s+(?:citations?|citation"
+                         r"\s+counts?|how\s+often\s+(?:they\s+are\s+)?cited)\b", re.I)
+"""An anchor intent asking for the most cited neighbours ("only the most cited ones", "highly
+cited papers", "sorted by citations"): an order, not a topic."""
+BY_CITATIONS_POOL = 1000
+"""Neighbours ranked when the most cited are asked for, of which the most cited are shown."""
+
+
+def _most_cited_first(results: list, corpus, top_k: int) -> list:
+    """``results`` ordered by how many corpus papers cite each (most first; ties keep their order),
+    the first ``top_k``, ranked anew."""
+    counts = {r.corpus_id: len(corpus.citations(r.corpus_id)) for r in results}
+    ordered = sorted(results, key=lambda r: -counts[r.corpus_id])[:top_k]
+    return [r.model_copy(update={"rank": i}) for i, r in enumerate(ordered, 1)]
+
+
 def _names_content(text: str, corpus, today: date | None) -> bool:
     """True when the intent parser reads a topic in ``text`` (a checkpoint other than metadata and
     exclusions), so it orders the anchor's neighbours; "only since 2021, not surveys" names none."""
@@ -259,7 +276,8 @@ def anchor_search(
     parser reads in it to the title's checklist; its other words are dropped. An intent that names
     no topic ("only since 2021, not surveys") is read as ``constraints``: the title stays the topic.
     An exclusion of the intent leaves its papers out (a ``text_filter`` on title and abstract, as
-    feedback's "drop anything about X" does). Returns a session whose
+    feedback's "drop anything about X" does). "The most cited ones" (:data:`_MOST_CITED`) orders
+    the neighbours by how many corpus papers cite them. Returns a session whose
     turn 1 records the anchor and direction, ready for ``navigator.refine``. Raises
     ``AnchorError`` (unknown anchor/direction/template) or ``WorkflowError``.
     """
@@ -288,6 +306,15 @@ def anchor_search(
     cid = resolve_anchor(corpus, anchor)
     paper = corpus.paper(cid)
     given = visible_text(intent or "").strip()
+    by_citations = False
+    for text in (given, constraints or ""):
+        if _MOST_CITED.search(text):
+            by_citations = True
+    given = " ".join(_MOST_CITED.sub(" ", given).split()).strip(" ,;")
+    constraints = " ".join(_MOST_CITED.sub(" ", constraints).split()).strip(" ,;") or None if constraints else constraints
+    shown = top_k
+    if by_citations:  # the most cited of all the neighbours, not of the ones closest to the intent
+        top_k = max(top_k, BY_CITATIONS_POOL)
     if given and constraints is None and not _names_content(given, corpus, today):
         given, constraints = "", given  # "only since 2021, not surveys": constraints on the title's search
     query = given or paper.title
@@ -330,6 +357,9 @@ def anchor_search(
     run = SearchRun(query, corpus, settings, workflow=wf, checklist=checklist, rounds=1, top_k=top_k,
                     student=student, today=today)
     session = run.run()
+    if by_citations:
+        session.results = _most_cited_first(session.results, corpus, shown)
+        session.engines["reranker"] = "in-corpus citation count, most cited first (asked for in the intent)"
     session.results = link_to_anchor(session.results, corpus, cid, direction)
     session.engines["navigator"] = f"anchor:{direction}" if template is None else f"anchor:{direction} ({template})"
     session.engines.pop("workflow", None)  # the template is named above, not a user's round-1 workflow

@@ -198,7 +198,7 @@ def _anchor_and_rest(ref: str, corpus, today) -> tuple[str, str] | None:
 
 
 _CONSTRAINT_START = re.compile(rf"\s*,?\s+(?=(?:since|after|before|from|until|between|during|in\s+{YEAR_PATTERN}|not|no"
-                               r"|excluding|only|published)\b)")
+                               r"|excluding|only|published|(?:the\s+)?(?:most|highly|widely)\s+(?:cited|influential))\b)")
 """Where constraints may begin after a whole title (their words in lower case, as no title has
 them): the title before it is read as a whole before the intent parser reads its words, which
 took "without Poor Local Minima" of a title for an exclusion."""

@@ -383,6 +383,9 @@ def result_notes(session: Session) -> list[str]:
             notes.append(f"Note: {typed} typed a {kind}; the others are kept for their wording alone "
                          "(\"we review\", \"empirical study\", \"rethinking\", \"we introduce a dataset\" ...), so this "
                          f"corpus may hold no {first.direction} of the anchor beyond those.")
+        if str(session.engines.get("reranker", "")).startswith("in-corpus citation count"):
+            notes.append("Ordered by how many corpus papers cite each, as asked (\"most cited\"): the most cited of "
+                         "all the anchor's neighbours that pass the constraints, not of the closest to a topic.")
         unlinked = [r.rank for r in session.results if r.anchor_link is None]
         if first.direction in ("sibling", "survey", "benchmark") and unlinked and len(session.turns) == 1:
             notes.append(f"Note: {len(unlinked)} of {len(session.results)} results (#"

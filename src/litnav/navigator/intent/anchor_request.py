@@ -53,9 +53,10 @@ _REF_FIRST = [
                                r"(?:build\s+(?:up)?on|cite|extend"
                                r"|rely\s+on|draw\s+on)" + _ABOUT + r"\s*[?.!]*\s*$", re.I | re.S)),
     ("predecessor", re.compile(rf"^\s*{_ASK}(?:the\s+)?{_WORK}\s+(?:(?:that|which)\s+)?"
-                               r"(?!(?:on|about|in|for|of|regarding|from|by|with)\b)(?P<ref>.+?)\s+"
-                               r"(?:cites|cited|builds\s+on|built\s+on)"
-                               + _ABOUT + r"\s*[?.!]*\s*$", re.I | re.S)),
+                               r"(?!(?:on|about|in|for|of|regarding|from|by|with|cit\w*|most|highly|widely)\b)"
+                               r"(?P<ref>.+?)\s+(?:cites|builds\s+on|built\s+on)"
+                               r"(?P<about>\s*,?\s+(?:about|on|regarding|concerning|before|after|since|from|until|in"
+                               r"|not|no|excluding|only)\b.+?)?\s*[?.!]*\s*$", re.I | re.S)),
     ("successor", re.compile(r"^\s*(?:what|which\s+papers|who)\s+(?:builds?|built|extends?|extended)\s+(?:up)?on\s+"
                              r"(?P<ref>.+?)\s*[?.!]*\s*$", re.I | re.S)),
 ]
@@ -117,6 +118,19 @@ def anchor_request(intent: str) -> AnchorRequest | None:
     ``exact_title``: only a corpus paper of exactly that title makes it an anchor). An unquoted reference may end
     with constraints ("... since 2023"): the caller splits them off when the whole names no
     paper. Never raises."""
+    lead = _ORDER_LEAD.match(intent) if isinstance(intent, str) else None
+    request = _request(intent[lead.end():] if lead else intent)
+    if request is not None and lead:  # "most cited papers citing MAML": the order goes with the rest
+        request = request._replace(rest=", ".join(x for x in (request.rest, lead.group("order")) if x))
+    return request
+
+
+_ORDER_LEAD = re.compile(r"^\s*(?:(?:show|find|list|give)\s+(?:me\s+)?)?(?:the\s+)?(?P<order>(?:most|highly|widely)\s+"
+                         r"(?:cited|influential))\s+(?=(?:papers?|work|works|studies|articles?|follow[- ]?ups?)\b)", re.I)
+"""An order asked for before the request ("most cited papers citing MAML")."""
+
+
+def _request(intent: str) -> AnchorRequest | None:
     asked = _asked(intent)
     if asked is None:
         return None
