@@ -933,6 +933,14 @@ def test_a_correction_that_names_no_one_period_is_refused_not_read_as_one_year(s
     assert (cp["start"], cp["end"]) == ("2016-01-01", "2018-12-31")
 
 
+def test_a_correction_to_an_upper_bound_replaces_the_period(scripted, corpus):
+    """A trial's "oops, I meant before 2012" after "since 2010" kept both: 2010-2011 only."""
+    edits, last = _edits_last(scripted, corpus, "oops, I meant before 2022")
+    [cp] = [e.detail["checkpoint"]["predicate"] for e in edits if e.action == "add_checkpoint"]
+    assert (cp["start"], cp["end"]) == (None, "2021-12-31")
+    assert [e.target for e in edits if e.action == "drop_checkpoint"] == [_year_id(last)]
+
+
 @pytest.mark.parametrize("feedback", ["oops, 2021", "sorry, 2021", "oops 2021!", "correction: 2021"])
 def test_a_year_alone_after_oops_corrects_the_period_in_its_form(scripted, corpus, feedback):
     """A trial's "oops, 2012" after "since 2010" became the year 2012 alone."""

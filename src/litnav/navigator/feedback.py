@@ -439,7 +439,8 @@ def _widened(new: Checkpoint, checklist: Checklist) -> tuple[Checkpoint, list[st
 _CORRECTION = re.compile(rf"\b(?:(?:(?:(?:sorry,?\s+)?I\s+meant?|make\s+(?:it|that)|(?:I\s+)?should\s+have\s+said)\s+"
                          rf"|^(?:oops|whoops|sorry|my\s+bad|correction|typo)\b[\s,:;.!-]*(?=(?:from\s+|since\s+)?"
                          rf"{YEAR_PATTERN}\s*[.!]*$))"
-                         rf"(?P<from>(?:from|since)\s+)?(?P<year>{YEAR_PATTERN})\b(?!\s*(?:-|–|to|until|and|or)\s*\d)"
+                         rf"(?:(?P<from>(?:from|since)\s+)|(?P<before>(?:before|until|up\s+to)\s+))?(?P<year>{YEAR_PATTERN})\b"
+                         rf"(?!\s*(?:-|–|to|until|and|or)\s*\d)"
                          rf"(?:\s+on(?:wards?)?\b)?"
                          rf"(?:\s*,?\s*(?:not|instead\s+of|rather\s+than)\s+(?P<was>{YEAR_PATTERN})\b)?"
                          rf"|(?P<year2>{YEAR_PATTERN})\s*,?\s+(?:instead\s+of|rather\s+than)\s+(?P<was2>{YEAR_PATTERN})\b)", re.I)
@@ -465,6 +466,8 @@ def _correction(m: re.Match[str], checklist: Checklist) -> tuple[str, str] | Non
         ranges = [c for c in ranges if was in {d.year for d in (c.predicate.start, c.predicate.end) if d}
                   or (c.predicate.end is not None and c.predicate.end.year == was - 1 and c.predicate.start is None)
                   or (c.predicate.start is not None and c.predicate.start.year == was + 1 and c.predicate.end is None)]
+    if m.group("before"):  # "I meant before 2012": the period said, in place of the one year constraint
+        return (ranges[0].id, f"{m.group('before').strip()} {year}") if len(ranges) == 1 else None
     if len(ranges) != 1:
         return None
     start, end = ranges[0].predicate.start, ranges[0].predicate.end
@@ -568,8 +571,8 @@ def parse_feedback(
     edits: list[Edit] = []
     corrected: list[str] = []  # year checkpoints a correction ("I meant 2012, not 2010") replaces
     if fix:
-        if (found := _correction(fix, checklist)) is None and fix.group("from"):  # "I meant since 2012": as said
-            found = ("", f"since {fix.group('year')}")
+        if (found := _correction(fix, checklist)) is None and (fix.group("from") or fix.group("before")):
+            found = ("", f"{(fix.group('from') or fix.group('before')).strip()} {fix.group('year')}")  # as said
         if found is None:
             year = fix.group("year") or fix.group("year2")
             raise FeedbackError(f"{fix.group(0)!r}: it is not clear which period this corrects; say the whole period "
