@@ -1051,3 +1051,16 @@ def test_a_result_named_by_an_arxiv_or_year_first_id_is_that_result(scripted):
     for named in ranking[:2]:
         edits = parse_feedback(f"pin paper {named}", first.checklist, first.workflow, ranking, None, None)
         assert [(e.action, e.target) for e in edits] == [("pin", named)]
+
+
+def test_the_turns_table_names_the_paper_whose_citations_a_turn_followed(scripted):
+    """A trial's turns table said "citing direction of the top paper" without naming it; later turns renumber."""
+    from rich.console import Console
+
+    from litnav.session.render import turns_table
+
+    console = Console(width=400, record=True)
+    console.print(turns_table(scripted))
+    [seed] = [(e.detail.get("seed_ids") or e.detail["node"]["params"]["seed_ids"])[0] for t in scripted.turns
+              for e in t.edits if e.action == "add_node" and e.target.startswith("cite_")]
+    assert f"(seed {seed})" in console.export_text()

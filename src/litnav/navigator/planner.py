@@ -206,8 +206,8 @@ def content_query(checklist: Checklist) -> str:
     return " ".join(terms)
 
 
-FIRST_STAGE_ID_NOTE = " (its id marks the first stage, whose order the unscored tail keeps: keep the id)"
-BASELINE_ID_NOTE = " (its id marks the hybrid baseline whose top results the final ranking keeps: keep the id)"
+FIRST_STAGE_ID_NOTE = " (the scorer reads this id as the first stage: keep it)"
+BASELINE_ID_NOTE = " (the scorer reads this id as the hybrid baseline: keep it)"
 """Node notes that say a planner id is read by the scorer (``navigator.scoring``: the first stage
 and the recall guard go by :data:`FIRST_STAGE_NODES` and :data:`BASELINE_NODES`), so a user who
 renames it knows what is lost."""

@@ -56,7 +56,12 @@ def derivational_base(stem: str) -> str:
     "autophag"; "mitochondria" and "mitochondri" (mitochondrial) -> "mitochondr"; "economi" ->
     "econom". A final "ia" or "i" is dropped when at least six letters remain, except after "-it"
     "-or" and "-er" ("qualiti", quality, would meet "qualit", qualitative; "sensori", sensory, "sensor";
-    "masteri", mastery, "master"); any other stem as it is."""
+    "masteri", mastery, "master"); an adjective in "-ular" of eight letters or more loses "ar"
+    ("molecular" meets "molecul", molecule; "granular", granule; "particular" stays apart from
+    "particl", particle; shorter ones such as "popular" and "regular" are left, as "popul" and
+    "regul" are population and regulation); any other stem as it is."""
+    if stem.endswith("ular") and len(stem) >= 8:  # "molecular" -> "molecul" (molecule); not "popular"/"regular"
+        return stem[:-2]
     if stem.endswith("ia") and len(stem) >= 8:
         return stem[:-2]
     if stem.endswith("i") and len(stem) >= 7 and not stem.endswith(("iti", "ori", "eri")):

@@ -283,6 +283,13 @@ def _filtered_out(session: Session) -> list[str]:
 _DROPPED = re.compile(r"^dropped (\d+) of (\d+) by ")
 
 
+def _seeds(edit) -> str:
+    """" (seed X)" for an edit that follows a paper's citations ("what cites #1" names its rank,
+    which later turns renumber), else ""."""
+    seeds = (edit.detail or {}).get("seed_ids") or ((edit.detail or {}).get("node") or {}).get("params", {}).get("seed_ids")
+    return f" (seed {escape(', '.join(seeds))})" if seeds else ""
+
+
 def _filter_counts(session: Session) -> tuple[int, int, int] | None:
     """``(passed, candidates, kept)`` of the ``filter`` run that saw most candidates (``kept``: after
     its ``limit``), when some filter run
@@ -545,7 +552,7 @@ def turns_table(session: Session) -> Table:
         said = t.feedback or ("(first search" + (f": {t.direction} of {t.anchor}" if t.anchor else "") + ")")
         if t.clarification is not None:
             said += f"\n[dim]asked: {escape(t.clarification.question)} -> {escape(t.clarification.answer)}[/dim]"
-        edits = "\n".join(f"{e.action} {escape(e.target)}: {escape(e.reason)}" for e in t.edits) or "-"
+        edits = "\n".join(f"{e.action} {escape(e.target)}: {escape(e.reason)}" + _seeds(e) for e in t.edits) or "-"
         nodes = f"{', '.join(t.rerun) or '-'}\n[dim]reused: {', '.join(t.reused) or '-'}[/dim]"
         diff = (f"{len(t.results)} results; +{len(t.diff.new)} -{len(t.diff.dropped)} moved {len(t.diff.moved)}"
                 if t.diff else f"{len(t.results)} results")
