@@ -511,6 +511,10 @@ def test_a_phrase_written_as_one_hyphenated_word_is_stated():
     ("Tumour cells showed no autophagic activity.", "autophagy", False),  # negated, in either form
     ("We present a qualitative analysis of the errors.", "quality", False),  # quality is not qualitative
     ("Each sensory neuron was recorded.", "sensor", False),  # nor sensory a sensor
+    # a trial's "molecule property prediction" judged 0 of 10 papers on "molecular property prediction"
+    ("We predict molecular properties with graph neural networks.", "molecule properties", True),
+    ("Particular filters were designed.", "particle filters", False),  # particular is no particle
+    ("Regular expressions extract the spans.", "regulation", False),  # nor regular regulation
 ])
 def test_a_noun_and_its_adjective_state_the_same_checkpoint(sentence, checkpoint, stated):
     """A fresh user saw c2 "autophagy" scored 0.2 beside the quote "... exhibit low autophagic
