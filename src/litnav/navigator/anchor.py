@@ -50,6 +50,17 @@ names one paper, "Statistical Machine Translation" (in hundreds of ACL titles) a
 one paper is titled "Statistical Machine Translation: ..."."""
 
 
+def short_title_ids(corpus, ref: str, *, from_text: bool = False) -> list[str]:
+    """``corpus.find_by_short_title(ref)``; with ``from_text`` (``ref`` read from an intent's words)
+    ``[]`` when more than :data:`SHORT_TITLE_MAX_TITLES` corpus titles hold ``ref`` (a topic, not
+    a paper's name). ``[]`` for a corpus without the method."""
+    if not hasattr(corpus, "find_by_short_title"):
+        return []
+    if from_text and corpus.count_titles_with(ref) > SHORT_TITLE_MAX_TITLES:
+        return []
+    return corpus.find_by_short_title(ref)
+
+
 def resolve_anchor(corpus, ref: str, *, fuzzy: bool = True, from_text: bool = False) -> str:
     """The corpus id of the paper ``ref`` names: a corpus id, a DOI, an arXiv id (with or
     without version), an exact (normalised) title, the paper's acronym (``Corpus.find_by_acronym``:
@@ -80,11 +91,9 @@ def resolve_anchor(corpus, ref: str, *, fuzzy: bool = True, from_text: bool = Fa
         return ids[0]
     if len(ids) > 1:
         raise AnchorError(f"the title {ref!r} matches {len(ids)} papers ({', '.join(ids[:5])}); give a corpus id")
-    for how, find in (("acronym", "find_by_acronym"), ("short title", "find_by_short_title")):
-        if how == "short title" and from_text and hasattr(corpus, "count_titles_with") \
-                and corpus.count_titles_with(ref) > SHORT_TITLE_MAX_TITLES:
-            continue
-        ids = getattr(corpus, find)(ref) if hasattr(corpus, find) else []
+    for how, find in (("acronym", lambda: corpus.find_by_acronym(ref) if hasattr(corpus, "find_by_acronym") else []),
+                      ("short title", lambda: short_title_ids(corpus, ref, from_text=from_text))):
+        ids = find()
         if len(ids) == 1:
             return ids[0]
         if len(ids) > 1:
@@ -223,6 +232,11 @@ BY_CITATIONS_POOL = 1000
 """Neighbours ranked when the most cited are asked for, of which the most cited are shown."""
 
 
+def _without_order(text: str) -> str:
+    """``text`` less its :data:`_MOST_CITED` wording and the commas it leaves."""
+    return " ".join(_MOST_CITED.sub(" ", text).split()).strip(" ,;")
+
+
 def _most_cited_first(results: list, corpus, top_k: int) -> list:
     """``results`` ordered by how many corpus papers cite each (most first; ties keep their order),
     the first ``top_k``, ranked anew."""
@@ -306,12 +320,9 @@ def anchor_search(
     cid = resolve_anchor(corpus, anchor)
     paper = corpus.paper(cid)
     given = visible_text(intent or "").strip()
-    by_citations = False
-    for text in (given, constraints or ""):
-        if _MOST_CITED.search(text):
-            by_citations = True
-    given = " ".join(_MOST_CITED.sub(" ", given).split()).strip(" ,;")
-    constraints = " ".join(_MOST_CITED.sub(" ", constraints).split()).strip(" ,;") or None if constraints else constraints
+    by_citations = any(_MOST_CITED.search(t) for t in (given, constraints or ""))
+    given = _without_order(given)
+    constraints = _without_order(constraints or "") or None
     shown = top_k
     if by_citations:  # the most cited of all the neighbours, not of the ones closest to the intent
         top_k = max(top_k, BY_CITATIONS_POOL)
@@ -374,4 +385,4 @@ def anchor_search(
 
 
 __all__ = ["DIRECTIONS", "AnchorError", "WorkflowError", "anchor_search", "anchor_workflow", "load_template",
-           "resolve_anchor", "template_path"]
+           "resolve_anchor", "short_title_ids", "template_path"]

@@ -367,6 +367,13 @@ def _periods_meet(p, q) -> bool:
     return not (lo and hi and lo > hi)
 
 
+def _contains(wide, narrow) -> bool:
+    """Whether the period of predicate ``wide`` holds all of ``narrow``'s (open ends unbounded)."""
+    starts = wide.start is None or (narrow.start is not None and wide.start <= narrow.start)
+    ends = wide.end is None or (narrow.end is not None and wide.end >= narrow.end)
+    return starts and ends and (wide.start, wide.end) != (narrow.start, narrow.end)
+
+
 def _overlaps(a: Checkpoint, b: Checkpoint) -> bool:
     """True when two metadata predicates of one field admit a common paper: shared venues or
     types, or year ranges that meet."""
@@ -399,13 +406,6 @@ def _replaced_by(new: Checkpoint, checklist: Checklist) -> list[str]:
         if (not q.negate and new.weight >= c.weight) or (q.negate and _overlaps(new, c)):
             out.append(c.id)
     return out
-
-
-def _contains(wide, narrow) -> bool:
-    """Whether the period of predicate ``wide`` holds all of ``narrow``'s (open ends unbounded)."""
-    starts = wide.start is None or (narrow.start is not None and wide.start <= narrow.start)
-    ends = wide.end is None or (narrow.end is not None and wide.end >= narrow.end)
-    return starts and ends and (wide.start, wide.end) != (narrow.start, narrow.end)
 
 
 _ALSO = re.compile(r"\b(?:also|too|as\s+well|in\s+addition)\b", re.I)

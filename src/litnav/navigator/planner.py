@@ -125,7 +125,7 @@ def relax_unsatisfiable(checklist: Checklist, corpus) -> Checklist:
     hard = {c.id for c in hard_metadata(checklist)}
     changed = []
     for c in checklist.checkpoints:
-        field = "venue" if c.id in hard and c.predicate.field == "venue_year" else c.predicate.field if c.predicate else None
+        field = c.predicate.field.replace("venue_year", "venue") if c.predicate is not None else None
         # a negated one keeps every paper that has the field, so it empties the list only where none has it
         if c.id in hard and (_unsatisfiable(c.predicate, corpus) or (c.predicate.negate and _field_absent(field, corpus))):
             absent = {"year": NO_YEARS_NOTE, "venue": NO_VENUES_NOTE, "author": NO_AUTHORS_NOTE}.get(field)

@@ -112,8 +112,7 @@ def anchor_routing(intent: str, corpus) -> tuple[str, str] | None:
     # on a corpus without citation edges the search runs the papers most like it (sibling)
     direction = request.direction if request.direction == "sibling" or _has_citation_edges(corpus) else "sibling"
     if request.exact_title:
-        ids = (corpus.find_by_title(request.reference) or corpus.find_by_acronym(request.reference)
-               or _rare_short_title(corpus, request.reference))
+        ids = _exact_title_ids(corpus, request.reference)
         return (direction, ids[0]) if len(ids) == 1 else None
     try:
         return direction, resolve_anchor(corpus, request.reference, from_text=True)
@@ -121,14 +120,13 @@ def anchor_routing(intent: str, corpus) -> tuple[str, str] | None:
         return None
 
 
-def _rare_short_title(corpus, ref: str) -> list[str]:
-    """``corpus.find_by_short_title(ref)`` when few titles hold ``ref``
-    (``navigator.anchor.SHORT_TITLE_MAX_TITLES``: a paper's name, not a topic), else ``[]``."""
-    from litnav.navigator.anchor import SHORT_TITLE_MAX_TITLES
+def _exact_title_ids(corpus, ref: str) -> list[str]:
+    """The papers a short reference read from an intent names exactly ("papers similar to Deep
+    Sets"): its whole title, else its acronym, else a rare short title before a subtitle
+    (``navigator.anchor.short_title_ids``)."""
+    from litnav.navigator.anchor import short_title_ids
 
-    if corpus.count_titles_with(ref) > SHORT_TITLE_MAX_TITLES:
-        return []
-    return corpus.find_by_short_title(ref)
+    return corpus.find_by_title(ref) or corpus.find_by_acronym(ref) or short_title_ids(corpus, ref, from_text=True)
 
 
 class NotFound(NamedTuple):
@@ -155,7 +153,7 @@ def _anchor_from_intent(intent: str, corpus, settings: Settings, *, top_k, today
         return None
     direction, ref, rest = request.direction, request.reference, request.rest
     if request.exact_title:  # "papers similar to Deep Sets": the paper of that title, else a topic
-        ids = corpus.find_by_title(ref) or corpus.find_by_acronym(ref) or _rare_short_title(corpus, ref)
+        ids = _exact_title_ids(corpus, ref)
         if len(ids) != 1:
             return _not_found(request, corpus, settings, top_k=top_k, today=today) if not ids else None
         ref = ids[0]

@@ -280,7 +280,6 @@ def _filtered_out(session: Session) -> list[str]:
     return notes
 
 
-_DROPPED = re.compile(r"^dropped (\d+) of (\d+) by ")
 
 
 def _seeds(edit) -> str:
@@ -295,13 +294,22 @@ def _filter_counts(session: Session) -> tuple[int, int, int] | None:
     its ``limit``), when some filter run
     dropped a paper (else the filter decided nothing: a channel's ``k``, a ``limit`` or an
     unknown seed made the list short); None otherwise."""
-    runs = [(int(m.group(2)) - int(m.group(1)), int(m.group(2)), int(m.group(1)), len(run.outputs))
-            for rnd in session.rounds for run in rnd.operator_runs
-            if run.op == "filter" and (m := _DROPPED.match(run.note or ""))]
-    if not any(r[2] for r in runs):
+    runs = _filter_runs(session)
+    if not any(seen > passed for passed, seen, _ in runs):
         return None
-    passed, seen, _, kept = max(runs, key=lambda r: (r[1], r[0]))
-    return passed, seen, kept
+    return max(runs, key=lambda r: (r[1], r[0]))
+
+
+def _filter_runs(session: Session) -> list[tuple[int, int, int]]:
+    """``(passed, seen, kept)`` of every ``filter`` run of the session (``kept``: after its ``limit``)."""
+    from litnav.librarians.operators.filter import dropped_counts
+
+    out = []
+    for run in (run for rnd in session.rounds for run in rnd.operator_runs if run.op == "filter"):
+        if (counts := dropped_counts(run.note)) is not None:
+            dropped, seen = counts
+            out.append((seen - dropped, seen, len(run.outputs)))
+    return out
 
 
 def result_notes(session: Session) -> list[str]:
@@ -506,8 +514,7 @@ def _anchor_hint(session: Session) -> str:
     if first is None or first.direction not in ("successor", "predecessor"):
         return ""
     edge = "cite" if first.direction == "successor" else "are cited by"
-    emptied = [int(m.group(2)) for rnd in session.rounds for run in rnd.operator_runs if run.op == "filter"
-               and (m := _DROPPED.match(run.note or "")) and m.group(1) == m.group(2) != "0"]
+    emptied = [seen for passed, seen, _ in _filter_runs(session) if seen and not passed]
     if emptied:  # the neighbours were there; the constraints left them all out
         return (f": all {max(emptied)} papers that {edge} the anchor fail the hard constraints"
                 + (" (a paper's references are not newer than it)" if first.direction == "predecessor" else ""))

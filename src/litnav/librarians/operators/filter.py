@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from pydantic import Field
 
 from litnav.corpus.predicates import evaluate
@@ -17,6 +19,17 @@ class FilterParams(OperatorParams):
     checkpoint_ids: list[str] = Field(default_factory=list)
     keep_unknown: bool = Field(False, description="Keep papers whose metadata lacks the field.")
     limit: int | None = Field(None, ge=1)
+
+
+DROPPED_NOTE = re.compile(r"^dropped (?P<dropped>\d+) of (?P<seen>\d+) by ")
+"""What a ``filter`` run's note says it dropped ("dropped 19 of 20 by ['m1']"), for the outputs
+that explain a short result list."""
+
+
+def dropped_counts(note: str | None) -> tuple[int, int] | None:
+    """``(dropped, seen)`` from a ``filter`` run's note (:data:`DROPPED_NOTE`), else None."""
+    m = DROPPED_NOTE.match(note or "")
+    return (int(m.group("dropped")), int(m.group("seen"))) if m else None
 
 
 @operator("filter", FilterParams, output="pool", channel="filter", input_type="pool",
@@ -49,5 +62,5 @@ def metadata_filter(params: FilterParams, inputs: list[Pool], ctx: RunContext, n
         else:
             dropped += 1
     if checkpoints:
-        ctx.note(node_id, f"dropped {dropped} of {len(pool.hits)} by {[c.id for c in checkpoints]}")
+        ctx.note(node_id, f"dropped {dropped} of {len(pool.hits)} by {[c.id for c in checkpoints]}")  # read by dropped_counts
     return Pool(kept, {cid: pool.found_by.get(cid, []) for cid, _ in kept}).truncated(params.limit or len(kept))
