@@ -100,8 +100,8 @@ def test_branch_terms_keep_accented_words_whole():
     at their accented letter."""
     from litnav.navigator.branches import name_groups
 
-    texts = {"a": "Política pública y práctica de contratos", "b": "Política pública de contratos estatales",
-             "c": "Graph neural networks for molecules", "d": "Graph neural networks for proteins"}
+    texts = {"a": ("Política pública y práctica de contratos", ""), "b": ("Política pública de contratos estatales", ""),
+             "c": ("Graph neural networks for molecules", ""), "d": ("Graph neural networks for proteins", "")}
     terms = name_groups(texts, [["a", "b"], ["c", "d"]])
     assert not any(t in {"tica", "blica"} for t in terms[0]) and any("política" in t or "pública" in t for t in terms[0])
 
@@ -112,9 +112,69 @@ def test_branch_terms_never_come_from_urls():
     from litnav.navigator.branches import name_groups
 
     code = " Our code is available at https://github.com/lab/repo."
-    texts = {"a": "Diffusion language models for text generation." + code,
-             "b": "Diffusion models generate text without autoregression." + code,
-             "c": "Graph neural networks for molecules.", "d": "Graph neural networks for proteins."}
+    texts = {"a": ("Diffusion language models for text generation.", code),
+             "b": ("Diffusion models generate text without autoregression.", code),
+             "c": ("Graph neural networks for molecules.", ""), "d": ("Graph neural networks for proteins.", "")}
     terms = name_groups(texts, [["a", "b"], ["c", "d"]])
     assert not {w for t in terms[0] for w in t.split()} & {"https", "github", "com", "code", "available"}
     assert any("diffusion" in t or "text" in t for t in terms[0])
+
+
+def test_branch_labels_are_topic_phrases_not_verbs_or_generic_words():
+    """A user trial was offered "[a] information retrieval, outperforms, document" and "[b] may,
+    visual, vision": a verb, a modal and words every abstract uses named the groups."""
+    from litnav.navigator.branches import name_groups
+
+    ir = ("Our dense retriever outperforms BM25 on document ranking. We present future research directions "
+          "and challenges for human evaluation.")
+    vision = ("Our visual encoder outperforms prior work on image classification. It may help future research "
+              "directions and challenges for human evaluation.")
+    texts = {"a": ("Dense passage retrieval for open-domain question answering", ir),
+             "b": ("Dense passage retrieval with hard negatives", ir.replace("BM25", "sparse retrieval")),
+             "c": ("Vision transformers for image classification", vision),
+             "d": ("Self-supervised vision transformers for image classification", vision)}
+    terms = name_groups(texts, [["a", "b"], ["c", "d"]])
+    said = {w for group in terms for t in group for w in t.split()}
+    assert not said & {"outperforms", "may", "research", "directions", "challenges", "human", "our", "future"}
+    assert "dense passage retrieval" in terms[0] and "image classification" in terms[1]
+
+
+def test_each_label_is_stated_by_papers_of_its_branch(first, corpus):
+    from litnav.core.text import stems
+    from litnav.scorer.text import phrase_in, phrase_key, stem_string
+
+    branches = find_branches(corpus, [cid for cid, _ in first.rounds[-1].ranking[:20]])
+    assert branches
+    for b in branches:
+        papers, abstracts = corpus.papers(b.ids), corpus.abstracts(b.ids)
+        hay = {c: stem_string([stems(papers[c].title), stems(abstracts.get(c) or "")]) for c in b.ids}
+        for term in b.terms:
+            assert sum(phrase_in(phrase_key(term), h) for h in hay.values()) >= 2, (b.label, term)
+
+
+def test_a_later_refinement_answers_the_branch_question(first, corpus):
+    """The non-interactive search prints "to follow one: litnav refine FILE 'branch a'": that
+    feedback runs the chosen branch's edit, as answering the question in the terminal does."""
+    from litnav.navigator import refine
+
+    s, branches = clarify(first.model_copy(deep=True), corpus, Settings())
+    target = min(branches, key=lambda b: _in_branch(s, b))
+    before = _in_branch(s, target)
+    asked = s.turns[-1].clarification
+    s = refine(s, f"branch {target.label}", corpus, Settings())
+    assert len(s.turns) == 2 and s.turns[1].clarification.answer == target.label
+    assert s.turns[1].clarification.question == asked.question
+    assert s.turns[1].edits[0].action == "add_checkpoint" and s.turns[1].feedback.startswith(f"[{target.label}]")
+    assert _in_branch(s, target) > before
+    with pytest.raises(ValueError, match="left none open"):  # turn 2 followed a branch: no question is open
+        refine(s, "a", corpus, Settings())
+
+
+def test_a_branch_letter_without_a_question_is_an_error(corpus):
+    from litnav.navigator import refine
+
+    s = search("graph neural networks for molecules", corpus, Settings(), top_k=5)
+    if s.turns and s.turns[-1].clarification is not None:
+        s.turns[-1].clarification = None
+    with pytest.raises(ValueError, match="branch question"):
+        refine(s, "[b]", corpus, Settings())

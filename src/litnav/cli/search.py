@@ -95,11 +95,9 @@ def search_cmd(
             if path is not None:
                 check_output(path, kind, corpus=c)
     c.warm_encoder()  # the query encoder loads while the navigator is imported
-    from litnav import search, write_session
+    from litnav import search
     from litnav.librarians import WorkflowError, load_workflow
     from litnav.llm import LLMError
-    from litnav.session.io import write_new_session
-    from litnav.session.render import print_session
 
     branches: list = []
     with clean_errors(WorkflowError, LLMError, ValueError, CorpusError):
@@ -121,34 +119,35 @@ def search_cmd(
             if wf is not None:
                 session.engines["workflow"] = session.engines.get("workflow", "given").replace(
                     "given", str(Path(workflow).resolve()), 1)
-            from litnav.navigator.branches import clarify
-            from litnav.navigator.clarify import terminal_ask
+            if not ask:  # the branch question gets its default answer ("all"), recorded; printed after the results
+                from litnav.navigator.branches import clarify
 
-            # when the top results split into distinct groups: ask which to follow (default: all)
-            session, branches = clarify(session, c, settings, ask=terminal_ask if ask else None)
-    # written before anything is printed: a closed pipe (`litnav search ... | head`) keeps the session
-    with clean_errors(OSError, ValueError):
-        if named:
-            from litnav.session.io import session_lock
-
-            with session_lock(json_out):  # a `litnav refine` of this file finishes its turn first
-                if _stamp(json_out) != before:
-                    make_console(stderr=True).print(
-                        f"note: {json_out} was changed by another litnav run while this search ran "
-                        "(a refinement?); it is replaced by this search's session")
-                json_out = write_session(session, json_out)
-        else:
-            json_out = write_new_session(session, DEFAULT_SESSION)
-    make_console(stderr=True).print(f"session written to {json_out} (audit it with `litnav audit {json_out}`)")
-    if branches and not ask:  # the question was answered with its default: say so
+                session, branches = clarify(session, c, settings)
+    json_out = _write(session, json_out, named=named, before=before)
+    _print(session, c, rationales)
+    if branches:  # after the results it splits
         import shlex
 
         from litnav.navigator.branches import question
 
         make_console(stderr=True).print(
             f"{question(branches)[0]} -> all (not asked: no terminal or --no-interactive); to follow one: "
-            f"litnav refine {shlex.quote(str(json_out))} {shlex.quote('focus on ' + ' '.join(branches[0].terms))}",
-            markup=False, highlight=False)
+            f"litnav refine {shlex.quote(str(json_out))} 'branch {branches[0].label}'", markup=False, highlight=False)
+    elif ask and not anchor:  # the results are shown; now ask which branch to follow when they split
+        from litnav.navigator.branches import clarify
+        from litnav.navigator.clarify import terminal_ask
+
+        with clean_errors(WorkflowError, LLMError, ValueError, CorpusError):
+            session, branches = clarify(session, c, settings, ask=terminal_ask)
+        if branches:
+            json_out = _write(session, json_out, named=True, before=None)
+            if session.clarifications[-1].answer not in ("all", "stop"):  # a branch was followed: a new turn
+                from litnav.session.render import print_notes, results_table, turns_table
+
+                console = make_console()
+                console.print(turns_table(session))
+                console.print(results_table(session))
+                print_notes(session, console)
     if export is not None:
         from litnav.session.export import export_session
         from litnav.session.io import write_text_atomic
@@ -156,10 +155,38 @@ def search_cmd(
         with clean_errors(OSError, ValueError):
             write_text_atomic(export_session(session, c, export_format), export)
         make_console(stderr=True).print(f"{export_format} export written to {export}")
-    try:
-        from litnav.session.paper import anchor_links
 
-        print_session(session, make_console(), rationales=rationales, links=anchor_links(session, c))
+
+def _write(session, json_out: Path, *, named: bool, before) -> Path:
+    """Write ``session`` to ``json_out`` (``named``: the user gave the path, else the first free
+    ``litnav-session[-N].json``), under the session file's lock; say where, on stderr. ``before``:
+    the file's stamp when the search began (a note when another run changed it meanwhile)."""
+    from litnav import write_session
+    from litnav.session.io import write_new_session
+
+    with clean_errors(OSError, ValueError):  # written before anything is printed: `| head` keeps the session
+        if named:
+            from litnav.session.io import session_lock
+
+            with session_lock(json_out):  # a `litnav refine` of this file finishes its turn first
+                if before is not None and _stamp(json_out) != before:
+                    make_console(stderr=True).print(
+                        f"note: {json_out} was changed by another litnav run while this search ran "
+                        "(a refinement?); it is replaced by this search's session")
+                json_out = write_session(session, json_out)
+        else:
+            json_out = write_new_session(session, DEFAULT_SESSION)
+    make_console(stderr=True).print(f"session written to {json_out} (audit it with `litnav audit {json_out}`)")
+    return json_out
+
+
+def _print(session, corpus, rationales: int) -> None:
+    """Print the checklist, results and rationales; a closed pipe (``| head``) ends it quietly."""
+    from litnav.session.paper import anchor_links
+    from litnav.session.render import print_session
+
+    try:
+        print_session(session, make_console(), rationales=rationales, links=anchor_links(session, corpus))
     except BrokenPipeError:  # the reader went away; the session is already on disk
         import os
 

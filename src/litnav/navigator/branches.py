@@ -3,42 +3,39 @@
 The abstract vectors of the top results are clustered (k-means, k = 2..``max_branches``, cosine
 geometry: the vectors are L2-normalised); the split is offered only when it is clear — the best
 mean silhouette (Rousseeuw 1987) reaches ``min_silhouette`` and every group has ``min_size``
-papers. Each group is named by its distinctive terms: words and two-word phrases of its titles
-and abstracts ranked by (share of the group's papers using it) − (share of the other papers
-using it). The question follows PaperPilot: "Which branch should I prioritise? [a] … [b] …
-[all] [stop]". Choosing a branch is an edit (a topic checkpoint with the branch's terms and its
-own retrieval branches, ``navigator.refine``); ``all`` and ``stop`` change nothing. Without a
-terminal the default (``all``) is taken and recorded.
+papers. Each group is named by its distinctive noun phrases (the keyphrases of its titles and
+abstracts, :func:`name_groups`) ranked by (share of the group's papers stating it) − (share of
+the other papers stating it). The question follows PaperPilot: "Which branch should I
+prioritise? [a] … [b] … [all] [stop]", asked after the results are shown. Choosing a branch is
+an edit (a topic checkpoint with the branch's terms and its own retrieval branches,
+``navigator.refine``); ``all`` and ``stop`` change nothing. Without a terminal the default
+(``all``) is taken and recorded, and a later refinement can still answer it ("branch a",
+:func:`branch_answer`).
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from litnav.core.boilerplate import content_spans
-from litnav.core.records import Checkpoint, Clarification, Edit, Session
+from litnav.core.records import CONTENT_KINDS, Checkpoint, Clarification, Edit, Session
 from litnav.core.settings import Settings
-from litnav.core.text import stop_words
+from litnav.core.text import stems, stop_words
+from litnav.corpus.phrases import PhraseTable, corpus_phrases
+from litnav.navigator.intent.grammar import ed_participle
+from litnav.navigator.intent.keyphrases import concepts, generic
+from litnav.scorer.text import phrase_in, phrase_key, stem_string
 
 QUESTION = "Which branch should I prioritise?"
+MAX_LABEL_WORDS = 3
 _WORD = re.compile(r"[^\W\d_][\w-]+")  # any script's letters: "Política", not "tica"
-_GENERIC = frozenset({
-    "paper", "papers", "propose", "proposed", "proposes", "method", "methods", "approach", "approaches", "results",
-    "show", "shows", "model", "models", "based", "using", "use", "used", "new", "task", "tasks", "work", "also",
-    "present", "study", "performance", "state-of-the-art", "art", "state", "data", "learning", "existing", "well",
-    "however", "problem", "problems", "set", "two", "one", "three", "different", "large", "significantly",
-    "demonstrate", "experiments", "experimental", "framework", "novel", "improve", "improves", "improved",
-    "much", "many", "several", "various", "previous", "prior", "specific", "tested", "test", "first", "better",
-    "best", "recent", "within", "across", "including", "provide", "provides", "given", "able", "effective",
-    "achieve", "achieves", "obtain", "obtained", "introduce", "introduces", "evaluate", "evaluated",
-    "generated", "simple", "general", "high", "low", "number", "way", "ways", "certain", "scratch", "need",
-    "needs", "due", "allow", "allows", "enable", "enables", "often", "typically", "usually", "still", "even",
-})
+MIN_NAMED = 0.25
+"""A phrase of two words or more, or an acronym, names a group before any lone word when its
+share difference (:func:`name_groups`) reaches this."""
 
 
 @dataclass
@@ -54,36 +51,94 @@ class Branch:
         return f"[{self.label}] {', '.join(self.terms)} ({len(self.ids)} papers)"
 
 
-def _tokens(text: str) -> set[str]:
-    """Words and two-word phrases of ``text``'s content sentences (no URL or availability note:
-    ``core.boilerplate.content_spans``, so "https" and "github" never name a branch)."""
-    stops = stop_words() | _GENERIC
-    words = [w for s, e in content_spans(text) for w in _WORD.findall(text[s:e].lower())]
-    grams = {w for w in words if w not in stops and len(w) > 2}
-    grams |= {f"{a} {b}" for a, b in zip(words, words[1:]) if a not in stops and b not in stops
-              and len(a) > 2 and len(b) > 2}
-    return grams
+def _shown(words: list[str]) -> str:
+    """A label as shown: lower case, except a word with a capital inside it ("CLIP", "xRAG",
+    "M2-BERT"; not "Multi-Modality")."""
+    return " ".join(w if re.search(r"[^\W_][^\W\d_]*?(?<!-)[A-Z]", w) and not re.fullmatch(
+        r"[A-Z][a-z]*(?:-[A-Z][a-z]*)+", w) else w.lower() for w in words)
 
 
-def name_groups(texts: dict[str, str], groups: list[list[str]], n_terms: int = 3) -> list[list[str]]:
-    """Distinctive terms per group (see the module docstring); a phrase beats its own words
-    when it scores as high. ``texts``: corpus id -> title + abstract."""
-    docs = {cid: _tokens(t) for cid, t in texts.items()}
+def _candidates(text: str, table: PhraseTable | None, *, single: bool) -> dict[str, str]:
+    """Noun phrases that could name a group, by their ``phrase_key``: the keyphrases of
+    ``text``'s content sentences (``intent.keyphrases.concepts``: no verb such as "outperforms",
+    no word generic in the corpus such as "research"), and the endings of longer ones up to
+    :data:`MAX_LABEL_WORDS` words, each ending at the phrase's head ("cross-lingual dense passage
+    retrieval" -> "passage retrieval", "dense passage retrieval"). A lone word only when
+    ``single`` (a title's words name a topic; an abstract's lone nouns, such as "directions" or
+    "limitations", seldom do) and specific in the corpus (``intent.keyphrases.generic``)."""
+    content = " ".join(text[s:e] for s, e in content_spans(text))
+    stop = stop_words()
+    out: dict[str, str] = {}
+    for concept in concepts(content, table, compounds=False):
+        words = concept.text.split()
+        if any(w.lower() in stop or w.endswith("-") for w in words) or all(
+                generic(w.lower(), table) for w in words):
+            continue  # "the retriever itself"; "graph- structure" broken at a line end; "prior work"
+        if content[concept.start - 1:concept.start].isalnum() or content[concept.end:concept.end + 1].isalnum():
+            continue  # a piece of a word the ASCII tokenizer cut ("tica" of "Política")
+        for n in range(1, min(MAX_LABEL_WORDS, len(words)) + 1):
+            tail = words[-n:]
+            if not re.search(r"[^\W\d_]", tail[-1]) or ed_participle(tail[-1].lower()):
+                continue  # "serum 25" of "serum 25-hydroxyvitamin D", "network based": no head noun
+            if n == 1 and (not single or generic(tail[0].lower().strip(".'"), table)
+                           or not re.search(r"[^\W\d_]{3}", tail[0])):
+                continue
+            if key := phrase_key(" ".join(tail)):
+                out.setdefault(key, _shown(tail))
+    if single:  # words with letters beyond ASCII, which the keyphrase tokenizer cuts ("Política")
+        for word in _WORD.findall(content):
+            if not word.isascii() and word.lower() not in stop and (key := phrase_key(word)):
+                out.setdefault(key, _shown([word]))
+    return out
+
+
+def name_groups(texts: dict[str, tuple[str, str]], groups: list[list[str]], n_terms: int = 3,
+                table: PhraseTable | None = None, asked: list[str] = ()) -> list[list[str]]:
+    """Up to ``n_terms`` distinctive noun phrases per group. ``texts``: corpus id -> (title,
+    abstract); ``table``: the corpus's phrase table (``corpus.phrases.corpus_phrases``), which
+    cuts and filters the phrases (:func:`_candidates`); ``asked``: the search's own concepts
+    (its checkpoints' terms), which every group shares: a phrase they hold ("word sense
+    disambiguation", "stem cells" for "stem cell differentiation") names no group.
+
+    A phrase scores (share of the group's papers stating it) - (share of the other papers
+    stating it), stemmed (``scorer.text.phrase_in``), and must be stated by two of the group's
+    papers. Phrases and acronyms whose score reaches :data:`MIN_NAMED` come first, then the rest
+    by score; ties go to the phrase more of the group's titles state, then to the longer one. A phrase that holds or is held by one already chosen
+    is skipped."""
+    haystacks = {cid: stem_string([stems(title), stems(abstract)]) for cid, (title, abstract) in texts.items()}
+    titles = {cid: stem_string([stems(title)]) for cid, (title, _) in texts.items()}
+    shown: dict[str, str] = {}
+    by_paper: dict[str, set[str]] = {}
+    for cid, (title, abstract) in texts.items():
+        cands = _candidates(title, table, single=True) | _candidates(abstract, table, single=False)
+        by_paper[cid] = set(cands)
+        for k, v in cands.items():
+            shown.setdefault(k, v)
+    said = [k.replace(" ", "") for k in map(phrase_key, asked) if k]
     out: list[list[str]] = []
     for i, group in enumerate(groups):
-        inside = Counter(t for cid in group for t in docs.get(cid, ()))
         rest = [cid for j, g in enumerate(groups) if j != i for cid in g]
-        outside = Counter(t for cid in rest for t in docs.get(cid, ()))
-        scored = sorted(((inside[t] / max(1, len(group)) - outside[t] / max(1, len(rest)), " " in t, t)
-                         for t in inside if inside[t] >= 2), reverse=True)
-        terms: list[str] = []
-        for _, _, t in scored:
-            if any(t in u.split() or u in t.split() for u in terms):
+        keys = {k for cid in group for k in by_paper.get(cid, ())}
+        scored = []
+        for k in keys:
+            if any(k.replace(" ", "") in a for a in said):
                 continue
-            terms.append(t)
+            inside = sum(phrase_in(k, haystacks.get(cid, "")) for cid in group)
+            if inside < 2:
+                continue
+            outside = sum(phrase_in(k, haystacks.get(cid, "")) for cid in rest)
+            score = inside / len(group) - outside / max(1, len(rest))
+            named = " " in k.strip() or shown[k] != shown[k].lower()  # a phrase or an acronym
+            in_titles = sum(phrase_in(k, titles.get(cid, "")) for cid in group)
+            scored.append((named and score >= MIN_NAMED, score, in_titles, k.count(" "), k))
+        terms: list[str] = []
+        for *_, k in sorted(scored, reverse=True):
+            if any(k in u or u in k for u in terms):
+                continue
+            terms.append(k)
             if len(terms) == n_terms:
                 break
-        out.append(terms)
+        out.append([shown[k] for k in terms])
     return out
 
 
@@ -139,9 +194,10 @@ def cosine_silhouette(x: np.ndarray, labels: np.ndarray) -> float:
 
 
 def find_branches(corpus, ids: list[str], *, max_branches: int = 3, min_size: int = 3,
-                  min_silhouette: float = 0.1, seed: int = 0) -> list[Branch]:
+                  min_silhouette: float = 0.1, seed: int = 0, asked: list[str] = ()) -> list[Branch]:
     """Distinct groups among ``ids`` (the top results, best first), or ``[]`` when the split is
-    not clear (see the module docstring). Deterministic for a given ``seed``."""
+    not clear (see the module docstring); ``asked``: the search's own concepts, which name no
+    group (:func:`name_groups`). Deterministic for a given ``seed``."""
     have, vecs = corpus.abstract_vectors(ids)
     if len(have) < 2 * min_size:
         return []
@@ -164,8 +220,8 @@ def find_branches(corpus, ids: list[str], *, max_branches: int = 3, min_size: in
     groups.sort(key=lambda g: rank[g[0]])  # the group holding the best result is [a]
     papers = corpus.papers(have)
     abstracts = corpus.abstracts(have)
-    texts = {c: f"{papers[c].title}. {abstracts.get(c) or ''}" for c in have if c in papers}
-    names = name_groups(texts, groups)
+    texts = {c: (papers[c].title, abstracts.get(c) or "") for c in have if c in papers}
+    names = name_groups(texts, groups, table=corpus_phrases(corpus), asked=asked)
     return [Branch(label=chr(ord("a") + i), terms=n or [papers[g[0]].title], ids=g)
             for i, (g, n) in enumerate(zip(groups, names))]
 
@@ -184,6 +240,23 @@ def branch_edits(branch: Branch, checkpoint_id: str) -> list[Edit]:
                     terms=list(branch.terms), source="user")
     return [Edit(action="add_checkpoint", target=cp.id, reason=f"chose branch [{branch.label}]: {query}",
                  detail={"checkpoint": cp.model_dump(mode="json"), "role": "focus", "query": query})]
+
+
+def _latest_branches(session: Session, corpus, top: int) -> list[Branch]:
+    """The branches of the latest turn's top ``top`` results (its last round's ranking)."""
+    turn = session.turns[-1]
+    last = session.rounds[turn.rounds[-1] - 1] if turn.rounds else session.rounds[-1]
+    ids = [cid for cid, _ in last.ranking[:top]] or [r.corpus_id for r in turn.results]
+    asked = [t for c in turn.checklist.checkpoints if c.kind in CONTENT_KINDS for t in [*c.terms, c.text]]
+    return find_branches(corpus, ids, asked=asked)
+
+
+def _branch_checkpoint_id(session: Session) -> str:
+    used = {c.id for c in session.turns[-1].checklist.checkpoints}
+    n = 1
+    while f"b{n}" in used:
+        n += 1
+    return f"b{n}"
 
 
 def clarify(
@@ -207,10 +280,7 @@ def clarify(
 
     settings = settings or Settings()
     ensure_turns(session)
-    turn = session.turns[-1]
-    last = session.rounds[turn.rounds[-1] - 1] if turn.rounds else session.rounds[-1]
-    ids = [cid for cid, _ in last.ranking[:top]] or [r.corpus_id for r in turn.results]
-    branches = find_branches(corpus, ids)
+    branches = _latest_branches(session, corpus, top)
     if not branches:
         return session, []
     text, options = question(branches)
@@ -222,12 +292,35 @@ def clarify(
     session.clarifications.append(record)
     branch = next((b for b in branches if b.label == chosen), None)
     if branch is None:
-        turn.clarification = record
+        session.turns[-1].clarification = record
         return session, branches
-    used = {c.id for c in turn.checklist.checkpoints}
-    n = 1
-    while f"b{n}" in used:
-        n += 1
-    session = run_turn(session, branch_edits(branch, f"b{n}"), corpus, settings,
+    session = run_turn(session, branch_edits(branch, _branch_checkpoint_id(session)), corpus, settings,
                        feedback=f"[{chosen}] {', '.join(branch.terms)}", clarification=record)
     return session, branches
+
+
+_ANSWER = re.compile(r"\s*(?:(?:follow|choose|take|pick)\s+)?(?:(?:the\s+)?(?:branch|option)\s+)?\[?([a-z])\]?\s*[.!]?\s*",
+                     re.I)
+
+
+def branch_answer(session: Session, feedback: str, corpus, top: int = 20) -> tuple[list[Edit], Clarification] | None:
+    """When ``feedback`` answers the branch question of the latest turn later ("a", "[b]",
+    "branch c", "follow branch a"), the chosen branch's edits (:func:`branch_edits`) and the
+    answer's record; ``None`` when ``feedback`` is no such answer. The branches are found again
+    from the latest turn's results (deterministic, :func:`find_branches`). Raises ``ValueError``
+    when the latest turn asked no branch question, or the letter is none of its branches."""
+    m = _ANSWER.fullmatch(feedback)
+    if not m or not session.turns:
+        return None
+    label = m.group(1).lower()
+    asked = session.turns[-1].clarification
+    if asked is None or not asked.question.startswith(QUESTION) or asked.answer not in ("all", "stop"):
+        raise ValueError(f"{feedback.strip()!r} answers a branch question, but the latest turn left none open "
+                         "(a search asks one when its top results split into distinct groups; a turn that "
+                         "followed a branch asks none)")
+    branches = _latest_branches(session, corpus, top)
+    branch = next((b for b in branches if b.label == label), None)
+    if branch is None or question(branches)[0] != asked.question:
+        raise ValueError(f"{feedback.strip()!r} is none of the branches the latest turn offered: {asked.question}")
+    record = Clarification(question=asked.question, options=asked.options, answer=label, interactive=True)
+    return branch_edits(branch, _branch_checkpoint_id(session)), record

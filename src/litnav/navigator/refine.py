@@ -681,8 +681,16 @@ def _refine(session: Session, feedback: str, corpus, settings: Settings | None, 
         except LLMError:
             if not settings.llm.fallback:
                 raise
-    edits = [] if top_k is not None and not feedback.strip() else (parser or parse_feedback)(
-        feedback, prev.checklist, prev.workflow, [r.corpus_id for r in prev.results], corpus, today)
+    from litnav.navigator.branches import branch_answer
+
+    clarification = None
+    if (answered := branch_answer(session, feedback, corpus)) is not None:  # "a": the branch question's answer
+        edits, clarification = answered
+        session.clarifications.append(clarification)
+        feedback = f"[{clarification.answer}] {', '.join(edits[0].detail['checkpoint']['terms'])}"
+    else:
+        edits = [] if top_k is not None and not feedback.strip() else (parser or parse_feedback)(
+            feedback, prev.checklist, prev.workflow, [r.corpus_id for r in prev.results], corpus, today)
     if top_k is not None:
         said = [e.detail["value"] for e in edits if e.detail.get("role") == "top_k"]
         if any(n != top_k for n in said):
@@ -695,7 +703,8 @@ def _refine(session: Session, feedback: str, corpus, settings: Settings | None, 
         raise ValueError(f"the feedback asks for {max(asked):,} results; at most {max_top_k} can be returned here")
     engine = "rules" if parser is None else getattr(parser, "engine", "custom")
     edits = _fresh_checkpoint_ids(session, prev.checklist, edits)
-    return run_turn(session, edits, corpus, settings, feedback=feedback, engine=engine, today=today, meter=meter)
+    return run_turn(session, edits, corpus, settings, feedback=feedback, engine=engine, today=today, meter=meter,
+                    clarification=clarification)
 
 
 def _fresh_checkpoint_ids(session: Session, current: Checklist, edits: list[Edit]) -> list[Edit]:

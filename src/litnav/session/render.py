@@ -556,7 +556,7 @@ def turns_table(session: Session) -> Table:
     for col in ("turn", "feedback", "edits", "re-run / reused", "results"):
         table.add_column(col)
     for t in session.turns:
-        said = t.feedback or ("(first search" + (f": {t.direction} of {t.anchor}" if t.anchor else "") + ")")
+        said = escape(t.feedback or ("(first search" + (f": {t.direction} of {t.anchor}" if t.anchor else "") + ")"))
         if t.clarification is not None:
             said += f"\n[dim]asked: {escape(t.clarification.question)} -> {escape(t.clarification.answer)}[/dim]"
         edits = "\n".join(f"{e.action} {escape(e.target)}: {escape(e.reason)}" + _seeds(e) for e in t.edits) or "-"
@@ -567,5 +567,5 @@ def turns_table(session: Session) -> Table:
             if ids:
                 diff += f"\n{label}: " + ", ".join(escape(c) for c in ids[:8]) + (
                     f" and {len(ids) - 8} more" if len(ids) > 8 else "")
-        table.add_row(str(t.index), escape(said) if t.clarification is None else said, edits, nodes, diff)
+        table.add_row(str(t.index), said, edits, nodes, diff)
     return table
