@@ -610,3 +610,29 @@ def test_a_word_between_or_another_kind_does_not_state_a_model(sentence, checkpo
 
     _terms, phrases = checkpoint_terms(f"The paper studies {checkpoint}", [checkpoint])
     assert not states(sentence, phrases)
+
+
+@pytest.mark.parametrize("intent", [
+    "offline reinforcement learning, excluding imitation learning",
+    "offline reinforcement learning but not imitation learning",
+    "offline RL papers that do not use imitation learning",
+])
+def test_an_excluded_learning_paradigm_is_violated_by_its_other_names(student, intent):
+    """A user trial excluded imitation learning and was shown "A Policy-Guided Imitation Approach
+    for Offline Reinforcement Learning" as respecting it (P(about it) = 0.35)."""
+    from litnav.navigator.intent import parse_intent
+
+    cl = parse_intent(intent)
+    x = next(c for c in cl.checkpoints if c.kind == "exclusion")
+    assert x.any_of and "imitation learning" in x.terms
+    paper = Paper(corpus_id="p", title="A Policy-Guided Imitation Approach for Offline Reinforcement Learning")
+    say = ev("We propose an approach that inherits the training stability of imitation-style methods.", 0.5)
+    judged = score_paper(paper, cl, {x.id: [say]}, student)
+    verdict = next(j for j in judged.judgements if j.checkpoint_id == x.id)
+    assert verdict.score < 2.5 and "violated" in verdict.rationale
+    assert disagreement(verdict, cl) is None
+    # a paper on offline RL that imitates nothing still respects it
+    other = Paper(corpus_id="p", title="A Minimalist Approach to Offline Reinforcement Learning")
+    plain = ev("We add a behavior cloning term to the policy update of TD3.", 0.5)
+    kept = score_paper(other, cl, {x.id: [plain]}, student)
+    assert next(j for j in kept.judgements if j.checkpoint_id == x.id).score >= 2.5

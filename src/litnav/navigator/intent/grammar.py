@@ -258,6 +258,22 @@ def _noun_forms(word: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+_PARADIGM = re.compile(r"([^\W\d_][\w-]*[^\W_])[ -]learning", re.I)
+
+
+def paradigm_variants(phrase: str) -> list[str]:
+    """The other names of a learning paradigm "M learning" ("imitation learning" ->
+    ["imitation approach", "imitation approaches", "imitation methods", "imitation-style"]): an
+    exclusion of imitation learning must catch "A Policy-Guided Imitation Approach for Offline
+    RL". [] for any other phrase, or one of more words before "learning" ("deep reinforcement
+    learning" is excluded by its own name and by "reinforcement learning"'s)."""
+    m = _PARADIGM.fullmatch(phrase.strip())
+    if not m:
+        return []
+    head = m.group(1)
+    return [f"{head} approach", f"{head} approaches", f"{head} methods", f"{head}-style"]
+
+
 def number_variants(phrase: str, limit: int = 4) -> list[str]:
     """``phrase`` with one word in its other, irregular number ("mouse models" -> ["mice
     models"], "analyses of children" -> ["analysis of children", "analyses of child"]): an
