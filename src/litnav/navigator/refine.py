@@ -320,7 +320,10 @@ def apply_edits(checklist: Checklist, workflow: Workflow, edits: list[Edit], set
                     done += _add_branch(wf, node, ANCHOR_FOCUS_WEIGHT)
             elif role == "focus":
                 q = e.detail.get("query") or " ".join(cp.terms)
+                channels = e.detail.get("channels") or ["semantic", "lexical"]
                 for op, k in (("semantic_search", lib.semantic_k), ("lexical_search", lib.lexical_k)):
+                    if op.split("_")[0] not in channels:
+                        continue
                     query = (e.detail.get("semantic_query") or q) if op == "semantic_search" else q
                     node = Node(id=_unique_id(wf, f"{op.split('_')[0]}_{cp.id}"), op=op,
                                 params={"query": query, "k": max(10, k // 2), "checkpoint_id": cp.id},
