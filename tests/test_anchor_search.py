@@ -478,6 +478,17 @@ def test_a_survey_of_the_anchor_is_not_older_than_it(corpus):
     assert any(c.predicate is not None and c.predicate.field == "year" for c in s.turns[0].checklist.checkpoints)
 
 
+def test_feedback_stating_the_surveys_implied_period_makes_it_the_users(corpus):
+    """The multi-turn benchmark's "only papers after 2016" on a survey search of a 2017 anchor
+    failed with "nothing to change": the search had implied "since 2017" itself."""
+    s = anchor_search("simclr", "survey", corpus, FAST, top_k=10)
+    year = corpus.paper("simclr").year
+    s = refine(s, f"only papers after {year - 1}", corpus, FAST)
+    years = [c for c in s.turns[-1].checklist.checkpoints if c.predicate is not None and c.predicate.field == "year"]
+    assert len(years) == 1 and years[0].source == "user" and "not older" not in years[0].text
+    assert all(r.year is None or r.year >= year for r in s.results)
+
+
 def test_an_empty_list_because_of_the_constraints_says_so_not_to_count_edges(corpus):
     """A trial's predecessors "since 2021" of a 2020 paper: the hint said to count citation edges."""
     from litnav.session.render import results_table

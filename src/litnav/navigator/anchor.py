@@ -208,6 +208,12 @@ def _coverage(corpus, cid: str, direction: str) -> tuple[int | None, int | None]
     return None, None
 
 
+NOT_OLDER = "(a survey of the anchor is not older than it)"
+"""The end of the text of the year checkpoint a survey search implies (:func:`_not_older`): the
+user did not state it, so feedback stating the same period makes it theirs ("only papers after
+2016" of a 2017 anchor) rather than changing nothing."""
+
+
 def _not_older(checklist: Checklist, paper, corpus, today: date | None) -> Checklist:
     """``checklist`` with "published since the anchor's year" when it names no year: a survey that
     covers the anchor is not older than it (a trial's survey lists held papers years older than
@@ -218,8 +224,7 @@ def _not_older(checklist: Checklist, paper, corpus, today: date | None) -> Check
     if not found:
         return checklist
     n = 1 + max((int(c.id[1:]) for c in checklist.checkpoints if re.fullmatch(r"m\d+", c.id)), default=0)
-    cp = found[0].model_copy(update={"id": f"m{n}", "text": f"{found[0].text} (a survey of the anchor is not older "
-                                                               "than it)"})
+    cp = found[0].model_copy(update={"id": f"m{n}", "text": f"{found[0].text} {NOT_OLDER}"})
     return checklist.model_copy(update={"checkpoints": [*checklist.checkpoints, cp]})
 
 

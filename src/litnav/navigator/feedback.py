@@ -31,6 +31,7 @@ from datetime import date
 from litnav.core.records import Checklist, Checkpoint, Edit, Workflow
 from litnav.core.text import stop_words
 from litnav.corpus.phrases import corpus_phrases
+from litnav.navigator.anchor import NOT_OLDER
 from litnav.navigator.feedback_wording import ORDINALS, RULE_FIELDS, plain_feedback
 from litnav.navigator.intent import parse_intent
 from litnav.navigator.intent.dates import YEAR_PATTERN
@@ -763,7 +764,7 @@ def parse_feedback(
     for cp in parsed.checkpoints:
         if cp.kind == "metadata" and cp.predicate is not None:
             same = next((c for c in scratch.checkpoints if _same_predicate(cp, c)), None)
-            if same is not None and same.weight >= cp.weight:
+            if same is not None and same.weight >= cp.weight and not same.text.endswith(NOT_OLDER):
                 already.append(f"{same.id} {same.text!r} is already in the checklist")
                 continue
             softer = [same.id] if same is not None else []  # "only TACL" after "ideally in TACL": now a filter
