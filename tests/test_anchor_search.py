@@ -219,6 +219,12 @@ def test_the_notes_say_how_much_of_the_anchors_neighbourhood_the_corpus_holds(co
     cut = anchor_search("simclr", "successor", corpus, FAST, top_k=3)
     assert result_notes(cut)[1] == f"{citers} corpus papers cite it; 3 listed."
     assert not any("corpus paper" in n for n in result_notes(sessions["sibling"]))
+    # a year constraint: how many pass it, so the listed count reads as a cut-off or as all there are
+    years = sorted(p.year for p in corpus.papers([e.citing_id for e in corpus.citations("simclr")]).values() if p.year)
+    since = years[len(years) // 2]
+    newer = anchor_search("simclr", "successor", corpus, FAST, intent=f"since {since}", top_k=50)
+    passing = sum(y >= since for y in years)
+    assert passing < citers and result_notes(newer)[1] == f"{citers} corpus papers cite it; {passing} pass the hard constraints."
 
 
 def test_edges_to_papers_the_corpus_lacks_are_not_counted_as_corpus_papers(tmp_path):

@@ -33,7 +33,8 @@ def search_cmd(
     continue_from: Optional[Path] = typer.Option(None, "--continue", help="Continue this session file: QUERY is "
                                                  "the feedback (same as `litnav refine SESSION FEEDBACK`)."),
     rounds: Optional[int] = typer.Option(None, "--rounds", min=1, help="Maximum rounds."),
-    top: Optional[int] = typer.Option(None, "--top", "-k", min=1, help="Results to return."),
+    top: Optional[int] = typer.Option(None, "--top", "-k", min=1, help="Results to return (default: "
+                                      "navigator.top_k, 20; an anchor template's own top_k)."),
     json_out: Optional[Path] = typer.Option(None, "--json", help="Write the session file here."),
     export: Optional[Path] = typer.Option(None, "--export", help="Also export the results here; the format "
                                           "comes from the extension (.bib .ris .json .csv .jsonl .trec)."),
@@ -42,7 +43,8 @@ def search_cmd(
     rationales: int = typer.Option(3, "--rationales", help="Results whose rationales are printed."),
     interactive: Optional[bool] = typer.Option(
         None, "--interactive/--no-interactive",
-        help="Let the LLM navigator ask a clarifying question (default: only when stdin is a terminal)."),
+        help="Ask which branch to follow when the results split into distinct groups, and let an LLM "
+             "navigator ask its clarifying question (default: only when stdin is a terminal)."),
     settings_file: Optional[Path] = SettingsOpt,
     overrides: Optional[list[str]] = SetOpt,
 ) -> None:

@@ -32,6 +32,13 @@ def register(app: typer.Typer) -> None:
             years = c.papers_per_year() if venues else {}
         finally:
             c.close()
+        model = stats.get("model")
+        if isinstance(model, dict):  # the name `--set corpus.encoder_backend=...` takes
+            from litnav.corpus.encoder import BACKENDS
+
+            said = (model.get("backend"), model.get("precision"))
+            if setting := next((name for name, pair in BACKENDS.items() if pair == said), None):
+                stats["model"] = {"encoder_backend": setting, **model}
         if venues:
             stats["venues"] = dict(top)
             stats["papers_per_year"] = years

@@ -206,15 +206,22 @@ def _years_kept(turn: Turn) -> str:
     return ""
 
 
-def _anchor_coverage(turn: Turn, shown: int | None, corpus: str | None = None) -> str | None:
+def _anchor_coverage(turn: Turn, shown: int | None, corpus: str | None = None,
+                     passed: tuple[int, int] | None = None) -> str | None:
     """How much of the anchor's citing or cited neighbourhood the corpus holds, and how much of it
     is listed: "papers cited by X" over a corpus that holds 12 of its 40 references must not read
-    like X's whole bibliography."""
+    like X's whole bibliography. ``passed``: ``(passed, seen)`` of the hard constraints' filter
+    when it dropped papers, so "37 cite it; 8 listed" says whether 8 is a cut-off or all there are."""
     n, missing = turn.anchor_linked, turn.anchor_unresolved
     if n is None:
         return None
     papers = f"{n} corpus paper{'' if n == 1 else 's'}"
-    listed = f"; {shown} listed" if shown is not None and shown < n else ""
+    listed = ""
+    if passed is not None and passed[0] < passed[1]:
+        of = "" if passed[1] >= n else f" of the {passed[1]} read"
+        listed = f"; {passed[0]}{of} pass the hard constraints"
+    if shown is not None and shown < (passed[0] if passed is not None and passed[1] >= n else n):
+        listed += f"; {shown} listed"
     if turn.direction == "successor":
         return f"{papers} cite{'s' if n == 1 else ''} it{listed}."
     text = f"It cites {papers}{listed}"
@@ -389,7 +396,8 @@ def result_notes(session: Session) -> list[str]:
                             f"{first.asked_direction} of the anchor: these are the papers most like it (sibling), "
                             "the anchor left out" + _years_kept(first) + ".")
         shown = len(session.results) if len(session.turns) == 1 else None  # a refinement may add other papers
-        if (coverage := _anchor_coverage(first, shown, session.corpus)) is not None:
+        cut = _filter_counts(session) if len(session.turns) == 1 else None
+        if (coverage := _anchor_coverage(first, shown, session.corpus, cut[:2] if cut else None)) is not None:
             notes.insert(1, coverage)
         if first.direction in ("survey", "benchmark") and (kept := _kept_by_type(session)) is not None \
                 and kept[0] < len(session.results):
