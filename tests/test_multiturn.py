@@ -293,6 +293,36 @@ def test_ignoring_a_year_of_the_intent_keeps_every_round(corpus):
     assert any(r.year is not None and r.year < 2020 for r in session.results)
 
 
+@pytest.mark.parametrize("feedback", ["more like #2", "focus on negative sampling",
+                                      "follow the citing direction of the top paper"])
+def test_a_channel_added_by_feedback_is_fused_on_the_rounds_scale(corpus, feedback):
+    """The rounds' fused lists are summed (RRF scores near 1/61); a trial's "follow the citing
+    direction" and "more like #2" joined that sum with their own scores (citation links plus
+    cosine, BM25) after a three-round search, so every new paper, on topic or not, outranked
+    every earlier result."""
+    from litnav.core.records import Node
+    from litnav.navigator.feedback import parse_feedback
+    from litnav.navigator.refine import apply_edits
+
+    turn = ensure_turns(search(INTENT, corpus, Settings(), top_k=10)).turns[-1]
+    wf = turn.workflow.model_copy(deep=True)
+    rounds = next(n for n in wf.nodes if n.op == "union" and n.params.get("method") == "sum")
+    at = wf.nodes.index(rounds)
+    for r in range(len(rounds.inputs) + 1, 5):  # as a search that ran four rounds
+        wf.nodes[at:at] = [Node(id=f"citation_r{r}", op="citation_expand", params={"seeds": 3, "k": 20}, inputs=["fuse"]),
+                           Node(id=f"fuse_r{r}", op="union", params={"method": "rrf", "weights": [0.3]},
+                                inputs=[f"citation_r{r}"])]
+        at += 2
+        rounds.inputs.append(f"fuse_r{r}")
+    rounds.params = {**rounds.params, "weights": [1.0] * len(rounds.inputs)}
+    edits = parse_feedback(feedback, turn.checklist, wf, [r.corpus_id for r in turn.results], corpus, None)
+    _, edited, _, _, _ = apply_edits(turn.checklist, wf, edits, Settings())
+    nodes = {n.id: n for n in edited.nodes}
+    summed = next(n for n in edited.nodes if n.id == rounds.id)
+    assert len(summed.inputs) > len(rounds.inputs)  # the new channel joined the rounds' sum
+    assert all(nodes[i].op == "union" and nodes[i].params.get("method", "rrf") == "rrf" for i in summed.inputs)
+
+
 def test_more_like_a_result_adds_its_title_as_a_focus(corpus):
     session = ensure_turns(search(INTENT, corpus, Settings(), top_k=10))
     second = session.results[1]

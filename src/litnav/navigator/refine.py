@@ -203,12 +203,22 @@ def _add_branch(workflow: Workflow, node: Node, weight: float) -> list[Edit]:
         workflow.nodes.insert(next(i for i, n in enumerate(workflow.nodes) if n.op == "locate_evidence"), fuse)
         return lifted + [Edit(action="add_node", target=fuse.id, detail={"node": fuse.model_dump(mode="json")},
                               reason=f"fuse {node.id} with the existing candidates")]
+    added: list[Edit] = []
+    if fuse.params.get("method") == "sum":  # the rounds' fused (RRF) scores are summed: the channel's own
+        # scores (BM25, cosine, citation links) would swamp them, so it joins as its own RRF list
+        ranked = Node(id=_unique_id(workflow, f"fuse_{node.id}"), op="union", inputs=[node.id],
+                      params={"method": "rrf", "k": fuse.params.get("k", 60), "weights": [weight]},
+                      note=f"reciprocal rank fusion of {node.id}, summed with the rounds' fused lists")
+        workflow.nodes.insert(workflow.nodes.index(fuse), ranked)
+        added.append(Edit(action="add_node", target=ranked.id, detail={"node": ranked.model_dump(mode="json")},
+                          reason=f"rank {node.id} on the scale of the other rounds' fused lists"))
+        node, weight = ranked, 1.0
     weights = fuse.params.get("weights") or [1.0] * len(fuse.inputs)
     fuse.inputs = fuse.inputs + [node.id]
     fuse.params = {**fuse.params, "weights": list(weights) + [weight]}
-    return lifted + [Edit(action="modify_node", target=fuse.id,
-                          detail={"inputs": fuse.inputs, "weights": fuse.params["weights"]},
-                          reason=f"fuse {node.id} with the other channels")]
+    return lifted + added + [Edit(action="modify_node", target=fuse.id,
+                                  detail={"inputs": fuse.inputs, "weights": fuse.params["weights"]},
+                                  reason=f"fuse {node.id} with the other channels")]
 
 
 def _unban_source(workflow: Workflow, corpus_id: str, reason: str | None) -> list[Edit]:
