@@ -636,22 +636,3 @@ def test_an_excluded_learning_paradigm_is_violated_by_its_other_names(student, i
     plain = ev("We add a behavior cloning term to the policy update of TD3.", 0.5)
     kept = score_paper(other, cl, {x.id: [plain]}, student)
     assert next(j for j in kept.judgements if j.checkpoint_id == x.id).score >= 2.5
-
-
-@pytest.mark.parametrize(("sentence", "stated"), [
-    # the demo's intent 2: a paper on semantic relations was "satisfied" by this aside
-    ("Furthermore, usage of such resources frequently requires disambiguation and connection of the data to the "
-     "resource (word sense disambiguation in the case of WordNet).", False),
-    ("Lexical resources often need extra processing (word sense disambiguation of every gloss entry).", False),
-    # the paper's own voice, a list in the parentheses, or a short name there: still stated
-    ("We evaluate the method on a new task (word sense disambiguation of gloss entries).", True),
-    ("Experiments on two tasks (word sense disambiguation and dependency parsing) show gains.", True),
-    ("Experiments on three tasks (word sense disambiguation, parsing, tagging) show gains.", True),
-    ("Word sense disambiguation (WSD) remains hard for rare senses.", True),
-])
-def test_a_phrase_in_a_parenthetical_aside_is_not_stated(sentence, stated):
-    from litnav.scorer.quote import states
-
-    phrases = checkpoint_terms("The paper studies word sense disambiguation", ["word sense disambiguation"])[1]
-    assert states(sentence, phrases) is stated
-    assert states(sentence, phrases, strict=True)  # an exclusion is violated by any mention

@@ -178,27 +178,6 @@ def _cited_example(text: str, start: int, after: str) -> bool:
     return cue is not None and _OWN.search(text, 0, cue.start()) is None
 
 
-_ASIDE_WORDS = 4
-"""The fewest words of a parenthetical aside (:func:`_in_aside`); shorter ones name an acronym,
-a dataset or an example ("(BERT)", "(SST-2)", "(e.g. WordNet)") of what the sentence states."""
-
-
-def _in_aside(text: str, at: int) -> bool:
-    """True when offset ``at`` of the sentence ``text`` lies in a parenthetical aside: parentheses
-    holding :data:`_ASIDE_WORDS` or more words and no list (no comma, semicolon or "and"), in a
-    sentence not in the paper's own voice. "usage of such resources frequently requires
-    disambiguation ... (word sense disambiguation in the case of WordNet)" does not make a paper
-    on semantic relations a study of word sense disambiguation; "Experiments on two corpora (GLUE
-    and SQuAD)" and "We evaluate (on the full WordNet hierarchy) ..." still state theirs."""
-    opened = text.rfind("(", 0, at)
-    if opened < 0 or text.rfind(")", 0, at) > opened:
-        return False
-    closed = text.find(")", at)
-    inner = text[opened + 1:closed if closed >= 0 else len(text)]
-    return (len(_WORD.findall(inner)) >= _ASIDE_WORDS and not re.search(r"[,;]|\band\b", inner)
-            and _OWN.search(text) is None)
-
-
 def _adjacent(text: str, starts: list[int], i: int, n: int) -> bool:
     """True when the ``n`` tokens from token ``i`` are consecutive words of ``text`` (no word between
     them, only spaces and punctuation: no stop word was dropped)."""
@@ -209,16 +188,14 @@ def _adjacent(text: str, starts: list[int], i: int, n: int) -> bool:
     return True
 
 
-def _affirmed(phrase: str, st: list[str], starts: list[int], sentence: str, adjacent: bool = False,
-              strict: bool = False) -> bool:
+def _affirmed(phrase: str, st: list[str], starts: list[int], sentence: str, adjacent: bool = False) -> bool:
     """True when the stemmed ``phrase`` key occurs in ``st`` (``stem_offsets(sentence)``) at least
     once not negated: no negation cue (:data:`_NEGATED`; "not only" is none) just before it in
     its clause, no "is not"/"were never" (:data:`_NEGATED_AFTER`) right after it, not in a
     covariate list ("adjusted for ... aspirin use": :data:`_COVARIATE`), not a cited example
     ("like ... dialog systems (Madotto et al., 2018)": :data:`_CITED_AFTER`) and not a listed one
-    ("tasks such as question answering": :func:`_listed_example`), and, unless ``strict`` (an
-    exclusion, violated by any mention), not in a parenthetical aside (:func:`_in_aside`). With
-    ``adjacent`` the occurrence must also be consecutive words (:func:`_adjacent`)."""
+    ("tasks such as question answering": :func:`_listed_example`). With ``adjacent``
+    the occurrence must also be consecutive words (:func:`_adjacent`)."""
     key = phrase.split()
     if not key:
         return False
@@ -231,8 +208,7 @@ def _affirmed(phrase: str, st: list[str], starts: list[int], sentence: str, adja
             after = text[end:end + 40]
             negated_before = (_NEGATED.search(before) and not _NOT_ONLY.search(before)) or _COMPARED.search(before)
             if (not negated_before and not _NEGATED_AFTER.search(after) and not _in_covariates(text, starts[i])
-                    and not _cited_example(text, starts[i], after) and not _listed_example(text, starts[i])
-                    and (strict or not _in_aside(text, starts[i]))):
+                    and not _cited_example(text, starts[i], after) and not _listed_example(text, starts[i])):
                 return True
     return False
 
@@ -272,12 +248,12 @@ def states(sentence: str, phrases: list[str], *, strict: bool = False) -> bool:
         return False
     st, starts = stem_offsets(sentence)
     st = unhyphenated(st)  # phrase keys are matched without hyphens
-    if _states_in(phrases, st, starts, sentence, strict):
+    if _states_in(phrases, st, starts, sentence):
         return True
     bases, base_keys = [derivational_base(t) for t in st], [_base_key(p) for p in phrases]
     if bases == st and base_keys == phrases:
         return False
-    return _states_in(base_keys, bases, starts, sentence, strict)
+    return _states_in(base_keys, bases, starts, sentence)
 
 
 def _base_key(key: str) -> str:
@@ -285,12 +261,11 @@ def _base_key(key: str) -> str:
     return f" {' '.join(derivational_base(t) for t in key.split())} " if key.strip() else key
 
 
-def _states_in(phrases: list[str], st: list[str], starts: list[int], sentence: str, strict: bool = False) -> bool:
+def _states_in(phrases: list[str], st: list[str], starts: list[int], sentence: str) -> bool:
     """True when every phrase key occurs, affirmed (:func:`_affirmed`), in the stems ``st``."""
     hay = stem_string([st])
     found = [_form_in(p, hay) for p in phrases]
-    return all(found) and all(_affirmed(f, st, starts, sentence, adjacent=f != p, strict=strict)
-                              for f, p in zip(found, phrases))
+    return all(found) and all(_affirmed(f, st, starts, sentence, adjacent=f != p) for f, p in zip(found, phrases))
 
 
 _NEURAL = re.compile(r"^( \S+(?: \S+)*) neural( network )")
