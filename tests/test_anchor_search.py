@@ -306,6 +306,7 @@ def test_a_date_over_a_corpus_without_years_says_that_no_paper_has_one(open_corp
 @pytest.mark.parametrize(("intent", "says"), [
     ("contrastive learning of visual representations at NeurIPS or ICML", "no paper of this corpus names a venue"),
     ("contrastive learning of visual representations by Geoffrey Hinton", "no paper of this corpus lists its authors"),
+    ("contrastive learning of visual representations, journal articles only", "no paper of this corpus names a venue"),
 ])
 def test_a_venue_or_author_over_a_corpus_without_any_says_that_no_paper_has_one(open_corpus, intent, says):
     """A user trial's "at NeurIPS or ICML" over an arXiv corpus without venues read "(not in the

@@ -147,3 +147,27 @@ def test_a_venue_at_the_end_makes_a_request_not_a_claim(intent):
     cl = parse_intent(intent, today=TODAY)
     (venue,) = [c for c in cl.checkpoints if c.predicate is not None and c.predicate.field == "venue"]
     assert cl.checkpoints[0].text == "CRISPR base editing"
+
+
+@pytest.mark.parametrize("wish", [
+    "sentiment analysis, just journals",
+    "sentiment analysis, journals only",
+    "sentiment analysis, only journal articles",
+    "journal papers only: sentiment analysis",
+    "sentiment analysis; only journal publications",
+])
+def test_a_kind_of_venue_asked_for_in_any_words_is_the_same_type(wish):
+    cl = parse_intent(wish, today=TODAY)
+    assert cl.checkpoints[0].text == "sentiment analysis"
+    assert [(c.predicate.field, c.predicate.values, c.predicate.negate, c.weight) for c in cl.checkpoints
+            if c.kind == "metadata"] == [("publication_type", ["journal"], False, 1.0)]
+
+
+@pytest.mark.parametrize(("intent", "topic"), [
+    ("sentiment analysis in journals", "sentiment analysis in journals"),
+    ("automatic summarization of journal articles", "automatic summarization of journal"),
+    ("predicting conferences attendance", "predicting conferences attendance"),
+])
+def test_journals_as_subject_matter_stay_in_the_topic(intent, topic):
+    cl = parse_intent(intent, today=TODAY)
+    assert cl.checkpoints[0].text == topic and not any(c.kind == "metadata" for c in cl.checkpoints)

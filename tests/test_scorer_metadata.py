@@ -43,7 +43,21 @@ CASES = [
     (P(field="publication_type", values=["survey"], negate=True), paper(title="An Overview of NER"), False, "violated"),
     (P(field="publication_type", values=["empirical"]), paper(), True, "empirical"),
     (P(field="publication_type", values=["empirical"]), paper(title="Parsing: a review"), False, "a review"),
-    (P(field="publication_type", values=["conference"]), paper(publication_types=["Conference"]), True, "listed"),
+    (P(field="publication_type", values=["conference"]), paper(publication_types=["Conference"]), True, "'Conference'"),
+    # journal / conference: the types, else the kind of venue its name says; a preprint is neither
+    (P(field="publication_type", values=["journal"]), paper(venue="TACL", venue_raw="Transactions of the "
+                                                            "Association for Computational Linguistics"), True, "Transactions"),
+    (P(field="publication_type", values=["journal"]), paper(venue="ACL", venue_raw="Proceedings of the 58th Annual "
+                                                            "Meeting of the Association for Computational Linguistics"),
+     False, "not a journal"),
+    (P(field="publication_type", values=["journal"]), paper(venue="CL", venue_raw="Computational Linguistics"), True,
+     "journal paper"),
+    (P(field="publication_type", values=["conference"]), paper(venue_raw="Actes de la 28e Conférence sur le TALN"),
+     True, "Conférence"),
+    (P(field="publication_type", values=["journal"]), paper(venue="arXiv"), False, "not a journal"),
+    (P(field="publication_type", values=["journal"], negate=True), paper(venue="arXiv"), True, "satisfied"),
+    (P(field="publication_type", values=["journal"]), paper(venue="EMNLP"), False, "unknown"),  # check: unknown fails
+    (P(field="publication_type", values=["journal"]), paper(publication_types=["JournalArticle"]), True, "JournalArticle"),
     # author: surname, case and accent folded; "Surname, First" accepted
     (P(field="author", values=["Christopher Manning"]), paper(authors=[Author(name="C. D. Manning")]), True, "Manning"),
     (P(field="author", values=["Müller, Anna"]), paper(authors=[Author(name="J. MULLER")]), True, "matches"),

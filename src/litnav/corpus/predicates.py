@@ -28,7 +28,10 @@ unknown metadata fails. Rules:
   unknown rather than failed (not negated: "not tutorials" still keeps such a paper); a tutorial
   is also known by a raw venue of a tutorial track ("...: Tutorial Abstracts"). A tutorial is no
   survey: "not surveys" keeps it (a judge of the ACL 2016-2022 intents kept a QE tutorial under
-  "excluding shared task overviews"); "not tutorials" leaves it out. Any other
+  "excluding shared task overviews"); "not tutorials" leaves it out. ``journal`` and
+  ``conference`` pass on the publication types ("JournalArticle", "Conference") or the venue's
+  name (``TYPE_VENUE_CUES``: "Transactions of the ACL", "Proceedings of ..."); a paper of the
+  other kind, or of a preprint server, fails; any other venue is unknown. Any other
   value is compared to the ``publication_types`` entries.
 - ``author``: passes when a value's surname (``core.text.surname``: the part before a comma,
   else the last word, suffixes such as "Jr" skipped) equals an author's surname, case-, accent-
@@ -63,6 +66,16 @@ TYPE_TITLE_CUES: dict[str, tuple[re.Pattern[str], tuple[str, ...]]] = {
                          r"|\bphase\s+(I{1,3}V?|[1-4])[ab]?\s+(\w+\s+)?trials?\b", re.I), ("clinicaltrial",)),
 }
 """Publication-type value -> (title cue, Semantic Scholar publication types that evidence it)."""
+TYPE_VENUE_CUES: dict[str, tuple[re.Pattern[str], tuple[str, ...]]] = {
+    "journal": (re.compile(r"\b(journal|transactions|letters|annals|bulletin|magazine)\b|^computational linguistics$",
+                           re.I), ("journalarticle",)),
+    "conference": (re.compile(r"\b(conference|proceedings|workshops?|symposium|congress|colloquium|meeting)\b", re.I),
+                   ("conference",)),
+}
+"""Publication-type value -> (venue cue, Semantic Scholar publication types that evidence it): a
+kind of venue, known from the paper's types or its venue's name ("Transactions of the ACL",
+"Proceedings of ..."); a preprint server's venue ("arXiv") is neither."""
+_PREPRINT = re.compile(r"\b(arxiv|biorxiv|medrxiv|chemrxiv|ssrn|preprints?)\b", re.I)
 
 
 def _fold(s: str) -> str:
@@ -320,6 +333,18 @@ def _cued_type(value: str, paper: Paper, types: set[str]) -> str | None:
     return None
 
 
+def _venue_kind(value: str, paper: Paper) -> str | None:
+    """Why ``paper`` is of the kind of venue ``value`` (:data:`TYPE_VENUE_CUES`), or None."""
+    cue, s2_types = TYPE_VENUE_CUES[value]
+    listed = [t for t in paper.publication_types if t.lower().replace("-", "") in s2_types]
+    if listed:
+        return f"publication type {listed[0]!r}"
+    for venue in (paper.venue_raw, paper.venue):
+        if venue and (m := cue.search(_fold(venue))):  # folded: "Conférence" is a conference
+            return f"venue {venue!r} says {m.group(0)!r}"
+    return None
+
+
 def _publication_type(p: MetadataPredicate, paper: Paper) -> tuple[bool | None, str]:
     review, why = is_review(paper)
     types = {t.lower() for t in paper.publication_types}
@@ -335,10 +360,19 @@ def _publication_type(p: MetadataPredicate, paper: Paper) -> tuple[bool | None, 
             return True, f"is empirical, not a review ({why})"
         if lv in TYPE_TITLE_CUES and (cue := _cued_type(lv, paper, types)):
             return True, f"is a {lv} paper ({cue})"
+        if lv in TYPE_VENUE_CUES and (cue := _venue_kind(lv, paper)):
+            return True, f"is a {lv} paper ({cue})"
         if lv not in _REVIEW_VALUES | {"empirical"} | set(TYPE_TITLE_CUES) and lv in types:
             return True, f"publication type {v!r} is listed"
     kind = f"a review ({why})" if review else why if why.startswith("a meta-analysis") else f"not a review ({why})"
     listed = f"; types {paper.publication_types}" if paper.publication_types else ""
+    venue_kinds = [v.strip().lower() for v in p.values if v.strip().lower() in TYPE_VENUE_CUES]
+    if venue_kinds and len(venue_kinds) == len(p.values):
+        venue = paper.venue_raw or paper.venue
+        other = [k for k in TYPE_VENUE_CUES if k not in venue_kinds and _venue_kind(k, paper)]
+        if other or (venue and _PREPRINT.search(venue)):
+            return False, f"is not a {' or '.join(venue_kinds)} paper (venue {venue!r}{listed})"
+        return None, f"venue {venue!r} names no kind of venue{listed}: unknown"
     cued_only = all(v.strip().lower() in TYPE_TITLE_CUES for v in p.values)
     if cued_only and not p.negate and not paper.publication_types:
         # a title without "Theoretical" is no evidence against a theoretical paper: as a preference

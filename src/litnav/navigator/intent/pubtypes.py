@@ -6,7 +6,9 @@ paper, systematic/literature review, overview), ``meta-analysis``, ``tutorial``,
 original or primary research, studies or articles),
 ``benchmark`` (benchmark paper/study), ``position`` (position paper), ``dataset`` (dataset or
 resource paper), ``theoretical`` (theoretical paper/analysis), ``trial`` (randomised/controlled/
-clinical trials, RCTs; only with a cue: "only RCTs", "not clinical trials"). A bare "review(s)" counts only
+clinical trials, RCTs; only with a cue: "only RCTs", "not clinical trials"), ``journal`` (journal
+papers/articles; bare "journals" only after a cue: "just journals", "no journals") and
+``conference`` (conference papers; bare "conferences" likewise). A bare "review(s)" counts only
 after a cue ("no reviews", "only reviews"), beside another type, or heading the intent ("Reviews
 of ...", "...: a review"), and never after a noun
 such as "product", "movie" or "peer" (those are data or topics).
@@ -39,6 +41,8 @@ PUBLICATION_TYPES: dict[str, tuple[str, ...]] = {
     "theoretical": (),
     "trial": ("ClinicalTrial",),
     NON_META_REVIEW: (),
+    "journal": ("JournalArticle",),
+    "conference": ("Conference",),
 }
 """Each value -> the Semantic Scholar ``publicationTypes`` that evidence it (may be empty)."""
 
@@ -62,15 +66,22 @@ _TYPES: list[tuple[str, str]] = [
     ("dataset", r"(?:dataset|data\s+set|resource|corpus)\s+papers?"),
     ("dataset?", r"(?:new\s+)?(?:datasets|data\s+sets|corpora|benchmarks)"),
     ("theoretical", r"theoretical\s+(?:papers?|works?|stud(?:y|ies)|analys[ie]s)"),
+    ("journal", r"journal\s+(?:papers?|articles?|publications?|versions?)"),
+    ("journal?", r"journals"),
+    ("conference", r"conference\s+(?:papers?|articles?|publications?|proceedings)|proceedings\s+papers?"),
+    ("conference?", r"conferences"),
     ("theoretical?", r"theory\s+(?:papers?|works?)"),
     ("survey?", r"(?<!product\s)(?<!movie\s)(?<!customer\s)(?<!user\s)(?<!peer\s)(?<!online\s)(?<!book\s)"
                 r"(?<!hotel\s)(?<!restaurant\s)(?<!code\s)(?<!app\s)reviews?"),
 ]
 _ITEM = "|".join(f"(?:{p})" for _v, p in _TYPES)
-_ITEM_BOUNDED = rf"(?<![\w-])(?:{_ITEM})(?![\w-])"
+ITEM_BOUNDED = rf"(?<![\w-])(?:{_ITEM})(?![\w-])"
+NAMED_TYPE = "|".join(f"(?:{p})" for v, p in _TYPES if not v.endswith("?")) + r"(?![\w-])"
+"""A publication-type phrase that names a kind of paper without a cue ("journal articles",
+"survey papers"; not "reviews" or "journals"), as a regex source for lookaheads elsewhere."""
 _MENTION = re.compile(
     r"(?:\b(?:a|an|the|any)\s+)?(?:\b(?P<non>non-)(?P<item>" + _ITEM + r")(?![\w-])"
-    r"|(?P<list>" + list_pattern(_ITEM_BOUNDED) + r"))", re.I)
+    r"|(?P<list>" + list_pattern(ITEM_BOUNDED) + r"))", re.I)
 _COMPILED = [(v, re.compile(rf"(?:{p})", re.I)) for v, p in _TYPES]
 
 
@@ -186,7 +197,8 @@ def _modified_negation(ws: Workspace, start: int) -> int | None:
     return m.start()
 
 
-_CUED = {"survey?": "survey", "theoretical?": "theoretical", "dataset?": "dataset"}
+_CUED = {"survey?": "survey", "theoretical?": "theoretical", "dataset?": "dataset", "journal?": "journal",
+         "conference?": "conference"}
 """Type phrases that name a kind of paper only after a cue ("no reviews", "no theory papers"),
 -> the value they then name."""
 _REQUEST_BEFORE = re.compile(r"^(?:\W|\b(?:find|show|list|give|me|papers?|studies|articles?|any|all|the|a|an|on"
@@ -227,12 +239,13 @@ def extract_types(ws: Workspace) -> list[TypeMention]:
             continue
         if not negated and not only and all(v == "survey?" for v in items) and not _HEAD_REVIEW.search(ws.text[:end + 12]):
             continue
-        if not negated and not only and ("trial" in items or "dataset?" in items) and not _asked_for(ws.text, start, end):
+        if not negated and not only and ("trial" in items or "dataset?" in items or "journal" in items
+                                         or "conference" in items) and not _asked_for(ws.text, start, end):
             continue  # "screening of randomized trials", "clinical trial reports": a topic unless "only"/"not" says a kind
         if "dataset?" in items and not only and not _asked_for(ws.text, cue_start if negated else start, end):
             continue  # "methods with no datasets", "not on standard benchmarks": data, not a kind of paper
-        if not negated and not only and "theoretical?" in items:
-            continue  # "graph theory papers": a topic
+        if not negated and not only and ("theoretical?" in items or "journal?" in items or "conference?" in items):
+            continue  # "graph theory papers": a topic; "sentiment in journals", "conferences on X"
         values = list(dict.fromkeys(_CUED.get(v, v) for v in items))
         ws.consume(cue_start, end)
         phrase = ws.original[cue_start:end].strip()

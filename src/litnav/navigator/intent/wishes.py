@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from litnav.navigator.intent.pubtypes import NAMED_TYPE
+
 _SUBJECT = r"\b(?:I|we)\b(?:\s*'(?:m|re)|\s+(?:am|are))?\s*"
 _ADVERB = r"(?:(?:really|just|also|honestly|definitely|certainly|particularly|especially)\s+)?"
 _NEGATED = (r"(?:do\s*n't|do\s+not|would\s*n't|would\s+not|'d\s+rather\s+not|would\s+rather\s+not"
@@ -74,9 +76,10 @@ _ONES = re.compile(r"\s+(?:ones|results)$", re.I)
 """A pronoun head of what is left out ("the Chinese ones"): dropped, "Chinese" is what is meant."""
 _SOFT = re.compile(r"\b(?:(?:preferably|ideally|if\s+possible,?|rather)\s+(?=(?:not|no|without|excluding)\b)"
                    r"|(?:preferably|ideally|if\s+possible,?)\s+(?=(?:published\s+)?(?:since|after|before|from|until"
-                   r"|between|in|by\s+(?:19|20)\d\d|recent|newer|new)\b))", re.I)
-"""An adverb that makes the negation, date or venue after it a preference: "preferably not
-surveys", "ideally since 2015", "preferably in TACL"."""
+                   rf"|between|in|by\s+(?:19|20)\d\d|recent|newer|new)\b|{NAMED_TYPE}))", re.I)
+"""An adverb that makes the negation, date, venue or kind of paper after it a preference:
+"preferably not surveys", "ideally since 2015", "preferably in TACL", "ideally journal articles"
+(a kind of paper named without "only" is a preference anyway; the adverb is no topic word)."""
 
 
 @dataclass
