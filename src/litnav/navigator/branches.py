@@ -103,8 +103,8 @@ def name_groups(texts: dict[str, tuple[str, str]], groups: list[list[str]], n_te
     A phrase scores (share of the group's papers stating it) - (share of the other papers
     stating it), stemmed (``scorer.text.phrase_in``), and must be stated by two of the group's
     papers. Phrases and acronyms whose score reaches :data:`MIN_NAMED` come first, then the rest
-    by score; ties go to the phrase more of the group's titles state, then to the longer one. A phrase that holds or is held by one already chosen
-    is skipped."""
+    by score; ties go to the phrase more of the group's titles state, then to the longer one. A
+    phrase that holds or is held by one already chosen is skipped."""
     haystacks = {cid: stem_string([stems(title), stems(abstract)]) for cid, (title, abstract) in texts.items()}
     titles = {cid: stem_string([stems(title)]) for cid, (title, _) in texts.items()}
     shown: dict[str, str] = {}
