@@ -225,6 +225,16 @@ def test_the_notes_say_how_much_of_the_anchors_neighbourhood_the_corpus_holds(co
     newer = anchor_search("simclr", "successor", corpus, FAST, intent=f"since {since}", top_k=50)
     passing = sum(y >= since for y in years)
     assert passing < citers and result_notes(newer)[1] == f"{citers} corpus papers cite it; {passing} pass the hard constraints."
+    # an exclusion: how many it left out, and what the year then keeps of the others
+    from litnav.librarians.operators.text import matching_terms
+
+    papers = corpus.papers([e.citing_id for e in corpus.citations("simclr")])
+    abstracts = corpus.abstracts(list(papers))
+    word = next(w for w in ("speech", "video", "graph", "language") if any(
+        matching_terms(f"{p.title} {abstracts.get(c) or ''}", [w]) for c, p in papers.items()))
+    out = sum(bool(matching_terms(f"{p.title} {abstracts.get(c) or ''}", [word])) for c, p in papers.items())
+    fewer = anchor_search("simclr", "successor", corpus, FAST, intent=f"excluding {word}", top_k=50)
+    assert result_notes(fewer)[1].startswith(f"{citers} corpus papers cite it; {out} left out by the exclusions")
 
 
 def test_edges_to_papers_the_corpus_lacks_are_not_counted_as_corpus_papers(tmp_path):

@@ -166,7 +166,7 @@ def test_a_later_refinement_answers_the_branch_question(first, corpus):
     assert s.turns[1].clarification.question == asked.question
     assert s.turns[1].edits[0].action == "add_checkpoint" and s.turns[1].feedback.startswith(f"[{target.label}]")
     assert _in_branch(s, target) > before
-    with pytest.raises(ValueError, match="left none open"):  # turn 2 followed a branch: no question is open
+    with pytest.raises(ValueError, match="followed branch"):  # turn 2 followed a branch: no question is open
         refine(s, "a", corpus, Settings())
 
 
@@ -178,3 +178,49 @@ def test_a_branch_letter_without_a_question_is_an_error(corpus):
         s.turns[-1].clarification = None
     with pytest.raises(ValueError, match="branch question"):
         refine(s, "[b]", corpus, Settings())
+
+
+def _cli_search(tmp_path, corpus, answer: str | None):
+    from typer.testing import CliRunner
+
+    from litnav.cli import _register, app
+
+    _register()
+    path = tmp_path / "s.json"
+    argv = ["search", INTENT, "--corpus", str(corpus.directory), "--top", "10", "--json", str(path)]
+    argv += ["--interactive"] if answer is not None else ["--no-interactive"]
+    res = CliRunner().invoke(app, argv, input=answer, env={"COLUMNS": "200"})
+    return res, path
+
+
+def test_the_cli_asks_after_the_results_and_takes_a_letter(tmp_path, corpus):
+    """A re-check typed "b" at the prompt and was refused ("Please select one of the available
+    options"): the prompt took numbers only."""
+    from litnav.session.io import read_session
+
+    res, path = _cli_search(tmp_path, corpus, "b\n")
+    assert res.exit_code == 0, res.output
+    assert res.output.index("Results for:") < res.output.index(QUESTION)
+    s = read_session(path)
+    assert len(s.turns) == 2 and s.turns[1].clarification.answer == "b" and s.turns[1].clarification.interactive
+
+
+def test_an_unanswered_prompt_leaves_the_question_open_for_a_refinement(tmp_path, corpus):
+    """A re-check aborted the prompt: the session had no turns and "branch a" was then refused."""
+    from litnav.navigator import refine
+    from litnav.session.io import read_session
+
+    res, path = _cli_search(tmp_path, corpus, "")
+    assert res.exit_code == 0, res.output
+    assert "not answered" in res.output and "'branch a'" in res.output
+    s = read_session(path)
+    assert s.turns[-1].clarification.answer == "all"
+    s = refine(s, "branch a", corpus, Settings())
+    assert s.turns[-1].clarification.answer == "a"
+
+
+def test_without_a_terminal_the_question_follows_the_results_with_the_command_that_answers_it(tmp_path, corpus):
+    res, path = _cli_search(tmp_path, corpus, None)
+    assert res.exit_code == 0, res.output
+    assert res.output.index("Results for:") < res.output.index(QUESTION)
+    assert f"litnav refine {path} 'branch a'" in " ".join(res.output.split())

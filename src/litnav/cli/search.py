@@ -121,35 +121,14 @@ def search_cmd(
             if wf is not None:
                 session.engines["workflow"] = session.engines.get("workflow", "given").replace(
                     "given", str(Path(workflow).resolve()), 1)
-            if not ask:  # the branch question gets its default answer ("all"), recorded; printed after the results
-                from litnav.navigator.branches import clarify
+            from litnav.navigator.branches import clarify
 
-                session, branches = clarify(session, c, settings)
+            # the branch question's default answer ("all") is recorded; it is asked after the results
+            session, branches = clarify(session, c, settings)
     json_out = _write(session, json_out, named=named, before=before)
     _print(session, c, rationales)
-    if branches:  # after the results it splits
-        import shlex
-
-        from litnav.navigator.branches import question
-
-        make_console(stderr=True).print(
-            f"{question(branches)[0]} -> all (not asked: no terminal or --no-interactive); to follow one: "
-            f"litnav refine {shlex.quote(str(json_out))} 'branch {branches[0].label}'", markup=False, highlight=False)
-    elif ask and not anchor:  # the results are shown; now ask which branch to follow when they split
-        from litnav.navigator.branches import clarify
-        from litnav.navigator.clarify import terminal_ask
-
-        with clean_errors(WorkflowError, LLMError, ValueError, CorpusError):
-            session, branches = clarify(session, c, settings, ask=terminal_ask)
-        if branches:
-            json_out = _write(session, json_out, named=True, before=None)
-            if session.clarifications[-1].answer not in ("all", "stop"):  # a branch was followed: a new turn
-                from litnav.session.render import print_notes, results_table, turns_table
-
-                console = make_console()
-                console.print(turns_table(session))
-                console.print(results_table(session))
-                print_notes(session, console)
+    if branches:
+        session, json_out = _ask_branch(session, branches, c, settings, json_out, ask)
     if export is not None:
         from litnav.session.export import export_session
         from litnav.session.io import write_text_atomic
@@ -159,10 +138,53 @@ def search_cmd(
         make_console(stderr=True).print(f"{export_format} export written to {export}")
 
 
-def _write(session, json_out: Path, *, named: bool, before) -> Path:
+def _ask_branch(session, branches: list, corpus, settings, json_out: Path, ask: bool):
+    """After the results: ask the branch question in the terminal (``ask``), or say how to answer
+    it later; a chosen branch runs as a refinement ("branch a") whose turn is written and printed.
+    Returns the session and its file."""
+    import shlex
+
+    from litnav.navigator.branches import question
+
+    text, options = question(branches)
+    later = f"litnav refine {shlex.quote(str(json_out))} 'branch {branches[0].label}'"
+    console = make_console(stderr=True)
+    if not ask:
+        console.print(f"{text} -> all (not asked: no terminal or --no-interactive); to follow one: {later}",
+                      markup=False, highlight=False)
+        return session, json_out
+    from litnav.navigator.clarify import terminal_ask
+
+    try:
+        chosen = terminal_ask(text, options, "all")
+    except (EOFError, KeyboardInterrupt):
+        console.print(f"\nnot answered; the session keeps every branch (to follow one: {later})",
+                      markup=False, highlight=False)
+        return session, json_out
+    if chosen in ("all", "stop"):
+        for record in (session.clarifications[-1], session.turns[-1].clarification):
+            record.answer, record.interactive = chosen, True
+        return session, _write(session, json_out, named=True, before=None, quiet=True)
+    from litnav import refine
+    from litnav.librarians import WorkflowError
+    from litnav.llm import LLMError
+    from litnav.session.render import print_notes, results_table, turns_table
+
+    with clean_errors(WorkflowError, LLMError, ValueError):
+        session = refine(session, f"branch {chosen}", corpus, settings)
+    json_out = _write(session, json_out, named=True, before=None)
+    out = make_console()
+    out.print(turns_table(session))
+    out.print(results_table(session))
+    print_notes(session, out)
+    return session, json_out
+
+
+def _write(session, json_out: Path, *, named: bool, before, quiet: bool = False) -> Path:
     """Write ``session`` to ``json_out`` (``named``: the user gave the path, else the first free
-    ``litnav-session[-N].json``), under the session file's lock; say where, on stderr. ``before``:
-    the file's stamp when the search began (a note when another run changed it meanwhile)."""
+    ``litnav-session[-N].json``), under the session file's lock; say where on stderr unless
+    ``quiet``. ``before``: the file's stamp when the search began (a note when another run changed
+    it meanwhile)."""
     from litnav import write_session
     from litnav.session.io import write_new_session
 
@@ -178,7 +200,11 @@ def _write(session, json_out: Path, *, named: bool, before) -> Path:
                 json_out = write_session(session, json_out)
         else:
             json_out = write_new_session(session, DEFAULT_SESSION)
-    make_console(stderr=True).print(f"session written to {json_out} (audit it with `litnav audit {json_out}`)")
+    if not quiet:
+        import shlex
+
+        make_console(stderr=True).print(f"session written to {json_out} (audit it with `litnav audit "
+                                        f"{shlex.quote(str(json_out))}`)", markup=False, highlight=False)
     return json_out
 
 

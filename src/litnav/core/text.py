@@ -405,3 +405,23 @@ def surname(name: str) -> str:
         words = words[1:]
     fam = " ".join(words)
     return " ".join(_PUNCT.sub("", _COMBINING.sub("", unicodedata.normalize("NFKD", fam)).lower()).split())
+
+
+_PARADIGM = re.compile(r"([^\W\d_][\w-]*[^\W_])[ -]learning", re.I)
+_NO_PARADIGM = frozenset({"machine", "deep", "meta", "statistical", "human", "language", "online"})
+"""Words before "learning" whose "<word> approach" names no paradigm ("machine approach", "meta
+methods", "language approach", "online methods")."""
+
+
+def paradigm_variants(phrase: str) -> list[str]:
+    """The other names of a learning paradigm "M learning" ("imitation learning" ->
+    ["imitation approach", "imitation approaches", "imitation methods", "imitation-style"]): an
+    exclusion of imitation learning is violated by "A Policy-Guided Imitation Approach for Offline
+    RL". [] for any other phrase, or one of more words before "learning" ("deep reinforcement
+    learning" is excluded by its own name). Judged (``scorer.features.alternatives``), never
+    filtered on: "outperforms contrastive approaches" names a baseline, not the paper's method."""
+    m = _PARADIGM.fullmatch(phrase.strip())
+    if not m or m.group(1).lower() in _NO_PARADIGM:
+        return []
+    head = m.group(1)
+    return [f"{head} approach", f"{head} approaches", f"{head} methods", f"{head}-style"]

@@ -233,11 +233,12 @@ def question(branches: list[Branch]) -> tuple[str, list[str]]:
 
 
 def branch_edits(branch: Branch, checkpoint_id: str) -> list[Edit]:
-    """The edit a chosen branch becomes: a topic checkpoint with the branch's terms whose own
-    dense and BM25 retrieval branches join the fusion (``navigator.refine`` role ``focus``)."""
+    """The edit a chosen branch becomes: a topic checkpoint on any of the branch's terms (they name
+    one group: a paper need not state all three) whose own dense and BM25 retrieval branches join
+    the fusion (``navigator.refine`` role ``focus``)."""
     query = " ".join(branch.terms)
-    cp = Checkpoint(id=checkpoint_id, kind="topic", text=f"The paper is about {', '.join(branch.terms)}",
-                    terms=list(branch.terms), source="user")
+    cp = Checkpoint(id=checkpoint_id, kind="topic", text=f"The paper is about {' or '.join(branch.terms)}",
+                    terms=list(branch.terms), source="user", any_of=len(branch.terms) > 1)
     return [Edit(action="add_checkpoint", target=cp.id, reason=f"chose branch [{branch.label}]: {query}",
                  detail={"checkpoint": cp.model_dump(mode="json"), "role": "focus", "query": query})]
 
@@ -299,8 +300,8 @@ def clarify(
     return session, branches
 
 
-_ANSWER = re.compile(r"\s*(?:(?:follow|choose|take|pick)\s+)?(?:(?:the\s+)?(?:branch|option)\s+)?\[?([a-z])\]?\s*[.!]?\s*",
-                     re.I)
+_ANSWER = re.compile(r"\s*(?:(?:follow|choose|take|pick|go\s+with)\s+)?(?:(?:the\s+)?(?:branch|option)\s+)?"
+                     r"[\[(]?([a-z]|all|stop)[\])]?\s*(?:please)?\s*[.!]?\s*", re.I)
 
 
 def branch_answer(session: Session, feedback: str, corpus, top: int = 20) -> tuple[list[Edit], Clarification] | None:
@@ -313,11 +314,16 @@ def branch_answer(session: Session, feedback: str, corpus, top: int = 20) -> tup
     if not m or not session.turns:
         return None
     label = m.group(1).lower()
-    asked = session.turns[-1].clarification
+    turn = session.turns[-1]
+    asked = turn.clarification
     if asked is None or not asked.question.startswith(QUESTION) or asked.answer not in ("all", "stop"):
-        raise ValueError(f"{feedback.strip()!r} answers a branch question, but the latest turn left none open "
-                         "(a search asks one when its top results split into distinct groups; a turn that "
-                         "followed a branch asks none)")
+        why = (f"turn {turn.index} followed branch [{asked.answer}]" if asked is not None and asked.answer not in
+               ("all", "stop") else f"turn {turn.index} was the refinement {turn.feedback!r}" if turn.feedback
+               else "the search's results did not split into distinct groups")
+        raise ValueError(f"{feedback.strip()!r} answers a branch question, but the latest turn asked none ({why}); "
+                         "'focus on X' follows a topic at any turn")
+    if label in ("all", "stop"):
+        raise ValueError(f"nothing to change: {label!r} keeps the results as they are (every branch)")
     branches = _latest_branches(session, corpus, top)
     branch = next((b for b in branches if b.label == label), None)
     if branch is None or question(branches)[0] != asked.question:

@@ -8,15 +8,17 @@ from rich.prompt import Prompt
 
 
 def terminal_ask(question: str, options: list[str], default: str, console: Console | None = None) -> str:
-    """Print ``question`` with numbered ``options`` and return the option chosen (Enter takes
-    ``default``, which must be one of ``options``). Reads stdin; raises ``ValueError`` when
-    ``default`` is not an option."""
+    """Print ``question`` with numbered ``options`` and return the option chosen by its number or
+    as written ("2" or "b"; any case), Enter taking ``default``, which must be one of ``options``.
+    Reads stdin; raises ``ValueError`` when ``default`` is not an option, ``EOFError`` or
+    ``KeyboardInterrupt`` when the reader gives up."""
     if default not in options:
         raise ValueError(f"default {default!r} is not one of {options}")
     console = console or Console(stderr=True)
     console.print(f"[bold]{escape(question)}[/bold]")
     for i, option in enumerate(options, 1):
         console.print(f"  {i}. {escape(option)}" + ("  [dim](default)[/dim]" if option == default else ""))
-    choice = Prompt.ask("Choose", choices=[str(i) for i in range(1, len(options) + 1)],
-                        default=str(options.index(default) + 1), console=console)
-    return options[int(choice) - 1]
+    numbers = [str(i) for i in range(1, len(options) + 1)]
+    choice = Prompt.ask(f"Choose 1-{len(options)} or an option", choices=numbers + options, case_sensitive=False,
+                        show_choices=False, default=str(options.index(default) + 1), console=console)
+    return options[int(choice) - 1] if choice in numbers else next(o for o in options if o.lower() == choice.lower())

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from litnav.core.records import Checkpoint
-from litnav.core.text import stem_set, stems
+from litnav.core.text import paradigm_variants, stem_set, stems
 from litnav.scorer.text import key_phrases, phrase_in, phrase_key, stem_string
 
 FEATURE_NAMES: tuple[str, ...] = (
@@ -89,10 +89,18 @@ def checkpoint_terms(text: str, terms: list[str]) -> tuple[frozenset[str], list[
 def alternatives(checkpoint: Checkpoint) -> list[tuple[str, list[str]]]:
     """``(text, terms)`` of each way to satisfy ``checkpoint``: one per term of an ``any_of``
     checkpoint ("The paper studies NMT or speech translation": a paper on either satisfies it),
-    else the checkpoint's own text and terms. Feed each to :func:`checkpoint_terms`."""
+    else the checkpoint's own text and terms; for an exclusion, also each other name of a
+    learning paradigm it excludes (``core.text.paradigm_variants``: "imitation approach" for
+    "imitation learning"). Feed each to :func:`checkpoint_terms`."""
     if checkpoint.any_of and len(checkpoint.terms) > 1:
-        return [(t, [t]) for t in checkpoint.terms]
-    return [(checkpoint.text, list(checkpoint.terms))]
+        ways = [(t, [t]) for t in checkpoint.terms]
+    else:
+        ways = [(checkpoint.text, list(checkpoint.terms))]
+    if checkpoint.kind == "exclusion":
+        have = {t.lower() for t in checkpoint.terms}
+        ways += [(v, [v]) for v in dict.fromkeys(v for t in checkpoint.terms for v in paradigm_variants(t))
+                 if v.lower() not in have]
+    return ways
 
 
 def _cov(terms: frozenset[str], have: set[str] | frozenset[str]) -> float:

@@ -207,20 +207,23 @@ def _years_kept(turn: Turn) -> str:
 
 
 def _anchor_coverage(turn: Turn, shown: int | None, corpus: str | None = None,
-                     passed: tuple[int, int] | None = None) -> str | None:
+                     passed: tuple[int, int] | None = None, excluded: int = 0) -> str | None:
     """How much of the anchor's citing or cited neighbourhood the corpus holds, and how much of it
     is listed: "papers cited by X" over a corpus that holds 12 of its 40 references must not read
     like X's whole bibliography. ``passed``: ``(passed, seen)`` of the hard constraints' filter
-    when it dropped papers, so "37 cite it; 8 listed" says whether 8 is a cut-off or all there are."""
+    when it dropped papers, and ``excluded`` the papers the exclusions left out before it, so
+    "37 cite it; 8 listed" says whether 8 is a cut-off or all there are."""
     n, missing = turn.anchor_linked, turn.anchor_unresolved
     if n is None:
         return None
     papers = f"{n} corpus paper{'' if n == 1 else 's'}"
-    listed = ""
+    listed = f"; {excluded} left out by the exclusions" if excluded else ""
+    left = n - excluded
     if passed is not None and passed[0] < passed[1]:
-        of = "" if passed[1] >= n else f" of the {passed[1]} read"
-        listed = f"; {passed[0]}{of} pass the hard constraints"
-    if shown is not None and shown < (passed[0] if passed is not None and passed[1] >= n else n):
+        of = "" if passed[1] >= left else f" of the first {passed[1]}"
+        listed += f"; {passed[0]}{of}{' of the others' if excluded and not of else ''} pass the hard constraints"
+        left = passed[0] if passed[1] >= n - excluded else left
+    if shown is not None and shown < left:
         listed += f"; {shown} listed"
     if turn.direction == "successor":
         return f"{papers} cite{'s' if n == 1 else ''} it{listed}."
@@ -305,6 +308,14 @@ def _filter_counts(session: Session) -> tuple[int, int, int] | None:
     if not any(seen > passed for passed, seen, _ in runs):
         return None
     return max(runs, key=lambda r: (r[1], r[0]))
+
+
+def _excluded_by_terms(session: Session) -> int:
+    """Papers the first round's ``text_filter`` runs left out by their terms (the exclusions)."""
+    from litnav.librarians.operators.text import excluded_count
+
+    return sum(excluded_count(run.note) for rnd in session.rounds[:1] for run in rnd.operator_runs
+               if run.op == "text_filter")
 
 
 def _filter_runs(session: Session) -> list[tuple[int, int, int]]:
@@ -397,7 +408,8 @@ def result_notes(session: Session) -> list[str]:
                             "the anchor left out" + _years_kept(first) + ".")
         shown = len(session.results) if len(session.turns) == 1 else None  # a refinement may add other papers
         cut = _filter_counts(session) if len(session.turns) == 1 else None
-        if (coverage := _anchor_coverage(first, shown, session.corpus, cut[:2] if cut else None)) is not None:
+        excluded = _excluded_by_terms(session) if len(session.turns) == 1 else 0
+        if (coverage := _anchor_coverage(first, shown, session.corpus, cut[:2] if cut else None, excluded)) is not None:
             notes.insert(1, coverage)
         if first.direction in ("survey", "benchmark") and (kept := _kept_by_type(session)) is not None \
                 and kept[0] < len(session.results):

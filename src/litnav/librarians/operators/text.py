@@ -36,6 +36,14 @@ def matching_terms(text: str, terms: list[str]) -> list[str]:
 BY_TYPE_NOTE = "; kept by type: {typed}, by wording only: {worded}"
 """How a filter with required types or phrases says what it kept (``session.render`` reads it)."""
 BY_TYPE = re.compile(r"; kept by type: (\d+), by wording only: (\d+)")
+_EXCLUDED = re.compile(r"kept \d+ of \d+ \(excluded by terms: (\d+)")
+
+
+def excluded_count(note: str | None) -> int:
+    """How many papers a ``text_filter`` run left out by its terms, read from its note (0 when the
+    note says none or is no such note)."""
+    m = _EXCLUDED.match(note or "")
+    return int(m.group(1)) if m else 0
 
 
 class TextFilterParams(OperatorParams):

@@ -258,29 +258,16 @@ def _noun_forms(word: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-_PARADIGM = re.compile(r"([^\W\d_][\w-]*[^\W_])[ -]learning", re.I)
-
-
-def paradigm_variants(phrase: str) -> list[str]:
-    """The other names of a learning paradigm "M learning" ("imitation learning" ->
-    ["imitation approach", "imitation approaches", "imitation methods", "imitation-style"]): an
-    exclusion of imitation learning must catch "A Policy-Guided Imitation Approach for Offline
-    RL". [] for any other phrase, or one of more words before "learning" ("deep reinforcement
-    learning" is excluded by its own name and by "reinforcement learning"'s)."""
-    m = _PARADIGM.fullmatch(phrase.strip())
-    if not m:
-        return []
-    head = m.group(1)
-    return [f"{head} approach", f"{head} approaches", f"{head} methods", f"{head}-style"]
-
-
 def number_variants(phrase: str, limit: int = 4) -> list[str]:
     """``phrase`` with one word in its other, irregular number ("mouse models" -> ["mice
     models"], "analyses of children" -> ["analysis of children", "analyses of child"]): an
-    exclusion of "mouse studies" must catch a paper "in mice". At most ``limit`` variants, in
-    word order; [] when no word has an irregular form."""
+    exclusion of "mouse studies" must catch a paper "in mice". A word before a hyphen modifies a
+    compound and keeps its number. At most ``limit`` variants, in word order; [] when no word has an
+    irregular form."""
     out: list[str] = []
     for m in re.finditer(r"[A-Za-z]+", phrase):
+        if phrase.startswith("-", m.end()):
+            continue  # the modifier of a compound ("self-supervised"), never "selves-supervised"
         for form in _noun_forms(m.group(0)):
             if m.group(0)[:1].isupper():
                 form = form[:1].upper() + form[1:]

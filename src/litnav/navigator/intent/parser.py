@@ -56,7 +56,7 @@ from litnav.navigator.intent.facets import (
     extract_facets,
     narrow_other_than,
 )
-from litnav.navigator.intent.grammar import number_variants, paradigm_variants
+from litnav.navigator.intent.grammar import number_variants
 from litnav.navigator.intent.organisms import in_humans, names_animals, only_humans, says_in_humans, species_of
 from litnav.navigator.intent.passage import asks_for_papers, is_markup, is_passage, is_prose
 from litnav.navigator.intent.pubtypes import extract_types
@@ -476,11 +476,9 @@ def exclusion_checkpoint(cid: str, phrase: str, terms: list[str], source: str = 
     """The exclusion of ``phrase``: a paper about any of its ``terms``, of their irregular
     other number ("mouse" -> "mice", ``grammar.number_variants``) or, for a term naming animals
     in general ("animal models", "rodent"), of a laboratory species (``organisms.species_of``:
-    "mice", "rats", "murine"), or, for a learning paradigm, of its other names ("imitation
-    approach" for "imitation learning", ``grammar.paradigm_variants``) violates it (``any_of``)."""
+    "mice", "rats", "murine"), violates it (``any_of``)."""
     terms = list(dict.fromkeys([*terms, *(v for t in terms for v in number_variants(t)),
-                                *(v for t in terms for v in species_of(t)),
-                                *(v for t in terms for v in paradigm_variants(t))]))
+                                *(v for t in terms for v in species_of(t))]))
     return Checkpoint(id=cid, kind="exclusion", text=f"The paper is not about {phrase}", terms=terms,
                       any_of=len(terms) > 1, source=source)
 
