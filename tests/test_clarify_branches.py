@@ -224,3 +224,28 @@ def test_without_a_terminal_the_question_follows_the_results_with_the_command_th
     assert res.exit_code == 0, res.output
     assert res.output.index("Results for:") < res.output.index(QUESTION)
     assert f"litnav refine {path} 'branch a'" in " ".join(res.output.split())
+
+
+def test_branch_labels_never_restate_the_search_or_its_acronym():
+    """A re-check was offered "[a] OOD detection, OoD data, OOD samples" for "out-of-distribution
+    detection" and "diffusion-based generative models" for "diffusion models"."""
+    from litnav.navigator.branches import name_groups
+
+    ood = ("We flag OOD data with energy scores, where OOD detection by softmax confidence fails. "
+           "Energy-based scores beat softmax confidence baselines.")
+    shift = "We study covariate shift and label shift; importance weighting corrects the shift in deployment."
+    texts = {"a": ("Energy-based out-of-distribution detection", ood),
+             "b": ("Energy scores for OOD detection in image classifiers", ood),
+             "c": ("Covariate shift correction by importance weighting", shift),
+             "d": ("Label shift estimation by importance weighting", shift)}
+    terms = name_groups(texts, [["a", "b"], ["c", "d"]], asked=["out-of-distribution detection"])
+    assert not [t for t in terms[0] if "ood" in t.lower().split() or "detection" in t.split()]
+    assert any("energy" in t for t in terms[0]) and any("importance weighting" in t for t in terms[1])
+    from litnav.corpus.phrases import PhraseTable
+
+    ml = PhraseTable(n_docs=1000, df={"generative": 90, "based": 300, "models": 500, "diffusion": 20, "denoising": 8})
+    restated = name_groups({"a": ("Diffusion-based generative models for images", "x"),
+                            "b": ("Diffusion-based generative models of audio", "y"),
+                            "c": ("Denoising diffusion for video", "z"), "d": ("Denoising diffusion for speech", "w")},
+                           [["a", "b"], ["c", "d"]], table=ml, asked=["diffusion models"])
+    assert "diffusion-based generative models" not in restated[0] and "denoising diffusion" in restated[1]

@@ -33,6 +33,15 @@ from litnav.scorer.text import phrase_in, phrase_key, stem_string
 QUESTION = "Which branch should I prioritise?"
 MAX_LABEL_WORDS = 3
 _WORD = re.compile(r"[^\W\d_][\w-]+")  # any script's letters: "Política", not "tica"
+LONE_WORD_FRACTION = 0.01
+"""A lone lower-case word names a group only when at most this share of the corpus's papers use
+it ("homeostasis"; not "transfer", "action", "estimation")."""
+_FOREIGN = frozenset("de la le les des du et en un une nous vous est sont pour dans sur par avec "
+                     "el los las y para con por una del und der die das ein eine mit von".split())
+"""Function words of French, Spanish and German: a phrase holding one is a fragment of an
+abstract in another language ("nous présentons", "de dialogue")."""
+_ELIDED = re.compile(r"(?i)[cdjlmnst][’']\w")
+"""A French elided article or pronoun ("d’informations", "l'analyse")."""
 MIN_NAMED = 0.25
 """A phrase of two words or more, or an acronym, names a group before any lone word when its
 share difference (:func:`name_groups`) reaches this."""
@@ -71,9 +80,9 @@ def _candidates(text: str, table: PhraseTable | None, *, single: bool) -> dict[s
     out: dict[str, str] = {}
     for concept in concepts(content, table, compounds=False):
         words = concept.text.split()
-        if any(w.lower() in stop or w.endswith("-") for w in words) or all(
+        if any(w.lower() in stop or w.lower() in _FOREIGN or _ELIDED.match(w) or w.endswith("-") for w in words) or all(
                 generic(w.lower(), table) for w in words):
-            continue  # "the retriever itself"; "graph- structure" broken at a line end; "prior work"
+            continue  # "the retriever itself"; "nous présentons"; "graph- structure" at a line end; "prior work"
         if content[concept.start - 1:concept.start].isalnum() or content[concept.end:concept.end + 1].isalnum():
             continue  # a piece of a word the ASCII tokenizer cut ("tica" of "Política")
         for n in range(1, min(MAX_LABEL_WORDS, len(words)) + 1):
@@ -81,7 +90,8 @@ def _candidates(text: str, table: PhraseTable | None, *, single: bool) -> dict[s
             if not re.search(r"[^\W\d_]", tail[-1]) or ed_participle(tail[-1].lower()):
                 continue  # "serum 25" of "serum 25-hydroxyvitamin D", "network based": no head noun
             if n == 1 and (not single or generic(tail[0].lower().strip(".'"), table)
-                           or not re.search(r"[^\W\d_]{3}", tail[0])):
+                           or not re.search(r"[^\W\d_]{3}", tail[0])
+                           or (tail[0].islower() and table is not None and table.doc_fraction(tail[0]) > LONE_WORD_FRACTION)):
                 continue
             if key := phrase_key(" ".join(tail)):
                 out.setdefault(key, _shown(tail))
@@ -90,6 +100,36 @@ def _candidates(text: str, table: PhraseTable | None, *, single: bool) -> dict[s
             if not word.isascii() and word.lower() not in stop and (key := phrase_key(word)):
                 out.setdefault(key, _shown([word]))
     return out
+
+
+def _restates(label: str, asked_stems: list[set[str]], initials: set[str], table: PhraseTable | None) -> bool:
+    """True when ``label`` is the search's own concept again: one of ``asked_stems`` (a concept's
+    stems) or an acronym of one (``initials``) with nothing but generic words beside it ("OOD
+    samples" for "out-of-distribution detection", "diffusion-based generative models" for
+    "diffusion models", "summarization systems"), not a narrower topic ("one-shot NAS",
+    "multidocument summarization")."""
+    words = label.replace("-", " ").split()
+    acronyms = [w for w in words if w.lower().rstrip("s") in initials]
+    have = set(_parts(label))
+    named = [a for a in asked_stems if a <= have]
+    if not acronyms and not named:
+        return False
+    said = set().union(*asked_stems)
+    rest = [w for w in words if w not in acronyms and not set(stems(w)) <= said]
+    return all(generic(w.lower(), table) or w.lower() in stop_words() for w in rest)
+
+
+def _parts(text: str) -> list[str]:
+    """Stems of ``text`` with compounds split at hyphens ("diffusion-based" -> "diffus", "base")."""
+    return stems(text.replace("-", " "))
+
+
+def _initialisms(text: str) -> set[str]:
+    """The acronyms ``text``'s words could have, lower case: the initials of each run of two or
+    more of its words and hyphen parts ("out-of-distribution detection" -> "ood", "oodd", "od",
+    ...; "large language models" -> "llm", "lm", ...)."""
+    parts = [w for w in re.split(r"[\s-]+", text.lower()) if w and w[0].isalpha()]
+    return {"".join(w[0] for w in parts[i:j]) for i in range(len(parts)) for j in range(i + 2, len(parts) + 1)}
 
 
 def name_groups(texts: dict[str, tuple[str, str]], groups: list[list[str]], n_terms: int = 3,
@@ -115,13 +155,15 @@ def name_groups(texts: dict[str, tuple[str, str]], groups: list[list[str]], n_te
         for k, v in cands.items():
             shown.setdefault(k, v)
     said = [k.replace(" ", "") for k in map(phrase_key, asked) if k]
+    asked_stems = [set(_parts(a)) for a in asked if _parts(a)]
+    initials = {i for a in asked for i in _initialisms(a)}
     out: list[list[str]] = []
     for i, group in enumerate(groups):
         rest = [cid for j, g in enumerate(groups) if j != i for cid in g]
         keys = {k for cid in group for k in by_paper.get(cid, ())}
         scored = []
         for k in keys:
-            if any(k.replace(" ", "") in a for a in said):
+            if any(k.replace(" ", "") in a for a in said) or _restates(shown[k], asked_stems, initials, table):
                 continue
             inside = sum(phrase_in(k, haystacks.get(cid, "")) for cid in group)
             if inside < 2:
@@ -248,7 +290,8 @@ def _latest_branches(session: Session, corpus, top: int) -> list[Branch]:
     turn = session.turns[-1]
     last = session.rounds[turn.rounds[-1] - 1] if turn.rounds else session.rounds[-1]
     ids = [cid for cid, _ in last.ranking[:top]] or [r.corpus_id for r in turn.results]
-    asked = [t for c in turn.checklist.checkpoints if c.kind in CONTENT_KINDS for t in [*c.terms, c.text]]
+    asked = [t for c in turn.checklist.checkpoints if c.kind in (*CONTENT_KINDS, "exclusion") for t in c.terms]
+    asked += [c.text for c in turn.checklist.checkpoints if c.kind in CONTENT_KINDS]
     return find_branches(corpus, ids, asked=asked)
 
 
