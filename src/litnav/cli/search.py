@@ -34,7 +34,7 @@ def search_cmd(
                                                  "the feedback (same as `litnav refine SESSION FEEDBACK`)."),
     rounds: Optional[int] = typer.Option(None, "--rounds", min=1, help="Maximum rounds."),
     top: Optional[int] = typer.Option(None, "--top", "-k", min=1, help="Results to return (default: "
-                                      "navigator.top_k, 20; an anchor template's own top_k)."),
+                                      "navigator.top_k, 20)."),
     json_out: Optional[Path] = typer.Option(None, "--json", help="Write the session file here."),
     export: Optional[Path] = typer.Option(None, "--export", help="Also export the results here; the format "
                                           "comes from the extension (.bib .ris .json .csv .jsonl .trec)."),
@@ -43,8 +43,8 @@ def search_cmd(
     rationales: int = typer.Option(3, "--rationales", help="Results whose rationales are printed."),
     interactive: Optional[bool] = typer.Option(
         None, "--interactive/--no-interactive",
-        help="Ask which branch to follow when the results split into distinct groups, and let an LLM "
-             "navigator ask its clarifying question (default: only when stdin is a terminal)."),
+        help="Ask which branch to follow when the top results split into distinct groups (not with --anchor), "
+             "and let an LLM navigator ask its clarifying question (default: only when stdin is a terminal)."),
     settings_file: Optional[Path] = SettingsOpt,
     overrides: Optional[list[str]] = SetOpt,
 ) -> None:

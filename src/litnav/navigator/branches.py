@@ -54,10 +54,12 @@ class Branch:
     label: str
     terms: list[str]
     ids: list[str] = field(default_factory=list)
+    of: int = 0
 
     def describe(self) -> str:
-        """``"[a] term, term, term (n papers)"``."""
-        return f"[{self.label}] {', '.join(self.terms)} ({len(self.ids)} papers)"
+        """``"[a] term, term, term (n of the top m)"`` (``"(n papers)"`` when ``of`` is unknown)."""
+        return f"[{self.label}] {', '.join(self.terms)} " + (
+            f"({len(self.ids)} of the top {self.of})" if self.of else f"({len(self.ids)} papers)")
 
 
 def _shown(words: list[str]) -> str:
@@ -264,7 +266,7 @@ def find_branches(corpus, ids: list[str], *, max_branches: int = 3, min_size: in
     abstracts = corpus.abstracts(have)
     texts = {c: (papers[c].title, abstracts.get(c) or "") for c in have if c in papers}
     names = name_groups(texts, groups, table=corpus_phrases(corpus), asked=asked)
-    return [Branch(label=chr(ord("a") + i), terms=n or [papers[g[0]].title], ids=g)
+    return [Branch(label=chr(ord("a") + i), terms=n or [papers[g[0]].title], ids=g, of=len(have))
             for i, (g, n) in enumerate(zip(groups, names))]
 
 
