@@ -15,9 +15,9 @@ exclusions, plus patterns for what only makes sense between turns:
   "not #1 and not #4", "#3 is irrelevant", "not #2 or #5", "exclude results 1-3" ban too;
 - checkpoints: "focus on X" / "prioritise X" (add a topic), "more like #2" / "papers similar to
   the top paper" (a topic named by that paper's title, searched densely by its title + abstract),
-  "X matters
-  more/less" (reweight), "ignore the year (venue, type, author) constraint" / "drop checkpoint m1" (drop; a
-  constraint the search does not have is a ``FeedbackError``).
+  "X matters more/less" (reweight), "ignore the year (venue, type, author) constraint" / "drop
+  checkpoint m1" (drop; a constraint the search does not have is a ``FeedbackError``);
+- the branch question's answer: "branch a", "a", "[b]" (``navigator.branches.branch_answer``).
 
 Paper references: "the top paper"/"the first paper"/"paper N"/"#N"/"the Nth paper" are ranks in
 the current results; a corpus id is taken as is. Each edit carries the phrase it came from.
@@ -716,7 +716,7 @@ def parse_feedback(
         abstract = corpus.abstract(cid) if paper is not None and hasattr(corpus, "abstract") else None
         # searched by its title + abstract, densely: BM25 over its title's words, even beside the
         # search's topic, brought papers that share a word with it ("Visual" of "... Dense Visual
-        # Representations"); 16 of 36 proxy cases gained citation-related papers, 7 lost
+        # Representations")
         like = f"The paper is like {what!r}"
         if any(c.text == like for c in scratch.checkpoints):  # "more like #1" twice would count it twice
             already.append(f"{like!r} is already in the checklist")
