@@ -12,7 +12,8 @@ import pytest
 from litnav.core.settings import Settings
 from litnav.corpus import Corpus
 from litnav.navigator import search
-from litnav.navigator.branches import QUESTION, clarify, find_branches
+from litnav.navigator.branch_question import clarify
+from litnav.navigator.branches import QUESTION, find_branches
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "multiturn"))
 from multiturn_papers import build_corpus  # noqa: E402

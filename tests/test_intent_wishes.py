@@ -155,6 +155,7 @@ def test_a_venue_at_the_end_makes_a_request_not_a_claim(intent):
     "sentiment analysis, only journal articles",
     "journal papers only: sentiment analysis",
     "sentiment analysis; only journal publications",
+    "sentiment analysis papers published in journals",
 ])
 def test_a_kind_of_venue_asked_for_in_any_words_is_the_same_type(wish):
     cl = parse_intent(wish, today=TODAY)
@@ -171,3 +172,23 @@ def test_a_kind_of_venue_asked_for_in_any_words_is_the_same_type(wish):
 def test_journals_as_subject_matter_stay_in_the_topic(intent, topic):
     cl = parse_intent(intent, today=TODAY)
     assert cl.checkpoints[0].text == topic and not any(c.kind == "metadata" for c in cl.checkpoints)
+
+
+@pytest.mark.parametrize(("intent", "types"), [
+    # a re-check lost the journal constraint before a date: the date's "only" cue took "journal articles"
+    ("semantic parsing, only journal articles since 2013", [("journal", False)]),
+    ("semantic parsing, only conference papers since 2010", [("conference", False)]),
+    # it read "no conference or workshop papers" as a venue "Workshops" to keep and a topic to leave out
+    ("semantic parsing, no conference or workshop papers", [("conference", True), ("workshop", True)]),
+    # "not just journals" asks for more than journals, not for journals only
+    ("semantic parsing, not just journals", []),
+    ("semantic parsing, not only surveys", []),
+])
+def test_a_kind_of_venue_keeps_its_sense_beside_dates_lists_and_not_just(intent, types):
+    cl = parse_intent(intent, today=TODAY)
+    assert cl.checkpoints[0].text == "semantic parsing"
+    got = [(v, c.predicate.negate) for c in cl.checkpoints if c.predicate is not None
+           and c.predicate.field == "publication_type" for v in c.predicate.values]
+    assert got == types
+    assert not any(c.kind == "exclusion" or (c.predicate is not None and c.predicate.field == "venue")
+                   for c in cl.checkpoints)

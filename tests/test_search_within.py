@@ -100,3 +100,34 @@ def test_fewer_results_than_asked_say_the_constraints_decided(corpus):
                for note in result_notes(session))
     full = search("dense retrieval for question answering", corpus, Settings(), top_k=3, rounds=1)
     assert not any("hard constraints" in n for n in result_notes(full))
+
+
+def test_a_kind_of_venue_is_searched_within_and_relaxed_where_no_venue_names_one(open_corpus):
+    """A re-check asked for "only conference papers" on a corpus whose venues are acronyms (ACL,
+    EMNLP): every paper was unknown, the filter kept none and nothing said why."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "search"))
+    from search_papers import documents
+
+    from litnav.navigator.intent import parse_intent
+    from litnav.navigator.planner import relax_unsatisfiable
+
+    docs = documents()
+    named = [d.model_copy(update={"paper": d.paper.model_copy(update={"venue_raw": raw})}) for d, raw in zip(
+        docs, ["Transactions of the Association for Computational Linguistics", "Proceedings of ACL 2020",
+               "Proceedings of the Workshop on Question Answering"] + [None] * len(docs))]
+    journal = MetadataPredicate(field="publication_type", values=["journal"])
+    conference = MetadataPredicate(field="publication_type", values=["conference"])
+    c = open_corpus("kinds", named)
+    papers = c.papers(c.all_ids())
+    for p in (journal, conference):
+        want = {cid for cid, paper in papers.items() if evaluate(p, paper)[0] is True}
+        assert want and c.ids_matching([p]) == want  # decided per (venue, raw venue, types), as the filter does
+    checklist = parse_intent("dense retrieval, only conference papers")
+    [m] = [x for x in relax_unsatisfiable(checklist, c).checkpoints if x.predicate is not None]
+    assert m.weight == 1.0  # some paper's venue says it is a conference paper: a filter
+    bare = open_corpus("acronyms", docs)  # venues "ACL", "EMNLP": no kind known
+    [m] = [x for x in relax_unsatisfiable(checklist, bare).checkpoints if x.predicate is not None]
+    assert m.weight < 1.0 and "no paper of this corpus matches it" in m.text

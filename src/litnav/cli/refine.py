@@ -64,8 +64,11 @@ def _continue_session(session_file: Path, feedback: str, corpus: Optional[Path],
     console.print(turns_table(session))
     console.print(results_table(session))
     print_notes(session, console)
+    import shlex
+
     make_console(stderr=True).print(f"session written to {target} (turn {session.turns[-1].index}; "
-                                    f"history: `litnav audit {target} --turns`)")
+                                    f"history: `litnav audit {shlex.quote(str(target))} --turns`)",
+                                    markup=False, highlight=False)
 
 
 def refine_cmd(

@@ -121,7 +121,7 @@ def search_cmd(
             if wf is not None:
                 session.engines["workflow"] = session.engines.get("workflow", "given").replace(
                     "given", str(Path(workflow).resolve()), 1)
-            from litnav.navigator.branches import clarify
+            from litnav.navigator.branch_question import clarify
 
             # the branch question's default answer ("all") is recorded; it is asked after the results
             session, branches = clarify(session, c, settings)

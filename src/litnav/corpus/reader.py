@@ -77,6 +77,7 @@ class _Shared:
         self.title_index: list[tuple[str, str]] | None = None
         self.venues: dict[str, int] | None = None
         self.venue_pairs: list[tuple[str | None, str | None]] | None = None
+        self.venue_kinds: list[tuple[str | None, str | None, list[str] | None]] | None = None
         # corpus_id -> chunks made on read for papers a build in stage "lexical" has not chunked yet
         self.unstored_chunks: dict[str, list[Chunk]] = {}
         self.cache_roots: list[Path] | None = None
@@ -464,12 +465,13 @@ class Corpus:
         Used to search *within* hard metadata constraints (an exact filter applied before ranking,
         not after a depth cut). ``year`` and ``venue`` predicates are decided in SQL with
         ``evaluate``'s rules (a venue predicate is decided once per distinct (venue, venue_raw)
-        pair); any other predicate is then decided by ``evaluate`` on the survivors. None when no
+        pair, a kind of venue, "journal", once per distinct (venue, venue_raw, publication types));
+        any other predicate is then decided by ``evaluate`` on the survivors. None when no
         year or venue predicate narrows the table, or when more than ``limit`` (default
         :attr:`MATCHING_LIMIT`) papers survive the SQL step: the caller then searches the whole
         corpus and filters afterwards.
         """
-        from litnav.corpus.predicates import evaluate
+        from litnav.corpus.predicates import TYPE_VENUE_CUES, evaluate
 
         limit = self.MATCHING_LIMIT if limit is None else limit
         where: list[str] = []
@@ -489,6 +491,16 @@ class Corpus:
                 keep = [f"{v or ''}\x1f{r or ''}" for v, r in pairs
                         if evaluate(p, Paper(corpus_id="", title="", venue=v, venue_raw=r))[0] is True]
                 where.append("coalesce(venue, '') || chr(31) || coalesce(venue_raw, '') IN (SELECT unnest(?::VARCHAR[]))")
+                params.append(keep)
+            elif p.field == "publication_type" and p.values and all(v.strip().lower() in TYPE_VENUE_CUES for v in p.values):
+                if self._shared.venue_kinds is None:  # a kind of venue: decided once per (venue, raw venue, types)
+                    self._shared.venue_kinds = self._q(
+                        "SELECT DISTINCT venue, venue_raw, publication_types FROM papers")
+                keep = [_kind_key(v, r, t) for v, r, t in self._shared.venue_kinds if evaluate(
+                    p, Paper(corpus_id="", title="", venue=v, venue_raw=r, publication_types=list(t or [])))[0] is True]
+                where.append("coalesce(venue, '') || chr(31) || coalesce(venue_raw, '') || chr(31) || "
+                             "array_to_string(coalesce(publication_types, []::VARCHAR[]), chr(30)) "
+                             "IN (SELECT unnest(?::VARCHAR[]))")
                 params.append(keep)
             else:
                 rest.append(p)
@@ -1074,3 +1086,8 @@ def opened(corpus: Corpus | str | Path, settings: CorpusSettings | None = None) 
         if ask is not None and settings is not None:
             ask(settings)  # raises on another model
         yield corpus
+
+
+def _kind_key(venue: str | None, venue_raw: str | None, types) -> str:
+    """The SQL key of a (venue, raw venue, publication types) row in :meth:`Corpus.ids_matching`."""
+    return f"{venue or ''}\x1f{venue_raw or ''}\x1f" + "\x1e".join(types or [])

@@ -6,24 +6,22 @@ mean silhouette (Rousseeuw 1987) reaches ``min_silhouette`` and every group has 
 papers. Each group is named by its distinctive noun phrases (the keyphrases of its titles and
 abstracts, :func:`name_groups`) ranked by (share of the group's papers stating it) − (share of
 the other papers stating it). The question follows PaperPilot: "Which branch should I
-prioritise? [a] … [b] … [all] [stop]", asked after the results are shown. Choosing a branch is
-an edit (a topic checkpoint with the branch's terms and its own retrieval branches,
-``navigator.refine``); ``all`` and ``stop`` change nothing. Without a terminal the default
-(``all``) is taken and recorded, and a later refinement can still answer it ("branch a",
-:func:`branch_answer`).
+prioritise? [a] … [b] … [all] [stop]", asked after the results are shown
+(``navigator.branch_question.clarify``). Choosing a branch is an edit (a topic checkpoint on any
+of the branch's phrases with its own retrieval branches, ``navigator.refine``); ``all`` and
+``stop`` change nothing. Without a terminal the default (``all``) is taken and recorded, and a
+later refinement can still answer it ("branch a", :func:`branch_answer`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from litnav.core.boilerplate import content_spans
 from litnav.core.records import CONTENT_KINDS, Checkpoint, Clarification, Edit, Session
-from litnav.core.settings import Settings
 from litnav.core.text import stems, stop_words
 from litnav.corpus.phrases import PhraseTable, corpus_phrases
 from litnav.navigator.intent.grammar import ed_participle
@@ -287,8 +285,9 @@ def branch_edits(branch: Branch, checkpoint_id: str) -> list[Edit]:
                  detail={"checkpoint": cp.model_dump(mode="json"), "role": "focus", "query": query})]
 
 
-def _latest_branches(session: Session, corpus, top: int) -> list[Branch]:
-    """The branches of the latest turn's top ``top`` results (its last round's ranking)."""
+def latest_branches(session: Session, corpus, top: int) -> list[Branch]:
+    """The branches of the latest turn's top ``top`` results (its last round's ranking; the
+    search's own concepts and exclusions name none). ``session`` must have turns."""
     turn = session.turns[-1]
     last = session.rounds[turn.rounds[-1] - 1] if turn.rounds else session.rounds[-1]
     ids = [cid for cid, _ in last.ranking[:top]] or [r.corpus_id for r in turn.results]
@@ -297,52 +296,13 @@ def _latest_branches(session: Session, corpus, top: int) -> list[Branch]:
     return find_branches(corpus, ids, asked=asked)
 
 
-def _branch_checkpoint_id(session: Session) -> str:
+def branch_checkpoint_id(session: Session) -> str:
+    """The first free id ``b1``, ``b2``, ... for a chosen branch's checkpoint."""
     used = {c.id for c in session.turns[-1].checklist.checkpoints}
     n = 1
     while f"b{n}" in used:
         n += 1
     return f"b{n}"
-
-
-def clarify(
-    session: Session,
-    corpus,
-    settings: Settings | None = None,
-    *,
-    ask: Callable[[str, list[str], str], str] | None = None,
-    answer: str | None = None,
-    top: int = 20,
-    default: str = "all",
-) -> tuple[Session, list[Branch]]:
-    """Offer the branch question on the latest turn of ``session`` when its top ``top`` results
-    split clearly; returns the session (with a new turn when a branch was chosen) and the branches.
-
-    The answer is ``answer`` when given, else ``ask(question, options, default)`` when given,
-    else ``default`` (non-interactive); it is recorded in ``session.clarifications`` and on the
-    turn it created (or the latest turn). Raises ``ValueError`` for an answer that is not an option.
-    """
-    from litnav.navigator.refine import ensure_turns, run_turn
-
-    settings = settings or Settings()
-    ensure_turns(session)
-    branches = _latest_branches(session, corpus, top)
-    if not branches:
-        return session, []
-    text, options = question(branches)
-    interactive = answer is None and ask is not None
-    chosen = answer if answer is not None else ask(text, options, default) if ask is not None else default
-    if chosen not in options:
-        raise ValueError(f"answer {chosen!r} is not one of {options}")
-    record = Clarification(question=text, options=options, answer=chosen, interactive=interactive)
-    session.clarifications.append(record)
-    branch = next((b for b in branches if b.label == chosen), None)
-    if branch is None:
-        session.turns[-1].clarification = record
-        return session, branches
-    session = run_turn(session, branch_edits(branch, _branch_checkpoint_id(session)), corpus, settings,
-                       feedback=f"[{chosen}] {', '.join(branch.terms)}", clarification=record)
-    return session, branches
 
 
 _ANSWER = re.compile(r"\s*(?:(?:follow|choose|take|pick|go\s+with)\s+)?(?:(?:the\s+)?(?:branch|option)\s+)?"
@@ -369,9 +329,9 @@ def branch_answer(session: Session, feedback: str, corpus, top: int = 20) -> tup
                          "'focus on X' follows a topic at any turn")
     if label in ("all", "stop"):
         raise ValueError(f"nothing to change: {label!r} keeps the results as they are (every branch)")
-    branches = _latest_branches(session, corpus, top)
+    branches = latest_branches(session, corpus, top)
     branch = next((b for b in branches if b.label == label), None)
     if branch is None or question(branches)[0] != asked.question:
         raise ValueError(f"{feedback.strip()!r} is none of the branches the latest turn offered: {asked.question}")
     record = Clarification(question=asked.question, options=asked.options, answer=label, interactive=True)
-    return branch_edits(branch, _branch_checkpoint_id(session)), record
+    return branch_edits(branch, branch_checkpoint_id(session)), record

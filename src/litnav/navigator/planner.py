@@ -76,9 +76,12 @@ UNSATISFIABLE_WEIGHT = 0.5
 
 
 def _unsatisfiable(predicate, corpus) -> bool:
+    from litnav.corpus.predicates import TYPE_VENUE_CUES
+
     if predicate.negate:
         return False
-    if predicate.field in ("year", "venue") and hasattr(corpus, "ids_matching"):
+    venue_kind = predicate.field == "publication_type" and all(v.lower() in TYPE_VENUE_CUES for v in predicate.values)
+    if (predicate.field in ("year", "venue") or venue_kind) and hasattr(corpus, "ids_matching"):
         return corpus.ids_matching([predicate], limit=0) == set()  # limit 0: an existence test, no id list
     if predicate.field == "author" and hasattr(corpus, "has_author"):
         return not any(corpus.has_author(name) for name in predicate.values)
@@ -121,7 +124,8 @@ def relax_unsatisfiable(checklist: Checklist, corpus) -> Checklist:
     A filter that keeps nothing only empties the result list ("at WMT" when the corpus files those
     papers under "Conference on Machine Translation"; "translations by Google Translate" read as an
     author): the checkpoint stays in the checklist and the plan, where the user sees it, and the
-    search runs without it. Decided with ``corpus.ids_matching`` (years, venues: exact, in SQL) and
+    search runs without it. Decided with ``corpus.ids_matching`` (years, venues and kinds of venue:
+    exact, in SQL) and
     ``corpus.has_author``; a corpus without those methods is left as it is."""
     from litnav.corpus.predicates import TYPE_VENUE_CUES
 

@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+from litnav.navigator.intent.pubtypes import ITEM_BOUNDED
 from litnav.navigator.intent.text import Workspace
 from litnav.navigator.intent.venues import names_a_venue
 
@@ -317,6 +318,9 @@ def extract_dates(ws: Workspace, today: date, explicit_only: bool = False,
                 continue
             start, end, weight = resolved
             negated, _only, cue = ws.cue_before(m.start())
+            if re.search(ITEM_BOUNDED, ws.text[cue:m.start()], re.I):
+                # "only journal articles since 2013": the cue and the kind of paper are the type's
+                negated, cue = False, m.start()
             if not negated and found and found[-1].negated and ws.continues_consumed(m.start()):
                 negated = True  # "excluding 2017 and 2018": the cue covers the whole list
             if negated and (start is None) != (end is None):

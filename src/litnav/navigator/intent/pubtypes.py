@@ -7,8 +7,9 @@ original or primary research, studies or articles),
 ``benchmark`` (benchmark paper/study), ``position`` (position paper), ``dataset`` (dataset or
 resource paper), ``theoretical`` (theoretical paper/analysis), ``trial`` (randomised/controlled/
 clinical trials, RCTs; only with a cue: "only RCTs", "not clinical trials"), ``journal`` (journal
-papers/articles; bare "journals" only after a cue: "just journals", "no journals") and
-``conference`` (conference papers; bare "conferences" likewise). A bare "review(s)" counts only
+papers/articles; bare "journals" only after a cue: "just journals", "no journals"),
+``conference`` and ``workshop`` (conference or workshop papers; bare "conferences", "workshops"
+likewise). A bare "review(s)" counts only
 after a cue ("no reviews", "only reviews"), beside another type, or heading the intent ("Reviews
 of ...", "...: a review"), and never after a noun
 such as "product", "movie" or "peer" (those are data or topics).
@@ -43,6 +44,7 @@ PUBLICATION_TYPES: dict[str, tuple[str, ...]] = {
     NON_META_REVIEW: (),
     "journal": ("JournalArticle",),
     "conference": ("Conference",),
+    "workshop": (),
 }
 """Each value -> the Semantic Scholar ``publicationTypes`` that evidence it (may be empty)."""
 
@@ -67,9 +69,11 @@ _TYPES: list[tuple[str, str]] = [
     ("dataset?", r"(?:new\s+)?(?:datasets|data\s+sets|corpora|benchmarks)"),
     ("theoretical", r"theoretical\s+(?:papers?|works?|stud(?:y|ies)|analys[ie]s)"),
     ("journal", r"journal\s+(?:papers?|articles?|publications?|versions?)"),
-    ("journal?", r"journals"),
+    ("journal?", r"journals?"),
     ("conference", r"conference\s+(?:papers?|articles?|publications?|proceedings)|proceedings\s+papers?"),
-    ("conference?", r"conferences"),
+    ("conference?", r"conferences?"),
+    ("workshop", r"workshop\s+(?:papers?|articles?|publications?|proceedings)"),
+    ("workshop?", r"workshops?"),
     ("theoretical?", r"theory\s+(?:papers?|works?)"),
     ("survey?", r"(?<!product\s)(?<!movie\s)(?<!customer\s)(?<!user\s)(?<!peer\s)(?<!online\s)(?<!book\s)"
                 r"(?<!hotel\s)(?<!restaurant\s)(?<!code\s)(?<!app\s)reviews?"),
@@ -197,8 +201,13 @@ def _modified_negation(ws: Workspace, start: int) -> int | None:
     return m.start()
 
 
+_NOT_ONLY_BEFORE = re.compile(r"\bnot\s+$", re.I)
+""""not" before an "only" cue ("not just journals", "not only surveys"): no constraint at all."""
+_PUBLISHED_IN = re.compile(r"\b(?:published|appearing|appeared|presented|accepted)\s+(?:in|at)\s+(?:the\s+)?$", re.I)
+"""A kind of venue named as where the papers appear ("published in journals"): asked for, as a
+venue is."""
 _CUED = {"survey?": "survey", "theoretical?": "theoretical", "dataset?": "dataset", "journal?": "journal",
-         "conference?": "conference"}
+         "conference?": "conference", "workshop?": "workshop"}
 """Type phrases that name a kind of paper only after a cue ("no reviews", "no theory papers"),
 -> the value they then name."""
 _REQUEST_BEFORE = re.compile(r"^(?:\W|\b(?:find|show|list|give|me|papers?|studies|articles?|any|all|the|a|an|on"
@@ -226,6 +235,12 @@ def extract_types(ws: Workspace) -> list[TypeMention]:
                 w.group(1).lower() in _QUESTIONNAIRE and re.match(r"surveys?\b", listed, re.I):
             continue  # "household surveys": questionnaires, data or a topic
         negated, only, cue_start = ws.cue_before(start)
+        if only and (neg := _NOT_ONLY_BEFORE.search(ws.text, 0, cue_start)):
+            ws.consume(neg.start(), stop)  # "not just journals": journals and more, no constraint
+            continue
+        if not negated and not only and _PUBLISHED_IN.search(ws.text, 0, start) and all(
+                v in ("journal?", "conference?", "workshop?") for v in items):
+            only, cue_start = True, _PUBLISHED_IN.search(ws.text, 0, start).start()  # "published in journals"
         if (not negated and not only and not non and not all(v in _CUED for v in items)  # "excluding Yelp reviews": data
                 and (modified := _modified_negation(ws, start)) is not None):
             negated, cue_start = True, modified
@@ -240,11 +255,11 @@ def extract_types(ws: Workspace) -> list[TypeMention]:
         if not negated and not only and all(v == "survey?" for v in items) and not _HEAD_REVIEW.search(ws.text[:end + 12]):
             continue
         if not negated and not only and ("trial" in items or "dataset?" in items or "journal" in items
-                                         or "conference" in items) and not _asked_for(ws.text, start, end):
+                                         or "conference" in items or "workshop" in items) and not _asked_for(ws.text, start, end):
             continue  # "screening of randomized trials", "clinical trial reports": a topic unless "only"/"not" says a kind
         if "dataset?" in items and not only and not _asked_for(ws.text, cue_start if negated else start, end):
             continue  # "methods with no datasets", "not on standard benchmarks": data, not a kind of paper
-        if not negated and not only and ("theoretical?" in items or "journal?" in items or "conference?" in items):
+        if not negated and not only and any(v in items for v in ("theoretical?", "journal?", "conference?", "workshop?")):
             continue  # "graph theory papers": a topic; "sentiment in journals", "conferences on X"
         values = list(dict.fromkeys(_CUED.get(v, v) for v in items))
         ws.consume(cue_start, end)
