@@ -71,7 +71,6 @@ TYPE_VENUE_CUES: dict[str, tuple[re.Pattern[str], tuple[str, ...]]] = {
                            re.I), ("journalarticle",)),
     "conference": (re.compile(r"\b(conference|proceedings|workshops?|symposium|congress|colloquium|meeting)\b", re.I),
                    ("conference",)),
-    "workshop": (re.compile(r"\bworkshops?\b|^ws$", re.I), ()),
 }
 """Publication-type value -> (venue cue, Semantic Scholar publication types that evidence it): a
 kind of venue, known from the paper's types or its venue's name ("Transactions of the ACL",

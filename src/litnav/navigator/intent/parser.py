@@ -105,7 +105,7 @@ _TYPE_NAMES = {
     "empirical": "an empirical study", "benchmark": "a benchmark paper", "position": "a position paper",
     "dataset": "a dataset or resource paper", "theoretical": "a theoretical paper", "trial": "a clinical trial",
     NON_META_REVIEW: "a survey or review other than a meta-analysis",
-    "journal": "a journal article", "conference": "a conference paper", "workshop": "a workshop paper",
+    "journal": "a journal article", "conference": "a conference paper",
 }
 
 

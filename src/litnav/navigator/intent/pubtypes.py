@@ -8,8 +8,8 @@ original or primary research, studies or articles),
 resource paper), ``theoretical`` (theoretical paper/analysis), ``trial`` (randomised/controlled/
 clinical trials, RCTs; only with a cue: "only RCTs", "not clinical trials"), ``journal`` (journal
 papers/articles; bare "journals" only after a cue: "just journals", "no journals"),
-``conference`` and ``workshop`` (conference or workshop papers; bare "conferences", "workshops"
-likewise). A bare "review(s)" counts only
+``conference`` (conference papers, a workshop's too; bare "conferences" likewise; workshops
+alone are the venue "Workshops" of ``intent.venues``). A bare "review(s)" counts only
 after a cue ("no reviews", "only reviews"), beside another type, or heading the intent ("Reviews
 of ...", "...: a review"), and never after a noun
 such as "product", "movie" or "peer" (those are data or topics).
@@ -44,7 +44,6 @@ PUBLICATION_TYPES: dict[str, tuple[str, ...]] = {
     NON_META_REVIEW: (),
     "journal": ("JournalArticle",),
     "conference": ("Conference",),
-    "workshop": (),
 }
 """Each value -> the Semantic Scholar ``publicationTypes`` that evidence it (may be empty)."""
 
@@ -72,8 +71,6 @@ _TYPES: list[tuple[str, str]] = [
     ("journal?", r"journals?"),
     ("conference", r"conference\s+(?:papers?|articles?|publications?|proceedings)|proceedings\s+papers?"),
     ("conference?", r"conferences?"),
-    ("workshop", r"workshop\s+(?:papers?|articles?|publications?|proceedings)"),
-    ("workshop?", r"workshops?"),
     ("theoretical?", r"theory\s+(?:papers?|works?)"),
     ("survey?", r"(?<!product\s)(?<!movie\s)(?<!customer\s)(?<!user\s)(?<!peer\s)(?<!online\s)(?<!book\s)"
                 r"(?<!hotel\s)(?<!restaurant\s)(?<!code\s)(?<!app\s)reviews?"),
@@ -207,7 +204,7 @@ _PUBLISHED_IN = re.compile(r"\b(?:published|appearing|appeared|presented|accepte
 """A kind of venue named as where the papers appear ("published in journals"): asked for, as a
 venue is."""
 _CUED = {"survey?": "survey", "theoretical?": "theoretical", "dataset?": "dataset", "journal?": "journal",
-         "conference?": "conference", "workshop?": "workshop"}
+         "conference?": "conference"}
 """Type phrases that name a kind of paper only after a cue ("no reviews", "no theory papers"),
 -> the value they then name."""
 _REQUEST_BEFORE = re.compile(r"^(?:\W|\b(?:find|show|list|give|me|papers?|studies|articles?|any|all|the|a|an|on"
@@ -239,7 +236,7 @@ def extract_types(ws: Workspace) -> list[TypeMention]:
             ws.consume(neg.start(), stop)  # "not just journals": journals and more, no constraint
             continue
         if not negated and not only and _PUBLISHED_IN.search(ws.text, 0, start) and all(
-                v in ("journal?", "conference?", "workshop?") for v in items):
+                v in ("journal?", "conference?") for v in items):
             only, cue_start = True, _PUBLISHED_IN.search(ws.text, 0, start).start()  # "published in journals"
         if (not negated and not only and not non and not all(v in _CUED for v in items)  # "excluding Yelp reviews": data
                 and (modified := _modified_negation(ws, start)) is not None):
@@ -255,14 +252,14 @@ def extract_types(ws: Workspace) -> list[TypeMention]:
         if not negated and not only and all(v == "survey?" for v in items) and not _HEAD_REVIEW.search(ws.text[:end + 12]):
             continue
         if not negated and not only and ("trial" in items or "dataset?" in items or "journal" in items
-                                         or "conference" in items or "workshop" in items) and not _asked_for(ws.text, start, end):
+                                         or "conference" in items) and not _asked_for(ws.text, start, end):
             continue  # "screening of randomized trials", "clinical trial reports": a topic unless "only"/"not" says a kind
         if "dataset?" in items and not only and not _asked_for(ws.text, cue_start if negated else start, end):
             continue  # "methods with no datasets", "not on standard benchmarks": data, not a kind of paper
-        if not negated and not only and any(v in items for v in ("theoretical?", "journal?", "conference?", "workshop?")):
+        if not negated and not only and any(v in items for v in ("theoretical?", "journal?", "conference?")):
             continue  # "graph theory papers": a topic; "sentiment in journals", "conferences on X"
         values = list(dict.fromkeys(_CUED.get(v, v) for v in items))
-        ws.consume(cue_start, end)
+        ws.consume(cue_start, end, negated=negated)
         phrase = ws.original[cue_start:end].strip()
         if negated and "empirical" in values:
             # "empirical" is known only as "not a review": its negation would keep reviews alone, so

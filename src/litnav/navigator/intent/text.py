@@ -14,6 +14,9 @@ from functools import cached_property
 BOUNDARY = "|"
 TITLE_SHARE = 0.8
 """Share of an intent's content words that must be capitalised for it to read as a title."""
+_CONTINUES_NEGATED = re.compile(re.escape(BOUNDARY) + r" *,?\s*(?:or|nor|and)\s+(?:(?:in|at|of)\s+)?(?:the\s+)?$")
+"""A consumed span joined to what follows by a conjunction (a comma alone starts a new constraint:
+"not surveys, ACL 2020")."""
 _CONTINUES_CONSUMED = re.compile(re.escape(BOUNDARY) + r" *(?:,\s*|\s+)(?:(?:and|or|nor)\s+)?(?:(?:in|at|of)\s+)?(?:the\s+)?$")
 
 _DASHES = dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"), "-")
@@ -67,6 +70,7 @@ class Workspace:
         self.original = original
         self.text = original
         self.unknown_venues: list[tuple[int, str]] = []
+        self.negated_spans: set[int] = set()  # starts of consumed spans a negation cue led
         """``(offset, name)`` of venue-like names an extractor consumed after the venue extractor
         ran (a bare acronym after "in" at a clause end, ``facets.extract_facets``): reported as
         venues the vocabulary does not know."""
@@ -79,17 +83,26 @@ class Workspace:
         """True when the intent reads as a paper title in title case (see :func:`title_cased`)."""
         return title_cased(self.original)
 
-    def consume(self, start: int, end: int) -> None:
-        """Blank ``[start, end)`` so no later extractor matches inside it."""
+    def consume(self, start: int, end: int, *, negated: bool = False) -> None:
+        """Blank ``[start, end)`` so no later extractor matches inside it; ``negated``: a negation
+        cue led it, so an item listed on after it shares the negation (:meth:`continues_negated`)."""
         if end <= start:
             return
         self.text = self.text[:start] + BOUNDARY + " " * (end - start - 1) + self.text[end:]
+        if negated:
+            self.negated_spans.add(start)
 
     def continues_consumed(self, start: int) -> bool:
         """True when the text before ``start`` is a span an extractor consumed followed only by a
         list separator ("excluding 2017 | and 2018", "at MT Summit | or AMTA"): the item at
         ``start`` continues that list and shares its cue."""
         return _CONTINUES_CONSUMED.search(self.text[:start]) is not None
+
+    def continues_negated(self, start: int) -> bool:
+        """True when the item at ``start`` continues (:meth:`continues_consumed`) a consumed span
+        that a negation led: "no conference | or workshop papers" leaves workshop papers out too."""
+        return (_CONTINUES_NEGATED.search(self.text[:start]) is not None
+                and self.text.rfind(BOUNDARY, 0, start) in self.negated_spans)
 
     def cue_before(self, start: int) -> tuple[bool, bool, int]:
         """Look at the text before ``start`` for a negation or an "only" cue.

@@ -366,6 +366,7 @@ def extract_venues(ws: Workspace, vocab: dict[str, int] | None) -> list[VenueMen
         items = [lookup[re.sub(r"\s+", " ", im.group(0)).lower()] for im in item_re.finditer(m.group("list"))]
         negated, only, cue_start = ws.cue_before(m.start())
         listed_on = ws.continues_consumed(m.start())  # "at MT Summit or AMTA"
+        negated = negated or ws.continues_negated(m.start())  # "no conference or workshop papers"
         cue = (m.group("cue") or "").strip()
         only_after = re.match(r"\s+only\b", ws.text[m.end():], re.I)  # "Nature or Science only"
         enclosed = (ws.text[:m.start()].rstrip().endswith("(") and re.match(r"\s*\)", ws.text[m.end():])  # "(Nature, Science)"
