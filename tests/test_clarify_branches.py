@@ -250,3 +250,20 @@ def test_branch_labels_never_restate_the_search_or_its_acronym():
                             "c": ("Denoising diffusion for video", "z"), "d": ("Denoising diffusion for speech", "w")},
                            [["a", "b"], ["c", "d"]], table=ml, asked=["diffusion models"])
     assert "diffusion-based generative models" not in restated[0] and "denoising diffusion" in restated[1]
+
+
+def test_a_branch_answer_in_other_words_or_with_more_feedback(first, corpus):
+    """A re-check's "prioritise b" became a topic "b", "not branch a" an exclusion of the word
+    "branch", and "branch a, only papers after 2005" dropped the branch."""
+    from litnav.navigator import refine
+
+    asked, _ = clarify(first.model_copy(deep=True), corpus, Settings())
+    s = refine(asked.model_copy(deep=True), "prioritise b", corpus, Settings())
+    assert s.turns[-1].clarification.answer == "b" and not any(
+        c.text.endswith(" b") for c in s.turns[-1].checklist.checkpoints)
+    with pytest.raises(ValueError, match="cannot be left out by its letter"):
+        refine(asked.model_copy(deep=True), "not branch a", corpus, Settings())
+    s = refine(asked.model_copy(deep=True), "branch a, only papers after 2019", corpus, Settings())
+    kinds = {c.kind for c in s.turns[-1].checklist.checkpoints if c.source == "user" or c.kind == "metadata"}
+    assert s.turns[-1].clarification.answer == "a" and {"topic", "metadata"} <= kinds
+    assert all(r.year is None or r.year >= 2020 for r in s.results)

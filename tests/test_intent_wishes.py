@@ -156,6 +156,7 @@ def test_a_venue_at_the_end_makes_a_request_not_a_claim(intent):
     "journal papers only: sentiment analysis",
     "sentiment analysis; only journal publications",
     "sentiment analysis papers published in journals",
+    "I only want journal articles about sentiment analysis",
 ])
 def test_a_kind_of_venue_asked_for_in_any_words_is_the_same_type(wish):
     cl = parse_intent(wish, today=TODAY)
@@ -193,3 +194,11 @@ def test_a_kind_of_venue_keeps_its_sense_beside_dates_lists_and_not_just(intent,
     venues = [c.predicate for c in cl.checkpoints if c.predicate is not None and c.predicate.field == "venue"]
     assert all(v.negate and v.values == ["Workshops"] for v in venues)  # workshops: a venue, left out too
     assert bool(venues) == ("workshop" in intent)
+
+
+def test_a_kind_of_venue_and_a_kind_of_paper_both_hold():
+    """A re-check's "surveys of machine translation in journals only" returned workshop surveys
+    and TACL papers that were no surveys: the two kinds were one checkpoint of alternatives."""
+    cl = parse_intent("surveys of machine translation in journals only", today=TODAY)
+    kinds = [c.predicate.values for c in cl.checkpoints if c.predicate is not None]
+    assert sorted(kinds) == [["journal"], ["survey"]]

@@ -58,6 +58,12 @@ CASES = [
     (P(field="publication_type", values=["journal"], negate=True), paper(venue="arXiv"), True, "satisfied"),
     (P(field="publication_type", values=["journal"]), paper(venue="EMNLP"), False, "unknown"),  # check: unknown fails
     (P(field="publication_type", values=["journal"]), paper(publication_types=["JournalArticle"]), True, "JournalArticle"),
+    # "Proceedings" names no meeting by itself: PNAS is no conference; an unknown kind passes "no conference papers"
+    (P(field="publication_type", values=["conference"]), paper(venue_raw="Proceedings of the National Academy of "
+                                                               "Sciences"), False, "unknown"),
+    (P(field="publication_type", values=["conference"], negate=True),
+     paper(venue="LiLT", venue_raw="Linguistic Issues in Language Technology"), True, "not known to be"),
+    (P(field="publication_type", values=["conference"]), paper(venue_raw="Proceedings of EMNLP 2020"), True, "2020"),
     # author: surname, case and accent folded; "Surname, First" accepted
     (P(field="author", values=["Christopher Manning"]), paper(authors=[Author(name="C. D. Manning")]), True, "Manning"),
     (P(field="author", values=["Müller, Anna"]), paper(authors=[Author(name="J. MULLER")]), True, "matches"),

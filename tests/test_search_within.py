@@ -130,4 +130,4 @@ def test_a_kind_of_venue_is_searched_within_and_relaxed_where_no_venue_names_one
     assert m.weight == 1.0  # some paper's venue says it is a conference paper: a filter
     bare = open_corpus("acronyms", docs)  # venues "ACL", "EMNLP": no kind known
     [m] = [x for x in relax_unsatisfiable(checklist, bare).checkpoints if x.predicate is not None]
-    assert m.weight < 1.0 and "no paper of this corpus matches it" in m.text
+    assert m.weight < 1.0 and "no venue of this corpus names its kind" in m.text

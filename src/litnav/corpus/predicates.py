@@ -30,8 +30,9 @@ unknown metadata fails. Rules:
   survey: "not surveys" keeps it (a judge of the ACL 2016-2022 intents kept a QE tutorial under
   "excluding shared task overviews"); "not tutorials" leaves it out. ``journal`` and
   ``conference`` pass on the publication types ("JournalArticle", "Conference") or the venue's
-  name (``TYPE_VENUE_CUES``: "Transactions of the ACL", "Proceedings of ..."); a paper of the
-  other kind, or of a preprint server, fails; any other venue is unknown. Any other
+  name (``TYPE_VENUE_CUES``: "Transactions of the ACL", "Proceedings of the 58th Annual Meeting
+  ..."); a paper of the other kind, or of a preprint server, fails; any other venue is unknown,
+  and passes a negated one ("no conference papers" keeps it). Any other
   value is compared to the ``publication_types`` entries.
 - ``author``: passes when a value's surname (``core.text.surname``: the part before a comma,
   else the last word, suffixes such as "Jr" skipped) equals an author's surname, case-, accent-
@@ -69,13 +70,15 @@ TYPE_TITLE_CUES: dict[str, tuple[re.Pattern[str], tuple[str, ...]]] = {
 TYPE_VENUE_CUES: dict[str, tuple[re.Pattern[str], tuple[str, ...]]] = {
     "journal": (re.compile(r"\b(journal|transactions|letters|annals|bulletin|magazine)\b|^computational linguistics$",
                            re.I), ("journalarticle",)),
-    "conference": (re.compile(r"\b(conference|proceedings|workshops?|symposium|congress|colloquium|meeting)\b", re.I),
+    "conference": (re.compile(r"\b(conference|workshops?|symposium|congress|colloquium|meeting)\b"
+                              r"|\bproceedings\b.*?\b(\d+(st|nd|rd|th)|(19|20)\d\d|first|second|third)\b", re.I),
                    ("conference",)),
 }
 """Publication-type value -> (venue cue, Semantic Scholar publication types that evidence it): a
 kind of venue, known from the paper's types or its venue's name ("Transactions of the ACL",
-"Proceedings of ..."; a workshop's papers are conference papers too); a preprint server's venue
-("arXiv") is none."""
+"Proceedings of the 58th Annual Meeting ..."; a workshop's papers are conference papers too;
+"Proceedings" alone names no meeting: "Proceedings of the National Academy of Sciences" is a
+journal, unknown here); a preprint server's venue ("arXiv") is none."""
 _PREPRINT = re.compile(r"\b(arxiv|biorxiv|medrxiv|chemrxiv|ssrn|preprints?)\b", re.I)
 
 
@@ -373,6 +376,8 @@ def _publication_type(p: MetadataPredicate, paper: Paper) -> tuple[bool | None, 
         other = [k for k in TYPE_VENUE_CUES if k not in venue_kinds and _venue_kind(k, paper)]
         if other or (venue and _PREPRINT.search(venue)):
             return False, f"is not a {' or '.join(venue_kinds)} paper (venue {venue!r}{listed})"
+        if p.negate:  # "no conference papers" keeps a journal whose name says nothing ("Linguistic Issues in ...")
+            return False, f"venue {venue!r} names no kind of venue{listed}: not known to be a {' or '.join(venue_kinds)} paper"
         return None, f"venue {venue!r} names no kind of venue{listed}: unknown"
     cued_only = all(v.strip().lower() in TYPE_TITLE_CUES for v in p.values)
     if cued_only and not p.negate and not paper.publication_types:

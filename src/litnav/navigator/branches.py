@@ -305,25 +305,39 @@ def branch_checkpoint_id(session: Session) -> str:
     return f"b{n}"
 
 
-_ANSWER = re.compile(r"\s*(?:(?:follow|choose|take|pick|go\s+with)\s+)?(?:(?:the\s+)?(?:branch|option)\s+)?"
-                     r"[\[(]?([a-z]|all|stop)[\])]?\s*(?:please)?\s*[.!]?\s*", re.I)
+_ANSWER = re.compile(r"\s*(?:(?:follow|choose|take|pick|go\s+with|prioriti[sz]e|prefer)\s+)?"
+                     r"(?:(?:the\s+)?(?:branch|option)\s+)?[\[(]?(?P<label>[a-z]|all|stop)[\])]?\s*(?:please)?"
+                     r"(?:\s*[.!]?\s*$|\s*[,;]\s*(?:and\s+)?(?P<rest>\S.*))", re.I | re.S)
+"""An answer to the branch question, maybe followed by more feedback ("branch a, only after 2005")."""
+_LEAVE = re.compile(r"\s*(?:not|no|drop|skip|remove|exclude|without|ignore|avoid)\s+(?:the\s+)?(?:branch|option)\s+"
+                    r"[\[(]?([a-z])[\])]?\s*[.!]?\s*$", re.I)
 
 
-def branch_answer(session: Session, feedback: str, corpus, top: int = 20) -> tuple[list[Edit], Clarification] | None:
+def branch_answer(session: Session, feedback: str, corpus, top: int = 20
+                  ) -> tuple[list[Edit], Clarification, str] | None:
     """When ``feedback`` answers the branch question of the latest turn later ("a", "[b]",
-    "branch c", "follow branch a"), the chosen branch's edits (:func:`branch_edits`) and the
-    answer's record; ``None`` when ``feedback`` is no such answer. The branches are found again
-    from the latest turn's results (deterministic, :func:`find_branches`). Raises ``ValueError``
-    when the latest turn asked no branch question, or the letter is none of its branches."""
+    "branch c", "prioritise b", "follow branch a"), the chosen branch's edits
+    (:func:`branch_edits`), the answer's record and the rest of the feedback after it ("branch a,
+    only after 2005": "only after 2005", else ""); ``None`` when ``feedback`` is no such answer. The
+    branches are found again from the latest turn's results (deterministic, :func:`find_branches`).
+    Raises ``ValueError`` when the latest turn asked no branch question, the letter is none of its
+    branches, or the feedback would leave a branch out ("not branch a": say what to drop)."""
+    if _LEAVE.fullmatch(feedback) and session.turns:
+        asked = session.turns[-1].clarification
+        offered = asked.question if asked is not None and asked.question.startswith(QUESTION) else ""
+        raise ValueError(f"{feedback.strip()!r}: a branch cannot be left out by its letter; follow another "
+                         "('branch b') or leave out its topic ('drop anything about X')"
+                         + (f" — the question was: {offered}" if offered else ""))
     m = _ANSWER.fullmatch(feedback)
     if not m or not session.turns:
         return None
-    label = m.group(1).lower()
+    label = m.group("label").lower()
     turn = session.turns[-1]
     asked = turn.clarification
     if asked is None or not asked.question.startswith(QUESTION) or asked.answer not in ("all", "stop"):
         why = (f"turn {turn.index} followed branch [{asked.answer}]" if asked is not None and asked.answer not in
                ("all", "stop") else f"turn {turn.index} was the refinement {turn.feedback!r}" if turn.feedback
+               else f"an anchor search ({turn.direction} of {turn.anchor}) asks none" if turn.anchor
                else "the search's results did not split into distinct groups")
         raise ValueError(f"{feedback.strip()!r} answers a branch question, but the latest turn asked none ({why}); "
                          "'focus on X' follows a topic at any turn")
@@ -334,4 +348,4 @@ def branch_answer(session: Session, feedback: str, corpus, top: int = 20) -> tup
     if branch is None or question(branches)[0] != asked.question:
         raise ValueError(f"{feedback.strip()!r} is none of the branches the latest turn offered: {asked.question}")
     record = Clarification(question=asked.question, options=asked.options, answer=label, interactive=True)
-    return branch_edits(branch, branch_checkpoint_id(session)), record
+    return branch_edits(branch, branch_checkpoint_id(session)), record, (m.group("rest") or "").strip()

@@ -76,11 +76,18 @@ UNSATISFIABLE_WEIGHT = 0.5
 
 
 def _unsatisfiable(predicate, corpus) -> bool:
+    """True when no paper of ``corpus`` satisfies the positive ``predicate`` (years, venues, kinds
+    of venue, authors), or, for a kind of venue either way ("no conference papers"), when no
+    paper's venue names its kind at all (a demo corpus whose venues are "ACL", "EMNLP")."""
     from litnav.corpus.predicates import TYPE_VENUE_CUES
 
+    venue_kind = predicate.field == "publication_type" and all(v.lower() in TYPE_VENUE_CUES for v in predicate.values)
+    if venue_kind and hasattr(corpus, "ids_matching"):
+        known = predicate.model_copy(update={"values": list(TYPE_VENUE_CUES), "negate": False})
+        if corpus.ids_matching([known], limit=0) == set():
+            return True
     if predicate.negate:
         return False
-    venue_kind = predicate.field == "publication_type" and all(v.lower() in TYPE_VENUE_CUES for v in predicate.values)
     if (predicate.field in ("year", "venue") or venue_kind) and hasattr(corpus, "ids_matching"):
         return corpus.ids_matching([predicate], limit=0) == set()  # limit 0: an existence test, no id list
     if predicate.field == "author" and hasattr(corpus, "has_author"):
@@ -96,8 +103,10 @@ NO_VENUES_NOTE = "no paper of this corpus names a venue: a preference, not a fil
 """:data:`RELAXED_NOTE` for a venue constraint over a corpus whose papers name no venue at all."""
 NO_AUTHORS_NOTE = "no paper of this corpus lists its authors: a preference, not a filter"
 """:data:`RELAXED_NOTE` for an author constraint over a corpus whose papers list no author at all."""
+NO_KINDS_NOTE = "no venue of this corpus names its kind (journal, conference): a preference, not a filter"
+""":data:`RELAXED_NOTE` for a kind of venue over a corpus whose venues are names such as "ACL"."""
 FIELD_ABSENT_NOTES = {NO_YEARS_NOTE: "has a publication year or date", NO_VENUES_NOTE: "names a venue",
-                      NO_AUTHORS_NOTE: "lists its authors"}
+                      NO_AUTHORS_NOTE: "lists its authors", NO_KINDS_NOTE: "has a venue that names its kind"}
 """Each note of a constraint on a field the whole corpus lacks -> what no paper of the corpus does."""
 
 
@@ -139,7 +148,8 @@ def relax_unsatisfiable(checklist: Checklist, corpus) -> Checklist:
         if c.id in hard and (_unsatisfiable(c.predicate, corpus) or ((c.predicate.negate or field != c.predicate.field)
                                                                     and _field_absent(field, corpus))):
             absent = {"year": NO_YEARS_NOTE, "venue": NO_VENUES_NOTE, "author": NO_AUTHORS_NOTE}.get(field)
-            note = absent if absent and _field_absent(field, corpus) else RELAXED_NOTE
+            note = (absent if absent and _field_absent(field, corpus)
+                    else NO_KINDS_NOTE if field != c.predicate.field else RELAXED_NOTE)
             c = c.model_copy(update={"weight": UNSATISFIABLE_WEIGHT, "text": f"{c.text} ({note})"})
         changed.append(c)
     return checklist.model_copy(update={"checkpoints": changed})

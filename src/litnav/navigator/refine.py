@@ -705,9 +705,13 @@ def _refine(session: Session, feedback: str, corpus, settings: Settings | None, 
 
     clarification = None
     if (answered := branch_answer(session, feedback, corpus)) is not None:  # "a": the branch question's answer
-        edits, clarification = answered
+        edits, clarification, rest = answered
+        if rest:  # "branch a, only papers after 2005": the rest is feedback too
+            edits += (parser or parse_feedback)(rest, prev.checklist, prev.workflow,
+                                                [r.corpus_id for r in prev.results], corpus, today)
         session.clarifications.append(clarification)
-        feedback = f"[{clarification.answer}] {', '.join(edits[0].detail['checkpoint']['terms'])}"
+        feedback = f"[{clarification.answer}] {', '.join(edits[0].detail['checkpoint']['terms'])}" + (
+            f"; {rest}" if rest else "")
     else:
         edits = [] if top_k is not None and not feedback.strip() else (parser or parse_feedback)(
             feedback, prev.checklist, prev.workflow, [r.corpus_id for r in prev.results], corpus, today)

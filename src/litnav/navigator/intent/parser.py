@@ -59,7 +59,7 @@ from litnav.navigator.intent.facets import (
 from litnav.navigator.intent.grammar import number_variants
 from litnav.navigator.intent.organisms import in_humans, names_animals, only_humans, says_in_humans, species_of
 from litnav.navigator.intent.passage import asks_for_papers, is_markup, is_passage, is_prose
-from litnav.navigator.intent.pubtypes import extract_types
+from litnav.navigator.intent.pubtypes import VENUE_KINDS, extract_types
 from litnav.navigator.intent.text import BOUNDARY, Workspace, normalise
 from litnav.navigator.intent.venues import VenueEntry, VenueMention, extract_venues, names_a_venue, resolve_name
 from litnav.navigator.intent.wishes import restate_wishes
@@ -199,24 +199,10 @@ def parse_intent(intent: str, venues: dict[str, int] | None = None, today: date 
             soft = all(restated.is_soft(v.position) for v in vs)  # "preferably (not) in Nature"
             metadata.append((vs[0].position, _meta(say + (" (preference)" if soft else ""), MetadataPredicate(
                 field="venue", values=values, negate=negated, main_track=main), EMPIRICAL_WEIGHT if soft else 1.0)))
-        ts = [t for t in types if t.negated == negated]
-        if ts:
-            values = list(dict.fromkeys(x for t in ts for x in t.values))
-            if negated and any("meta-analysis" in t.values for t in types if not t.negated):
-                # "only meta-analyses, not reviews": a meta-analysis is a review of studies
-                values = [NON_META_REVIEW if v == "survey" else v for v in values]
-            # a positive type is a preference unless stated with "only": types come from sparse
-            # metadata or title cues, so absence of a cue is no proof (an exact filter lost 91 % of the
-            # relevant papers of a "Surveys of ..." dev intent); exclusions stay exact
-            weight = EMPIRICAL_WEIGHT if not negated and not any(t.only for t in ts) else 1.0
-            if negated and all(restated.is_soft(t.position) for t in ts):  # "preferably not surveys"
-                weight = EMPIRICAL_WEIGHT
-            say = ("Is not " if negated else "Is ") + " or ".join(_TYPE_NAMES[v] for v in values)
-            if weight < 1.0:
-                say += " (preference)"
-            metadata.append((ts[0].position, _meta(
-                say, MetadataPredicate(field="publication_type", values=values, negate=negated), weight,
-                terms=[t.phrase for t in ts])))
+        for kind_of_venue in (False, True):  # a kind of venue ("journal") is no kind of paper ("survey"): both hold
+            ts = [t for t in types if t.negated == negated and any((v in VENUE_KINDS) == kind_of_venue for v in t.values)]
+            if ts:
+                metadata.append(_type_checkpoint(ts, types, negated, kind_of_venue, restated))
         aus = [a for a in authors if a.negated == negated]
         if aus:
             names = list(dict.fromkeys(n for a in aus for n in a.names))
@@ -470,6 +456,27 @@ def _year_checkpoints(dates: list[DateConstraint], text: str, newest: date | Non
             out.append((d.position, _meta(f"Not published {period_text(d.start, d.end)}",
                                           MetadataPredicate(field="year", start=d.start, end=d.end, negate=True))))
     return out
+
+
+def _type_checkpoint(ts: list, types: list, negated: bool, kind_of_venue: bool, restated) -> tuple[int, Checkpoint]:
+    """The publication-type checkpoint of the mentions ``ts`` (of one polarity; their kinds of venue
+    when ``kind_of_venue``, else their kinds of paper): alternatives of one kind, positive ones a
+    preference unless stated with "only"."""
+    values = list(dict.fromkeys(x for t in ts for x in t.values if (x in VENUE_KINDS) == kind_of_venue))
+    if negated and any("meta-analysis" in t.values for t in types if not t.negated):
+        # "only meta-analyses, not reviews": a meta-analysis is a review of studies
+        values = [NON_META_REVIEW if v == "survey" else v for v in values]
+    # a positive type is a preference unless stated with "only": types come from sparse
+    # metadata or title cues, so absence of a cue is no proof (an exact filter lost 91 % of the
+    # relevant papers of a "Surveys of ..." dev intent); exclusions stay exact
+    weight = EMPIRICAL_WEIGHT if not negated and not any(t.only for t in ts) else 1.0
+    if negated and all(restated.is_soft(t.position) for t in ts):  # "preferably not surveys"
+        weight = EMPIRICAL_WEIGHT
+    say = ("Is not " if negated else "Is ") + " or ".join(_TYPE_NAMES[v] for v in values)
+    if weight < 1.0:
+        say += " (preference)"
+    return ts[0].position, _meta(say, MetadataPredicate(field="publication_type", values=values, negate=negated), weight,
+                                 terms=[t.phrase for t in ts])
 
 
 def exclusion_checkpoint(cid: str, phrase: str, terms: list[str], source: str = "intent") -> Checkpoint:

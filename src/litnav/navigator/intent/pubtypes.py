@@ -46,6 +46,8 @@ PUBLICATION_TYPES: dict[str, tuple[str, ...]] = {
     "conference": ("Conference",),
 }
 """Each value -> the Semantic Scholar ``publicationTypes`` that evidence it (may be empty)."""
+VENUE_KINDS = frozenset({"journal", "conference"})
+"""The values that name a kind of venue rather than a kind of paper: a journal survey is both."""
 
 _DOC = r"(?:\s+(?:papers?|articles?|works?|publications?))?"
 _TYPES: list[tuple[str, str]] = [

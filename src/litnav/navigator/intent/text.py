@@ -30,7 +30,7 @@ NEGATION = (
 _FILLER = (
     r"(?:(?:published|appearing|appeared|presented|accepted|written|authored|any|anything|everything|all|the|a|an|in|at"
     r"|from|by|about|on|papers?|articles?|ones|those|that|are|is|was|were|be|been|a|venues?"
-    r"|journals?|conferences?)\s+){0,4}"
+    r"|journals?|conferences?|want|wants|need|see)\s+){0,4}"
 )
 _NEG_BEFORE = re.compile(NEGATION + r"\s*" + _FILLER + r"$", re.IGNORECASE)
 _ONLY_BEFORE = re.compile(r"\b(?:only|just|exclusively|solely)\s+" + _FILLER + r"$", re.IGNORECASE)
