@@ -134,22 +134,22 @@ def relax_unsatisfiable(checklist: Checklist, corpus) -> Checklist:
     papers under "Conference on Machine Translation"; "translations by Google Translate" read as an
     author): the checkpoint stays in the checklist and the plan, where the user sees it, and the
     search runs without it. Decided with ``corpus.ids_matching`` (years, venues and kinds of venue:
-    exact, in SQL) and
-    ``corpus.has_author``; a corpus without those methods is left as it is."""
+    exact, in SQL) and ``corpus.has_author``; a corpus without those methods is left as it is."""
     from litnav.corpus.predicates import TYPE_VENUE_CUES
 
     hard = {c.id for c in hard_metadata(checklist)}
     changed = []
     for c in checklist.checkpoints:
         field = c.predicate.field.replace("venue_year", "venue") if c.predicate is not None else None
-        if field == "publication_type" and all(v.lower() in TYPE_VENUE_CUES for v in c.predicate.values):
+        kind = field == "publication_type" and all(v.lower() in TYPE_VENUE_CUES for v in c.predicate.values)
+        if kind:
             field = "venue"  # "only journals": known from the venue's name, absent where no paper names one
         # a negated one keeps every paper that has the field, so it empties the list only where none has it
-        if c.id in hard and (_unsatisfiable(c.predicate, corpus) or ((c.predicate.negate or field != c.predicate.field)
+        if c.id in hard and (_unsatisfiable(c.predicate, corpus) or ((c.predicate.negate or kind)
                                                                     and _field_absent(field, corpus))):
             absent = {"year": NO_YEARS_NOTE, "venue": NO_VENUES_NOTE, "author": NO_AUTHORS_NOTE}.get(field)
             note = (absent if absent and _field_absent(field, corpus)
-                    else NO_KINDS_NOTE if field != c.predicate.field else RELAXED_NOTE)
+                    else NO_KINDS_NOTE if kind else RELAXED_NOTE)
             c = c.model_copy(update={"weight": UNSATISFIABLE_WEIGHT, "text": f"{c.text} ({note})"})
         changed.append(c)
     return checklist.model_copy(update={"checkpoints": changed})
