@@ -250,6 +250,9 @@ def _kept_by_type(session: Session) -> tuple[int, int] | None:
 
 _TYPE_SOURCES = ("a paper passes it only when its source lists the type or its title or abstract says so in "
                  "so many words, so one that does not is left out")
+_VENUE_KIND_SOURCES = ("a paper passes it only when its source lists the type or its venue's name says so "
+                       "(\"Transactions of …\", \"Proceedings of the … Conference\"), so one whose venue is only an "
+                       "acronym is left out")
 
 
 def _filtered_out(session: Session) -> list[str]:
@@ -260,7 +263,7 @@ def _filtered_out(session: Session) -> list[str]:
     authors and title fail (``corpus.predicates.check``); one that passes them all left for
     another reason (an exclusion of the same turn, a ban) and is not counted."""
     from litnav.core.records import MetadataPredicate
-    from litnav.corpus.predicates import check
+    from litnav.corpus.predicates import TYPE_VENUE_CUES, check
     from litnav.corpus.records import Author, Paper
 
     if len(session.turns) < 2 or session.turns[-1].diff is None or not session.turns[-1].diff.dropped:
@@ -283,7 +286,9 @@ def _filtered_out(session: Session) -> list[str]:
         if not (ranks := sorted(gone.get(c["id"], []))):
             continue
         shown = ", ".join(f"#{r}" for r in ranks[:8]) + (" …" if len(ranks) > 8 else "")
-        why = f"; {_TYPE_SOURCES}" if (c.get("predicate") or {}).get("field") == "publication_type" else ""
+        predicate = c.get("predicate") or {}
+        why = "" if predicate.get("field") != "publication_type" else f"; {_VENUE_KIND_SOURCES}" if all(
+            str(v).lower() in TYPE_VENUE_CUES for v in predicate.get("values") or []) else f"; {_TYPE_SOURCES}"
         notes.append(f"Note: {c.get('id')} \"{c.get('text')}\", added this turn, is an exact filter: {len(ranks)} of the "
                      f"previous turn's results are gone ({shown} there){why} ('drop checkpoint {c.get('id')}' brings "
                      "them back).")
