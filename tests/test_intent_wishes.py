@@ -157,6 +157,7 @@ def test_a_venue_at_the_end_makes_a_request_not_a_claim(intent):
     "sentiment analysis; only journal publications",
     "sentiment analysis papers published in journals",
     "I only want journal articles about sentiment analysis",
+    "sentiment analysis, journal papers exclusively",
 ])
 def test_a_kind_of_venue_asked_for_in_any_words_is_the_same_type(wish):
     cl = parse_intent(wish, today=TODAY)
@@ -202,3 +203,11 @@ def test_a_kind_of_venue_and_a_kind_of_paper_both_hold():
     cl = parse_intent("surveys of machine translation in journals only", today=TODAY)
     kinds = [c.predicate.values for c in cl.checkpoints if c.predicate is not None]
     assert sorted(kinds) == [["journal"], ["survey"]]
+
+
+@pytest.mark.parametrize("wish", ["coral bleaching, preferably journal articles", "coral bleaching, I prefer journal articles",
+                                  "coral bleaching, ideally journal articles"])
+def test_a_kind_of_venue_preferred_in_any_words_is_a_preference_and_no_topic_word(wish):
+    cl = parse_intent(wish, today=TODAY)
+    assert cl.checkpoints[0].text == "coral bleaching"
+    assert [(c.predicate.values, c.weight) for c in cl.checkpoints if c.predicate is not None] == [(["journal"], 0.5)]

@@ -114,9 +114,10 @@ _FOR_BEFORE = re.compile(r"(?:^|([A-Za-z]+)\s+)for\s+(?:(?:a|an|the)\s+)?$", re.
 _NOUN_AFTER = re.compile(r"\s+([a-z][a-z-]+)\b")
 
 
-_CUE_AFTER = re.compile(r"\s+(?:(?P<only>only)|(?P<neg>excluded|not\s+included|left\s+out))\b(?=\s*(?:$|[,;:.|)]|-\s|\b(?:on|about|of|in|from|for|since|published)\b))",
+_CUE_AFTER = re.compile(r"\s+(?:(?P<only>only|exclusively|solely)|(?P<neg>excluded|not\s+included|left\s+out))\b(?=\s*(?:$|[,;:.|)]|-\s|\b(?:on|about|of|in|from|for|since|published)\b))",
                         re.I)
-"""A cue after a type phrase: "surveys only on X", "..., reviews excluded", "surveys excluded: X"."""
+"""A cue after a type phrase: "surveys only on X", "journal papers exclusively", "..., reviews
+excluded", "surveys excluded: X"."""
 
 
 _HEAD_REVIEW = re.compile(r"^\W*(?:(?:a|an|the)\s+)?reviews?\s+(?:of|about)\b|[:,;]\s*(?:a|an)\s+reviews?\W*$", re.I)

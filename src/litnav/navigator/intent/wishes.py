@@ -76,7 +76,8 @@ _ONES = re.compile(r"\s+(?:ones|results)$", re.I)
 """A pronoun head of what is left out ("the Chinese ones"): dropped, "Chinese" is what is meant."""
 _SOFT = re.compile(r"\b(?:(?:preferably|ideally|if\s+possible,?|rather)\s+(?=(?:not|no|without|excluding)\b)"
                    r"|(?:preferably|ideally|if\s+possible,?)\s+(?=(?:published\s+)?(?:since|after|before|from|until"
-                   rf"|between|in|by\s+(?:19|20)\d\d|recent|newer|new)\b|{NAMED_TYPE}))", re.I)
+                   rf"|between|in|by\s+(?:19|20)\d\d|recent|newer|new)\b|{NAMED_TYPE})"
+                   rf"|\b(?:I\s+|we\s+)?prefer\s+(?={NAMED_TYPE}))", re.I)
 """An adverb that makes the negation, date, venue or kind of paper after it a preference:
 "preferably not surveys", "ideally since 2015", "preferably in TACL", "ideally journal articles"
 (a kind of paper named without "only" is a preference anyway; the adverb is no topic word)."""
