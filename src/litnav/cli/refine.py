@@ -33,7 +33,6 @@ def _continue_session(session_file: Path, feedback: str, corpus: Optional[Path],
     from litnav.navigator.feedback import FeedbackError
     from litnav.navigator.refine import session_settings
     from litnav.session.io import SessionFileError, check_output, read_session, write_session
-    from litnav.session.render import print_notes, results_table, turns_table
 
     with clean_errors(SessionFileError):
         session = read_session(session_file)
@@ -60,10 +59,7 @@ def _continue_session(session_file: Path, feedback: str, corpus: Optional[Path],
     target = out or session_file
     with clean_errors(OSError, ValueError):
         write_session(session, target)
-    console = make_console()
-    console.print(turns_table(session))
-    console.print(results_table(session))
-    print_notes(session, console)
+    print_turn(session)
     import shlex
 
     make_console(stderr=True).print(f"session written to {target} (turn {session.turns[-1].index}; "
@@ -97,3 +93,13 @@ def refine_cmd(
 def register(app: typer.Typer) -> None:
     """Add ``refine`` to ``app``."""
     app.command("refine")(refine_cmd)
+
+
+def print_turn(session) -> None:
+    """Print a refinement's turns table, its results and the notes a reader of them needs."""
+    from litnav.session.render import print_notes, results_table, turns_table
+
+    console = make_console()
+    console.print(turns_table(session))
+    console.print(results_table(session))
+    print_notes(session, console)

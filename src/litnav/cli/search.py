@@ -166,17 +166,14 @@ def _ask_branch(session, branches: list, corpus, settings, json_out: Path, ask: 
             record.answer, record.interactive = chosen, True
         return session, _write(session, json_out, named=True, before=None, quiet=True)
     from litnav import refine
+    from litnav.cli.refine import print_turn
     from litnav.librarians import WorkflowError
     from litnav.llm import LLMError
-    from litnav.session.render import print_notes, results_table, turns_table
 
     with clean_errors(WorkflowError, LLMError, ValueError):
         session = refine(session, f"branch {chosen}", corpus, settings)
     json_out = _write(session, json_out, named=True, before=None)
-    out = make_console()
-    out.print(turns_table(session))
-    out.print(results_table(session))
-    print_notes(session, out)
+    print_turn(session)
     return session, json_out
 
 

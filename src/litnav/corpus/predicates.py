@@ -79,6 +79,15 @@ kind of venue, known from the paper's types or its venue's name ("Transactions o
 "Proceedings of the 58th Annual Meeting ..."; a workshop's papers are conference papers too;
 "Proceedings" alone names no meeting: "Proceedings of the National Academy of Sciences" is a
 journal, unknown here); a preprint server's venue ("arXiv") is none."""
+VENUE_KINDS = frozenset(TYPE_VENUE_CUES)
+"""The publication-type values that name a kind of venue rather than a kind of paper."""
+
+
+def names_venue_kind(p: MetadataPredicate) -> bool:
+    """True for a publication-type predicate whose values are all kinds of venue ("journal")."""
+    return p.field == "publication_type" and bool(p.values) and all(v.strip().lower() in VENUE_KINDS for v in p.values)
+
+
 _PREPRINT = re.compile(r"\b(arxiv|biorxiv|medrxiv|chemrxiv|ssrn|preprints?)\b", re.I)
 
 
@@ -370,8 +379,8 @@ def _publication_type(p: MetadataPredicate, paper: Paper) -> tuple[bool | None, 
             return True, f"publication type {v!r} is listed"
     kind = f"a review ({why})" if review else why if why.startswith("a meta-analysis") else f"not a review ({why})"
     listed = f"; types {paper.publication_types}" if paper.publication_types else ""
-    venue_kinds = [v.strip().lower() for v in p.values if v.strip().lower() in TYPE_VENUE_CUES]
-    if venue_kinds and len(venue_kinds) == len(p.values):
+    if names_venue_kind(p):
+        venue_kinds = [v.strip().lower() for v in p.values]
         venue = paper.venue_raw or paper.venue
         other = [k for k in TYPE_VENUE_CUES if k not in venue_kinds and _venue_kind(k, paper)]
         if other or (venue and _PREPRINT.search(venue)):

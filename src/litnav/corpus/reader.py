@@ -471,7 +471,7 @@ class Corpus:
         :attr:`MATCHING_LIMIT`) papers survive the SQL step: the caller then searches the whole
         corpus and filters afterwards.
         """
-        from litnav.corpus.predicates import TYPE_VENUE_CUES, evaluate
+        from litnav.corpus.predicates import evaluate, names_venue_kind
 
         limit = self.MATCHING_LIMIT if limit is None else limit
         where: list[str] = []
@@ -492,7 +492,7 @@ class Corpus:
                         if evaluate(p, Paper(corpus_id="", title="", venue=v, venue_raw=r))[0] is True]
                 where.append("coalesce(venue, '') || chr(31) || coalesce(venue_raw, '') IN (SELECT unnest(?::VARCHAR[]))")
                 params.append(keep)
-            elif p.field == "publication_type" and p.values and all(v.strip().lower() in TYPE_VENUE_CUES for v in p.values):
+            elif names_venue_kind(p):
                 if self._shared.venue_kinds is None:  # a kind of venue: decided once per (venue, raw venue, types)
                     self._shared.venue_kinds = self._q(
                         "SELECT DISTINCT venue, venue_raw, publication_types FROM papers")

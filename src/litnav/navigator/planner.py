@@ -79,11 +79,11 @@ def _unsatisfiable(predicate, corpus) -> bool:
     """True when no paper of ``corpus`` satisfies the positive ``predicate`` (years, venues, kinds
     of venue, authors), or, for a kind of venue either way ("no conference papers"), when no
     paper's venue names its kind at all (a demo corpus whose venues are "ACL", "EMNLP")."""
-    from litnav.corpus.predicates import TYPE_VENUE_CUES
+    from litnav.corpus.predicates import VENUE_KINDS, names_venue_kind
 
-    venue_kind = predicate.field == "publication_type" and all(v.lower() in TYPE_VENUE_CUES for v in predicate.values)
+    venue_kind = names_venue_kind(predicate)
     if venue_kind and hasattr(corpus, "ids_matching"):
-        known = predicate.model_copy(update={"values": list(TYPE_VENUE_CUES), "negate": False})
+        known = predicate.model_copy(update={"values": sorted(VENUE_KINDS), "negate": False})
         if corpus.ids_matching([known], limit=0) == set():
             return True
     if predicate.negate:
@@ -135,13 +135,13 @@ def relax_unsatisfiable(checklist: Checklist, corpus) -> Checklist:
     author): the checkpoint stays in the checklist and the plan, where the user sees it, and the
     search runs without it. Decided with ``corpus.ids_matching`` (years, venues and kinds of venue:
     exact, in SQL) and ``corpus.has_author``; a corpus without those methods is left as it is."""
-    from litnav.corpus.predicates import TYPE_VENUE_CUES
+    from litnav.corpus.predicates import names_venue_kind
 
     hard = {c.id for c in hard_metadata(checklist)}
     changed = []
     for c in checklist.checkpoints:
         field = c.predicate.field.replace("venue_year", "venue") if c.predicate is not None else None
-        kind = field == "publication_type" and all(v.lower() in TYPE_VENUE_CUES for v in c.predicate.values)
+        kind = c.predicate is not None and names_venue_kind(c.predicate)
         if kind:
             field = "venue"  # "only journals": known from the venue's name, absent where no paper names one
         # a negated one keeps every paper that has the field, so it empties the list only where none has it

@@ -263,7 +263,7 @@ def _filtered_out(session: Session) -> list[str]:
     authors and title fail (``corpus.predicates.check``); one that passes them all left for
     another reason (an exclusion of the same turn, a ban) and is not counted."""
     from litnav.core.records import MetadataPredicate
-    from litnav.corpus.predicates import TYPE_VENUE_CUES, check
+    from litnav.corpus.predicates import check, names_venue_kind
     from litnav.corpus.records import Author, Paper
 
     if len(session.turns) < 2 or session.turns[-1].diff is None or not session.turns[-1].diff.dropped:
@@ -286,9 +286,9 @@ def _filtered_out(session: Session) -> list[str]:
         if not (ranks := sorted(gone.get(c["id"], []))):
             continue
         shown = ", ".join(f"#{r}" for r in ranks[:8]) + (" …" if len(ranks) > 8 else "")
-        predicate = c.get("predicate") or {}
-        why = "" if predicate.get("field") != "publication_type" else f"; {_VENUE_KIND_SOURCES}" if all(
-            str(v).lower() in TYPE_VENUE_CUES for v in predicate.get("values") or []) else f"; {_TYPE_SOURCES}"
+        predicate = MetadataPredicate.model_validate(c["predicate"])
+        why = "" if predicate.field != "publication_type" else f"; {_VENUE_KIND_SOURCES}" if names_venue_kind(
+            predicate) else f"; {_TYPE_SOURCES}"
         notes.append(f"Note: {c.get('id')} \"{c.get('text')}\", added this turn, is an exact filter: {len(ranks)} of the "
                      f"previous turn's results are gone ({shown} there){why} ('drop checkpoint {c.get('id')}' brings "
                      "them back).")

@@ -43,7 +43,7 @@ from typing import Literal
 from litnav.core.records import Checklist, Checkpoint, MetadataPredicate
 from litnav.core.text import stems
 from litnav.corpus.phrases import PhraseTable
-from litnav.corpus.predicates import NON_META_REVIEW
+from litnav.corpus.predicates import NON_META_REVIEW, VENUE_KINDS
 from litnav.navigator.intent.anchor_request import request_reference
 from litnav.navigator.intent.authors import extract_authors
 from litnav.navigator.intent.claims import claim_terms, is_claim
@@ -59,7 +59,7 @@ from litnav.navigator.intent.facets import (
 from litnav.navigator.intent.grammar import number_variants
 from litnav.navigator.intent.organisms import in_humans, names_animals, only_humans, says_in_humans, species_of
 from litnav.navigator.intent.passage import asks_for_papers, is_markup, is_passage, is_prose
-from litnav.navigator.intent.pubtypes import VENUE_KINDS, extract_types
+from litnav.navigator.intent.pubtypes import extract_types
 from litnav.navigator.intent.text import BOUNDARY, Workspace, normalise
 from litnav.navigator.intent.venues import VenueEntry, VenueMention, extract_venues, names_a_venue, resolve_name
 from litnav.navigator.intent.wishes import restate_wishes

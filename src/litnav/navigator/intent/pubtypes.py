@@ -46,8 +46,6 @@ PUBLICATION_TYPES: dict[str, tuple[str, ...]] = {
     "conference": ("Conference",),
 }
 """Each value -> the Semantic Scholar ``publicationTypes`` that evidence it (may be empty)."""
-VENUE_KINDS = frozenset({"journal", "conference"})
-"""The values that name a kind of venue rather than a kind of paper: a journal survey is both."""
 
 _DOC = r"(?:\s+(?:papers?|articles?|works?|publications?))?"
 _TYPES: list[tuple[str, str]] = [
@@ -238,9 +236,9 @@ def extract_types(ws: Workspace) -> list[TypeMention]:
         if only and (neg := _NOT_ONLY_BEFORE.search(ws.text, 0, cue_start)):
             ws.consume(neg.start(), stop)  # "not just journals": journals and more, no constraint
             continue
-        if not negated and not only and _PUBLISHED_IN.search(ws.text, 0, start) and all(
+        if not negated and not only and (published := _PUBLISHED_IN.search(ws.text, 0, start)) and all(
                 v in ("journal?", "conference?") for v in items):
-            only, cue_start = True, _PUBLISHED_IN.search(ws.text, 0, start).start()  # "published in journals"
+            only, cue_start = True, published.start()  # "published in journals"
         if (not negated and not only and not non and not all(v in _CUED for v in items)  # "excluding Yelp reviews": data
                 and (modified := _modified_negation(ws, start)) is not None):
             negated, cue_start = True, modified
